@@ -13,7 +13,16 @@ from .exceptions import (
     PrivacyWarning,
 )
 from .ledger import Release
+from .stats.bin import stat_bin_ckm, stat_bin_dp
+from .stats.bin2d import (
+    stat_bin2d_ckm,
+    stat_bin2d_dp,
+    stat_bin_2d_ckm,
+    stat_bin_2d_dp,
+)
 from .stats.count import stat_count_ckm, stat_count_dp
+from .stats.sum import stat_sum_ckm, stat_sum_dp
+from .tables import ckm_table, dp_table
 
 install_categorical_hook()
 
@@ -22,7 +31,17 @@ __all__ = [
     "PlotninePrivateError",
     "PrivacyWarning",
     "Release",
+    "ckm_table",
+    "dp_table",
     "layer_data",
+    "stat_bin2d_ckm",
+    "stat_bin2d_dp",
+    "stat_bin_2d_ckm",
+    "stat_bin_2d_dp",
+    "stat_bin_ckm",
+    "stat_bin_dp",
     "stat_count_ckm",
     "stat_count_dp",
+    "stat_sum_ckm",
+    "stat_sum_dp",
 ]

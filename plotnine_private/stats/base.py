@@ -493,6 +493,10 @@ class PrivateCountStat(stat):
             }
         ]
         partition = ",".join(map(str, facet_cols)) or None
+        # families that estimate a domain privately do it once per layer,
+        # on all panels' records, so every panel shares one set of bins
+        self.layer_records = data
+        self.axis_cache: dict = {}
         out = []
         for _, lrow in layout.layout.iterrows():
             panel = lrow["PANEL"]
@@ -506,7 +510,9 @@ class PrivateCountStat(stat):
                 res["PANEL"] = panel
                 out.append(res)
         if not out:
-            return pd.DataFrame()
+            # nothing released: an empty frame that plotnine can still train
+            cols = {"PANEL", "group", *self.REQUIRED_AES, *self.CREATES}
+            out = [pd.DataFrame({c: pd.Series(dtype=float) for c in cols})]
         result = pd.concat(out, ignore_index=True)
         panel_dtype = layout.layout["PANEL"].dtype
         if isinstance(panel_dtype, pd.CategoricalDtype):
@@ -571,7 +577,7 @@ class PrivateCountStat(stat):
                 isinstance(dtype, pd.CategoricalDtype)
                 or pd.api.types.is_string_dtype(dtype)
                 or pd.api.types.is_bool_dtype(dtype)
-                or dtype == object
+                or pd.api.types.is_object_dtype(dtype)
             ):
                 cols.append(c)
         return cols

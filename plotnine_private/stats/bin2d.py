@@ -1,0 +1,235 @@
+"""Private 2-D histograms: ``stat_bin2d_dp``, ``stat_bin2d_ckm`` (and the
+``bin_2d`` spellings)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+from plotnine.doctools import document
+from plotnine.mapping.evaluation import after_stat
+
+from .base import (
+    CKM_PARAMS,
+    DP_PARAMS,
+    CKMMixin,
+    DPMixin,
+    FamilyCells,
+    PrivateCountStat,
+    _fail,
+    validate_breaks,
+    validate_range,
+)
+from .bin import normalised_columns
+from .domains import axis_breaks, bin_index
+
+if TYPE_CHECKING:
+    from plotnine.typing import pos_scales
+
+__all__ = [
+    "stat_bin2d_ckm",
+    "stat_bin2d_dp",
+    "stat_bin_2d_ckm",
+    "stat_bin_2d_dp",
+]
+
+
+def per_axis(value, name: str, param: str, pair_items: bool = False):
+    """(x, y) from a scalar or a pair (``limits`` and ``breaks`` are pairs
+    of sequences)."""
+    if value is None:
+        return None, None
+    if pair_items:
+        try:
+            vx, vy = value
+        except (TypeError, ValueError):
+            raise _fail(
+                name,
+                f"{param} must be a pair (x_{param}, y_{param}), got "
+                f"{value!r}.",
+            ) from None
+        return vx, vy
+    if np.ndim(value) == 0:
+        return value, value
+    try:
+        vx, vy = value
+    except (TypeError, ValueError):
+        raise _fail(
+            name, f"{param} must be a number or a pair, got {value!r}."
+        ) from None
+    return vx, vy
+
+
+class TwoAxisBins:
+    """Shared by the rectangular and hexagonal 2-D families: public (or
+    private) ranges on both axes, one per layer."""
+
+    def axis(self, ax: str, scale, mechanism):
+        if ax not in self.axis_cache:
+            p = self.params
+            i = 0 if ax == "x" else 1
+            breaks = per_axis(p.get("breaks"), self.name, "breaks", True)[i]
+            limits = per_axis(p["limits"], self.name, "limits", True)[i]
+            bins = per_axis(p["bins"], self.name, "bins")[i]
+            binwidth = per_axis(p["binwidth"], self.name, "binwidth")[i]
+            ab = axis_breaks(
+                self,
+                ax,
+                self.layer_records[ax].to_numpy(dtype=float),
+                scale,
+                breaks=breaks,
+                limits=limits,
+                bins=bins,
+                binwidth=binwidth,
+                mechanism=mechanism,
+            )
+            self.axis_cache[ax] = ab
+            if ab.release is not None:
+                self.releases.append(ab.release)
+        return self.axis_cache[ax]
+
+    def validate_axes(self) -> None:
+        p = self.params
+        b = per_axis(p.get("breaks"), self.name, "breaks", True)
+        for ax, v in zip("xy", b):
+            if v is not None:
+                validate_breaks(self.name, f"breaks ({ax})", v)
+        lim = per_axis(p["limits"], self.name, "limits", True)
+        for ax, v in zip("xy", lim):
+            if v is not None:
+                validate_range(self.name, f"limits ({ax})", v)
+
+
+class _Bin2dFamily(TwoAxisBins, PrivateCountStat):
+    """Counts per rectangle of a public grid."""
+
+    REQUIRED_AES = {"x", "y"}
+    DEFAULT_AES = {"fill": after_stat("count"), "weight": None}
+    BASE_PARAMS = {
+        "geom": "rect",
+        "position": "identity",
+        "na_rm": False,
+        "bins": 30,
+        "binwidth": None,
+        "breaks": None,
+        "limits": None,
+        "drop": True,
+    }
+    CREATES = {"xmin", "xmax", "ymin", "ymax", "x", "y", "count",
+               "density", "ncount", "ndensity", "noisy_count"}
+
+    def validate_params(self) -> None:
+        self.validate_axes()
+
+    def family_cells(self, data: pd.DataFrame, scales: pos_scales):
+        mech = self.make_mechanism() if self.DP else None
+        ax = self.axis("x", scales.x, mech)
+        ay = self.axis("y", scales.y, mech)
+        nx, ny = len(ax.breaks) - 1, len(ay.breaks) - 1
+        ix = bin_index(data["x"].to_numpy(dtype=float), ax.breaks, "left",
+                       ax.clamp)
+        iy = bin_index(data["y"].to_numpy(dtype=float), ay.breaks, "left",
+                       ay.clamp)
+        code = np.where((ix >= 0) & (iy >= 0), iy * nx + ix, -1)
+        gx = np.tile(np.arange(nx), ny)
+        gy = np.repeat(np.arange(ny), nx)
+        xmin, xmax = ax.breaks[:-1][gx], ax.breaks[1:][gx]
+        ymin, ymax = ay.breaks[:-1][gy], ay.breaks[1:][gy]
+        frame = pd.DataFrame(
+            {
+                "xmin": xmin,
+                "xmax": xmax,
+                "ymin": ymin,
+                "ymax": ymax,
+                "x": (xmin + xmax) / 2,
+                "y": (ymin + ymax) / 2,
+            }
+        )
+        public = "private" not in ax.source and "private" not in ay.source
+        source = ax.source if ax.source == ay.source else (
+            f"x {ax.source}; y {ay.source}"
+        )
+        return FamilyCells(
+            frame, [xmin, xmax, ymin, ymax], code, public=True,
+            source=source if public else "private_estimate",
+        )
+
+    def shape_output(self, table, released):
+        frame = table.frame.copy()
+        frame["count"] = np.rint(released.values).astype(np.int64)
+        if self.DP:
+            frame["noisy_count"] = released.noisy
+        keep = released.keep
+        if self.params["drop"]:
+            keep = keep & (frame["count"].to_numpy() > 0)
+        frame = frame[keep].reset_index(drop=True)
+        normalised_columns(frame, np.ones(len(frame)))
+        return frame
+
+
+_DOC_COMMON = """
+    breaks : tuple, default=None
+        Public bin edges (x_breaks, y_breaks).
+    limits : tuple, default=None
+        Public ((xmin, xmax), (ymin, ymax)) cut by `bins` (default 30,
+        scalar or pair) or `binwidth` (scalar or pair). Without either,
+        the scale limits (`xlim`, `ylim`); for DP stats, a private range.
+    drop : bool, default=True
+        Hide cells whose *released* count is 0 (after noise: empty cells
+        are noised like all others, so hiding is post-processing).
+"""
+
+
+@document
+class stat_bin2d_dp(DPMixin, _Bin2dFamily):
+    """
+    Differentially private 2-D bin counts
+
+    {usage}
+
+    Drop-in for `stat_bin_2d`: `geom_bin_2d(stat="bin2d_dp", eps=.5,
+    seed=1234)` with `xlim`/`ylim` or `limits=`. Every rectangle of the
+    public grid gets noise, empty ones included; cell centres `x`, `y`
+    let `geom_text` label them.
+
+    Parameters
+    ----------
+    {common_parameters}
+    eps, delta, seed, adjacency, noise :
+        As in `stat_count_dp`.
+    range_share : float, default=0.2
+        Share of eps for private ranges (only when no public bins).
+    """
+
+    __doc__ = (__doc__ or "") + _DOC_COMMON
+    DEFAULT_PARAMS = {**_Bin2dFamily.BASE_PARAMS, **DP_PARAMS,
+                      "range_share": 0.2}
+
+
+@document
+class stat_bin2d_ckm(CKMMixin, _Bin2dFamily):
+    """
+    2-D bin counts protected by the Cell Key Method
+
+    {usage}
+
+    Drop-in for `stat_bin_2d` with `aes(rkey=...)` and `ptable=`.
+
+    Parameters
+    ----------
+    {common_parameters}
+    ptable, threshold :
+        As in `stat_count_ckm`.
+    """
+
+    __doc__ = (__doc__ or "") + _DOC_COMMON
+    DEFAULT_PARAMS = {**_Bin2dFamily.BASE_PARAMS, **CKM_PARAMS}
+
+
+class stat_bin_2d_dp(stat_bin2d_dp):
+    """Alias of `stat_bin2d_dp` (registered under both spellings)."""
+
+
+class stat_bin_2d_ckm(stat_bin2d_ckm):
+    """Alias of `stat_bin2d_ckm` (registered under both spellings)."""
