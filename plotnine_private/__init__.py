@@ -13,6 +13,14 @@ from .exceptions import (
     PrivacyWarning,
 )
 from .ledger import Release
+from .mechanisms.ckm import (
+    RecordKeyWarning,
+    add_record_keys,
+    cell_keys,
+    record_key_integers,
+)
+from .mechanisms.ptable import PTable, create_cnt_ptable, read_ptable
+from .ptable_plot import plot_ptable
 from .stats.bin import stat_bin_ckm, stat_bin_dp
 from .stats.bin2d import (
     stat_bin2d_ckm,
@@ -28,6 +36,14 @@ install_categorical_hook()
 
 __all__ = [
     "BudgetExceededError",
+    "PTable",
+    "RecordKeyWarning",
+    "add_record_keys",
+    "cell_keys",
+    "create_cnt_ptable",
+    "plot_ptable",
+    "read_ptable",
+    "record_key_integers",
     "PlotninePrivateError",
     "PrivacyWarning",
     "Release",

@@ -64,7 +64,7 @@ def install_categorical_hook() -> None:
         original(self, plot)
         observe = getattr(self.stat, "observe_aesthetics", None)
         if observe is not None:
-            observe(_declared_levels(self.data), plot.scales)
+            observe(_declared_levels(self.data), plot.scales, len(self.data))
 
     compute_aesthetics._plotnine_private = True  # type: ignore[attr-defined]
     _layer.compute_aesthetics = compute_aesthetics

@@ -104,6 +104,7 @@ def plot_ptable(ptab: PTable) -> ggplot:
     d = int(max(ptab.max_noise, 1))
     step = 1 if d <= 5 else max(1, d // 4)
     ncol = int(min(4, max(1, np.ceil(np.sqrt(tab["panel"].nunique())))))
+    nrow = int(np.ceil(tab["panel"].nunique() / ncol))
     return (
         ggplot(tab, aes("v", "p", fill="direction"))
         + geom_col(width=0.8, show_legend=True)
@@ -120,7 +121,7 @@ def plot_ptable(ptab: PTable) -> ggplot:
         + scale_y_continuous(
             breaks=[0, 0.25, 0.5, 0.75, 1],
             labels=lambda bs: [f"{b:.0%}" for b in bs],
-            expand=(0, 0, 0.12, 0),
+            expand=(0, 0, 0.2, 0),
         )
         + labs(
             x="deviation v (published count = count + v)",
@@ -130,7 +131,7 @@ def plot_ptable(ptab: PTable) -> ggplot:
         )
         + theme_minimal(base_size=10)
         + theme(
-            figure_size=(8, 5.5),
+            figure_size=(8, 1.8 + 1.5 * nrow),
             panel_grid_minor=element_blank(),
             panel_grid_major_x=element_blank(),
             strip_background=element_rect(fill="#eeeeee", color="none"),

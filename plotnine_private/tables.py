@@ -21,6 +21,7 @@ from .stats.base import (
     CKMCounts,
     DPCounts,
     aggregate_cells,
+    as_ptable,
     validate_choice,
     validate_delta,
     validate_eps,
@@ -218,13 +219,8 @@ def ckm_table(
     >>> int(t["count"].sum()) > 0
     True
     """
-    from .mechanisms.ptable import read_ptable
-
     name = "ckm_table"
-    try:
-        ptab = read_ptable(ptable)
-    except (ValueError, OSError) as err:
-        raise PlotninePrivateError(f"{name}(): ptable: {err}") from None
+    ptab = as_ptable(name, ptable)
     if rkey not in data.columns:
         raise PlotninePrivateError(
             f"{name}(): rkey column {rkey!r} is not in the data; create "

@@ -117,11 +117,15 @@ def _check_params(D, V, js, pstay, optim, mono) -> tuple:
             f"V must be a positive finite number (the noise variance), "
             f"got {V!r}; e.g. V=2.01"
         )
-    if js > D:
+    if js > 0 and js >= D:
+        # Row 1 must reach js+1 (needs D >= js), and row js+1 needs a
+        # downward target: 0 is reachable only if D >= js+1, and js+1-D..js
+        # are blocked. Otherwise the solver fails (spec 1.5 states only
+        # D >= js; D == js is infeasible at row js+1 as well).
         raise ParameterError(
-            f"D={D} is smaller than js={js}: row i=1 must be able to jump "
-            f"over the blocked values 1..{js} to {js + 1}; use D >= {js} or "
-            f"a smaller js"
+            f"D={D} must be greater than js={js}: a count of {js + 1} can "
+            f"only move down to 0, which needs D >= {js + 1}; use "
+            f"D >= {js + 1} or a smaller js"
         )
     if js > 0:
         # A blocked row i <= js can only move to 0 or to >= js+1, so its
@@ -292,7 +296,7 @@ def _build_row(i, D, V, js, pstay, optim, mono):
 def _create_cached(key: tuple) -> PTable:
     D, V, js, pstay, optim, mono = key
     ncat = D if js == 0 else D + js + 1
-    i_all, j_all, v_all, lb_all, ub_all = [0], [0], [0], [0], [BOUND_SCALE]
+    i_all, j_all, lb_all, ub_all = [0], [0], [0], [BOUND_SCALE]
     diags = [(0, 0.0, 0.0, 1.0, 1.0, 0)]
     for i in range(1, ncat + 1):
         j, v, p, diag = _build_row(
@@ -305,7 +309,6 @@ def _create_cached(key: tuple) -> PTable:
         lb_int = np.rint(np.round(lb, BOUND_DIGITS) * BOUND_SCALE)
         i_all.extend([i] * len(j))
         j_all.extend(j.tolist())
-        v_all.extend(v.tolist())
         lb_all.extend(lb_int.astype(np.int64).tolist())
         ub_all.extend(ub_int.astype(np.int64).tolist())
         diags.append((i, *(round(d, 5) + 0.0 for d in diag[:4]), diag[4]))
@@ -364,7 +367,8 @@ def create_cnt_ptable(
         Noise variance (an upper bound; an equality with ``optim=4``).
     js : int
         Blocking threshold: perturbed counts never land in ``1..js``.
-        Requires ``D >= js`` and ``V > max_i i*(js+1-i)`` (js=2: V > 2).
+        Requires ``D > js`` (for ``js > 0``) and ``V > max_i i*(js+1-i)``
+        (js=2: V > 2).
     pstay : float, sequence of float or None
         Lower bound(s) in (0, 1) on the probability of no change, one
         value or one per row ``i = 1..ncat``. It is relaxed by 0.05 per
@@ -1076,7 +1080,11 @@ def _uniform_from_frame(df: pd.DataFrame, params: dict) -> PTable:
             f"{prev_ub[k] / BOUND_SCALE}",
         )
     for k in np.flatnonzero(ub_int < lb_int)[:1]:
-        fail(k, f"interval [{lb[k]}, {ub[k]}) is reversed")
+        fail(
+            k,
+            f"interval [{lb_int[k] / BOUND_SCALE}, "
+            f"{ub_int[k] / BOUND_SCALE}) is reversed",
+        )
     if p is not None:
         sums = pd.Series(p).groupby(i).sum()
         bad = sums[(sums - 1).abs() > 1e-6]
@@ -1190,9 +1198,12 @@ def read_ptable(
     >>> read_ptable(io.StringIO(text)).max_i
     1
     """
+    if format is not None and format not in _FORMATS:
+        raise ParameterError(
+            f"format must be one of {_FORMATS} or None, got {format!r}"
+        )
     if isinstance(path_or_frame, pd.DataFrame):
-        pt = PTable.from_frame(path_or_frame, format=format)
-        return pt
+        return PTable.from_frame(path_or_frame, format=format)
     if hasattr(path_or_frame, "read"):
         text = path_or_frame.read()
         source = "buffer"

@@ -178,6 +178,18 @@ def validate_breaks(name: str, param: str, value: Any) -> np.ndarray:
     return arr
 
 
+def as_ptable(name: str, obj: Any):
+    """A PTable from a PTable, a DataFrame or a path (any known format)."""
+    from ..mechanisms.ptable import PTable, read_ptable
+
+    if isinstance(obj, PTable):
+        return obj
+    try:
+        return read_ptable(obj)
+    except (ValueError, OSError, TypeError) as err:
+        raise _fail(name, f"ptable: {err}") from None
+
+
 def master_key(seed: int | None) -> bytes:
     return _master_key(seed)
 
@@ -362,11 +374,12 @@ class CKMCounts:
     def key_integers(self, keys: np.ndarray) -> np.ndarray:
         from ..mechanisms.ckm import record_key_integers
 
+        kind = self.ptable.key_kind
         try:
             return record_key_integers(
                 keys,
-                kind=self.ptable.key_kind,
-                modulus=self.ptable.key_modulus,
+                kind=kind,
+                modulus=self.ptable.key_modulus if kind == "integer" else None,
             )
         except ValueError as err:
             raise _fail(self.stat_name, f"aesthetic rkey: {err}") from None
@@ -453,9 +466,19 @@ class PrivateCountStat(stat):
     def name(self) -> str:
         return type(self).__name__
 
-    def observe_aesthetics(self, declared: dict[str, list], scales) -> None:
+    def observe_aesthetics(
+        self, declared: dict[str, list], scales, nrows: int
+    ) -> None:
         """Called (via ``_compat``) with the categorical levels of the
         evaluated aesthetics, before the position scales are trained."""
+        if nrows == 0:
+            # plotnine skips the stat of an empty layer, which would
+            # silently release nothing: say so instead
+            raise _fail(
+                self.name,
+                "the layer's data frame is empty: there is nothing to "
+                "release. Check the data (or a filter) given to ggplot().",
+            )
         self.declared_levels = declared
         levels = self.params.get("levels")
         for ae in ("x", "y"):
@@ -556,16 +579,19 @@ class PrivateCountStat(stat):
             else:
                 bad |= col.isna().to_numpy()
         if bad.any():
-            if not self.params.get("na_rm", False):
-                warnings.warn(
-                    f"{self.name}: records with missing or infinite "
-                    f"{'/'.join(cols)} were left out (how many is not "
-                    "shown, as it is not protected).",
-                    PrivacyWarning,
-                    stacklevel=2,
-                )
+            self.warn_missing("/".join(cols))
             data = data[~bad]
         return data
+
+    def warn_missing(self, what: str) -> None:
+        if not self.params.get("na_rm", False):
+            warnings.warn(
+                f"{self.name}: records with missing or infinite {what} "
+                "were left out (how many is not shown, as it is not "
+                "protected). Set na_rm=True to silence this.",
+                PrivacyWarning,
+                stacklevel=3,
+            )
 
     def group_columns(self, data: pd.DataFrame) -> list[str]:
         cols = []
@@ -729,8 +755,6 @@ class CKMMixin:
     """Parameters, validation and mechanism of the CKM stats."""
 
     def validate_params(self) -> None:
-        from ..mechanisms.ptable import read_ptable
-
         p = self.params
         name = type(self).__name__
         if p["ptable"] is None:
@@ -739,10 +763,7 @@ class CKMMixin:
                 "ptable is required: a PTable from create_cnt_ptable(D, V, "
                 "js) or read_ptable(path) with your office's p-table.",
             )
-        try:
-            p["ptable"] = read_ptable(p["ptable"])
-        except (ValueError, OSError) as err:
-            raise _fail(name, f"ptable: {err}") from None
+        p["ptable"] = as_ptable(name, p["ptable"])
         thr = p["threshold"]
         if thr is not None and (
             isinstance(thr, bool)

@@ -92,6 +92,9 @@ class _CountFamily(PrivateCountStat):
             trained = _trained_levels(scales.x)
             pos = x.to_numpy(dtype=float).astype(np.int64) - 1
             rec = np.asarray(trained, dtype=object)[pos]
+            missing = pd.isna(rec) | (rec == "nan")
+            if missing.any():
+                self.warn_missing("x")
             if levels is not None:
                 domain, source = [str(v) for v in levels], "public: levels"
             elif "x" in self.declared_levels:
@@ -102,19 +105,18 @@ class _CountFamily(PrivateCountStat):
                 source = "public: scale limits"
             else:
                 domain, source = None, "observed"
+            order = {lab: i for i, lab in enumerate(trained)}
             if domain is None:
-                domain = sorted(set(rec.tolist()), key=trained.index)
+                domain = sorted(set(rec[~missing].tolist()), key=order.get)
             index = {lab: i for i, lab in enumerate(domain)}
             code = np.fromiter(
                 (index.get(v, -1) for v in rec.tolist()),
                 dtype=np.int64,
                 count=len(rec),
             )
+            code[missing] = -1
             xpos = np.array(
-                [
-                    trained.index(lab) + 1 if lab in trained else np.nan
-                    for lab in domain
-                ]
+                [order[lab] + 1 if lab in order else np.nan for lab in domain]
             )
             frame = pd.DataFrame(
                 {
@@ -182,7 +184,8 @@ class _CountFamily(PrivateCountStat):
         if scale is None or not observed or not len(result):
             return result.drop(columns="x_label", errors="ignore")
         trained = _trained_levels(scale)
-        shown = sorted(set(result["x_label"]), key=trained.index)
+        order = {lab: i for i, lab in enumerate(trained)}
+        shown = sorted(set(result["x_label"]), key=order.get)
         previous = getattr(scale, "_pnp_released_levels", None)
         if previous is not None and previous != shown:
             raise _fail(

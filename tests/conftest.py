@@ -1,0 +1,27 @@
+"""Shared fixtures: a headless backend and plotnine's example data."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+from plotnine.data import mpg as _mpg  # noqa: E402
+
+
+@pytest.fixture
+def mpg() -> pd.DataFrame:
+    return _mpg.copy()
+
+
+@pytest.fixture
+def mpg_cat() -> pd.DataFrame:
+    """mpg with declared (public) categories, plus one empty class."""
+    d = _mpg.copy()
+    d["class"] = pd.Categorical(
+        d["class"], categories=[*sorted(d["class"].unique()), "zzz"]
+    )
+    d["drv"] = pd.Categorical(d["drv"], categories=["4", "f", "r"])
+    return d

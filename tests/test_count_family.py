@@ -1,0 +1,364 @@
+"""count_dp / count_ckm: drop-in bar charts (DESIGN.md privacy model)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+from plotnine import (
+    aes,
+    after_stat,
+    facet_wrap,
+    geom_bar,
+    geom_col,
+    geom_text,
+    ggplot,
+    position_stack,
+)
+from plotnine._utils.registry import Registry
+from plotnine.exceptions import PlotnineError
+from plotnine.stats import stat_count
+
+import plotnine_private as pp
+from plotnine_private import PlotninePrivateError, layer_data
+
+PTAB = pp.create_cnt_ptable(D=5, V=2.01, js=2)
+
+
+def test_names_are_registered_and_do_not_shadow_plotnine():
+    assert Registry["stat_count_dp"] is pp.stat_count_dp
+    assert Registry["stat_count_ckm"] is pp.stat_count_ckm
+    assert Registry["stat_count"] is stat_count
+
+
+def test_bar_and_text_layers_show_the_same_numbers(mpg_cat):
+    p = (
+        ggplot(mpg_cat, aes("class", fill="drv"))
+        + geom_bar(stat="count_dp", eps=1, seed=42)
+        + geom_text(
+            aes(label=after_stat("count")),
+            stat="count_dp",
+            eps=1,
+            seed=42,
+            position=position_stack(vjust=0.5),
+        )
+        + facet_wrap("year")
+    )
+    bar, text = layer_data(p, 0), layer_data(p, 1)
+    assert list(bar["count"]) == list(text["count"])
+    # every declared class x drv x panel cell is released, empty ones too
+    assert len(bar) == 2 * 8 * 3
+
+
+def test_same_seed_same_numbers_across_processes(mpg_cat):
+    code = (
+        "import plotnine_private as pp, pandas as pd;"
+        "from plotnine import ggplot, aes, geom_bar;"
+        "from plotnine.data import mpg;"
+        "p = ggplot(mpg, aes('class')) + geom_bar(stat='count_dp', eps=1,"
+        " seed=7, levels=sorted(mpg['class'].unique()));"
+        "print(list(pp.layer_data(p)['count']))"
+    )
+    env = {"PYTHONHASHSEED": "123"}
+    out1 = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**env},
+        check=True,
+    ).stdout
+    out2 = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={"PYTHONHASHSEED": "999"},
+        check=True,
+    ).stdout
+    assert out1 == out2 and out1.strip().startswith("[")
+
+
+def test_no_seed_differs_between_processes():
+    code = (
+        "import plotnine_private as pp;"
+        "from plotnine import ggplot, aes, geom_bar;"
+        "from plotnine.data import mpg;"
+        "p = ggplot(mpg, aes('class')) + geom_bar(stat='count_dp', eps=0.1,"
+        " levels=sorted(mpg['class'].unique()));"
+        "print(list(pp.layer_data(p)['noisy_count']))"
+    )
+    outs = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for _ in range(2)
+    }
+    assert len(outs) == 2
+
+
+def test_declared_levels_get_noise_even_when_empty(mpg_cat):
+    p = ggplot(mpg_cat, aes("class")) + geom_bar(
+        stat="count_dp", eps=1, seed=3
+    )
+    d = layer_data(p)
+    assert len(d) == 8  # 7 observed classes + the empty 'zzz'
+    assert d["noisy_count"].notna().all()
+    assert (d["count"] >= 0).all()
+    assert np.array_equal(d["count"], np.clip(d["noisy_count"], 0, None))
+
+
+def test_levels_parameter_makes_a_public_domain(mpg):
+    levels = [*sorted(mpg["class"].unique()), "van"]
+    p = ggplot(mpg, aes("class")) + geom_bar(
+        stat="count_dp", eps=1, seed=3, levels=levels
+    )
+    d = layer_data(p)
+    assert len(d) == len(levels)
+    assert set(np.asarray(d["x"], dtype=int)) == set(range(1, 9))
+
+
+def test_undeclared_domain_is_thresholded_and_axis_shows_released(mpg):
+    p = ggplot(mpg, aes("class")) + geom_bar(stat="count_dp", eps=1, seed=42)
+    q = pp._compat.build(p)
+    d = q.layers[0].data
+    tau = q.layers[0].stat.releases[0].details["threshold"]
+    assert (d["count"] >= tau).all()
+    # 2seater (5 records) cannot clear tau = 31: it is neither drawn nor
+    # named on the axis
+    labels = q.layout.panel_scales_x[0].final_limits
+    assert "2seater" not in labels
+    assert len(labels) == len(d)
+
+
+def test_one_unique_category_only_changes_the_output_through_noise(mpg):
+    # the thresholded release of a one-record category: shown with
+    # probability <= delta; check over seeds that it never appears
+    extra = pd.concat(
+        [mpg, mpg.iloc[[0]].assign(**{"class": "unique-car"})],
+        ignore_index=True,
+    )
+    for seed in range(40):
+        a = pp.dp_table(mpg, "class", eps=1, seed=seed)
+        b = pp.dp_table(extra, "class", eps=1, seed=seed)
+        assert "unique-car" not in set(b["class"])
+        # the other cells keep their noise exactly
+        merged = a.merge(b, on="class", suffixes=("_a", "_b"))
+        assert (merged["count_a"] == merged["count_b"]).all()
+
+
+def test_prop_is_recomputed_from_released_counts(mpg_cat):
+    p = ggplot(mpg_cat, aes("class", fill="drv")) + geom_bar(
+        stat="count_dp", eps=1, seed=1
+    )
+    d = layer_data(p)
+    sums = d.groupby("group")["prop"].sum()
+    assert np.allclose(sums[sums > 0], 1.0)
+    assert np.allclose(d["xmax"] - d["xmin"], 0.9)
+
+
+def test_geom_col_style_after_stat_works(mpg_cat):
+    p = ggplot(mpg_cat, aes("class")) + geom_bar(
+        aes(y=after_stat("prop"), group=1), stat="count_dp", eps=1, seed=1
+    )
+    d = layer_data(p)
+    assert np.isclose(d["y"].sum(), 1.0)
+    assert geom_col  # geom_col takes y from data: not a stat use
+
+
+def test_dp_table_equals_the_plot(mpg_cat):
+    p = (
+        ggplot(mpg_cat, aes("class", fill="drv"))
+        + geom_bar(stat="count_dp", eps=1, seed=42)
+        + facet_wrap("year")
+    )
+    d = layer_data(p)
+    t = pp.dp_table(
+        mpg_cat, "class", groups="drv", facets="year", eps=1, seed=42
+    )
+    assert sorted(t["count"]) == sorted(d["count"])
+    first = t[(t["year"] == "1999") & (t["drv"] == "f")]
+    panel1 = d[(d["PANEL"] == 1) & (d["group"] == 2)].sort_values("x")
+    assert list(first["count"]) == list(panel1["count"])
+
+
+def test_count_ckm_matches_hand_lookup(mpg):
+    d = pp.add_record_keys(mpg, seed=11)
+    p = ggplot(d, aes("class", rkey="rkey")) + geom_bar(
+        stat="count_ckm", ptable=PTAB
+    )
+    out = layer_data(p)
+    tab = PTAB.table
+    for lab, count in zip(sorted(d["class"].unique()), out["count"]):
+        rows = d[d["class"] == lab]
+        n = len(rows)
+        ck = np.round(rows["rkey"] * 1e8).astype(np.int64).sum() % 10**8
+        ck = ck / 1e8
+        i = min(n, PTAB.max_i)
+        row = tab[
+            (tab["i"] == i) & (tab["p_int_lb"] <= ck) & (ck < tab["p_int_ub"])
+        ]
+        assert count == n + int(row["v"].iloc[0])
+
+
+def test_ckm_same_records_same_noise_across_plots_and_tables(mpg):
+    d = pp.add_record_keys(mpg, seed=5)
+    d["drv"] = pd.Categorical(d["drv"])
+    bars = layer_data(
+        ggplot(d, aes("drv", rkey="rkey"))
+        + geom_bar(stat="count_ckm", ptable=PTAB)
+    )
+    table = pp.ckm_table(d, "drv", rkey="rkey", ptable=PTAB)
+    assert list(bars["count"]) == list(table["count"])
+    # a faceted chart contains the cells (drv, year): its per-panel cells
+    # are different records, so we compare with the table of those cells
+    faceted = layer_data(
+        ggplot(d, aes("drv", rkey="rkey"))
+        + geom_bar(stat="count_ckm", ptable=PTAB)
+        + facet_wrap("year")
+    )
+    table2 = pp.ckm_table(d, "drv", rkey="rkey", ptable=PTAB, facets="year")
+    assert sorted(faceted["count"]) == sorted(table2["count"])
+
+
+def test_ckm_zero_cells_stay_zero(mpg_cat):
+    d = pp.add_record_keys(mpg_cat, seed=5)
+    out = layer_data(
+        ggplot(d, aes("class", rkey="rkey"))
+        + geom_bar(stat="count_ckm", ptable=PTAB)
+    )
+    assert len(out) == 8
+    assert out["count"].iloc[-1] == 0  # 'zzz'
+
+
+def test_ckm_weighted_counts_scale_by_mean_weight(mpg):
+    d = pp.add_record_keys(mpg, seed=5)
+    d["w"] = 2.0
+    plain = layer_data(
+        ggplot(d, aes("drv", rkey="rkey"))
+        + geom_bar(stat="count_ckm", ptable=PTAB)
+    )
+    weighted = layer_data(
+        ggplot(d, aes("drv", rkey="rkey", weight="w"))
+        + geom_bar(stat="count_ckm", ptable=PTAB)
+    )
+    assert list(weighted["count"]) == list(2 * plain["count"])
+
+
+def test_ckm_threshold_suppresses_small_cells(mpg):
+    d = pp.add_record_keys(mpg, seed=5)
+    out = layer_data(
+        ggplot(d, aes("class", rkey="rkey"))
+        + geom_bar(stat="count_ckm", ptable=PTAB, threshold=10)
+    )
+    assert (out["count"] >= 10).all()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({}, "eps is required"),
+        ({"eps": 0}, "eps must be a finite number > 0"),
+        ({"eps": -1}, "eps must be a finite number > 0"),
+        ({"eps": "1"}, "eps must be a number"),
+        ({"eps": 1, "delta": 0}, "delta must lie in"),
+        ({"eps": 1, "delta": 1.5}, "delta must lie in"),
+        ({"eps": 1, "seed": 1.5}, "seed must be an int"),
+        ({"eps": 1, "seed": np.random.default_rng(1)}, "seed must be an int"),
+        ({"eps": 1, "adjacency": "bounded"}, "adjacency must be one of"),
+        ({"eps": 1, "noise": "gauss"}, "noise must be one of"),
+        ({"eps": 1, "levels": "abc"}, "levels must be a list"),
+        ({"eps": 1, "levels": ["a", "a"]}, "without duplicates"),
+        ({"eps": 1, "width": -1}, "width must be > 0"),
+    ],
+)
+def test_bad_dp_parameters_fail_at_construction(kwargs, match):
+    with pytest.raises(PlotninePrivateError, match=match):
+        geom_bar(stat="count_dp", **kwargs)
+
+
+def test_unknown_parameter_is_refused():
+    with pytest.raises(PlotnineError, match="epsilon"):
+        geom_bar(stat="count_dp", eps=1, epsilon=1)
+
+
+def test_missing_ptable_and_rkey_are_explained(mpg):
+    with pytest.raises(PlotninePrivateError, match="ptable is required"):
+        geom_bar(stat="count_ckm")
+    p = ggplot(mpg, aes("class")) + geom_bar(stat="count_ckm", ptable=PTAB)
+    with pytest.raises(PlotninePrivateError, match="aes\\(rkey="):
+        layer_data(p)
+
+
+def test_bad_record_keys_are_refused(mpg):
+    d = mpg.assign(rkey=1.5)
+    p = ggplot(d, aes("class", rkey="rkey")) + geom_bar(
+        stat="count_ckm", ptable=PTAB
+    )
+    with pytest.raises(PlotninePrivateError, match="rkey"):
+        layer_data(p)
+
+
+def test_weights_are_refused_by_dp(mpg):
+    p = ggplot(mpg, aes("class", weight="displ")) + geom_bar(
+        stat="count_dp", eps=1
+    )
+    with pytest.raises(PlotninePrivateError, match="weight"):
+        layer_data(p)
+
+
+def test_y_aesthetic_is_refused(mpg):
+    p = ggplot(mpg, aes("class", "hwy")) + geom_bar(stat="count_dp", eps=1)
+    with pytest.raises(PlotninePrivateError, match="y aesthetic"):
+        layer_data(p)
+
+
+def test_missing_x_is_dropped_with_a_warning_that_names_no_number(mpg):
+    d = mpg.copy()
+    d["cls"] = d["class"].astype(object)
+    d.loc[:4, "cls"] = None
+    d["cls"] = pd.Categorical(d["cls"])
+    p = ggplot(d, aes("cls")) + geom_bar(stat="count_dp", eps=1, seed=1)
+    with pytest.warns(pp.PrivacyWarning, match="not shown"):
+        out = layer_data(p)
+    assert len(out) == 7
+
+
+def test_empty_data_is_an_error_not_a_silent_empty_plot():
+    d = pd.DataFrame({"x": pd.Categorical([], categories=["a", "b"])})
+    p = ggplot(d, aes("x")) + geom_bar(stat="count_dp", eps=1, seed=2)
+    with pytest.raises(PlotninePrivateError, match="empty"):
+        layer_data(p)
+
+
+def test_continuous_noise_option_replicates_dpppack(mpg_cat):
+    p = ggplot(mpg_cat, aes("class")) + geom_bar(
+        stat="count_dp", eps=1, seed=2, noise="laplace"
+    )
+    d = layer_data(p)
+    assert np.array_equal(d["noisy_count"], np.round(d["noisy_count"]))
+
+
+@pytest.mark.parametrize(
+    ("adjacency", "sens"), [("replace", 2), ("add_remove", 1)]
+)
+def test_noise_variance_per_cell_follows_adjacency(adjacency, sens):
+    # 20000 empty declared levels: the released noisy counts are pure noise
+    levels = [f"l{i}" for i in range(20000)]
+    d = pd.DataFrame({"x": pd.Categorical(["l0"], categories=levels)})
+    p = ggplot(d, aes("x")) + geom_bar(
+        stat="count_dp",
+        eps=1,
+        seed=9,
+        adjacency=adjacency,
+        position="identity",  # plotnine's stacking loops per bar: slow
+    )
+    noise = layer_data(p)["noisy_count"].to_numpy()[1:]
+    expected = pp.mechanisms.laplace.dlap_variance(sens / 1.0)
+    # close to 2 (s/eps)^2: 7.84 for s = 2, 1.84 for s = 1
+    assert abs(noise.var() / expected - 1) < 0.06
+    assert abs(noise.var() / (2 * sens**2) - 1) < 0.15
