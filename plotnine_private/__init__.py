@@ -12,6 +12,7 @@ from .exceptions import (
     PlotninePrivateError,
     PrivacyWarning,
 )
+from .geoms.geom_hex import geom_hex
 from .ledger import Release
 from .mechanisms.ckm import (
     RecordKeyWarning,
@@ -29,6 +30,13 @@ from .stats.bin2d import (
     stat_bin_2d_dp,
 )
 from .stats.count import stat_count_ckm, stat_count_dp
+from .stats.stat_bin_hex import stat_bin_hex, stat_binhex
+from .stats.stat_binhex_private import (
+    stat_bin_hex_ckm,
+    stat_bin_hex_dp,
+    stat_binhex_ckm,
+    stat_binhex_dp,
+)
 from .stats.sum import stat_sum_ckm, stat_sum_dp
 from .tables import ckm_table, dp_table
 
@@ -49,12 +57,19 @@ __all__ = [
     "Release",
     "ckm_table",
     "dp_table",
+    "geom_hex",
     "layer_data",
     "stat_bin2d_ckm",
     "stat_bin2d_dp",
     "stat_bin_2d_ckm",
     "stat_bin_2d_dp",
     "stat_bin_ckm",
+    "stat_bin_hex",
+    "stat_bin_hex_ckm",
+    "stat_bin_hex_dp",
+    "stat_binhex",
+    "stat_binhex_ckm",
+    "stat_binhex_dp",
     "stat_bin_dp",
     "stat_count_ckm",
     "stat_count_dp",

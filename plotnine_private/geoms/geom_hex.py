@@ -93,17 +93,24 @@ class geom_hex(geom):
         ax: Axes,
     ):
         """Draw all hexagons of a panel as one collection."""
-        polygons = _hexagons_to_polygons(data)
         if not coord.is_linear:
-            # curved coords: munch the sides like any polygon
-            geom_polygon.draw_group(
-                polygons, panel_params, coord, ax, self.params
-            )
+            # curved coords: munch the sides of each hexagon (closed, so
+            # the last side bends too) like any polygon, as geom_rect does
+            polygons = _hexagons_to_polygons(data, closed=True)
+            for _, hexagon in polygons.groupby("group"):
+                geom_polygon.draw_group(
+                    hexagon.reset_index(drop=True),
+                    panel_params,
+                    coord,
+                    ax,
+                    self.params,
+                )
             return
 
         from matplotlib.collections import PolyCollection
 
         n = len(data)
+        polygons = _hexagons_to_polygons(data)
         # vertices go through the coord (coord_flip swaps them), so the
         # hexagons are turned with the axes, as in ggplot2
         xy = coord.transform(polygons[["x", "y"]], panel_params)
@@ -129,8 +136,10 @@ def _edge_colour(colour: typing.Any) -> typing.Any:
     return colour
 
 
-def _hexagons_to_polygons(data: pd.DataFrame) -> pd.DataFrame:
-    """Six polygon rows per hexagon, one ``group`` per hexagon."""
+def _hexagons_to_polygons(
+    data: pd.DataFrame, closed: bool = False
+) -> pd.DataFrame:
+    """Six polygon rows per hexagon (seven if closed), a group for each."""
     n = len(data)
     verts = hex_vertices(
         data["x"].to_numpy(float),
@@ -138,9 +147,12 @@ def _hexagons_to_polygons(data: pd.DataFrame) -> pd.DataFrame:
         data["width"].to_numpy(float),
         data["height"].to_numpy(float),
     )
+    if closed:
+        verts = np.concatenate([verts, verts[:, :1]], axis=1)
+    k = verts.shape[1]
     drop = {"x", "y", "xmin", "xmax", "ymin", "ymax", "group"}
     others = {
-        str(c): np.repeat(data[c].to_numpy(), 6)
+        str(c): np.repeat(data[c].to_numpy(), k)
         for c in data.columns
         if c not in drop
     }
@@ -148,7 +160,7 @@ def _hexagons_to_polygons(data: pd.DataFrame) -> pd.DataFrame:
         {
             "x": verts[..., 0].ravel(),
             "y": verts[..., 1].ravel(),
-            "group": np.repeat(np.arange(n), 6),
+            "group": np.repeat(np.arange(n), k),
             **others,
         }
     )

@@ -1,0 +1,1 @@
+"""The mechanisms core: numpy/scipy only, never plotnine."""

@@ -51,6 +51,9 @@ GGPLOT2_PAD = 1e-6
 # rule decides whether it can receive a point
 _TOUCH_TOL = 1e-9
 
+# points per block in hex_assign
+_BLOCK = 1 << 16
+
 
 def _pair(value: float | ArrayLike, name: str) -> tuple[float, float]:
     """A scalar or pair as a float pair."""
@@ -135,9 +138,32 @@ def hex_assign(
     """
     bwx, bwy = binwidth_pair(binwidth)
     ox, oy = _pair(origin, "origin")
-    sx = (np.asarray(x, dtype=float) - ox) / bwx
-    sy = (np.asarray(y, dtype=float) - oy) / (bwy * SQRT3)
+    xa, ya = np.broadcast_arrays(
+        np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    )
+    shape = xa.shape
+    xa, ya = xa.ravel(), ya.ravel()
+    row = np.empty(xa.size, dtype=np.int64)
+    col = np.empty(xa.size, dtype=np.int64)
+    # blocks that fit in cache: about twice as fast at 10^7 points
+    for start in range(0, xa.size, _BLOCK):
+        part = slice(start, start + _BLOCK)
+        row[part], col[part] = _assign_block(
+            xa[part], ya[part], ox, oy, bwx, bwy
+        )
+    return row.reshape(shape), col.reshape(shape)
 
+
+def _assign_block(
+    x: NDArray[np.float64],
+    y: NDArray[np.float64],
+    ox: float,
+    oy: float,
+    bwx: float,
+    bwy: float,
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    sx = (x - ox) / bwx
+    sy = (y - oy) / (bwy * SQRT3)
     # candidate A: nearest point of the integer lattice
     ja = np.floor(sx + 0.5)
     ia = np.floor(sy + 0.5)
@@ -147,7 +173,6 @@ def hex_assign(
     da = (sx - ja) ** 2 + 3.0 * (sy - ia) ** 2
     db = (sx - jb - 0.5) ** 2 + 3.0 * (sy - ib - 0.5) ** 2
     use_a = da <= db
-
     row = np.where(use_a, 2.0 * ia, 2.0 * ib + 1.0).astype(np.int64)
     col = np.where(use_a, ja, jb).astype(np.int64)
     return row, col

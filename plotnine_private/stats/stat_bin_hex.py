@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 from plotnine._utils.registry import Registry
 from plotnine.doctools import document
-from plotnine.mapping.evaluation import after_stat
+from plotnine.mapping.evaluation import after_stat, stage
 from plotnine.stats.stat import stat
 
 from ..exceptions import PlotninePrivateError
@@ -75,6 +75,23 @@ def keep_upstream(ours: type, upstream: type | None) -> type:
     return upstream
 
 
+def user_mapping_wins(stat_obj: stat, data: pd.DataFrame) -> None:
+    """Let a user mapping (``fill="g"``) beat a computed default aesthetic.
+
+    ggplot2 uses the computed default (``fill=after_stat("count")``) only
+    for aesthetics the user did not map; plotnine 0.15 applies both and
+    then fails on the discrete fill scale. Call from ``setup_params``: the
+    data columns are the mapped aesthetics, and ``layer.map_statistic``
+    reads ``DEFAULT_AES`` from the instance.
+    """
+    mapped = set(data.columns)
+    stat_obj.DEFAULT_AES = {
+        ae: value
+        for ae, value in type(stat_obj).DEFAULT_AES.items()
+        if not (ae in mapped and isinstance(value, stage))
+    }
+
+
 def check_hex_params(
     bins: Any, binwidth: Any, where: str
 ) -> tuple[tuple[float, float], tuple[float, float] | None]:
@@ -88,6 +105,30 @@ def check_hex_params(
     return bins, binwidth
 
 
+def hex_geometry(
+    row: np.ndarray,
+    col: np.ndarray,
+    origin: tuple[float, float],
+    binwidth: tuple[float, float],
+) -> pd.DataFrame:
+    """Centre ``x``, ``y``, ``width``, ``height`` (the binwidths) and the
+    bounding box ``xmin``...``ymax`` of hexagons (row, col)."""
+    bwx, bwy = binwidth
+    x, y = hex_centres(row, col, origin, binwidth)
+    return pd.DataFrame(
+        {
+            "x": x,
+            "y": y,
+            "width": np.full(len(x), bwx),
+            "height": np.full(len(x), bwy),
+            "xmin": x - bwx / 2,
+            "xmax": x + bwx / 2,
+            "ymin": y - bwy / SQRT3,
+            "ymax": y + bwy / SQRT3,
+        }
+    )
+
+
 def hex_frame(
     row: np.ndarray,
     col: np.ndarray,
@@ -95,37 +136,21 @@ def hex_frame(
     origin: tuple[float, float],
     binwidth: tuple[float, float],
 ) -> pd.DataFrame:
-    """The output frame of a hexagon stat, one row per hexagon.
+    """The output of :class:`stat_bin_hex`, one row per hexagon.
 
-    Columns: centre ``x``, ``y``; ``count``; ``density`` (count / total);
-    ``ncount``, ``ndensity`` (scaled to a maximum of 1); ``width`` and
-    ``height`` (the binwidths); and the bounding box ``xmin``...``ymax``.
+    :func:`hex_geometry` plus ``count``, ``density`` (count / total) and
+    ``ncount``, ``ndensity`` (scaled to a maximum of 1).
     """
-    bwx, bwy = binwidth
-    x, y = hex_centres(row, col, origin, binwidth)
+    frame = hex_geometry(row, col, origin, binwidth)
     total = count.sum(dtype=float)
     top = np.abs(count).max(initial=0)
     density = count / total if total else np.zeros(len(count))
     top_density = np.abs(density).max(initial=0)
-    return pd.DataFrame(
-        {
-            "x": x,
-            "y": y,
-            "count": count,
-            "density": density,
-            "ncount": count / top if top else np.zeros(len(count)),
-            "ndensity": (
-                density / top_density if top_density else density * 0
-            ),
-            "width": np.full(len(x), bwx),
-            "height": np.full(len(x), bwy),
-            "xmin": x - bwx / 2,
-            "xmax": x + bwx / 2,
-            "ymin": y - bwy / SQRT3,
-            "ymax": y + bwy / SQRT3,
-        },
-        columns=list(HEX_COLUMNS),
-    )
+    frame["count"] = count
+    frame["density"] = density
+    frame["ncount"] = count / top if top else np.zeros(len(count))
+    frame["ndensity"] = density / top_density if top_density else density
+    return frame[list(HEX_COLUMNS)]
 
 
 _UPSTREAM_STAT = upstream_class("stat_bin_hex")
@@ -197,6 +222,9 @@ class stat_bin_hex(stat):
         check_hex_params(
             self.params["bins"], self.params["binwidth"], "stat_bin_hex()"
         )
+
+    def setup_params(self, data: pd.DataFrame):
+        user_mapping_wins(self, data)
 
     def compute_group(
         self, data: pd.DataFrame, scales: pos_scales

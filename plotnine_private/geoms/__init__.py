@@ -1,0 +1,1 @@
+"""Geoms plotnine lacks (the hexagon)."""
