@@ -21,6 +21,7 @@ from .mechanisms.ckm import (
     record_key_integers,
 )
 from .mechanisms.ptable import PTable, create_cnt_ptable, read_ptable
+from .pca import DPPCAResult, dp_pca, dp_score
 from .ptable_plot import plot_ptable
 from .stats.bin import stat_bin_ckm, stat_bin_dp
 from .stats.bin2d import (
@@ -37,6 +38,7 @@ from .stats.stat_binhex_private import (
     stat_binhex_ckm,
     stat_binhex_dp,
 )
+from .stats.stat_dp_pca_score import stat_dp_pca_score
 from .stats.sum import stat_sum_ckm, stat_sum_dp
 from .tables import ckm_table, dp_table
 
@@ -44,6 +46,7 @@ install_categorical_hook()
 
 __all__ = [
     "BudgetExceededError",
+    "DPPCAResult",
     "PTable",
     "RecordKeyWarning",
     "add_record_keys",
@@ -56,6 +59,8 @@ __all__ = [
     "PrivacyWarning",
     "Release",
     "ckm_table",
+    "dp_pca",
+    "dp_score",
     "dp_table",
     "geom_hex",
     "layer_data",
@@ -73,6 +78,7 @@ __all__ = [
     "stat_bin_dp",
     "stat_count_ckm",
     "stat_count_dp",
+    "stat_dp_pca_score",
     "stat_sum_ckm",
     "stat_sum_dp",
 ]

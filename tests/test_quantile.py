@@ -82,9 +82,7 @@ def test_outputs_lie_on_the_grids(seed):
 
 
 def test_tiny_data_gives_first_grid_point():
-    assert upper_quantile(np.full(50, 1e-6), 0.5, BIG, seed=3) == (
-        1.01 - 1
-    )
+    assert upper_quantile(np.full(50, 1e-6), 0.5, BIG, seed=3) == (1.01 - 1)
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -140,8 +138,10 @@ def test_same_seed_same_value_and_key_parts_separate_streams():
     x = rng.normal(size=500)
     a = signed_quantile(x, 0.5, 0.2, seed=11)
     assert a == signed_quantile(x, 0.5, 0.2, seed=11)
-    vals = {signed_quantile(x, 0.5, 0.2, seed=11, key_parts=(k,)) for k in
-            range(20)}
+    vals = {
+        signed_quantile(x, 0.5, 0.2, seed=11, key_parts=(k,))
+        for k in range(20)
+    }
     assert len(vals) > 5
 
 
@@ -153,9 +153,7 @@ def test_distribution_over_seeds():
     assert np.all(np.abs(med - 5) < 0.5)
     r = np.abs(rng.normal(size=2000))
     true_q = np.quantile(r, 0.99)
-    est = np.array(
-        [upper_quantile(r, 0.99, 1.0, seed=s) for s in range(150)]
-    )
+    est = np.array([upper_quantile(r, 0.99, 1.0, seed=s) for s in range(150)])
     assert np.all(np.abs(est - true_q) < 0.6)
     assert abs(np.median(est) - true_q) < 0.15
 

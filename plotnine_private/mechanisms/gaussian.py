@@ -40,9 +40,7 @@ __all__ = [
 
 def _check_eps_delta(eps: float, delta: float, sensitivity: float) -> None:
     if not (isinstance(eps, (int, float, np.number)) and math.isfinite(eps)):
-        raise ParameterError(
-            f"eps must be a finite number > 0, got {eps!r}."
-        )
+        raise ParameterError(f"eps must be a finite number > 0, got {eps!r}.")
     if eps <= 0:
         raise ParameterError(f"eps must be > 0, got {eps!r}.")
     if not (0 < delta < 1):

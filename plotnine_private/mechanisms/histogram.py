@@ -168,8 +168,11 @@ def grid_counts(x: Any, y: Any, grid: ScoreGrid) -> np.ndarray:
 
 
 def _check_privacy(eps: float, delta: float) -> None:
-    if not (isinstance(eps, (int, float, np.number)) and math.isfinite(eps)
-            and eps > 0):
+    if not (
+        isinstance(eps, (int, float, np.number))
+        and math.isfinite(eps)
+        and eps > 0
+    ):
         raise ParameterError(f"eps must be a finite number > 0, got {eps!r}.")
     if not (0 < delta < 1):
         raise ParameterError(
@@ -181,8 +184,7 @@ def _check_counts(counts: Any) -> np.ndarray:
     c = np.asarray(counts, dtype=float).ravel()
     if c.size == 0 or not np.all(np.isfinite(c)) or np.any(c < 0):
         raise ParameterError(
-            "counts must be a non-empty vector of finite non-negative "
-            "numbers."
+            "counts must be a non-empty vector of finite non-negative numbers."
         )
     return c
 
@@ -231,7 +233,10 @@ def gaussian_histogram(
 
 
 def sparse_threshold(n: int, eps: float, delta: float) -> float:
-    """Karwa-Vadhan threshold on proportions: ``2 ln(2/delta)/(eps n) + 1/n``."""
+    """Karwa-Vadhan threshold on proportions.
+
+    ``2 ln(2/delta)/(eps n) + 1/n`` (times ``n`` in count units).
+    """
     return 2.0 * math.log(2.0 / delta) / (eps * n) + 1.0 / n
 
 
@@ -299,9 +304,7 @@ def private_histogram(
         if n is None:
             n = int(np.sum(counts))
         return sparse_histogram(counts, n, eps, delta, seed, key_parts)
-    raise ParameterError(
-        f"method must be 'add' or 'sparse', got {method!r}."
-    )
+    raise ParameterError(f"method must be 'add' or 'sparse', got {method!r}.")
 
 
 def grouped_counts(
@@ -347,4 +350,3 @@ def grouped_histograms(
         except ParameterError as err:
             raise ParameterError(f"Group `{level}`: {err}") from None
     return out
-

@@ -24,13 +24,21 @@ only the ``n - 1`` terms of pairs containing ``r``. Each term is
     ||K - K'||_F <= 2/(n(n-1)) * (n-1) * sqrt(2) = 2 sqrt(2) / n.
 
 dppca uses the looser ``4/n`` (triangle inequality); we use
-``2 sqrt(2)/n``. The incomplete estimator over ``k`` data-independent
-perfect matchings (each row in at most ``k`` of the ``k floor(n/2)``
-pairs) is normalised by ``1/(k floor(n/2))``; a row replacement changes
-at most ``k`` terms, so its sensitivity is
-``k sqrt(2)/(k floor(n/2)) = sqrt(2)/floor(n/2)`` (``= 2 sqrt(2)/n`` for
-even ``n``). The matchings depend only on ``n`` and the key, never on the
-data, so the argument above holds for every fixed draw of them.
+``2 sqrt(2)/n``.
+
+Incomplete U-statistic for large ``n``: put the rows in a random order
+``pi`` and take ``k`` distinct cyclic shifts ``s_1..s_k`` in
+``1..(n-1)//2``; shift ``s`` contributes the ``n`` pairs
+``(pi(i), pi(i + s mod n))``. These ``k n`` pairs are distinct, and every
+row is in exactly ``2k`` of them (one pair "forward", one "backward" per
+shift; for even cycle lengths a shift is the union of two perfect
+matchings, so this is ``2k`` matchings' worth of pairs). Normalising by
+``1/(k n)``, a row replacement changes ``2k`` terms by at most
+``sqrt(2)`` each: sensitivity ``2k sqrt(2)/(k n) = 2 sqrt(2)/n``, the
+same as the exact statistic. The order and the shifts depend only on
+``n`` and the key, never on the data, so the bound holds for every draw
+of them. (Shifts instead of independent perfect matchings: one gather of
+the data, then contiguous memory access; about 5x faster.)
 
 Noise: the map ``vecd`` (diagonal entries, and ``sqrt(2)`` times the
 strict upper triangle) is an isometry from symmetric matrices with the
@@ -52,7 +60,7 @@ from typing import Any
 import numpy as np
 
 from .errors import ParameterError
-from .gaussian import gaussian_sigma
+from .gaussian import _check_eps_delta, gaussian_sigma
 from .quantile import upper_quantile
 from .randomness import derive_key, keyed_normal, keyed_uniform, master_key
 
@@ -79,10 +87,10 @@ class KendallMatrix:
     matrix
         ``(p, p)`` symmetric, trace <= 1.
     estimator
-        ``"exact"`` (all pairs) or ``"incomplete"`` (``matchings``
-        random perfect matchings).
-    matchings
-        Number of matchings (``None`` for exact).
+        ``"exact"`` (all pairs) or ``"incomplete"`` (``shifts`` random
+        cyclic shifts of a random order).
+    shifts
+        Number of shifts (``None`` for exact).
     n_pairs
         Number of pairs averaged.
     sensitivity
@@ -91,7 +99,7 @@ class KendallMatrix:
 
     matrix: np.ndarray
     estimator: str
-    matchings: int | None
+    shifts: int | None
     n_pairs: int
     sensitivity: float
 
@@ -109,45 +117,77 @@ def _check_matrix(x: Any) -> np.ndarray:
 
 
 def kendall_sensitivity(
-    n: int, estimator: str = "exact", matchings: int | None = None
+    n: int, estimator: str = "exact", shifts: int | None = None
 ) -> float:
     """Frobenius sensitivity of the (incomplete) spherical Kendall matrix.
 
-    ``2 sqrt(2)/n`` for the exact U-statistic; ``sqrt(2)/floor(n/2)`` for
-    ``k`` perfect matchings (independent of ``k``). See the module
+    ``2 sqrt(2)/n`` for the exact U-statistic and for the incomplete one
+    over ``k`` cyclic shifts (independent of ``k``); see the module
     docstring for the proof.
 
     >>> round(kendall_sensitivity(1000), 6)
     0.002828
     """
-    if estimator == "exact":
-        return 2.0 * math.sqrt(2.0) / n
-    return math.sqrt(2.0) / (n // 2)
+    del estimator, shifts  # same bound for both designs
+    return 2.0 * math.sqrt(2.0) / n
 
 
 def _unit_outer_sum(d: np.ndarray) -> np.ndarray:
     """``sum_r u_r u_r^T`` for the rows of ``d`` normalised (0 rows skip)."""
-    nrm = np.sqrt(np.einsum("ij,ij->i", d, d))
-    keep = nrm > 0
-    u = d[keep] / nrm[keep, None]
-    return u.T @ u
+    sq = np.einsum("ij,ij->i", d, d)
+    inv = np.zeros_like(sq)
+    np.divide(1.0, sq, out=inv, where=sq > 0)
+    # sum_r d_r d_r^T / |d_r|^2 without forming the normalised rows
+    return d.T @ (d * inv[:, None])
+
+
+_CANCEL = 1e-6  # relative size of ||x_i - x_j||^2 below which we
+# recompute a pair from its explicit difference (the Gram expansion loses
+# digits when two rows are nearly equal)
 
 
 def _exact_sum(x: np.ndarray) -> np.ndarray:
+    """``sum_{i<j} u_ij u_ij^T`` in ``O(n^2 p)`` flops, blocked.
+
+    For a block pair ``(A, B)`` with weights ``W_ij = 1/||a_i - b_j||^2``
+    (0 for duplicates and for ``i >= j`` on a diagonal block)::
+
+        sum W_ij (b_j - a_i)(b_j - a_i)^T
+          = A^T diag(W 1) A + B^T diag(W^T 1) B - A^T W B - (A^T W B)^T
+
+    so each block costs a few ``(b x p) (p x b)`` products instead of
+    ``b^2 p^2``. Rows are centred first (a translation: the matrix is
+    unchanged, only rounding improves; nothing is released). Pairs whose
+    squared distance is below ``_CANCEL`` times ``|a_i|^2 + |b_j|^2`` are
+    summed from explicit differences instead.
+    """
     n, p = x.shape
-    b = max(8, int(math.sqrt(_BLOCK_FLOATS / p)))
+    x = x - x.mean(axis=0)
+    sq = np.einsum("ij,ij->i", x, x)
+    b = max(16, min(2048, int(_BLOCK_FLOATS**0.5)))
     total = np.zeros((p, p))
     for a0 in range(0, n, b):
-        a = x[a0 : a0 + b]
+        a, na = x[a0 : a0 + b], sq[a0 : a0 + b]
         for b0 in range(a0, n, b):
-            bb = x[b0 : b0 + b]
-            d = bb[None, :, :] - a[:, None, :]
+            bb, nb = x[b0 : b0 + b], sq[b0 : b0 + b]
+            scale = na[:, None] + nb[None, :]
+            d2 = scale - 2.0 * (a @ bb.T)
+            close = d2 <= _CANCEL * scale
             if b0 == a0:
-                iu = np.triu_indices(len(a), k=1, m=len(bb))
-                d = d[iu]
-            else:
-                d = d.reshape(-1, p)
-            total += _unit_outer_sum(d)
+                lower = ~np.triu(np.ones(d2.shape, dtype=bool), k=1)
+                close &= ~lower
+            w = np.zeros_like(d2)
+            ok = ~close
+            if b0 == a0:
+                ok &= ~lower
+            w[ok] = 1.0 / d2[ok]
+            awb = a.T @ w @ bb
+            total += (a.T * w.sum(axis=1)) @ a
+            total += (bb.T * w.sum(axis=0)) @ bb
+            total -= awb + awb.T
+            if close.any():
+                ii, jj = np.nonzero(close)
+                total += _unit_outer_sum(bb[jj] - a[ii])
     return total
 
 
@@ -166,12 +206,13 @@ def spherical_kendall(
     x: Any,
     *,
     estimator: str = "auto",
-    matchings: int | None = None,
+    shifts: int | None = None,
     max_pairs: int = 10_000_000,
+    max_exact_pairs: int = 50_000_000,
     seed: int | None = None,
     key_parts: Sequence[Any] = (),
 ) -> KendallMatrix:
-    """Spherical Kendall matrix, exact or by random perfect matchings.
+    """Spherical Kendall matrix, exact or incomplete (random shifts).
 
     Parameters
     ----------
@@ -180,17 +221,21 @@ def spherical_kendall(
         contributes 0).
     estimator
         ``"exact"``: all ``n(n-1)/2`` pairs, blocked matrix products
-        (``O(n^2 p^2)`` flops, ``O(p^2 + block)`` memory).
-        ``"incomplete"``: ``k`` random perfect matchings,
-        ``k floor(n/2)`` pairs. ``"auto"``: exact when
-        ``n(n-1)/2 <= max_pairs``, else incomplete.
-    matchings
+        (``O(n^2 p)`` flops via the Gram expansion, ``O(p^2 + block)``
+        memory).
+        ``"incomplete"``: ``k`` random cyclic shifts of a random row
+        order, ``k n`` pairs, ``O(k n p^2)``. ``"auto"``: exact when
+        ``n(n-1)/2 <= max_exact_pairs`` (n up to about 10^4), else
+        incomplete.
+    shifts
         ``k`` for the incomplete estimator; default
-        ``max(1, min(n - 1, max_pairs // floor(n/2)))``.
+        ``max(1, min((n-1)//2, max_pairs // n))``.
     max_pairs
-        Work budget of ``"auto"``.
+        Pairs of the incomplete estimator when ``shifts`` is None.
+    max_exact_pairs
+        Largest exact problem chosen by ``"auto"``.
     seed, key_parts
-        Key of the (data-independent) matchings.
+        Key of the (data-independent) random order and shifts.
 
     Examples
     --------
@@ -206,7 +251,7 @@ def spherical_kendall(
             f"{estimator!r}."
         )
     if estimator == "auto":
-        exact = n * (n - 1) // 2 <= max_pairs
+        exact = n * (n - 1) // 2 <= max_exact_pairs
         estimator = "exact" if exact else "incomplete"
     if estimator == "exact":
         total = _exact_sum(arr)
@@ -214,32 +259,77 @@ def spherical_kendall(
         return KendallMatrix(
             total / pairs, "exact", None, pairs, kendall_sensitivity(n)
         )
-    m = n // 2
-    if matchings is None:
-        matchings = max(1, min(n - 1, max_pairs // m))
-    if isinstance(matchings, bool) or int(matchings) != matchings or (
-        matchings < 1
-    ):
-        raise ParameterError(
-            f"matchings must be a positive integer, got {matchings!r}."
-        )
-    matchings = int(matchings)
+    shifts = _check_shifts(shifts, n, max_pairs)
+    if shifts == 0:  # n < 3: every pair is cheap
+        return spherical_kendall(arr, estimator="exact")
     secret = master_key(seed)
+    key = derive_key(secret, "kendall_design", *key_parts)
+    # one random order (one gather), then contiguous shifted differences
+    xp = arr[np.argsort(keyed_uniform(key, n), kind="stable")]
+    offsets = _distinct_shifts(n, shifts, derive_key(key, "shifts"))
     total = np.zeros((p, p))
     chunk = max(1, _BLOCK_FLOATS // p)
-    for t in range(matchings):
-        key = derive_key(secret, "kendall_matching", t, *key_parts)
-        pairs = random_matching(n, key)
-        for c0 in range(0, m, chunk):
-            pr = pairs[c0 : c0 + chunk]
-            total += _unit_outer_sum(arr[pr[:, 1]] - arr[pr[:, 0]])
+    buf = np.empty((min(chunk, n), p))
+    for s in offsets.tolist():
+        for c0 in range(0, n, chunk):
+            c1 = min(n, c0 + chunk)
+            d = buf[: c1 - c0]
+            # partner of position i is i + s (mod n): at most one wrap
+            cut = min(c1, n - s) - c0
+            if cut > 0:
+                np.subtract(
+                    xp[c0 + s : c0 + s + cut], xp[c0 : c0 + cut], out=d[:cut]
+                )
+            lo = max(cut, 0)
+            if lo < c1 - c0:
+                start = c0 + lo + s - n
+                np.subtract(
+                    xp[start : start + (c1 - c0 - lo)],
+                    xp[c0 + lo : c1],
+                    out=d[lo:],
+                )
+            total += _unit_outer_sum(d)
+    pairs = shifts * n
     return KendallMatrix(
-        total / (matchings * m),
+        total / pairs,
         "incomplete",
-        matchings,
-        matchings * m,
-        kendall_sensitivity(n, "incomplete", matchings),
+        shifts,
+        pairs,
+        kendall_sensitivity(n, "incomplete", shifts),
     )
+
+
+def _check_shifts(shifts: Any, n: int, max_pairs: int) -> int:
+    most = (n - 1) // 2
+    if shifts is None:
+        return max(1, min(most, max_pairs // n)) if most else 0
+    if (
+        isinstance(shifts, bool)
+        or not isinstance(shifts, (int, np.integer))
+        or not 1 <= shifts <= max(most, 1)
+    ):
+        raise ParameterError(
+            f"shifts must be an integer in [1, (n-1)//2 = {most}], got "
+            f"{shifts!r}."
+        )
+    return min(int(shifts), most)
+
+
+def _distinct_shifts(n: int, k: int, key: bytes) -> np.ndarray:
+    """``k`` distinct shifts from ``1..(n-1)//2`` (keyed, data-free)."""
+    most = (n - 1) // 2
+    if k * 4 >= most:
+        order = np.argsort(keyed_uniform(key, most), kind="stable")
+        return order[:k] + 1
+    chosen: list[int] = []
+    offset = 0
+    while len(chosen) < k:
+        draw = keyed_uniform(key, 2 * k, offset)
+        offset += 2 * k
+        for v in (1 + np.floor(draw * most)).astype(int).tolist():
+            if v not in chosen and len(chosen) < k:
+                chosen.append(v)
+    return np.array(chosen)
 
 
 def symmetric_gaussian_noise(p: int, sigma: float, key: bytes) -> np.ndarray:
@@ -291,7 +381,7 @@ class PrivateDirections:
     sigma: float
     sensitivity: float
     estimator: str
-    matchings: int | None
+    shifts: int | None
     n_pairs: int
     calibration: str
 
@@ -303,7 +393,7 @@ def private_directions(
     *,
     calibration: str = "analytic",
     estimator: str = "auto",
-    matchings: int | None = None,
+    shifts: int | None = None,
     max_pairs: int = 10_000_000,
     seed: int | None = None,
     key_parts: Sequence[Any] = (),
@@ -311,8 +401,8 @@ def private_directions(
     """g-DPPCA: eigenvectors of the noisy spherical Kendall matrix.
 
     Privacy: ``(eps, delta)``-DP under replace-one adjacency with ``n``,
-    ``p`` public; sensitivity ``2 sqrt(2)/n`` (exact) or
-    ``sqrt(2)/floor(n/2)`` (matchings), proved in the module docstring.
+    ``p`` public; sensitivity ``2 sqrt(2)/n`` (exact or shifts), proved
+    in the module docstring.
 
     Parameters
     ----------
@@ -323,7 +413,7 @@ def private_directions(
         Privacy parameters.
     calibration
         ``"analytic"`` (Balle-Wang) or ``"classic"`` (dppca).
-    estimator, matchings, max_pairs
+    estimator, shifts, max_pairs
         See :func:`spherical_kendall`.
     seed, key_parts
         Noise key.
@@ -338,12 +428,17 @@ def private_directions(
     """
     arr = _check_matrix(x)
     n, p = arr.shape
-    sens_check = gaussian_sigma(eps, delta, 1.0, calibration)
-    del sens_check
+    # validate before the O(n^2 p) work (no warning here)
+    _check_eps_delta(eps, delta, 1.0)
+    if calibration not in ("analytic", "classic"):
+        raise ParameterError(
+            "calibration must be 'analytic' or 'classic', got "
+            f"{calibration!r}."
+        )
     kendall = spherical_kendall(
         arr,
         estimator=estimator,
-        matchings=matchings,
+        shifts=shifts,
         max_pairs=max_pairs,
         seed=seed,
         key_parts=("directions", *key_parts),
@@ -360,7 +455,7 @@ def private_directions(
         sigma=sigma,
         sensitivity=kendall.sensitivity,
         estimator=kendall.estimator,
-        matchings=kendall.matchings,
+        shifts=kendall.shifts,
         n_pairs=kendall.n_pairs,
         calibration=calibration,
     )

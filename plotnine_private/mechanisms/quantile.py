@@ -80,7 +80,9 @@ def _check_common(
     if not (math.isfinite(eps) and eps > 0):
         raise ParameterError(f"eps must be a finite number > 0, got {eps!r}.")
     if not (math.isfinite(beta) and beta > 1):
-        raise ParameterError(f"beta must be a finite number > 1, got {beta!r}.")
+        raise ParameterError(
+            f"beta must be a finite number > 1, got {beta!r}."
+        )
     if (
         isinstance(max_steps, bool)
         or not isinstance(max_steps, (int, np.integer))
@@ -204,13 +206,9 @@ def upper_quantile(
             f"value {arr.min()!r} below lower={lower!r}; pass a smaller "
             "`lower`."
         )
-    key = derive_key(
-        master_key(seed), "durfee_upper_quantile", *key_parts
-    )
+    key = derive_key(master_key(seed), "durfee_upper_quantile", *key_parts)
     xs = np.sort(arr)
-    value, _, capped = _search(
-        xs, q, eps / 2, lower, beta, max_steps, key
-    )
+    value, _, capped = _search(xs, q, eps / 2, lower, beta, max_steps, key)
     if capped:
         warnings.warn(_CAP_MESSAGE, UserWarning, stacklevel=2)
     return value
@@ -342,8 +340,7 @@ def private_frame(
     s = np.asarray(scores, dtype=float)
     if s.ndim != 2 or s.shape[1] != 2 or s.shape[0] == 0:
         raise ParameterError(
-            f"scores must be an (n, 2) array with n >= 1, got shape "
-            f"{s.shape}."
+            f"scores must be an (n, 2) array with n >= 1, got shape {s.shape}."
         )
     if not np.all(np.isfinite(s)):
         raise ParameterError("scores must be finite (no NaN/inf).")

@@ -1,0 +1,138 @@
+"""Synthetic points from a private 2-D histogram (dp-pca spec, section 6).
+
+Pure post-processing of released cell probabilities: no privacy cost.
+The sample size is a public choice (dppca defaults it to ``n``, which is
+then treated as public).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from scipy.special import ndtri
+
+from .errors import ParameterError
+from .randomness import derive_key, keyed_uniform, master_key
+
+__all__ = [
+    "DEFAULT_BANDWIDTH",
+    "allocate_group_sizes",
+    "sample_histogram",
+]
+
+DEFAULT_BANDWIDTH = {"center": 0.5, "uniform": 0.25}
+NO_MASS_MESSAGE = (
+    "The private histogram contains no positive probability mass; no "
+    "synthetic score points were generated."
+)
+
+
+def sample_histogram(
+    xmin: Any,
+    xmax: Any,
+    ymin: Any,
+    ymax: Any,
+    prob: Any,
+    size: int,
+    method: str = "uniform",
+    bandwidth_scale: float | None = None,
+    seed: int | None = None,
+    key_parts: Sequence[Any] = (),
+) -> tuple[np.ndarray, np.ndarray]:
+    """Draw ``size`` points from a histogram of rectangular cells.
+
+    A cell ``J ~ Categorical(prob)``; the base point is the cell centre
+    (``"center"``) or uniform in the cell (``"uniform"``); then
+    ``N(0, (c dx)^2)`` and ``N(0, (c dy)^2)`` are added, with ``dx``,
+    ``dy`` the median cell widths and ``c = bandwidth_scale`` (defaults
+    0.5 for center, 0.25 for uniform). Points are not clipped to the frame.
+
+    Returns two empty arrays with a ``UserWarning`` if no cell has
+    positive probability.
+
+    Examples
+    --------
+    >>> x, y = sample_histogram([0], [1], [0], [1], [1.0], 3, seed=1)
+    >>> len(x), bool(((x > -2) & (x < 3)).all())
+    (3, True)
+    """
+    if method not in DEFAULT_BANDWIDTH:
+        raise ParameterError(
+            f"method must be 'center' or 'uniform', got {method!r}."
+        )
+    if isinstance(size, bool) or int(size) != size or size < 0:
+        raise ParameterError(
+            f"size must be a non-negative integer, got {size!r}."
+        )
+    size = int(size)
+    c = (
+        DEFAULT_BANDWIDTH[method]
+        if bandwidth_scale is None
+        else (bandwidth_scale)
+    )
+    if not (math.isfinite(c) and c >= 0):
+        raise ParameterError(
+            f"bandwidth_scale must be a finite number >= 0, got {c!r}."
+        )
+    cells = [
+        np.asarray(v, dtype=float).ravel() for v in (xmin, xmax, ymin, ymax)
+    ]
+    p = np.asarray(prob, dtype=float).ravel()
+    p = np.where(np.isfinite(p) & (p > 0), p, 0.0)
+    if p.sum() <= 0:
+        warnings.warn(NO_MASS_MESSAGE, UserWarning, stacklevel=2)
+        return np.empty(0), np.empty(0)
+    x0, x1, y0, y1 = cells
+    dx = float(np.median(x1 - x0))
+    dy = float(np.median(y1 - y0))
+    if not (math.isfinite(dx) and dx > 0 and math.isfinite(dy) and dy > 0):
+        raise ParameterError("histogram cells must have positive widths.")
+    cdf = np.cumsum(p / p.sum())
+    cdf[-1] = 1.0
+    key = derive_key(master_key(seed), "synthetic", method, *key_parts)
+    u = (
+        keyed_uniform(key, 5 * size).reshape(5, size)
+        if size
+        else (np.empty((5, 0)))
+    )
+    j = np.minimum(np.searchsorted(cdf, u[0], side="right"), len(p) - 1)
+    if method == "center":
+        bx = (x0[j] + x1[j]) / 2
+        by = (y0[j] + y1[j]) / 2
+    else:
+        bx = x0[j] + u[1] * (x1[j] - x0[j])
+        by = y0[j] + u[2] * (y1[j] - y0[j])
+    return bx + c * dx * ndtri(u[3]), by + c * dy * ndtri(u[4])
+
+
+def allocate_group_sizes(total: int, sizes: Sequence[float]) -> np.ndarray:
+    """Split ``total`` in proportion to ``sizes`` by largest remainder.
+
+    Floors of ``total * n_g / sum(n)``; the remaining units go one by one
+    to the largest fractional parts, ties to the earlier group. Warns if
+    a group gets 0.
+
+    >>> allocate_group_sizes(10, [1, 1, 1]).tolist()
+    [4, 3, 3]
+    """
+    w = np.asarray(sizes, dtype=float)
+    if w.size == 0 or np.any(w < 0) or w.sum() <= 0:
+        raise ParameterError("sizes must be non-negative with a positive sum.")
+    raw = total * w / w.sum()
+    out = np.floor(raw).astype(int)
+    rest = int(total - out.sum())
+    frac = raw - out
+    order = np.argsort(-frac, kind="stable")  # ties: earlier group first
+    out[order[:rest]] += 1
+    if np.any(out == 0):
+        warnings.warn(
+            "Some groups received no synthetic points; increase the "
+            "sample size.",
+            UserWarning,
+            stacklevel=2,
+        )
+    return out

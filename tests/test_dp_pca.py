@@ -1,0 +1,410 @@
+"""dp_pca / dp_score API and stat_dp_pca_score (dp-pca spec 1, 4-7)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from plotnine import aes, facet_wrap, geom_rect, ggplot
+
+from plotnine_private import layer_data
+from plotnine_private.exceptions import PlotninePrivateError
+from plotnine_private.ledger import Release
+from plotnine_private.pca import DPPCAResult, dp_pca, dp_score
+from plotnine_private.stats.stat_dp_pca_score import stat_dp_pca_score
+
+DATA = Path(__file__).parent / "data" / "gau_g_500.csv.gz"
+COLS = [f"V{i}" for i in range(1, 21)]
+
+
+@pytest.fixture(scope="module")
+def gau():
+    # every 10th row of dppca's gau_g (5 groups, 20 variables)
+    return pd.read_csv(DATA)
+
+
+@pytest.fixture(scope="module")
+def fit(gau):
+    return dp_pca(gau, COLS, eps=5, delta=1e-4, seed=1, reference=True)
+
+
+# --- budget (spec section 5) ---
+
+
+def test_budget_table_thirds(fit):
+    t = fit.privacy
+    assert list(t.index) == ["loading", "scree", "frame", "histogram", "total"]
+    third = 5 / 3
+    assert t.loc["loading", "eps"] == pytest.approx(third)
+    assert t.loc["scree", "eps"] == pytest.approx(third)
+    assert t.loc["frame", "eps"] == pytest.approx(0.35 * third)  # 0.5833
+    assert t.loc["histogram", "eps"] == pytest.approx(0.65 * third)
+    assert t.loc["frame", "delta"] == 0
+    assert t.loc["histogram", "delta"] == pytest.approx(1e-4 / 3)
+    assert t.loc["total", "eps"] == pytest.approx(5)
+    assert t.loc["total", "delta"] == pytest.approx(1e-4)
+
+
+def test_releases_one_per_mechanism(fit):
+    assert all(isinstance(r, Release) for r in fit.releases)
+    what = [r.details["what"] for r in fit.releases]
+    assert what == ["directions", "eigenvalues", "frame", "histogram"]
+    assert sum(r.eps for r in fit.releases) == pytest.approx(5)
+    assert sum(r.delta for r in fit.releases) == pytest.approx(1e-4)
+    d = fit.releases[0]
+    assert d.sensitivity == pytest.approx(2 * math.sqrt(2) / 500)
+    assert {r.adjacency for r in fit.releases} == {"replace"}
+    assert fit.releases[3].domain == "thresholded"
+
+
+def test_custom_split(gau):
+    r = dp_pca(
+        gau,
+        COLS,
+        eps=2,
+        delta=1e-3,
+        seed=1,
+        split={"loading": 0.5, "scree": 0.25, "score": 0.25},
+    )
+    assert r.privacy.loc["histogram", "eps"] == pytest.approx(0.65 * 0.5)
+
+
+# --- structure (spec section 7B) ---
+
+
+def test_histogram_structure(fit):
+    h = fit.histogram
+    assert len(h) == 400
+    assert list(h.columns[:4]) == ["xmin", "xmax", "ymin", "ymax"]
+    assert (h["prob"] >= 0).all()
+    assert h["prob"].sum() == pytest.approx(1)
+    # y-outer order
+    assert (h["ymin"].iloc[:20] == h["ymin"].iloc[0]).all()
+    assert h["xmin"].iloc[1] > h["xmin"].iloc[0]
+    # square frame 2 * 1.2 * R; display centred on the private centre
+    (x0, x1), (y0, y1) = fit.limits
+    assert x1 - x0 == pytest.approx(2.4 * fit.frame.radius)
+    assert y1 - y0 == pytest.approx(x1 - x0)
+    assert (x0 + x1) / 2 == pytest.approx(0, abs=1e-12)
+    assert h["xmin"].min() == pytest.approx(x0)
+
+
+def test_sparse_is_zero_where_empirical_is_zero(fit):
+    emp = fit.reference["histogram_prob"]
+    assert np.all(fit.histogram["prob"].to_numpy()[emp == 0] == 0)
+
+
+def test_directions_and_eigenvalues(fit):
+    v = fit.directions.to_numpy()
+    assert v.T @ v == pytest.approx(np.eye(20), abs=1e-10)
+    assert list(fit.directions.index) == COLS
+    ref = fit.reference
+    cos = np.abs(np.sum(ref["directions"][:, :2] * v[:, :2], axis=0))
+    # n = 500, eps_loading = 5/3, p = 20: PC1 is sharp, PC2 rougher
+    assert cos[0] > 0.95
+    assert cos[1] > 0.5
+    ev = fit.eigenvalues.to_numpy()
+    assert np.all(np.diff(ev) <= 0)
+    assert ev[0] == pytest.approx(ref["eigenvalues"][0], rel=0.3)
+    assert fit.pve.sum() == pytest.approx(1)
+
+
+def test_reference_only_on_request(gau):
+    r = dp_pca(gau, COLS, eps=5, delta=1e-4, seed=1)
+    assert r.reference is None
+    assert "not private" not in repr(r)
+
+
+def test_reference_is_labelled_not_private(fit):
+    assert fit.reference["label"] == "not private"
+    assert "not private" in repr(fit)
+    for kind in ("score", "synthetic", "biplot"):
+        plot = fit.plot(kind)
+        panels = [
+            str(v)
+            for lyr in plot.layers
+            if isinstance(lyr._data, pd.DataFrame) and "panel" in lyr._data
+            for v in lyr._data["panel"].unique()
+        ]
+        assert "Ordinary PCA (not private)" in panels
+
+
+def test_small_sparse_release_can_be_empty(gau):
+    # n = 500, eps_hist = 0.65: the KV threshold (~42 counts) removes all
+    r = dp_pca(gau, COLS, eps=3, delta=1e-5, seed=7)
+    assert r.empty
+    assert (r.histogram["prob"] == 0).all()
+    with pytest.warns(UserWarning, match="no positive probability"):
+        assert len(r.sample()) == 0
+    r.plot("score").draw()
+
+
+def test_same_seed_same_release(gau):
+    kw = {"eps": 30, "delta": 1e-5, "bins": 8}
+    a = dp_pca(gau, COLS, seed=7, **kw)
+    b = dp_pca(gau, COLS, seed=7, **kw)
+    pd.testing.assert_frame_equal(a.histogram, b.histogram)
+    assert not a.empty
+    c = dp_pca(gau, COLS, seed=8, **kw)
+    assert not a.histogram["prob"].equals(c.histogram["prob"])
+
+
+def test_center_false_keeps_score_coordinates(gau):
+    a = dp_pca(gau, COLS, eps=3, delta=1e-5, seed=7, center=False)
+    assert a.limits == (a.frame.xlim, a.frame.ylim)
+    assert a.offset == (0.0, 0.0)
+
+
+def test_no_data_dependent_centring(gau):
+    # shifting every row shifts the raw scores; directions are unchanged
+    # and the display (centred by the private centre) barely moves
+    a = dp_pca(gau, COLS, eps=50, delta=1e-5, seed=3)
+    b = dp_pca(gau[COLS] + 5.0, COLS, eps=50, delta=1e-5, seed=3)
+    assert a.directions.to_numpy() == pytest.approx(
+        b.directions.to_numpy(), abs=1e-9
+    )
+
+
+def test_add_method_and_large_eps_limit(gau):
+    r = dp_pca(
+        gau, COLS, eps=1e9, delta=1e-4, seed=1, method="add", reference=True
+    )
+    assert r.releases[3].mechanism == "gaussian"
+    assert r.histogram["prob"].to_numpy() == pytest.approx(
+        r.reference["histogram_prob"], abs=1e-3
+    )
+
+
+# --- groups ---
+
+
+def test_groups_share_frame_and_partition(gau):
+    r = dp_pca(gau, COLS, eps=5, delta=1e-4, seed=2, group="group")
+    assert r.groups == [f"group{i}" for i in range(1, 6)]
+    assert len(r.histogram) == 5 * 400
+    for g in r.groups:
+        sub = r.histogram[r.histogram["group"] == g]
+        assert sub["prob"].sum() == pytest.approx(1) or sub["prob"].sum() == 0
+    hist_rel = [r for r in r.releases if r.details["what"] == "histogram"]
+    assert len(hist_rel) == 5
+    assert {x.partition for x in hist_rel} == {"group"}
+    assert r.privacy.loc["total", "eps"] == pytest.approx(5)
+    assert r.columns == COLS  # group column excluded from features
+
+
+def test_group_sample_sizes_by_largest_remainder(gau):
+    r = dp_pca(
+        gau, COLS, eps=5, delta=1e-4, seed=2, group="group", method="add"
+    )
+    s = r.sample(n=13)
+    assert s["group"].value_counts().sort_index().tolist() == [3, 3, 3, 2, 2]
+
+
+# --- sampling and plots ---
+
+
+def test_sample_defaults(fit):
+    s = fit.sample()
+    assert list(s.columns) == ["PC1", "PC2"]
+    assert len(s) == 500
+    pd.testing.assert_frame_equal(s, fit.sample())
+    c = fit.sample(n=50, method="center", bandwidth_scale=0)
+    # centre sampling without jitter lands on cell centres
+    assert set(c["PC1"]).issubset(
+        set(fit.histogram["x"].round(12)) | set(fit.histogram["x"])
+    )
+
+
+def test_all_plot_kinds_build(fit):
+    for kind in ("score", "synthetic", "biplot", "scree"):
+        fit.plot(kind).draw()
+    with pytest.raises(PlotninePrivateError, match="kind"):
+        fit.plot("pie")
+
+
+def test_dp_score_without_and_with_directions(gau, fit):
+    a = dp_score(gau, COLS, eps=2, delta=1e-5, seed=1)
+    assert a.eigenvalues is None
+    assert a.privacy.loc["loading", "eps"] == pytest.approx(1)
+    b = dp_score(
+        gau, COLS, eps=2, delta=1e-5, seed=1, directions=fit.directions
+    )
+    assert b.privacy.loc["loading", "eps"] == 0
+    assert b.privacy.loc["histogram", "eps"] == pytest.approx(1.3)
+    assert [r.details["what"] for r in b.releases] == ["frame", "histogram"]
+    with pytest.raises(PlotninePrivateError, match="split"):
+        dp_score(
+            gau,
+            COLS,
+            eps=2,
+            delta=1e-5,
+            directions=fit.directions,
+            split={"loading": 0.5, "score": 0.5},
+        )
+    with pytest.raises(PlotninePrivateError, match="scree"):
+        a.plot("scree")
+
+
+# --- validation ---
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"columns": ["V1"]}, "at least 2"),
+        ({"columns": ["V1", "group"]}, "not numeric"),
+        ({"columns": ["V1", "nope"]}, "not in the data"),
+        ({"bins": 0}, "bins"),
+        ({"bins": (10, 2.5)}, "bins"),
+        ({"eps": 0}, "eps"),
+        ({"eps": float("inf")}, "eps"),
+        ({"delta": 1}, "delta"),
+        ({"delta": 0}, "delta"),
+        ({"axes": (1, 1)}, "different"),
+        ({"axes": (1, 21)}, "axes"),
+        ({"axes": (0, 2)}, "axes"),
+        ({"split": {"loading": 0.5, "scree": 0.5, "score": 0.5}}, "sum"),
+        ({"split": {"loading": 0.5, "score": 0.5}}, "keys"),
+        ({"method": "laplace"}, "method"),
+        ({"scale": [1.0, 2.0]}, "scale"),
+        ({"seed": 1.5}, "seed"),
+    ],
+)
+def test_bad_input(gau, kwargs, match):
+    args = {"columns": COLS, "eps": 2, "delta": 1e-5} | kwargs
+    with pytest.raises(PlotninePrivateError, match=match):
+        dp_pca(gau, **args)
+
+
+def test_nan_and_inf_are_rejected(gau):
+    bad = gau.copy()
+    bad.loc[3, "V2"] = np.nan
+    with pytest.raises(PlotninePrivateError, match="V2"):
+        dp_pca(bad, COLS, eps=2, delta=1e-5)
+    bad.loc[3, "V2"] = np.inf
+    with pytest.raises(PlotninePrivateError, match="NaN or inf"):
+        dp_pca(bad, COLS, eps=2, delta=1e-5)
+
+
+def test_constant_columns_and_duplicate_rows_work():
+    rng = np.random.default_rng(0)
+    x = pd.DataFrame(rng.normal(size=(200, 4)), columns=list("abcd"))
+    x["const"] = 3.0
+    x = pd.concat([x, x.iloc[:50]], ignore_index=True)  # duplicates
+    r = dp_pca(x, eps=3, delta=1e-5, seed=1)
+    assert isinstance(r, DPPCAResult)
+    assert r.columns == ["a", "b", "c", "d", "const"]
+    assert np.isfinite(r.eigenvalues).all()
+
+
+def test_public_scale_is_applied():
+    rng = np.random.default_rng(1)
+    x = pd.DataFrame(
+        rng.normal(size=(300, 2)) * [100.0, 1.0], columns=["big", "small"]
+    )
+    r = dp_pca(x, eps=20, delta=1e-5, seed=1, scale=[100.0, 1.0], k=2)
+    assert r.eigenvalues.iloc[0] == pytest.approx(1, rel=0.3)
+
+
+# --- the stat ---
+
+
+def test_stat_draws_tiles_and_records_releases(gau):
+    st = stat_dp_pca_score(columns=COLS, eps=4, delta=1e-5, seed=1)
+    p = ggplot(gau) + st
+    d = layer_data(p)
+    assert {"xmin", "xmax", "ymin", "ymax", "prob"} <= set(d.columns)
+    assert (d["prob"] > 0).all()  # zero cells omitted by default
+    assert d["prob"].sum() == pytest.approx(1)
+    # the same numbers as dp_score with the same seed and budget
+    ref = dp_score(gau, COLS, eps=4, delta=1e-5, seed=1)
+    want = ref.histogram[ref.histogram["prob"] > 0]
+    assert np.sort(d["prob"].to_numpy()) == pytest.approx(
+        np.sort(want["prob"].to_numpy())
+    )
+    built = p.draw()
+    assert built is not None
+
+
+def test_stat_releases_list(gau):
+    from plotnine_private.stats import stat_dp_pca_score as mod
+
+    p = ggplot(gau) + stat_dp_pca_score(
+        columns=COLS, eps=4, delta=1e-5, seed=1
+    )
+    p._build()  # builds in place, so the stat keeps its releases
+    st = p.layers[0].stat
+    assert isinstance(st, mod.stat_dp_pca_score)
+    assert [r.details["what"] for r in st.releases] == [
+        "directions",
+        "frame",
+        "histogram",
+    ]
+    assert all(r.stat == "stat_dp_pca_score" for r in st.releases)
+
+
+def test_stat_groups_by_fill(gau):
+    p = ggplot(gau, aes(fill="group")) + stat_dp_pca_score(
+        columns=COLS, eps=4, delta=1e-5, seed=1, method="add"
+    )
+    d = layer_data(p)
+    assert d["group"].nunique() == 5
+    for _, sub in d.groupby("group"):
+        assert sub["prob"].sum() == pytest.approx(1)
+        assert sub["fill"].nunique() == 1
+
+
+def test_stat_synthetic_points(gau):
+    p = ggplot(gau, aes(color="group")) + stat_dp_pca_score(
+        columns=COLS,
+        eps=4,
+        delta=1e-5,
+        seed=1,
+        output="synthetic",
+        n_sample=300,
+        method="add",
+    )
+    d = layer_data(p)
+    assert len(d) == 300
+    assert {"x", "y", "color"} <= set(d.columns)
+    assert type(p.layers[0].geom).__name__ == "geom_point"
+
+
+def test_stat_facets_are_released_separately(gau):
+    g = gau.assign(half=np.where(np.arange(len(gau)) < 250, "a", "b"))
+    p = (
+        ggplot(g)
+        + stat_dp_pca_score(
+            columns=COLS, eps=4, delta=1e-5, seed=1, method="add"
+        )
+        + facet_wrap("half")
+    )
+    d = layer_data(p)
+    assert set(d["PANEL"].astype(int)) == {1, 2}
+
+
+def test_stat_errors(gau):
+    with pytest.raises(PlotninePrivateError, match="eps"):
+        stat_dp_pca_score(columns=COLS, delta=1e-5)
+    with pytest.raises(PlotninePrivateError, match="output"):
+        stat_dp_pca_score(columns=COLS, eps=1, delta=1e-5, output="x")
+    with pytest.raises(PlotninePrivateError, match="not in the layer"):
+        layer_data(
+            ggplot(gau)
+            + stat_dp_pca_score(columns=["zz", "V1"], eps=1, delta=1e-5)
+        )
+    with pytest.raises(PlotninePrivateError, match="did not reach"):
+        layer_data(
+            ggplot(gau)
+            + geom_rect(
+                stat=stat_dp_pca_score(columns=COLS, eps=1, delta=1e-5)
+            )
+        )
+    with pytest.raises(PlotninePrivateError, match="continuous"):
+        layer_data(
+            ggplot(gau, aes(fill="V1"))
+            + stat_dp_pca_score(columns=COLS, eps=1, delta=1e-5)
+        )
