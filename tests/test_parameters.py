@@ -1,0 +1,95 @@
+"""Every parameter a count-family stat accepts has an observable effect."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from plotnine import aes, geom_bar, geom_bin_2d, geom_histogram, ggplot
+
+import plotnine_private as pp
+from plotnine_private import layer_data
+from plotnine_private._compat import build
+from plotnine_private.mechanisms.laplace import threshold_for
+
+
+def _release(p, i=0):
+    return build(p).layers[i].stat.releases
+
+
+def test_pad_adds_an_empty_noised_bin_at_each_end(mpg):
+    base = {"stat": "bin_dp", "breaks": [10, 20, 30, 40], "eps": 1,
+            "seed": 3}
+    plain = layer_data(ggplot(mpg, aes("hwy")) + geom_histogram(**base))
+    padded = layer_data(ggplot(mpg, aes("hwy")) + geom_histogram(
+        **base, pad=True))
+    assert len(padded) == len(plain) + 2
+    assert padded["xmin"].iloc[0] == 0 and padded["xmax"].iloc[-1] == 50
+
+
+@pytest.mark.parametrize(("kw", "edge"), [({"boundary": 0}, 0.0),
+                                          ({"center": 0}, -2.5)])
+def test_center_and_boundary_align_the_bins(mpg, kw, edge):
+    d = layer_data(ggplot(mpg, aes("hwy")) + geom_histogram(
+        stat="bin_dp", binwidth=5, limits=(10, 45), eps=1, seed=1, **kw))
+    assert np.allclose((d["xmin"] - edge) % 5, 0)
+    assert np.allclose(d["xmax"] - d["xmin"], 5)
+
+
+def test_binwidth_per_axis_in_2d(mpg):
+    d = layer_data(ggplot(mpg, aes("cty", "hwy")) + geom_bin_2d(
+        stat="bin2d_dp", binwidth=(5, 10), limits=((5, 40), (10, 50)),
+        eps=1, seed=1, drop=False))
+    assert np.allclose(d["xmax"] - d["xmin"], 5)
+    assert np.allclose(d["ymax"] - d["ymin"], 10)
+    assert len(d) == d["xmin"].nunique() * d["ymin"].nunique()
+
+
+def test_range_share_sets_the_cost_of_a_private_range(mpg):
+    rel = _release(ggplot(mpg, aes("hwy")) + geom_histogram(
+        stat="bin_dp", bins=10, eps=2, seed=1, range_share=0.5))
+    rng = [r for r in rel if r.mechanism == "durfee_quantile"]
+    assert rng[0].eps == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("noise", ["discrete_laplace", "laplace"])
+@pytest.mark.parametrize("delta", [1e-3, 1e-9])
+def test_delta_and_noise_set_the_threshold_of_an_observed_domain(
+    mpg, noise, delta
+):
+    rel = _release(ggplot(mpg, aes("class")) + geom_bar(
+        stat="count_dp", eps=1, seed=1, delta=delta, noise=noise))[0]
+    assert rel.domain == "thresholded" and rel.delta == delta
+    assert rel.details["threshold"] == threshold_for(1, delta, "replace",
+                                                     noise)
+
+
+def test_public_domain_spends_no_delta(mpg_cat):
+    rel = _release(ggplot(mpg_cat, aes("class")) + geom_bar(
+        stat="count_dp", eps=1, seed=1))[0]
+    assert rel.delta == 0 and rel.domain.startswith("public")
+
+
+def test_na_rm_silences_the_missing_value_warning(mpg, recwarn):
+    d = mpg.copy()
+    d.loc[:3, "hwy"] = np.nan
+    layer_data(ggplot(d, aes("hwy")) + geom_histogram(
+        stat="bin_dp", breaks=[0, 20, 50], eps=1, seed=1, na_rm=True))
+    assert not [w for w in recwarn if issubclass(w.category,
+                                                 pp.PrivacyWarning)]
+    with pytest.warns(pp.PrivacyWarning):
+        layer_data(ggplot(d, aes("hwy")) + geom_histogram(
+            stat="bin_dp", breaks=[0, 20, 50], eps=1, seed=1))
+
+
+def test_adjacency_sets_sensitivity_in_the_release(mpg_cat):
+    for adjacency, sens in (("replace", 2), ("add_remove", 1)):
+        rel = _release(ggplot(mpg_cat, aes("class")) + geom_bar(
+            stat="count_dp", eps=1, seed=1, adjacency=adjacency))[0]
+        assert rel.sensitivity == sens
+        assert rel.details["scale"] == pytest.approx(sens)
+
+
+def test_continuous_x_with_public_levels(mpg):
+    d = layer_data(ggplot(mpg, aes("cyl")) + geom_bar(
+        stat="count_dp", eps=1, seed=1, levels=[4, 5, 6, 8, 10]))
+    assert list(d["x"]) == [4, 5, 6, 8, 10]
