@@ -23,6 +23,13 @@ from .mechanisms.ckm import (
 from .mechanisms.ptable import PTable, create_cnt_ptable, read_ptable
 from .pca import DPPCAResult, dp_pca, dp_score
 from .ptable_plot import plot_ptable
+from .release import save_release
+from .report import (
+    PrivacyBudget,
+    PrivacyReport,
+    privacy_budget,
+    privacy_report,
+)
 from .stats.bin import stat_bin_ckm, stat_bin_dp
 from .stats.bin2d import (
     stat_bin2d_ckm,
@@ -48,13 +55,18 @@ __all__ = [
     "BudgetExceededError",
     "DPPCAResult",
     "PTable",
+    "PrivacyBudget",
+    "PrivacyReport",
     "RecordKeyWarning",
     "add_record_keys",
     "cell_keys",
     "create_cnt_ptable",
     "plot_ptable",
+    "privacy_budget",
+    "privacy_report",
     "read_ptable",
     "record_key_integers",
+    "save_release",
     "PlotninePrivateError",
     "PrivacyWarning",
     "Release",

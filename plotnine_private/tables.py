@@ -61,6 +61,15 @@ def _release_table(name, data, x, groups, facets, levels, mechanism, keys):
                 f"{list(data.columns)}."
             )
     data = data.dropna(subset=[x, *groups, *facets])
+    undeclared = [
+        f for f in facets if not isinstance(data[f].dtype, pd.CategoricalDtype)
+    ]
+    if undeclared and isinstance(mechanism, DPCounts):
+        raise PlotninePrivateError(
+            f"{name}(): facet column(s) {undeclared} have no public set of "
+            "levels; declare them as pandas Categoricals (as the plots "
+            "require), so no facet appears just because a record has it."
+        )
     fdomains = [_domain(data[f]) for f in facets]
     panels = (
         pd.MultiIndex.from_product([d for d, _ in fdomains]).tolist()

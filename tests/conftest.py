@@ -24,4 +24,5 @@ def mpg_cat() -> pd.DataFrame:
         d["class"], categories=[*sorted(d["class"].unique()), "zzz"]
     )
     d["drv"] = pd.Categorical(d["drv"], categories=["4", "f", "r"])
+    d["year"] = pd.Categorical(d["year"], categories=[1999, 2008])
     return d

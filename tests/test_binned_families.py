@@ -154,7 +154,7 @@ def test_bin_ckm_needs_public_bins(mpg):
         ({"limits": (5, 1)}, "low < high"),
         ({"closed": "both"}, "closed must be one of"),
         ({"center": 1, "boundary": 0}, "only one of center"),
-        ({"range_share": 1.5}, "range_share"),
+        ({"range_share": 0.5}, "range_share"),
     ],
 )
 def test_bad_bin_parameters(kwargs, match):

@@ -53,6 +53,24 @@ def test_bar_and_text_layers_show_the_same_numbers(mpg_cat):
     assert len(bar) == 2 * 8 * 3
 
 
+def test_undeclared_facets_are_refused_by_dp(mpg, mpg_cat):
+    p = ggplot(mpg, aes("drv")) + geom_bar(stat="count_dp", eps=1)
+    with pytest.raises(PlotninePrivateError, match="drop=False"):
+        layer_data(p + facet_wrap("year"))
+    # a declared level with no records must keep its (noised) panel
+    d = mpg_cat.copy()
+    d["year"] = pd.Categorical(d["year"], categories=[1999, 2008, 2020])
+    p = ggplot(d, aes("drv")) + geom_bar(stat="count_dp", eps=1, seed=1)
+    with pytest.raises(PlotninePrivateError, match="drop=False"):
+        layer_data(p + facet_wrap("year"))
+    out = layer_data(p + facet_wrap("year", drop=False))
+    assert set(out["PANEL"]) == {1, 2, 3} and len(out) == 9
+    # CKM does not hide emptiness: it accepts observed facets
+    k = pp.add_record_keys(mpg, seed=1)
+    layer_data(ggplot(k, aes("drv", rkey="rkey"))
+               + geom_bar(stat="count_ckm", ptable=PTAB) + facet_wrap("year"))
+
+
 def test_same_seed_same_numbers_across_processes(mpg_cat):
     code = (
         "import plotnine_private as pp, pandas as pd;"

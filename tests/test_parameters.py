@@ -46,9 +46,11 @@ def test_binwidth_per_axis_in_2d(mpg):
 
 def test_range_share_sets_the_cost_of_a_private_range(mpg):
     rel = _release(ggplot(mpg, aes("hwy")) + geom_histogram(
-        stat="bin_dp", bins=10, eps=2, seed=1, range_share=0.5))
+        stat="bin_dp", bins=10, eps=2, seed=1, range_share=0.4))
     rng = [r for r in rel if r.mechanism == "durfee_quantile"]
-    assert rng[0].eps == pytest.approx(1.0)
+    counts = [r for r in rel if r.mechanism == "discrete_laplace"]
+    assert rng[0].eps == pytest.approx(0.8)
+    assert counts[0].eps == pytest.approx(1.2)  # the rest of eps=2
 
 
 @pytest.mark.parametrize("noise", ["discrete_laplace", "laplace"])

@@ -14,7 +14,11 @@ def _python_blocks():
     return re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
 
 
-def test_quick_start_runs_and_table_equals_plot(tmp_path):
+def test_quick_start_runs_and_table_equals_plot(tmp_path, monkeypatch):
+    import plotnine.data
+
+    # the quick start edits mpg in place: give it a copy of its own
+    monkeypatch.setattr(plotnine.data, "mpg", plotnine.data.mpg.copy())
     scope: dict = {}
     exec(compile(_python_blocks()[0], "README", "exec"), scope)
     bars = pp.layer_data(scope["p"], 0)
@@ -33,3 +37,16 @@ def test_first_code_block_has_exactly_two_commands():
     assert len(lines) == 2
     assert "gallery/render.py" in lines[0]
     assert "pytest" in lines[1]
+
+
+def test_output_checking_example_runs(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    blocks = _python_blocks()
+    assert len(blocks) == 3
+    scope: dict = {}
+    exec(compile(blocks[1] + "\n" + blocks[2], "README", "exec"), scope)
+    report = pp.privacy_report(scope["p"])
+    assert report.total_eps == 1
+    bundle = tmp_path / "release" / "cars_by_class"
+    assert (bundle / "results.json").is_file()
+    assert (bundle / "checksums.sha256").is_file()

@@ -161,6 +161,24 @@ def validate_range(name: str, param: str, value: Any) -> tuple[float, float]:
     return lo, hi
 
 
+def validate_range_share(name: str, share: Any) -> float | None:
+    """Share of a layer's eps for *each* privately estimated axis range;
+    the counts get what is left, so at most two axes need share < 0.5."""
+    if share is None:
+        return None
+    if (
+        isinstance(share, bool)
+        or not isinstance(share, numbers.Real)
+        or not 0 < share < 0.5
+    ):
+        raise _fail(
+            name,
+            f"range_share must be a number in (0, 0.5), got {share!r}: it "
+            "is taken out of eps for each axis whose range is estimated.",
+        )
+    return float(share)
+
+
 def validate_breaks(name: str, param: str, value: Any) -> np.ndarray:
     arr = np.asarray(value, dtype=float)
     if arr.ndim != 1 or arr.size < 2:
@@ -315,6 +333,12 @@ class DPCounts:
     @property
     def scale(self) -> float:
         return self.sensitivity / float(lap.exact_epsilon(self.eps))
+
+    def with_eps(self, eps: float) -> DPCounts:
+        """The same mechanism with another budget (what is left for the
+        counts after a private range took its share)."""
+        return DPCounts(self.stat_name, eps, self.delta, self.seed,
+                        self.adjacency, self.noise)
 
     def perturb(self, table: CellTable, panel=None, partition=None):
         streams = CellStreams(self.query_key, table.words)
@@ -515,7 +539,7 @@ class PrivateCountStat(stat):
                 "AXIS_Y",
             }
         ]
-        partition = ",".join(map(str, facet_cols)) or None
+        partition = self.check_facets(layout.layout, facet_cols)
         # families that estimate a domain privately do it once per layer,
         # on all panels' records, so every panel shares one set of bins
         self.layer_records = data
@@ -548,6 +572,43 @@ class PrivateCountStat(stat):
         return result
 
     # -- shared steps --------------------------------------------------
+    def check_facets(self, layout_frame: pd.DataFrame, cols: list[str]):
+        """Facet panels are part of the domain: they must be public.
+
+        A panel exists for every declared level only when the facet
+        variable is a Categorical and the facet keeps unused levels
+        (``facet_wrap(..., drop=False)``); otherwise a panel appears
+        because (and only if) some record has that value. DP stats refuse
+        that; CKM stats, which do not hide empty cells, note it.
+
+        Returns the public partition (facet names) for parallel
+        composition, or None.
+        """
+        if not cols:
+            return None
+        undeclared = []
+        for c in cols:
+            dtype = layout_frame[c].dtype
+            if not isinstance(dtype, pd.CategoricalDtype) or set(
+                layout_frame[c].dropna()
+            ) != set(dtype.categories):
+                undeclared.append(str(c))
+        if not undeclared:
+            return ",".join(map(str, cols))
+        if self.DP:
+            raise _fail(
+                self.name,
+                f"facet variable(s) {', '.join(undeclared)} have no public "
+                "set of levels, so a panel would appear exactly when some "
+                "record has its value. Declare them as pandas Categoricals "
+                "with the public levels and keep empty panels: "
+                "facet_wrap(..., drop=False) / facet_grid(..., drop=False).",
+            )
+        self.facet_note = (
+            f"panels from observed values of {', '.join(undeclared)}"
+        )
+        return None
+
     def check_input(self, data: pd.DataFrame) -> None:
         missing = [
             ae for ae in sorted(self.REQUIRED_AES) if ae not in data.columns
@@ -643,6 +704,12 @@ class PrivateCountStat(stat):
     ):
         fam = self.family_cells(data, scales)
         self.releases.extend(fam.extra_releases)
+        spent = sum(
+            r.eps for r in self.releases if r.mechanism == "durfee_quantile"
+        )
+        if spent and isinstance(mechanism, DPCounts):
+            # a private range was paid out of this layer's eps
+            mechanism = mechanism.with_eps(mechanism.eps - spent)
         gcols = self.group_columns(data)
         gframe, gcode, gpublic = self.group_domain(data, gcols)
         nfam = len(fam.frame)

@@ -19,6 +19,7 @@ from .base import (
     PrivateCountStat,
     _fail,
     validate_choice,
+    validate_range_share,
 )
 from .domains import axis_breaks, bin_index
 
@@ -83,13 +84,7 @@ class _BinFamily(PrivateCountStat):
             validate_breaks(self.name, "breaks", p["breaks"])
         if p["limits"] is not None:
             validate_range(self.name, "limits", p["limits"])
-        if p.get("range_share") is not None and not (
-            0 < p["range_share"] < 1
-        ):
-            raise _fail(
-                self.name,
-                f"range_share must be in (0, 1), got {p['range_share']!r}.",
-            )
+        validate_range_share(self.name, p.get("range_share"))
 
     def _breaks(self, scales, mechanism):
         if "x" not in self.axis_cache:

@@ -20,6 +20,7 @@ from .base import (
     _fail,
     validate_breaks,
     validate_range,
+    validate_range_share,
 )
 from .bin import normalised_columns
 from .domains import axis_breaks, bin_index
@@ -121,6 +122,7 @@ class _Bin2dFamily(TwoAxisBins, PrivateCountStat):
 
     def validate_params(self) -> None:
         self.validate_axes()
+        validate_range_share(self.name, self.params.get("range_share"))
 
     def family_cells(self, data: pd.DataFrame, scales: pos_scales):
         mech = self.make_mechanism() if self.DP else None

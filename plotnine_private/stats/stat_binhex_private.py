@@ -34,6 +34,7 @@ from .base import (
     FamilyCells,
     PrivateCountStat,
     _fail,
+    validate_range_share,
 )
 from .bin2d import TwoAxisBins, _Bin2dFamily, per_axis
 from .domains import axis_breaks
@@ -82,6 +83,7 @@ class _BinhexFamily(TwoAxisBins, PrivateCountStat):
 
     def validate_params(self) -> None:
         self.validate_axes()
+        validate_range_share(self.name, self.params.get("range_share"))
         p = self.params
         try:
             bins_pair(p["bins"])

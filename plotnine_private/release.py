@@ -1,0 +1,626 @@
+"""A bundle for output checking: the figure, its released numbers, metadata.
+
+:func:`save_release` writes what a research data centre's output checker
+asks for with a graph (specs/hexbin-and-output-checking.md §2, §3, §5):
+
+* ``figure.png``: the figure, raster only (vector formats are refused by
+  many checkers);
+* ``layer_<i>_<stat>.csv``: per private layer, exactly the values it
+  released and the identity of each cell; never the unclipped noisy
+  values or any true count;
+* ``results.json``: modelled on ACRO's results file, one output per
+  layer with status (pass / review / fail), properties (mechanism and
+  parameters), files with per-check summaries, per-cell flags, the
+  command, a summary and a timestamp; plus library versions and the
+  privacy report. The seed is never written, only its policy;
+* ``config.json``: the rules applied (risk appetite);
+* ``checksums.sha256``: SHA-256 of every file (``sha256sum -c``).
+
+The figure, the CSVs and the report come from one build of the plot, so
+they agree even without a seed (each build draws fresh noise).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import json
+import linecache
+import math
+import numbers
+import os
+import platform
+import re
+import sys
+from copy import deepcopy
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import matplotlib as mpl
+import numpy as np
+import pandas as pd
+from plotnine.scales.scale_discrete import scale_discrete
+
+from .exceptions import PlotninePrivateError
+from .report import _budget_layer, _private_layers, report_from_built
+
+if TYPE_CHECKING:
+    from plotnine import ggplot
+
+    from .report import PrivacyReport
+
+__all__ = ["DEFAULT_RULES", "save_release"]
+
+#: rule-of-thumb checks on released counts (DwB guidelines, ACRO defaults)
+DEFAULT_RULES: dict[str, Any] = {
+    "threshold": 10,
+    "zeros_are_disclosive": True,
+}
+
+FIGURE = "figure.png"
+RESULTS = "results.json"
+CONFIG = "config.json"
+CHECKSUMS = "checksums.sha256"
+
+# columns that identify a cell, in the order written
+_IDENTITY_1D = ["x", "xmin", "xmax", "width"]
+_IDENTITY_2D = ["y", "ymin", "ymax", "height"]
+# what a private layer may never write (unclipped noise, raw values)
+_FORBIDDEN = re.compile(r"noisy|raw|true|rkey|key_sum", re.IGNORECASE)
+# layout columns that are not facet variables
+_LAYOUT = {"PANEL", "ROW", "COL", "SCALE_X", "SCALE_Y", "AXIS_X", "AXIS_Y"}
+
+_STATBARN = "https://www.w3id.org/statbarnsdc#"
+
+
+# --------------------------------------------------------------------------
+# parameters
+# --------------------------------------------------------------------------
+def _check_rules(rules: dict[str, Any] | None) -> dict[str, Any]:
+    merged = dict(DEFAULT_RULES)
+    if rules is None:
+        return merged
+    if not isinstance(rules, dict):
+        raise PlotninePrivateError(
+            f"save_release(): rules must be a dict such as "
+            f"{DEFAULT_RULES!r}, got {rules!r}."
+        )
+    unknown = sorted(set(rules) - set(DEFAULT_RULES))
+    if unknown:
+        raise PlotninePrivateError(
+            f"save_release(): unknown rule(s) {', '.join(unknown)}; valid "
+            f"rules are {', '.join(DEFAULT_RULES)}."
+        )
+    merged.update(rules)
+    thr = merged["threshold"]
+    if (
+        isinstance(thr, bool)
+        or not isinstance(thr, numbers.Real)
+        or not math.isfinite(thr)
+        or thr < 0
+    ):
+        raise PlotninePrivateError(
+            f"save_release(): rules['threshold'] must be a number >= 0, "
+            f"got {thr!r}."
+        )
+    if not isinstance(merged["zeros_are_disclosive"], bool):
+        raise PlotninePrivateError(
+            "save_release(): rules['zeros_are_disclosive'] must be True or "
+            f"False, got {merged['zeros_are_disclosive']!r}."
+        )
+    return merged
+
+
+_SEED_ASSIGNMENT = re.compile(
+    r"""(\bseed\s*[=:]\s*)([^,)\s}]+)""", re.IGNORECASE
+)
+
+
+def redact_seeds(code: str) -> str:
+    """Hide the value of every ``seed=...`` in a piece of code.
+
+    >>> redact_seeds("geom_bar(stat='count_dp', eps=1, seed=42)")
+    "geom_bar(stat='count_dp', eps=1, seed=<secret>)"
+    """
+    return _SEED_ASSIGNMENT.sub(r"\1<secret>", code)
+
+
+def _caller_line() -> str:
+    """The source line of the first caller outside this package."""
+    here = Path(__file__).resolve().parent
+    frame = sys._getframe(1)
+    while frame is not None:
+        fname = frame.f_code.co_filename
+        try:
+            inside = Path(fname).resolve().is_relative_to(here)
+        except (OSError, ValueError):
+            inside = False
+        if not inside:
+            line = linecache.getline(fname, frame.f_lineno).strip()
+            return line or "<source not available>"
+        frame = frame.f_back
+    return "<source not available>"
+
+
+# --------------------------------------------------------------------------
+# the released table of a layer
+# --------------------------------------------------------------------------
+def _level_columns(built: ggplot, data: pd.DataFrame) -> dict[str, list]:
+    """Category labels of discrete aesthetics, recovered from the scales.
+
+    The built layer data holds mapped values (positions 1, 2, ... for a
+    discrete x, colours for fill); a checker wants the categories.
+    """
+    out: dict[str, list] = {}
+    x = built.layout.panel_scales_x[0] if built.layout.panel_scales_x else None
+    if isinstance(x, scale_discrete) and "x" in data.columns:
+        limits = list(x.final_limits)
+        pos = np.rint(data["x"].to_numpy(dtype=float)).astype(int) - 1
+        ok = (pos >= 0) & (pos < len(limits))
+        out["x_level"] = [
+            limits[p] if good else None for p, good in zip(pos, ok)
+        ]
+    for sc in built.scales.non_position_scales():
+        if not isinstance(sc, scale_discrete):
+            continue
+        limits = list(sc.final_limits)
+        try:
+            mapped = list(sc.map(pd.Series(limits, dtype=object)))
+        except Exception:  # noqa: BLE001 - labels are a convenience
+            continue
+        if len(set(map(str, mapped))) != len(mapped):
+            continue  # not invertible
+        inverse = {str(m): lim for m, lim in zip(mapped, limits)}
+        for ae in sc.aesthetics:
+            if ae in data.columns:
+                found = [inverse.get(str(v)) for v in data[ae].to_numpy()]
+                if any(f is not None for f in found):
+                    out[f"{ae}_level"] = found
+    return out
+
+
+def released_table(built: ggplot, i: int) -> pd.DataFrame:
+    """The cells released by layer ``i`` of a built plot.
+
+    Cell identity (panel, facet values, group, positions, category labels)
+    and the released values the stat creates (count, n, prop, density,
+    prob ...); never ``noisy_*`` columns.
+    """
+    lyr = built.layers[i]
+    stat = lyr.stat
+    data = lyr.data
+    two_d = "y" in getattr(stat, "REQUIRED_AES", set()) or "ymin" in getattr(
+        stat, "CREATES", set()
+    )
+    identity = _IDENTITY_1D + (_IDENTITY_2D if two_d else [])
+    values = sorted(
+        c
+        for c in getattr(stat, "CREATES", set())
+        if c in data.columns and c not in identity
+    )
+    table = pd.DataFrame(index=range(len(data)))
+    if "PANEL" in data.columns:
+        panel = data["PANEL"].reset_index(drop=True)
+        table["PANEL"] = panel.astype(object).to_numpy()
+        layout = built.layout.layout
+        facets = [c for c in layout.columns if c not in _LAYOUT]
+        if facets:
+            lut = layout.set_index("PANEL")[facets]
+            for c in facets:
+                table[c] = lut[c].reindex(panel).astype(object).to_numpy()
+    if "group" in data.columns:
+        table["group"] = data["group"].to_numpy()
+    levels = _level_columns(built, data)
+    for c in identity:
+        if c in data.columns:
+            table[c] = data[c].to_numpy()
+        if c == "x" and "x_level" in levels:
+            table["x_level"] = levels.pop("x_level")
+    for c, v in levels.items():
+        table[c] = v
+    for c in values:
+        table[c] = data[c].to_numpy()
+    return table[[c for c in table.columns if not _FORBIDDEN.search(c)]]
+
+
+# --------------------------------------------------------------------------
+# checks
+# --------------------------------------------------------------------------
+def _count_column(table: pd.DataFrame) -> str | None:
+    for c in ("count", "n"):
+        if c in table.columns:
+            return c
+    return None
+
+
+def _cell_checks(table: pd.DataFrame, rules: dict[str, Any]):
+    """Rule-of-thumb flags on released counts: (flags per row, sdc)."""
+    col = _count_column(table)
+    flags = [[] for _ in range(len(table))]
+    cells: dict[str, list] = {"threshold": [], "zeros": [], "negative": []}
+    if col is not None:
+        j = list(table.columns).index(col)
+        v = pd.to_numeric(table[col], errors="coerce").to_numpy(dtype=float)
+        for r, x in enumerate(v):
+            if not np.isfinite(x):
+                continue
+            if x < 0:
+                cells["negative"].append([r, j])
+                flags[r].append("negative")
+            elif x == 0:
+                if rules["zeros_are_disclosive"]:
+                    cells["zeros"].append([r, j])
+                    flags[r].append("zero")
+            elif x < rules["threshold"]:
+                cells["threshold"].append([r, j])
+                flags[r].append("threshold")
+    sdc = {
+        "summary": {
+            "suppressed": False,
+            "negative": len(cells["negative"]),
+            "missing": 0,
+            "threshold": len(cells["threshold"]),
+            "zeros": len(cells["zeros"]),
+            "checked_column": col,
+        },
+        "cells": cells,
+    }
+    return flags, sdc
+
+
+def _output_type(stat_name: str) -> tuple[str, str]:
+    """(ACRO-style output type, statbarn class) of a stat."""
+    name = stat_name.removeprefix("stat_")
+    if name.startswith(("bin_hex", "binhex")):
+        return "hexbin plot", "Frequencies"
+    if name.startswith(("bin2d", "bin_2d")):
+        return "2-D histogram", "Frequencies"
+    if name.startswith("bin"):
+        return "histogram", "Histogram"
+    if name.startswith("count"):
+        return "bar graph", "BarGraph"
+    if name.startswith("sum"):
+        return "count plot", "Frequencies"
+    if "pca" in name:
+        return "PCA score histogram", "Frequencies"
+    return "custom", "Frequencies"
+
+
+def _layer_output(
+    i: int,
+    lyr,
+    rows: list[dict],
+    table: pd.DataFrame | None,
+    csv_name: str | None,
+    rules: dict[str, Any],
+    command: str,
+    timestamp: str,
+    comments: list[str],
+) -> dict[str, Any]:
+    from .report import _plain
+
+    stat_name = type(lyr.stat).__name__
+    otype, statbarn = _output_type(stat_name)
+    privacy = [
+        {
+            k: _plain(r[k])
+            for k in (
+                "mechanism",
+                "eps",
+                "delta",
+                "adjacency",
+                "sensitivity",
+                "domain",
+                "cells",
+                "panel",
+                "parameters",
+                "ptable_fingerprint",
+                "composition",
+                "charged_eps",
+                "charged_delta",
+            )
+        }
+        for r in rows
+    ]
+    mechanisms = {r["mechanism"] for r in rows if r["mechanism"]}
+    properties: dict[str, Any] = {
+        "method": stat_name,
+        "geom": type(lyr.geom).__name__,
+        "statbarn": _STATBARN + statbarn,
+        "seed_policy": rows[0]["seed_policy"] if rows else None,
+        "releases": privacy,
+    }
+    files = [{"name": FIGURE, "sdc": {}}]
+    outcome: dict[str, str] = {}
+    if table is None:
+        status = "review"
+        properties["mitigation"] = None
+        summary = (
+            "review; this layer is not protected by any privacy mechanism "
+            "(it draws its data as given); its values are not exported. "
+            "A checker must judge whether its data is public."
+        )
+        otype = "custom"
+    else:
+        flags, sdc = _cell_checks(table, rules)
+        files.insert(0, {"name": csv_name, "sdc": sdc})
+        outcome = {
+            str(r): "; ".join(f) + "; " if f else "ok"
+            for r, f in enumerate(flags)
+        }
+        n_thr = sdc["summary"]["threshold"]
+        n_zero = sdc["summary"]["zeros"]
+        rule = (
+            f"{n_thr} cell(s) with a released count below "
+            f"{rules['threshold']}, {n_zero} zero cell(s)"
+        )
+        if mechanisms == {"ckm"}:
+            properties["mitigation"] = "CKM"
+            if n_thr or sdc["summary"]["negative"]:
+                status = "fail"
+            elif n_zero:
+                status = "review"
+            else:
+                status = "pass"
+            summary = (
+                f"{status}; Cell Key Method (no formal privacy guarantee): "
+                f"checked on the released values: {rule}. CKM zero cells "
+                "are true zeros. Differencing across overlapping outputs "
+                "needs manual review."
+            )
+        else:
+            properties["mitigation"] = "Noise"
+            eps = sum((r["charged_eps"] or 0.0) for r in rows)
+            status = "pass"
+            summary = (
+                "pass; differential privacy (noise is the mitigation, "
+                f"eps charged {eps:.6g}): every value shown is noisy, so the "
+                f"threshold checks are informational only: {rule} after "
+                "noise."
+            )
+            if table is not None and "thresholded" in {
+                r["domain"] for r in rows
+            }:
+                summary += (
+                    " Cells were selected from the data by a noisy "
+                    "threshold (eps, delta)."
+                )
+    return {
+        "uid": f"output_{i}",
+        "status": status,
+        "type": otype,
+        "properties": properties,
+        "files": files,
+        "outcome": outcome,
+        "command": command,
+        "summary": summary,
+        "timestamp": timestamp,
+        "comments": list(comments),
+        "exception": "",
+    }
+
+
+# --------------------------------------------------------------------------
+# writing
+# --------------------------------------------------------------------------
+def _versions() -> dict[str, str]:
+    import plotnine
+
+    try:
+        ours = importlib.metadata.version("plotnine-private")
+    except importlib.metadata.PackageNotFoundError:
+        ours = "unknown"
+    return {
+        "plotnine_private": ours,
+        "plotnine": plotnine.__version__,
+        "numpy": np.__version__,
+        "pandas": pd.__version__,
+        "matplotlib": mpl.__version__,
+        "python": platform.python_version(),
+    }
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 16), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _prepare_folder(folder: Path, overwrite: bool) -> None:
+    if folder.exists():
+        if not folder.is_dir():
+            raise PlotninePrivateError(
+                f"save_release(): {folder.name!r} exists and is not a folder."
+            )
+        if any(folder.iterdir()) and not overwrite:
+            raise PlotninePrivateError(
+                f"save_release(): the folder {folder.name!r} is not empty; "
+                "give a new folder or overwrite=True."
+            )
+    folder.mkdir(parents=True, exist_ok=True)
+
+
+def save_release(
+    plot: ggplot,
+    folder: str | os.PathLike,
+    *,
+    code: str | None = None,
+    rules: dict[str, Any] | None = None,
+    comments: list[str] | None = None,
+    dpi: float | None = None,
+    overwrite: bool = False,
+) -> Path:
+    """Write a plot and what it releases to a folder for output checking.
+
+    The plot is built and drawn once; its :func:`privacy_budget` is
+    enforced (nothing is written when it is exceeded).
+
+    Parameters
+    ----------
+    plot
+        A ggplot object (not modified).
+    folder
+        A new or empty folder.
+    code
+        The code that made the plot, for the checker (``command`` in
+        ``results.json``). Without it, the line that called
+        ``save_release`` is recorded. Seed values are replaced by
+        ``<secret>``.
+    rules
+        Rule-of-thumb checks on the released counts, merged into
+        :data:`DEFAULT_RULES` (``threshold`` 10, ``zeros_are_disclosive``
+        True). A CKM layer fails when a released count is below the
+        threshold and needs review for zero cells; for DP layers the
+        flags are informational and the status is "pass".
+    comments
+        Notes for the checker, copied to every output.
+    dpi
+        Resolution of ``figure.png`` (default: the theme's).
+    overwrite
+        Allow a non-empty folder (files of the same name are replaced).
+
+    Returns
+    -------
+    pathlib.Path
+        The folder: ``figure.png``, ``layer_<i>_<stat>.csv`` per private
+        layer, ``results.json``, ``config.json``, ``checksums.sha256``.
+    """
+    rules = _check_rules(rules)
+    command = redact_seeds(code if code is not None else _caller_line())
+    timestamp = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    comments = [redact_seeds(str(c)) for c in (comments or [])]
+
+    # one build: figure, tables and report agree (budget enforced here)
+    built = deepcopy(plot)
+    figure = built.draw()
+    try:
+        report = report_from_built(built)
+        folder = Path(folder)
+        _prepare_folder(folder, overwrite)
+        written: list[str] = []
+        with mpl.rc_context(built.theme.rcParams):
+            kwargs = {"format": "png"}
+            if dpi is not None:
+                kwargs["dpi"] = dpi
+            figure.savefig(folder / FIGURE, **kwargs)
+        written.append(FIGURE)
+        results = _write_layers(
+            built,
+            report,
+            folder,
+            rules,
+            command,
+            timestamp,
+            comments,
+            written,
+        )
+    finally:
+        import matplotlib.pyplot as plt
+
+        plt.close(figure)
+
+    bl = _budget_layer(built)
+    meta = {
+        "version": _versions()["plotnine_private"],
+        "results": results,
+        "plotnine_private": {
+            "figure": FIGURE,
+            "versions": _versions(),
+            "seed_policy": {
+                out["uid"]: out["properties"]["seed_policy"]
+                for out in results.values()
+            },
+            "budget": (
+                None
+                if bl is None
+                else {"eps": bl.budget_eps, "delta": bl.budget_delta}
+            ),
+            "rules": rules,
+            "privacy_report": report.to_dict(),
+            "method_statement": _method_statement(report),
+        },
+    }
+    _write_json(folder / RESULTS, meta)
+    written.append(RESULTS)
+    _write_json(folder / CONFIG, {"rules": rules})
+    written.append(CONFIG)
+    lines = [f"{_sha256(folder / name)}  {name}\n" for name in written]
+    (folder / CHECKSUMS).write_text("".join(lines), encoding="utf-8")
+    return folder
+
+
+def _write_layers(
+    built,
+    report: PrivacyReport,
+    folder,
+    rules,
+    command,
+    timestamp,
+    comments,
+    written,
+) -> dict[str, Any]:
+    rows_by_layer: dict[int, list[dict]] = {}
+    for row in report.table.to_dict("records"):
+        if isinstance(row["layer"], int):
+            rows_by_layer.setdefault(row["layer"], []).append(row)
+    results: dict[str, Any] = {}
+    for i, lyr in _private_layers(built.layers):
+        rows = rows_by_layer.get(i, [])
+        private = hasattr(lyr.stat, "releases")
+        if not private and type(lyr.geom).__name__ == "geom_blank":
+            continue  # draws nothing
+        table = csv_name = None
+        if private:
+            table = released_table(built, i)
+            csv_name = f"layer_{i}_{type(lyr.stat).__name__}.csv"
+            table.to_csv(folder / csv_name, index=False)
+            written.append(csv_name)
+        out = _layer_output(
+            i,
+            lyr,
+            rows,
+            table,
+            csv_name,
+            rules,
+            command,
+            timestamp,
+            comments,
+        )
+        results[out["uid"]] = out
+    return results
+
+
+def _method_statement(report: PrivacyReport) -> str:
+    """A sentence for the figure caption."""
+    parts = []
+    if report.total_eps > 0:
+        parts.append(
+            f"counts perturbed with differential privacy (total eps="
+            f"{report.total_eps:.6g}, delta={report.total_delta:.3g})"
+        )
+    if (report.table["mechanism"] == "ckm").any():
+        parts.append("counts perturbed with the Cell Key Method")
+    if (report.table["composition"] == "not protected").any():
+        parts.append("some layers are not protected")
+    return "; ".join(parts) or "no private layers"
+
+
+def _write_json(path: Path, obj: Any) -> None:
+    text = json.dumps(obj, indent=2, default=_json_default, allow_nan=False)
+    path.write_text(text + "\n", encoding="utf-8")
+
+
+def _json_default(v: Any) -> Any:
+    if isinstance(v, np.integer):
+        return int(v)
+    if isinstance(v, np.floating):
+        f = float(v)
+        return f if math.isfinite(f) else None
+    if isinstance(v, np.bool_):
+        return bool(v)
+    if isinstance(v, (tuple, set)):
+        return list(v)
+    return str(v)

@@ -1,0 +1,784 @@
+"""The privacy report of a plot and its plot-level budget.
+
+DESIGN.md rule 8: each layer's release is recorded as a
+:class:`~plotnine_private.ledger.Release` while the plot is built;
+:func:`privacy_report` builds a copy of the plot and composes them
+(specs/dp-mechanisms.md §6.2):
+
+* **identical releases count once**: releases with the same ``release_id``
+  (a bar layer and its text layer with the same seed and parameters) are
+  one release; later copies are charged nothing;
+* **parallel composition** over the disjoint parts of a *public* partition:
+  the releases of the panels of one layer faceted by a variable
+  (``partition`` set) are charged the maximum over panels, not the sum;
+  likewise the per-group releases of a layer partitioned by group;
+* **sequential composition** (sum of eps and of delta) for everything
+  else: across layers, across panels without a declared partition, and
+  for a private range estimate (Durfee quantiles), which is charged in
+  addition to the counts it bins;
+* **CKM** releases have no formal guarantee and no eps: they appear in the
+  report with their p-table but add nothing to the total.
+
+:func:`privacy_budget` caps the composed cost of a plot: drawing, saving or
+displaying a plot whose layers compose to more raises
+:class:`~plotnine_private.exceptions.BudgetExceededError` before anything
+is drawn.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import numbers
+from copy import deepcopy
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+from plotnine import geom_blank
+from plotnine.layer import Layers, layer
+
+from ._compat import build
+from .exceptions import BudgetExceededError, PlotninePrivateError
+
+if TYPE_CHECKING:
+    from plotnine import ggplot
+
+    from .ledger import Release
+
+__all__ = [
+    "PrivacyBudget",
+    "PrivacyReport",
+    "privacy_budget",
+    "privacy_report",
+]
+
+#: mechanisms of private range / frame estimates: charged sequentially
+RANGE_MECHANISMS = frozenset({"durfee_quantile"})
+
+#: relative slack when comparing a composed cost with a budget, so that
+#: 0.1 + 0.2 fits a budget of 0.3
+_SLACK = 1e-9
+
+COLUMNS = [
+    "layer",
+    "stat",
+    "geom",
+    "mechanism",
+    "eps",
+    "delta",
+    "adjacency",
+    "sensitivity",
+    "domain",
+    "cells",
+    "panel",
+    "parameters",
+    "ptable_fingerprint",
+    "seed_policy",
+    "composition",
+    "charged_eps",
+    "charged_delta",
+]
+
+
+# --------------------------------------------------------------------------
+# the budget
+# --------------------------------------------------------------------------
+def _check_budget(eps: Any, delta: Any) -> tuple[float, float]:
+    if (
+        isinstance(eps, bool)
+        or not isinstance(eps, numbers.Real)
+        or not math.isfinite(eps)
+        or eps <= 0
+    ):
+        raise PlotninePrivateError(
+            f"privacy_budget(): eps must be a finite number > 0, got {eps!r}."
+        )
+    if (
+        isinstance(delta, bool)
+        or not isinstance(delta, numbers.Real)
+        or not (0 <= delta < 1)
+    ):
+        raise PlotninePrivateError(
+            f"privacy_budget(): delta must be a number in [0, 1), got "
+            f"{delta!r}; use 0 for pure eps-DP or a small value such as "
+            "1e-6 when a layer thresholds cells from the data."
+        )
+    return float(eps), float(delta)
+
+
+class _BudgetLayer(layer):
+    """A layer that draws nothing and checks the plot's composed cost.
+
+    plotnine builds every layer's statistic (``layers.compute_statistic``)
+    before it prepares any layer's geom data (``layers.setup_data``), so
+    the check in :meth:`setup_data` sees the releases of all layers, also
+    those added after the budget, and runs before anything is drawn.
+    """
+
+    def __init__(self, eps: float, delta: float):
+        blank = geom_blank(
+            data=pd.DataFrame(), inherit_aes=False, show_legend=False
+        )
+        self.__dict__.update(layer.from_geom(blank).__dict__)
+        self.budget_eps = eps
+        self.budget_delta = delta
+        self.enforce = True
+
+    def __deepcopy__(self, memo: dict[Any, Any]) -> _BudgetLayer:
+        # the plot being built is a build-time reference, never copied
+        plot = self.__dict__.pop("_plot", None)
+        try:
+            return super().__deepcopy__(memo)  # type: ignore[return-value]
+        finally:
+            if plot is not None:
+                self._plot = plot
+
+    def setup(self, plot: ggplot):
+        super().setup(plot)
+        self._plot = plot
+
+    def setup_data(self):
+        plot = self.__dict__.pop("_plot", None)
+        if self.enforce and plot is not None:
+            ledger = _compose(_private_layers(plot.layers))
+            _raise_if_exceeded(ledger, self.budget_eps, self.budget_delta)
+        super().setup_data()
+
+
+class _BudgetedLayers(Layers):
+    """The layers of a plot with a budget: the budget layer stays last, so
+    layers added later keep the indices a user expects (``layer_data(p,
+    i)``) and the budget layer never shifts them."""
+
+    def append(self, lyr):
+        if (
+            self
+            and isinstance(self[-1], _BudgetLayer)
+            and not isinstance(lyr, _BudgetLayer)
+        ):
+            self.insert(len(self) - 1, lyr)
+        else:
+            super().append(lyr)
+
+
+@dataclass(frozen=True)
+class PrivacyBudget:
+    """The most a plot may spend; add it to a ggplot with ``+``.
+
+    Made by :func:`privacy_budget`.
+    """
+
+    eps: float
+    delta: float = 0.0
+
+    def __post_init__(self):
+        _check_budget(self.eps, self.delta)
+
+    def __radd__(self, plot: ggplot) -> ggplot:
+        # ggplot.__add__ has already copied the plot; a later budget
+        # replaces an earlier one
+        plot.layers = _BudgetedLayers(
+            lyr for lyr in plot.layers if not isinstance(lyr, _BudgetLayer)
+        )
+        plot.layers.append(_BudgetLayer(self.eps, self.delta))
+        return plot
+
+
+def privacy_budget(eps: float, delta: float = 0.0) -> PrivacyBudget:
+    """A privacy budget for a whole plot.
+
+    ``plot + privacy_budget(eps=1, delta=1e-6)`` makes drawing, saving and
+    notebook display fail with
+    :class:`~plotnine_private.exceptions.BudgetExceededError` when the
+    layers of the plot compose (see :func:`privacy_report`) to more than
+    ``eps`` or more than ``delta``. CKM layers cost nothing (they have no
+    formal guarantee).
+
+    Parameters
+    ----------
+    eps
+        Total eps, a finite number > 0.
+    delta
+        Total delta in [0, 1). The default 0 allows only pure eps-DP
+        releases: a layer that thresholds cells observed in the data
+        spends its ``delta`` too.
+
+    Examples
+    --------
+    >>> b = privacy_budget(eps=1.5)
+    >>> (b.eps, b.delta)
+    (1.5, 0.0)
+    """
+    return PrivacyBudget(*_check_budget(eps, delta))
+
+
+def _budget_layer(plot: ggplot) -> _BudgetLayer | None:
+    found = [lyr for lyr in plot.layers if isinstance(lyr, _BudgetLayer)]
+    return found[-1] if found else None
+
+
+def _exceeds(cost: float, cap: float) -> bool:
+    return cost > cap * (1 + _SLACK) + 1e-15
+
+
+def _raise_if_exceeded(ledger: _Ledger, eps: float, delta: float) -> None:
+    if not (
+        _exceeds(ledger.total_eps, eps) or _exceeds(ledger.total_delta, delta)
+    ):
+        return
+    spent = [
+        f"layer {r['layer']} ({r['stat']}, {r['composition']}): "
+        f"eps={_fmt(r['charged_eps'])}, delta={_fmt(r['charged_delta'])}"
+        for r in ledger.rows
+        if r["charged_eps"] or r["charged_delta"]
+    ]
+    raise BudgetExceededError(
+        f"privacy budget exceeded: the plot's layers compose to "
+        f"eps={_fmt(ledger.total_eps)}, delta={_fmt(ledger.total_delta)}, "
+        f"more than the budget eps={_fmt(eps)}, delta={_fmt(delta)}. "
+        f"Spent by: {'; '.join(spent)}. Lower eps in the layers, repeat "
+        "an identical release (same seed and parameters) instead of a "
+        "new one, or raise privacy_budget(). Nothing was drawn."
+    )
+
+
+# --------------------------------------------------------------------------
+# composition
+# --------------------------------------------------------------------------
+@dataclass
+class _Ledger:
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def total_eps(self) -> float:
+        return math.fsum(r["charged_eps"] or 0.0 for r in self.rows)
+
+    @property
+    def total_delta(self) -> float:
+        return math.fsum(r["charged_delta"] or 0.0 for r in self.rows)
+
+
+def _private_layers(layers) -> list[tuple[int, Any]]:
+    return [
+        (i, lyr)
+        for i, lyr in enumerate(layers)
+        if not isinstance(lyr, _BudgetLayer)
+    ]
+
+
+def _parallel_block(r: Release):
+    """Releases of one block are on disjoint parts of a public partition:
+    ``(block, part)``, or None when the release composes sequentially."""
+    if r.partition is None:
+        return None
+    if r.partition == "group":
+        return ("groups", r.panel), r.details.get("group")
+    if r.panel is not None and "(all)" in str(r.panel):
+        # facet margins overlap the other panels: not a partition
+        return None
+    return ("facets", r.partition), r.panel
+
+
+def _seed_policy(stat) -> str:
+    params = getattr(stat, "params", {}) or {}
+    if "ptable" in params:
+        return "record keys (CKM)"
+    if params.get("seed") is not None:
+        return "user seed (secret, not recorded)"
+    return "OS entropy"
+
+
+def _parameters(r: Release) -> str:
+    d = r.details or {}
+    parts = []
+    if r.mechanism == "ckm":
+        pt = d.get("ptable") or {}
+        keys = [k for k in ("D", "V", "js", "pstay") if pt.get(k) is not None]
+        parts.append(
+            "p-table "
+            + ", ".join(f"{k}={pt[k]}" for k in keys)
+            + f" (sha256 {str(d.get('ptable_fingerprint', ''))[:12]})"
+        )
+        if d.get("threshold") is not None:
+            parts.append(f"released counts < {d['threshold']} hidden")
+        return "; ".join(parts)
+    if "what" in d:
+        parts.append(str(d["what"]))
+    if "range" in d:
+        lo, hi = d["range"]
+        parts.append(f"estimate [{lo:.4g}, {hi:.4g}]")
+    if "scale" in d:
+        parts.append(f"scale={d['scale']:.4g}")
+    if "laplace_scale_counts" in d:
+        parts.append(f"scale={d['laplace_scale_counts']:.4g}")
+    if d.get("threshold") is not None:
+        parts.append(f"threshold={d['threshold']:.4g}")
+    return "; ".join(parts)
+
+
+def _row(i, lyr, **values) -> dict[str, Any]:
+    row = dict.fromkeys(COLUMNS)
+    row.update(
+        layer=i,
+        stat=type(lyr.stat).__name__,
+        geom=type(lyr.geom).__name__,
+        seed_policy=_seed_policy(lyr.stat),
+        charged_eps=0.0,
+        charged_delta=0.0,
+    )
+    row.update(values)
+    return row
+
+
+def _release_row(i, lyr, r: Release, composition: str, charged: bool):
+    return _row(
+        i,
+        lyr,
+        mechanism=r.mechanism,
+        eps=r.eps,
+        delta=r.delta if r.eps is not None else None,
+        adjacency=r.adjacency,
+        sensitivity=r.sensitivity,
+        domain=r.domain,
+        cells=r.cells,
+        panel=r.panel,
+        parameters=_parameters(r),
+        ptable_fingerprint=r.details.get("ptable_fingerprint"),
+        composition=composition,
+        charged_eps=(r.eps or 0.0) if charged else 0.0,
+        charged_delta=(r.delta or 0.0) if charged else 0.0,
+    )
+
+
+def _summary_row(
+    i, lyr, rels, composition, eps, delta, charged_eps, charged_delta
+):
+    """One row for several releases of a layer (panels, groups, copies)."""
+    panels = {r.panel for r in rels}
+    groups = {r.details.get("group") for r in rels}
+    first = rels[0]
+    if len(panels) > 1:
+        where = f"{len(panels)} panels"
+    elif len(groups) > 1:
+        where = f"{first.panel} ({len(groups)} groups)"
+    else:
+        where = first.panel
+    return _row(
+        i,
+        lyr,
+        mechanism=", ".join(dict.fromkeys(r.mechanism for r in rels)),
+        eps=eps,
+        delta=delta,
+        adjacency=first.adjacency,
+        sensitivity=first.sensitivity,
+        domain=", ".join(dict.fromkeys(r.domain for r in rels)),
+        cells=sum(r.cells for r in rels),
+        panel=where,
+        parameters=_parameters(first),
+        ptable_fingerprint=first.details.get("ptable_fingerprint"),
+        composition=composition,
+        charged_eps=charged_eps,
+        charged_delta=charged_delta,
+    )
+
+
+def _compose(
+    layers: list[tuple[int, Any]], withhold_unseeded: bool = False
+) -> _Ledger:
+    """Compose the releases of built layers into report rows.
+
+    ``withhold_unseeded``: the build is not the one that is shown, so for
+    layers without a seed, entries that depend on the noise (how many
+    thresholded cells passed, private range estimates) are left out: they
+    would be a second, unaccounted release.
+    """
+    ledger = _Ledger()
+    first_seen: dict[str, int] = {}
+    for i, lyr in layers:
+        stat_name = type(lyr.stat).__name__
+        releases = getattr(lyr.stat, "releases", None)
+        if releases is None:
+            ledger.rows.append(
+                _row(
+                    i,
+                    lyr,
+                    composition="not protected",
+                    seed_policy=None,
+                    charged_eps=None,
+                    charged_delta=None,
+                )
+            )
+            ledger.notes.append(
+                f"layer {i} ({type(lyr.geom).__name__}, {stat_name}) is "
+                "not protected: it draws its data through no privacy "
+                "mechanism and is not covered by the total. A checker must "
+                "review it (harmless only if its data is public, e.g. an "
+                "annotation)."
+            )
+            continue
+        if not releases:
+            ledger.rows.append(_row(i, lyr, composition="no release"))
+            continue
+        copies: dict[int, list] = {}
+        ranges, ckm, sequential = [], [], []
+        blocks: dict[Any, dict[Any, list]] = {}
+        for r in releases:
+            k = first_seen.setdefault(r.release_id, i)
+            if k != i:
+                copies.setdefault(k, []).append(r)
+            elif r.eps is None:
+                ckm.append(r)
+            elif r.mechanism in RANGE_MECHANISMS:
+                ranges.append(r)
+            elif (pb := _parallel_block(r)) is None:
+                sequential.append(r)
+            else:
+                block, part = pb
+                blocks.setdefault(block, {}).setdefault(part, []).append(r)
+        # a release repeated inside one layer is charged once as well
+        ranges = list({r.release_id: r for r in ranges}.values())
+        for k, rels in copies.items():
+            ledger.rows.append(
+                _summary_row(
+                    i,
+                    lyr,
+                    rels,
+                    f"duplicate of layer {k}",
+                    rels[0].eps,
+                    rels[0].delta if rels[0].eps else None,
+                    0.0,
+                    0.0,
+                )
+            )
+            ledger.notes.append(
+                f"layer {i} repeats the release of layer {k} (same data, "
+                "parameters and seed or record keys): counted once."
+            )
+        for r in sequential:
+            ledger.rows.append(_release_row(i, lyr, r, "sequential", True))
+        for (kind, name), parts in blocks.items():
+            costs = [
+                (
+                    math.fsum(r.eps for r in rels),
+                    math.fsum(r.delta for r in rels),
+                )
+                for rels in parts.values()
+            ]
+            eps = max(c[0] for c in costs)
+            delta = max(c[1] for c in costs)
+            rels = [r for rs in parts.values() for r in rs]
+            what = f"facets ({name})" if kind == "facets" else "groups"
+            ledger.rows.append(
+                _summary_row(
+                    i,
+                    lyr,
+                    rels,
+                    f"parallel over {what}",
+                    eps,
+                    delta,
+                    eps,
+                    delta,
+                )
+            )
+        for r in ranges:
+            ledger.rows.append(
+                _release_row(i, lyr, r, "sequential (private range)", True)
+            )
+            if r.domain == "private_estimate":
+                ledger.notes.append(
+                    f"layer {i} ({stat_name}): the "
+                    f"{r.details.get('what', 'range')} was estimated under "
+                    "DP (Durfee quantiles) "
+                    f"with eps={_fmt(r.eps)}, charged in addition to the "
+                    "counts. Give public breaks or limits to spend it on "
+                    "the counts instead."
+                )
+        if ckm:
+            ledger.rows.append(
+                _summary_row(
+                    i,
+                    lyr,
+                    ckm,
+                    "no formal guarantee (CKM)",
+                    None,
+                    None,
+                    0.0,
+                    0.0,
+                )
+            )
+            ledger.notes.append(
+                f"layer {i} ({stat_name}) uses the Cell Key Method: "
+                "statistical disclosure control without a formal privacy "
+                "guarantee; it has no eps and adds nothing to the total. "
+                "Repeated or overlapping outputs (shifted bins, subsets) "
+                "are not accounted for."
+            )
+        _domain_notes(ledger, i, stat_name, releases)
+        if withhold_unseeded and _withhold(ledger, i):
+            ledger.notes.append(
+                f"layer {i} ({stat_name}) has no seed, so this report "
+                "comes from a build with other noise than any figure: "
+                "the noisy entries (cells shown after a threshold, range "
+                "estimates) are withheld. save_release() writes figure "
+                "and report from one build."
+            )
+    return ledger
+
+
+def _withhold(ledger: _Ledger, i: int) -> bool:
+    """Blank the noise-dependent entries of layer ``i``'s unseeded DP rows;
+    whether anything was blanked."""
+    changed = False
+    for row in ledger.rows:
+        if row["layer"] != i or row["seed_policy"] != "OS entropy":
+            continue
+        if "thresholded" in str(row["domain"]) and row["cells"] is not None:
+            row["cells"] = None
+            changed = True
+        parts = str(row["parameters"] or "").split("; ")
+        kept = [x for x in parts if not x.startswith("estimate")]
+        if len(kept) < len(parts):
+            row["parameters"] = "; ".join(kept)
+            changed = True
+    return changed
+
+
+def _domain_notes(ledger: _Ledger, i: int, stat_name: str, releases):
+    domains = {r.domain for r in releases}
+    if "thresholded" in domains:
+        taus = sorted(
+            {
+                r.details["threshold"]
+                for r in releases
+                if r.domain == "thresholded"
+                and r.details.get("threshold") is not None
+            }
+        )
+        tau = f" (threshold {', '.join(f'{t:.4g}' for t in taus)})"
+        ledger.notes.append(
+            f"layer {i} ({stat_name}): the cells come from the data, not "
+            "from a public domain: only cells whose noisy count cleared "
+            f"a threshold{tau if taus else ''} are shown, which costs "
+            "delta. Declare categorical levels or give public "
+            "breaks/limits for pure eps-DP."
+        )
+    if "observed" in domains:
+        ledger.notes.append(
+            f"layer {i} ({stat_name}): CKM on cells observed in the data: "
+            "which cells exist is shown unprotected. Declare categorical "
+            "levels or give public breaks/limits."
+        )
+
+
+# --------------------------------------------------------------------------
+# the report
+# --------------------------------------------------------------------------
+def _fmt(v: Any) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    return str(v)
+
+
+class PrivacyReport:
+    """What a plot releases and what it costs.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per release of a layer (panels of a facet partition are
+        summarised in one row), one row per non-private layer, and a final
+        ``"total"`` row. ``composition`` says which rule was applied;
+        ``charged_eps`` / ``charged_delta`` are what the row adds to the
+        total.
+    total_eps, total_delta : float
+        The composed cost of the plot.
+    budget : tuple[float, float] or None
+        The plot's :func:`privacy_budget`, if any.
+    remaining_eps, remaining_delta : float or None
+        Budget minus cost (negative when exceeded).
+    notes : list[str]
+        Things a person (and an output checker) should know.
+    """
+
+    def __init__(self, ledger: _Ledger, budget: tuple[float, float] | None):
+        self.total_eps = ledger.total_eps
+        self.total_delta = ledger.total_delta
+        self.budget = budget
+        self.notes = list(ledger.notes)
+        total = dict.fromkeys(COLUMNS)
+        total.update(
+            layer="total",
+            composition="sequential over layers",
+            charged_eps=self.total_eps,
+            charged_delta=self.total_delta,
+        )
+        self.table = pd.DataFrame(
+            [*ledger.rows, total], columns=COLUMNS, dtype=object
+        )
+        if budget is not None and self.exceeded:
+            self.notes.append(
+                f"the composed cost (eps={_fmt(self.total_eps)}, "
+                f"delta={_fmt(self.total_delta)}) exceeds the budget "
+                f"(eps={_fmt(budget[0])}, delta={_fmt(budget[1])}): "
+                "drawing or saving this plot fails."
+            )
+
+    @property
+    def remaining_eps(self) -> float | None:
+        return None if self.budget is None else self.budget[0] - self.total_eps
+
+    @property
+    def remaining_delta(self) -> float | None:
+        if self.budget is None:
+            return None
+        return self.budget[1] - self.total_delta
+
+    @property
+    def exceeded(self) -> bool:
+        if self.budget is None:
+            return False
+        return _exceeds(self.total_eps, self.budget[0]) or _exceeds(
+            self.total_delta, self.budget[1]
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready content (written by ``save_release``)."""
+        return {
+            "releases": [
+                {k: _plain(v) for k, v in row.items()}
+                for row in self.table.to_dict("records")
+            ],
+            "total_eps": self.total_eps,
+            "total_delta": self.total_delta,
+            "budget": (
+                None
+                if self.budget is None
+                else {"eps": self.budget[0], "delta": self.budget[1]}
+            ),
+            "remaining": (
+                None
+                if self.budget is None
+                else {"eps": self.remaining_eps, "delta": self.remaining_delta}
+            ),
+            "notes": list(self.notes),
+        }
+
+    def display_table(self) -> pd.DataFrame:
+        """The table with words for what has no number."""
+        shown = self.table.copy()
+        for idx, row in shown.iterrows():
+            if row["composition"] == "not protected":
+                shown.loc[idx, ["eps", "charged_eps"]] = "not protected"
+            elif row["mechanism"] == "ckm":
+                shown.loc[idx, "eps"] = "no formal guarantee"
+        return shown.map(lambda v: "" if v is None else _fmt(v))
+
+    def _footer(self) -> list[str]:
+        lines = [
+            f"total: eps={_fmt(self.total_eps)}, "
+            f"delta={_fmt(self.total_delta)} "
+            "(sequential over layers; identical releases once)"
+        ]
+        if self.budget is not None:
+            lines.append(
+                f"budget: eps={_fmt(self.budget[0])}, "
+                f"delta={_fmt(self.budget[1])}; remaining: "
+                f"eps={_fmt(self.remaining_eps)}, "
+                f"delta={_fmt(self.remaining_delta)}"
+                + (" -- EXCEEDED" if self.exceeded else "")
+            )
+        return lines
+
+    def __str__(self) -> str:
+        cols = [
+            "layer",
+            "stat",
+            "mechanism",
+            "eps",
+            "delta",
+            "domain",
+            "cells",
+            "panel",
+            "composition",
+            "charged_eps",
+        ]
+        text = self.display_table()[cols].to_string(index=False)
+        lines = ["Privacy report", text, *self._footer()]
+        if self.notes:
+            lines.append("notes:")
+            lines.extend(f"- {n}" for n in self.notes)
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_html_(self) -> str:
+        parts = [
+            "<div><strong>Privacy report</strong>",
+            self.display_table().to_html(index=False),
+        ]
+        parts.extend(f"<p>{html.escape(x)}</p>" for x in self._footer())
+        if self.notes:
+            items = "".join(f"<li>{html.escape(n)}</li>" for n in self.notes)
+            parts.append(f"<ul>{items}</ul>")
+        parts.append("</div>")
+        return "".join(parts)
+
+
+def _plain(v: Any) -> Any:
+    """A JSON-ready version of a table value."""
+    if v is None or isinstance(v, (str, bool)):
+        return v
+    if isinstance(v, numbers.Integral):
+        return int(v)
+    if isinstance(v, numbers.Real):
+        f = float(v)
+        return f if math.isfinite(f) else None
+    return str(v)
+
+
+def report_from_built(built: ggplot, shown: bool = True) -> PrivacyReport:
+    """The report of a plot that has been built (layers hold releases).
+
+    ``shown``: whether this build is the one whose figure is released
+    (otherwise noise-dependent entries of unseeded layers are withheld).
+    """
+    bl = _budget_layer(built)
+    budget = None if bl is None else (bl.budget_eps, bl.budget_delta)
+    ledger = _compose(_private_layers(built.layers), not shown)
+    return PrivacyReport(ledger, budget)
+
+
+def privacy_report(plot: ggplot) -> PrivacyReport:
+    """Build a copy of ``plot`` and report what each layer releases.
+
+    The plot's budget, if any, is shown with what remains, but not
+    enforced: the report of a plot over its budget says by how much.
+
+    For a layer without a seed each build draws new noise, so the report
+    cannot describe the noise of a figure drawn separately: its noisy
+    entries (the number of cells that passed a threshold, private range
+    estimates) are withheld. :func:`~plotnine_private.save_release`
+    reports on the very build it saves.
+
+    Parameters
+    ----------
+    plot
+        A ggplot object (not modified).
+
+    Returns
+    -------
+    PrivacyReport
+        ``.table`` (one row per release, and a total), ``.total_eps``,
+        ``.total_delta``, ``.notes``, ``.budget`` and
+        ``.remaining_eps``; prints as a table.
+    """
+    plot = deepcopy(plot)
+    for lyr in plot.layers:
+        if isinstance(lyr, _BudgetLayer):
+            lyr.enforce = False
+    return report_from_built(build(plot), shown=False)

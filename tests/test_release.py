@@ -1,0 +1,275 @@
+"""save_release: the bundle an output checker receives
+(specs/hexbin-and-output-checking.md §2, §3, §5)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+
+import pandas as pd
+import pytest
+from plotnine import (
+    aes,
+    after_stat,
+    facet_wrap,
+    geom_bar,
+    geom_histogram,
+    geom_point,
+    geom_text,
+    ggplot,
+    position_stack,
+)
+
+import plotnine_private as pp
+from plotnine_private.exceptions import (
+    BudgetExceededError,
+    PlotninePrivateError,
+)
+from plotnine_private.release import redact_seeds, save_release
+from plotnine_private.report import privacy_budget
+
+SEED = 987654321
+PTAB = pp.create_cnt_ptable(D=5, V=2.01, js=2)
+
+
+@pytest.fixture
+def cars(mpg_cat) -> pd.DataFrame:
+    d = pp.add_record_keys(mpg_cat, seed=11)
+    d["year"] = pd.Categorical(d["year"])
+    return d
+
+
+def mixed_plot(cars):
+    """DP bars + their labels + a CKM histogram, faceted by year."""
+    return (
+        ggplot(cars, aes("class", fill="drv"))
+        + geom_bar(stat="count_dp", eps=1, seed=SEED)
+        + geom_text(
+            aes(label=after_stat("count")),
+            stat="count_dp",
+            eps=1,
+            seed=SEED,
+            position=position_stack(vjust=0.5),
+        )
+        + geom_histogram(
+            aes(x="cty", rkey="rkey"),
+            stat="bin_ckm",
+            ptable=PTAB,
+            breaks=[5, 10, 15, 20, 25, 30, 35, 40],
+            inherit_aes=False,
+        )
+        + facet_wrap("year")
+        + privacy_budget(eps=1)
+    )
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory):
+    from plotnine.data import mpg
+
+    d = mpg.copy()
+    d["class"] = pd.Categorical(
+        d["class"], categories=[*sorted(d["class"].unique()), "zzz"]
+    )
+    d["drv"] = pd.Categorical(d["drv"], categories=["4", "f", "r"])
+    cars = pp.add_record_keys(d, seed=11)
+    cars["year"] = pd.Categorical(cars["year"])
+    p = mixed_plot(cars)
+    folder = tmp_path_factory.mktemp("release") / "bundle"
+    out = save_release(p, folder, comments=["for the annual report"])
+    return p, out
+
+
+def test_bundle_layout(bundle):
+    _, out = bundle
+    names = sorted(f.name for f in out.iterdir())
+    assert names == [
+        "checksums.sha256",
+        "config.json",
+        "figure.png",
+        "layer_0_stat_count_dp.csv",
+        "layer_1_stat_count_dp.csv",
+        "layer_2_stat_bin_ckm.csv",
+        "results.json",
+    ]
+    assert (out / "figure.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_csvs_hold_exactly_the_released_values(bundle):
+    p, out = bundle
+    for i, value in [(0, "count"), (1, "count"), (2, "count")]:
+        table = pd.read_csv(next(out.glob(f"layer_{i}_*.csv")))
+        bad = [c for c in table.columns if re.search("noisy|raw", c)]
+        assert not bad
+        shown = pp.layer_data(p, i)
+        assert list(table[value]) == list(shown[value])
+        assert list(table["PANEL"]) == list(shown["PANEL"].astype(int))
+        assert {"group", "year", "x"} <= set(table.columns)
+    bars = pd.read_csv(out / "layer_0_stat_count_dp.csv")
+    # checkers get the categories, not plotnine's mapped positions/colours
+    assert set(bars["x_level"]) == {*p.data["class"].cat.categories}
+    assert set(bars["fill_level"]) == {"4", "f", "r"}
+    hist = pd.read_csv(out / "layer_2_stat_bin_ckm.csv")
+    assert {"xmin", "xmax", "count", "density"} <= set(hist.columns)
+
+
+def test_results_json_follows_acro(bundle):
+    _, out = bundle
+    meta = json.loads((out / "results.json").read_text())
+    assert {"version", "results", "plotnine_private"} <= set(meta)
+    results = meta["results"]
+    assert sorted(results) == ["output_0", "output_1", "output_2"]
+    for rec in results.values():
+        assert {
+            "uid",
+            "status",
+            "type",
+            "properties",
+            "files",
+            "outcome",
+            "command",
+            "summary",
+            "timestamp",
+            "comments",
+            "exception",
+        } <= set(rec)
+        assert rec["status"] in {"pass", "review", "fail"}
+        assert rec["comments"] == ["for the annual report"]
+        assert {f["name"] for f in rec["files"]} >= {"figure.png"}
+    dp, ckm = results["output_0"], results["output_2"]
+    assert dp["status"] == "pass" and dp["properties"]["mitigation"] == "Noise"
+    assert dp["type"] == "bar graph"
+    assert "informational" in dp["summary"]
+    assert dp["properties"]["releases"][0]["composition"] == (
+        "parallel over facets (year)"
+    )
+    assert (
+        results["output_1"]["properties"]["releases"][0]["composition"]
+        == "duplicate of layer 0"
+    )
+    assert ckm["type"] == "histogram"
+    assert ckm["properties"]["mitigation"] == "CKM"
+    release = ckm["properties"]["releases"][0]
+    assert release["eps"] is None
+    assert release["ptable_fingerprint"] == PTAB.fingerprint
+    # per-cell flags on the released counts
+    table = pd.read_csv(out / "layer_2_stat_bin_ckm.csv")
+    low = ((table["count"] > 0) & (table["count"] < 10)).sum()
+    sdc = ckm["files"][0]["sdc"]
+    assert sdc["summary"]["threshold"] == low
+    assert len(ckm["outcome"]) == len(table)
+    assert ckm["status"] == ("fail" if low else "review")
+    extra = meta["plotnine_private"]
+    assert set(extra["versions"]) == {
+        "plotnine_private",
+        "plotnine",
+        "numpy",
+        "pandas",
+        "matplotlib",
+        "python",
+    }
+    assert extra["privacy_report"]["total_eps"] == 1.0
+    assert extra["budget"] == {"eps": 1.0, "delta": 0.0}
+    assert extra["privacy_report"]["remaining"]["eps"] == 0.0
+    assert extra["seed_policy"]["output_0"] == (
+        "user seed (secret, not recorded)"
+    )
+    assert "save_release(p, folder" in dp["command"]
+    config = json.loads((out / "config.json").read_text())
+    assert config["rules"]["threshold"] == 10
+
+
+def test_checksums_verify(bundle):
+    _, out = bundle
+    lines = (out / "checksums.sha256").read_text().splitlines()
+    listed = {}
+    for line in lines:
+        digest, name = line.split("  ", 1)
+        listed[name] = digest
+    assert set(listed) == {
+        f.name for f in out.iterdir() if f.name != "checksums.sha256"
+    }
+    for name, digest in listed.items():
+        assert hashlib.sha256((out / name).read_bytes()).hexdigest() == digest
+    if shutil.which("sha256sum"):
+        subprocess.run(
+            ["sha256sum", "--quiet", "-c", "checksums.sha256"],
+            cwd=out,
+            check=True,
+        )
+
+
+def test_seed_is_nowhere_in_the_bundle(bundle):
+    _, out = bundle
+    for f in out.iterdir():
+        assert str(SEED).encode() not in f.read_bytes(), f.name
+
+
+def test_code_is_recorded_with_seeds_redacted(cars, tmp_path):
+    p = ggplot(cars, aes("class")) + geom_bar(
+        stat="count_dp", eps=1, seed=SEED
+    )
+    code = f"p = ggplot(cars, aes('class')) + geom_bar(eps=1, seed={SEED})"
+    save_release(p, tmp_path, code=code)
+    meta = json.loads((tmp_path / "results.json").read_text())
+    cmd = meta["results"]["output_0"]["command"]
+    assert cmd.endswith("seed=<secret>)") and str(SEED) not in cmd
+    assert redact_seeds("f(seed = 12, eps=1)") == "f(seed = <secret>, eps=1)"
+
+
+def test_over_budget_writes_nothing(cars, tmp_path):
+    p = mixed_plot(cars) + privacy_budget(eps=0.5)
+    with pytest.raises(BudgetExceededError):
+        save_release(p, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_rules_are_configurable_and_checked(cars, tmp_path):
+    p = ggplot(cars, aes("class", rkey="rkey")) + geom_bar(
+        stat="count_ckm", ptable=PTAB
+    )
+    save_release(
+        p,
+        tmp_path / "a",
+        rules={"threshold": 0, "zeros_are_disclosive": False},
+    )
+    meta = json.loads((tmp_path / "a" / "results.json").read_text())
+    assert meta["results"]["output_0"]["status"] == "pass"
+    save_release(p, tmp_path / "b", rules={"threshold": 1000})
+    meta = json.loads((tmp_path / "b" / "results.json").read_text())
+    rec = meta["results"]["output_0"]
+    assert rec["status"] == "fail"
+    assert rec["files"][0]["sdc"]["summary"]["threshold"] > 0
+    with pytest.raises(PlotninePrivateError, match="unknown rule"):
+        save_release(p, tmp_path / "c", rules={"dominance": 0.5})
+    with pytest.raises(PlotninePrivateError, match="threshold"):
+        save_release(p, tmp_path / "c", rules={"threshold": -1})
+
+
+def test_unprotected_layer_needs_review_and_exports_no_data(cars, tmp_path):
+    p = (
+        ggplot(cars, aes("class"))
+        + geom_bar(stat="count_dp", eps=1, seed=1)
+        + geom_point(aes("displ", "hwy"), inherit_aes=False)
+    )
+    save_release(p, tmp_path)
+    assert [f.name for f in tmp_path.glob("*.csv")] == [
+        "layer_0_stat_count_dp.csv"
+    ]
+    meta = json.loads((tmp_path / "results.json").read_text())
+    assert meta["results"]["output_1"]["status"] == "review"
+
+
+def test_refuses_a_non_empty_folder(cars, tmp_path):
+    (tmp_path / "old.txt").write_text("x")
+    p = ggplot(cars, aes("class")) + geom_bar(stat="count_dp", eps=1)
+    with pytest.raises(PlotninePrivateError, match="not empty"):
+        save_release(p, tmp_path)
+    meta_dir = tmp_path / "fresh"
+    save_release(p, meta_dir)
+    meta = json.loads((meta_dir / "results.json").read_text())
+    policy = meta["plotnine_private"]["seed_policy"]["output_0"]
+    assert policy == "OS entropy"
