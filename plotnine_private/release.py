@@ -298,28 +298,19 @@ def _layer_output(
     timestamp: str,
     comments: list[str],
 ) -> dict[str, Any]:
-    from .report import _plain
+    from .report import COLUMNS, _plain
+
+    # what a checker needs of each release (the report's columns that
+    # describe the mechanism, not the layer or the seed policy)
+    skip = {"layer", "stat", "geom", "seed_policy"}
+    release_fields = [c for c in COLUMNS if c not in skip]
 
     stat_name = type(lyr.stat).__name__
     otype, statbarn = _output_type(stat_name)
     privacy = [
         {
             k: _plain(r[k])
-            for k in (
-                "mechanism",
-                "eps",
-                "delta",
-                "adjacency",
-                "sensitivity",
-                "domain",
-                "cells",
-                "panel",
-                "parameters",
-                "ptable_fingerprint",
-                "composition",
-                "charged_eps",
-                "charged_delta",
-            )
+            for k in release_fields
         }
         for r in rows
     ]

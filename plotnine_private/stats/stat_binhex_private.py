@@ -38,7 +38,7 @@ from .base import (
 )
 from .bin2d import TwoAxisBins, _Bin2dFamily, per_axis
 from .domains import axis_breaks
-from .stat_bin_hex import hex_geometry, user_mapping_wins
+from .stat_bin_hex import HEX_COLUMNS, hex_geometry, user_mapping_wins
 
 if TYPE_CHECKING:
     from plotnine.typing import pos_scales
@@ -65,21 +65,7 @@ class _BinhexFamily(TwoAxisBins, PrivateCountStat):
         "limits": None,
         "drop": True,
     }
-    CREATES = {
-        "x",
-        "y",
-        "count",
-        "density",
-        "ncount",
-        "ndensity",
-        "width",
-        "height",
-        "xmin",
-        "xmax",
-        "ymin",
-        "ymax",
-        "noisy_count",
-    }
+    CREATES = {*HEX_COLUMNS, "noisy_count"}
 
     def validate_params(self) -> None:
         self.validate_axes()
