@@ -380,3 +380,21 @@ def test_noise_variance_per_cell_follows_adjacency(adjacency, sens):
     # close to 2 (s/eps)^2: 7.84 for s = 2, 1.84 for s = 1
     assert abs(noise.var() / expected - 1) < 0.06
     assert abs(noise.var() / (2 * sens**2) - 1) < 0.15
+
+
+def test_same_cell_of_different_data_gets_independent_noise(mpg_cat):
+    # a release on the data and one on the data minus one record must not
+    # share noise (their difference would reveal the record exactly)
+    levels = [f"l{i}" for i in range(3000)]
+    d = pd.DataFrame(
+        {"x": pd.Categorical(np.repeat(levels, 5), categories=levels)}
+    )
+    a = pp.dp_table(d, "x", eps=1, seed=4)["count"].to_numpy()
+    b = pp.dp_table(d.iloc[1:], "x", eps=1, seed=4)["count"].to_numpy()
+    assert a[0] - b[0] != 1 or a[1] != b[1]  # cell 0 lost a record
+    assert np.array_equal(a[1:], b[1:])  # unchanged cells: same release
+    # across many cells, noise of different counts is uncorrelated
+    e = d.groupby("x", observed=False).head(4)  # every cell one fewer
+    c = pp.dp_table(e, "x", eps=1, seed=4)["count"].to_numpy()
+    noise_a, noise_c = a - 5, c - 4
+    assert abs(np.corrcoef(noise_a, noise_c)[0, 1]) < 0.1

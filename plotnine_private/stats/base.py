@@ -341,7 +341,15 @@ class DPCounts:
                         self.adjacency, self.noise)
 
     def perturb(self, table: CellTable, panel=None, partition=None):
-        streams = CellStreams(self.query_key, table.words)
+        # A cell's noise is keyed by its content *and its true count*: the
+        # same cell of the same data gets the same noise in every layer,
+        # table and process (one release), while the same cell of other
+        # data (a subset, an update, a neighbour) gets independent noise,
+        # so two releases can never be subtracted to cancel the noise.
+        counts = np.asarray(table.n, dtype=np.int64).view(np.uint64)
+        streams = CellStreams(
+            self.query_key, np.column_stack([table.words, counts])
+        )
         cells = np.arange(len(table.n))
         if not table.public:
             cells = cells[table.n > 0]  # empty cells are never candidates
