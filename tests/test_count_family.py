@@ -398,3 +398,37 @@ def test_same_cell_of_different_data_gets_independent_noise(mpg_cat):
     c = pp.dp_table(e, "x", eps=1, seed=4)["count"].to_numpy()
     noise_a, noise_c = a - 5, c - 4
     assert abs(np.corrcoef(noise_a, noise_c)[0, 1]) < 0.1
+
+
+@pytest.mark.parametrize("bad", [-1.0, np.nan, "heavy"])
+def test_ckm_weights_must_be_counts(mpg, bad):
+    d = pp.add_record_keys(mpg, seed=5)
+    d["w"] = 1.0
+    d["w"] = d["w"].astype(object)
+    d.loc[3, "w"] = bad
+    p = ggplot(d, aes("drv", rkey="rkey", weight="w")) + geom_bar(
+        stat="count_ckm", ptable=PTAB
+    )
+    with pytest.raises(PlotninePrivateError, match="weight"):
+        layer_data(p)
+
+
+def test_nan_record_key_is_refused(mpg):
+    d = pp.add_record_keys(mpg, seed=5)
+    d.loc[0, "rkey"] = np.nan
+    p = ggplot(d, aes("drv", rkey="rkey")) + geom_bar(
+        stat="count_ckm", ptable=PTAB
+    )
+    with pytest.raises(PlotninePrivateError, match="rkey"):
+        layer_data(p)
+
+
+def test_stats_work_as_layers_on_their_own(mpg_cat):
+    p = ggplot(mpg_cat, aes("class")) + pp.stat_count_dp(eps=1, seed=1)
+    d = layer_data(p)
+    assert len(d) == 8 and {"ymin", "ymax"} <= set(d.columns)  # bars
+    k = pp.add_record_keys(mpg_cat, seed=1)
+    q = ggplot(k, aes("hwy", rkey="rkey")) + pp.stat_bin_ckm(
+        breaks=[10, 20, 30, 50], ptable=PTAB
+    )
+    assert len(layer_data(q)) == 3

@@ -652,6 +652,21 @@ class PrivateCountStat(stat):
             data = data[~bad]
         return data
 
+    def checked_weights(self, column: pd.Series) -> np.ndarray:
+        """Weights must be finite numbers >= 0 (a weighted count is still a
+        count): anything else is an error, not a silently wrong bar."""
+        w = pd.to_numeric(column, errors="coerce").to_numpy(dtype=float)
+        bad = ~np.isfinite(w) | (w < 0)
+        if bad.any():
+            raise _fail(
+                self.name,
+                "the weight aesthetic must hold finite numbers >= 0 (survey "
+                "or frequency weights); found "
+                f"{'negative' if (w < 0).any() else 'missing/non-numeric'} "
+                "values. Clean or drop them before plotting.",
+            )
+        return w
+
     def warn_missing(self, what: str) -> None:
         if not self.params.get("na_rm", False):
             warnings.warn(
@@ -727,11 +742,7 @@ class PrivateCountStat(stat):
         )
         weight = None
         if "weight" in data.columns:
-            weight = (
-                pd.to_numeric(data["weight"], errors="coerce")
-                .fillna(0)
-                .to_numpy(dtype=float)
-            )
+            weight = self.checked_weights(data["weight"])
         key_ints = (
             data["_rkey_int"].to_numpy(dtype=np.int64)
             if "_rkey_int" in data.columns
