@@ -384,16 +384,8 @@ def _summary_row(
     )
 
 
-def _compose(
-    layers: list[tuple[int, Any]], withhold_unseeded: bool = False
-) -> _Ledger:
-    """Compose the releases of built layers into report rows.
-
-    ``withhold_unseeded``: the build is not the one that is shown, so for
-    layers without a seed, entries that depend on the noise (how many
-    thresholded cells passed, private range estimates) are left out: they
-    would be a second, unaccounted release.
-    """
+def _compose(layers: list[tuple[int, Any]]) -> _Ledger:
+    """Compose the releases of built layers into report rows."""
     ledger = _Ledger()
     first_seen: dict[str, int] = {}
     for i, lyr in layers:
@@ -516,33 +508,7 @@ def _compose(
                 "are not accounted for."
             )
         _domain_notes(ledger, i, stat_name, releases)
-        if withhold_unseeded and _withhold(ledger, i):
-            ledger.notes.append(
-                f"layer {i} ({stat_name}) has no seed, so this report "
-                "comes from a build with other noise than any figure: "
-                "the noisy entries (cells shown after a threshold, range "
-                "estimates) are withheld. save_release() writes figure "
-                "and report from one build."
-            )
     return ledger
-
-
-def _withhold(ledger: _Ledger, i: int) -> bool:
-    """Blank the noise-dependent entries of layer ``i``'s unseeded DP rows;
-    whether anything was blanked."""
-    changed = False
-    for row in ledger.rows:
-        if row["layer"] != i or row["seed_policy"] != "OS entropy":
-            continue
-        if "thresholded" in str(row["domain"]) and row["cells"] is not None:
-            row["cells"] = None
-            changed = True
-        parts = str(row["parameters"] or "").split("; ")
-        kept = [x for x in parts if not x.startswith("estimate")]
-        if len(kept) < len(parts):
-            row["parameters"] = "; ".join(kept)
-            changed = True
-    return changed
 
 
 def _domain_notes(ledger: _Ledger, i: int, stat_name: str, releases):
@@ -741,15 +707,11 @@ def _plain(v: Any) -> Any:
     return str(v)
 
 
-def report_from_built(built: ggplot, shown: bool = True) -> PrivacyReport:
-    """The report of a plot that has been built (layers hold releases).
-
-    ``shown``: whether this build is the one whose figure is released
-    (otherwise noise-dependent entries of unseeded layers are withheld).
-    """
+def report_from_built(built: ggplot) -> PrivacyReport:
+    """The report of a plot that has been built (layers hold releases)."""
     bl = _budget_layer(built)
     budget = None if bl is None else (bl.budget_eps, bl.budget_delta)
-    ledger = _compose(_private_layers(built.layers), not shown)
+    ledger = _compose(_private_layers(built.layers))
     return PrivacyReport(ledger, budget)
 
 
@@ -759,11 +721,9 @@ def privacy_report(plot: ggplot) -> PrivacyReport:
     The plot's budget, if any, is shown with what remains, but not
     enforced: the report of a plot over its budget says by how much.
 
-    For a layer without a seed each build draws new noise, so the report
-    cannot describe the noise of a figure drawn separately: its noisy
-    entries (the number of cells that passed a threshold, private range
-    estimates) are withheld. :func:`~plotnine_private.save_release`
-    reports on the very build it saves.
+    A layer without a seed is keyed by a secret drawn from OS entropy once
+    per Python session, so within a session the report describes the same
+    noise as the figure (another session draws other noise).
 
     Parameters
     ----------
@@ -781,4 +741,4 @@ def privacy_report(plot: ggplot) -> PrivacyReport:
     for lyr in plot.layers:
         if isinstance(lyr, _BudgetLayer):
             lyr.enforce = False
-    return report_from_built(build(plot), shown=False)
+    return report_from_built(build(plot))
