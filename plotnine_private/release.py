@@ -17,7 +17,7 @@ asks for with a graph (specs/hexbin-and-output-checking.md §2, §3, §5):
 * ``checksums.sha256``: SHA-256 of every file (``sha256sum -c``).
 
 The figure, the CSVs and the report come from one build of the plot, so
-they agree even without a seed (each build draws fresh noise).
+they agree by construction (one build, one release).
 """
 
 from __future__ import annotations
