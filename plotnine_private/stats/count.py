@@ -241,8 +241,10 @@ class stat_count_dp(DPMixin, _CountFamily):
 
     Notes
     -----
-    Computed variables: `count` (released), `prop` (count / group total,
-    computed from released counts), `width`, `noisy_count` (before
+    Computed variables: `count` (released), `prop` (count / total of its
+    fill/colour group, from released counts; plotnine makes every
+    (x, fill) pair its own group, so its `prop` is 1 unless `group=1` is
+    mapped, in which case both agree), `width`, `noisy_count` (before
     clipping at 0; may be negative).
     """
 
