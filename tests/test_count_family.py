@@ -391,13 +391,15 @@ def test_same_cell_of_different_data_gets_independent_noise(mpg_cat):
     )
     a = pp.dp_table(d, "x", eps=1, seed=4)["count"].to_numpy()
     b = pp.dp_table(d.iloc[1:], "x", eps=1, seed=4)["count"].to_numpy()
-    assert a[0] - b[0] != 1 or a[1] != b[1]  # cell 0 lost a record
     assert np.array_equal(a[1:], b[1:])  # unchanged cells: same release
     # across many cells, noise of different counts is uncorrelated
     e = d.groupby("x", observed=False).head(4)  # every cell one fewer
     c = pp.dp_table(e, "x", eps=1, seed=4)["count"].to_numpy()
     noise_a, noise_c = a - 5, c - 4
     assert abs(np.corrcoef(noise_a, noise_c)[0, 1]) < 0.1
+    # equal noise only by chance (sum of pmf^2 = 0.13 for DLap(2)); shared
+    # noise would make every cell equal
+    assert np.mean(noise_a == noise_c) < 0.2
 
 
 @pytest.mark.parametrize("bad", [-1.0, np.nan, "heavy"])

@@ -11,9 +11,18 @@ record (``adjacency="add_remove"``), ``Δ = 2`` when one record is replaced
 
 The sampler is Canonne, Kamath & Steinke (2020), Algorithms 1-2, run on
 integers only: ``ε`` is turned into an exact rational, every Bernoulli trial
-compares an exactly uniform integer with an integer numerator, and the
-output is an integer. No floating-point value touches the noise, so the
-attacks on float Laplace samplers (Mironov 2012) do not apply. Running time
+compares an exactly uniform integer (rejection sampling on 31-bit parts of
+the cell's keyed stream words) with an integer numerator, and the output is
+an integer. When it needs fewer random words (``b = t/s`` with ``s/t`` not
+small, e.g. ``b = 2``) the magnitude is drawn as the number of
+Bernoulli(exp(-s/t)) successes (CKS Alg. 1 trials) before the first
+failure: the same geometric law ``P(y) = (1-p) p^y``, ``p = exp(-s/t)``.
+No floating-point value touches the noise, so the attacks on float Laplace
+samplers (Mironov 2012) do not apply. The draws of all cells are evaluated
+together by a vectorised automaton in which every cell reads word ``j`` of
+its own stream at step ``j``; a plain-integer version of the same procedure
+(:func:`_dlap_scalar`, used for very long chains and huge scales) defines
+each cell's output, and the tests check that both agree. Running time
 depends on the output (a timing side channel, irrelevant offline).
 """
 
@@ -86,48 +95,297 @@ def rational_scale(sensitivity: int, eps: float) -> tuple[int, int]:
     return b.numerator, b.denominator
 
 
-def _bernoulli_exp(
-    streams: CellStreams, cells: np.ndarray, num, den: int
-) -> np.ndarray:
-    """Bernoulli(exp(-num/den)) per cell, for 0 <= num/den <= 1 (CKS Alg 1).
+# --- the exact sampler -------------------------------------------------
+#
+# Every random draw is a Bernoulli(N/D) trial or a uniform integer below D,
+# made from one 32-bit stream word w by exact rejection: with r the low 31
+# bits of w, M = 2**31 // D and R = D*M, a word with r >= R is rejected
+# (the draw is repeated on the next word); otherwise r // M is exactly
+# uniform on {0, ..., D-1}, so "r < N*M" is exactly Bernoulli(N/D). The top
+# bits of all words are fair coins independent of every low part: the sign
+# is the top bit of the last word of an attempt (which word that is depends
+# on low parts only, so the sign is a fair coin independent of the
+# magnitude). Every draw with D < 2**31 consumes exactly one word, so the
+# sampler is a small automaton that reads word j of every cell's stream at
+# step j: a cell's output is a function of its own stream only.
 
-    For k = 1, 2, ... draw Bernoulli(γ/k) until the first failure; the
-    result is 1 iff that k is odd.
+_WORDS_PER_BLOCK = 16
+_TWO31 = 1 << 31
+_M31 = np.uint32(0x7FFFFFFF)
+#: chain positions k held in the vector tables; a cell whose chain runs
+#: longer (probability below 1/32!) is finished by the scalar sampler.
+_K = 32
+_CHUNK = 32768
+
+
+class _Plan:
+    """How DLap(t/s) is sampled; two exact methods, the cheaper is used.
+
+    * ``cks`` (CKS20 Alg. 2): U uniform on {0..t-1} accepted with
+      probability exp(-U/t) (state A, chain B), V = number of
+      Bernoulli(exp(-1)) successes before the first failure (chains V);
+      magnitude ``(U + t V) // s``.
+    * ``direct`` (s <= t): magnitude = number of Bernoulli(exp(-s/t))
+      successes before the first failure (chains V with gamma = s/t);
+      cheaper when s/t is not small (e.g. b = 2).
+
+    A Bernoulli(exp(-gamma)) trial (CKS20 Alg. 1) draws Bernoulli(gamma/k)
+    for k = 1, 2, ... until the first failure and succeeds iff that k is
+    odd; for gamma = 1 the k = 1 trial is certain and is skipped.
     """
-    num = np.broadcast_to(np.asarray(num, dtype=np.int64), cells.shape)
-    k = np.ones(cells.shape, dtype=np.int64)
-    active = np.arange(cells.size)
-    while active.size:
-        draw = streams.uniform_below(den * k[active], cells[active])
-        success = draw < num[active]
-        k[active[success]] += 1
-        active = active[success]
-    return (k % 2) == 1
+
+    def __init__(self, t: int, s: int):
+        self.t, self.s = t, s
+        cks, direct = _expected_words(t, s)
+        self.direct = direct < cks
+        if self.direct:
+            self.nv, self.dv, self.tm, self.sd = s, t, 1, 1
+            self.has_a = False
+        else:
+            self.nv, self.dv, self.tm, self.sd = 1, 1, t, s
+            self.has_a = t > 1
+        self.kv0 = 1 if self.nv < self.dv else 2
+        self.vector = (
+            (not self.has_a or t * _K < _TWO31)
+            and self.dv * (self.kv0 + _K) < _TWO31
+        )
 
 
-def _geometric_exp1(streams: CellStreams, cells: np.ndarray) -> np.ndarray:
-    """Number of Bernoulli(exp(-1)) successes before the first failure."""
-    v = np.zeros(cells.shape, dtype=np.int64)
-    active = np.arange(cells.size)
-    while active.size:
-        ok = _bernoulli_exp(streams, cells[active], 1, 1)
-        v[active[ok]] += 1
-        active = active[ok]
-    return v
+def _expected_words(t: int, s: int) -> tuple[float, float]:
+    """Expected stream words per sample of the two methods (for the
+    choice of method only; never used in sampling)."""
+    e = math.e
+    restart = 1 - (1 - math.exp(-s / t)) / 2  # P(an attempt is kept)
+    if t == 1:
+        a_cost = 0.0
+    else:
+        # per draw of U: 1 word, plus e^(U/t) chain words when U >= 1
+        chain = ((e - 1) / math.expm1(1 / t) - 1) / t
+        accept = (1 - 1 / e) / (-math.expm1(-1 / t)) / t
+        a_cost = (1 + chain) / accept
+    cks = (a_cost + e) / restart
+    direct = math.inf
+    if s <= t:
+        g = s / t
+        chain = math.exp(g) - (1 if s == t else 0)
+        direct = chain / (-math.expm1(-g)) / restart
+    return cks, direct
 
 
-def _uniform_accepted(
-    streams: CellStreams, cells: np.ndarray, t: int
-) -> np.ndarray:
-    """U uniform on {0..t-1}, accepted with probability exp(-U/t)."""
-    u = np.empty(cells.shape, dtype=np.int64)
-    pending = np.arange(cells.size)
-    while pending.size:
-        cand = streams.uniform_below(t, cells[pending])
-        ok = _bernoulli_exp(streams, cells[pending], cand, t)
-        u[pending[ok]] = cand[ok]
-        pending = pending[~ok]
-    return u
+def _draw_below(read, d: int) -> tuple[int, int]:
+    """Exactly uniform integer below d from 31-bit word parts (scalar);
+    also the top bit of the first word of the accepted draw."""
+    nw = 1
+    while (1 << (31 * nw)) < d:
+        nw += 1
+    m = (1 << (31 * nw)) // d
+    while True:
+        r = 0
+        top = 0
+        for i in range(nw):
+            w = read()
+            if i == 0:
+                top = w >> 31
+            r |= (w & 0x7FFFFFFF) << (31 * i)
+        if r < d * m:
+            return r // m, top
+
+
+def _dlap_scalar(read, plan: _Plan) -> int:
+    """One DLap(t/s) draw with Python integers: the reference semantics
+    of the vector automaton (and its fallback for any size of t, s)."""
+    t = plan.t
+    while True:
+        u = 0
+        if plan.has_a:
+            while True:
+                u = _draw_below(read, t)[0]
+                if u == 0:
+                    break
+                k = 1
+                while _draw_below(read, t * k)[0] < u:
+                    k += 1
+                if k % 2:
+                    break
+        v, k = 0, plan.kv0
+        while True:
+            x, sign = _draw_below(read, plan.dv * k)
+            if x < plan.nv:
+                k += 1
+            elif k % 2:
+                v, k = v + 1, plan.kv0
+            else:
+                break  # sign: top bit of this last word of the attempt
+        y = (u + plan.tm * v) // plan.sd
+        if not (sign and y == 0):
+            return -y if sign else y
+
+
+class _Reader:
+    """Sequential 32-bit words of one cell's stream (scalar path)."""
+
+    def __init__(self, streams: CellStreams, cell: int):
+        self.streams, self.cell = streams, np.array([cell])
+        self.blocks = 0
+        self.buf: list[int] = []
+        self.pos = 0
+
+    def __call__(self) -> int:
+        if self.pos == len(self.buf):
+            blk = self.streams.block_at(self.cell, self.blocks)
+            self.buf = blk[:, 0].tolist()
+            self.blocks += 1
+            self.pos = 0
+        self.pos += 1
+        return self.buf[self.pos - 1]
+
+
+class _Tables:
+    """Transition tables of the vector automaton for one plan.
+
+    States: 0 = start of an attempt (state A, or the first V trial when
+    there is no A); 1..K = chain B at k; K+1..2K = chain V at k = kv0 + i;
+    then FIN (magnitude ready), DONE and OVER (chain too long). For each
+    state: success iff r < MU*U + MC, failure iff r < R, else reject
+    (outcome 0, 1, 2). The automaton holds ``3*state``; ``NXV[3*state +
+    outcome]`` packs ``3*next_state`` (low 32 bits) and the increment of
+    ``v`` (high bits). Every R is at least ``r_low``, so a word below it
+    is never rejected and R is looked up only for the rare others.
+    """
+
+    def __init__(self, plan: _Plan):
+        k_ = _K
+        self.fin, self.done, self.over = 2 * k_ + 1, 2 * k_ + 2, 2 * k_ + 3
+        n = 2 * k_ + 4
+        mu = np.zeros(n, dtype=np.int64)
+        mc = np.zeros(n, dtype=np.int64)
+        rr = np.zeros(n, dtype=np.int64)
+        nx = np.repeat(np.arange(n), 3).reshape(n, 3)
+        vi = np.zeros((n, 3), dtype=np.int64)
+        su = np.zeros((n, 3), dtype=bool)
+        t, kv0 = plan.t, plan.kv0
+
+        def vstate(k):
+            return k_ + 1 + (k - kv0) if k - kv0 < k_ else self.over
+
+        for k in range(kv0, kv0 + k_):
+            st = vstate(k)
+            d = plan.dv * k
+            m = _TWO31 // d
+            mc[st], rr[st] = plan.nv * m, d * m
+            nx[st, 0] = vstate(k + 1)
+            nx[st, 1] = vstate(kv0) if k % 2 else self.fin
+            vi[st, 1] = k % 2
+        if plan.has_a:
+            for k in range(1, k_ + 1):
+                d = t * k
+                m = _TWO31 // d
+                mu[k], rr[k] = m, d * m
+                nx[k, 0] = k + 1 if k < k_ else self.over
+                nx[k, 1] = vstate(kv0) if k % 2 else 0
+            m = _TWO31 // t
+            mc[0], rr[0] = m, t * m
+            nx[0] = (vstate(kv0), 1, 0)
+            su[0, :2] = True
+        else:
+            st = vstate(kv0)
+            mc[0], rr[0] = mc[st], rr[st]
+            nx[0] = (nx[st, 0], nx[st, 1], 0)
+            vi[0] = vi[st]
+        active = slice(0, self.fin)
+        self.r_low = np.uint32(rr[active][rr[active] > 0].min())
+        self.mu = np.repeat(mu, 3).astype(np.uint32)
+        self.mc = np.repeat(mc, 3).astype(np.uint32)
+        self.rr = np.repeat(rr, 3).astype(np.uint32)
+        self.nxv = ((3 * nx) | (vi << 32)).ravel().astype(np.int64)
+        self.su = su.ravel()
+        self.m_t = np.uint32(_TWO31 // t)
+
+
+def _dlap_chunk(streams, cells, plan, tab, out, nblk, over) -> None:
+    """Vector automaton over one chunk of cells (see module notes)."""
+    n = cells.size
+    live = np.arange(n)
+    st = np.zeros(n, dtype=np.int64)
+    u = np.zeros(n, dtype=np.uint32)
+    v = np.zeros(n, dtype=np.int64)
+    buf = {name: np.empty(n, dtype=dt) for name, dt in [
+        ("r", np.uint32), ("mu", np.uint32), ("thr", np.uint32),
+        ("b1", bool), ("b2", bool), ("su", bool), ("f", np.int64),
+        ("pk", np.int64)]}
+    fin_state, done_state = 3 * tab.fin, 3 * tab.done
+    over_state = 3 * tab.over
+    low32 = np.int64(0xFFFFFFFF)
+    ndone = 0
+    j = 0
+    w_block = None
+    while True:
+        jj = j % _WORDS_PER_BLOCK
+        if jj == 0 or 2 * ndone > live.size:
+            keep = st < fin_state
+            if not keep.all():
+                lost = np.flatnonzero(st == over_state)
+                over.extend(live[lost].tolist())
+                live, st, u, v = live[keep], st[keep], u[keep], v[keep]
+                if jj and live.size:
+                    w_block = w_block[:, keep]
+            ndone = 0
+            if not live.size:
+                return
+            if jj == 0:
+                w_block = streams.block_at(
+                    cells[live], j // _WORDS_PER_BLOCK)
+        m = live.size
+        r, thr, b1, b2, f, pk = (
+            buf[x][:m] for x in ("r", "thr", "b1", "b2", "f", "pk"))
+        w = w_block[jj]
+        np.bitwise_and(w, _M31, out=r)
+        # outcome: 0 success (r < thr), 1 failure, 2 reject (r >= R)
+        np.take(tab.mc, st, out=thr)
+        if plan.has_a:
+            mu = buf["mu"][:m]
+            np.take(tab.mu, st, out=mu)
+            np.multiply(mu, u, out=mu)
+            thr += mu
+        np.greater_equal(r, thr, out=b1)
+        np.add(st, b1, out=f)
+        np.greater_equal(r, tab.r_low, out=b2)
+        if b2.any():
+            maybe = np.flatnonzero(b2)
+            rej = maybe[r[maybe] >= tab.rr[st[maybe]]]
+            f[rej] += 1  # r >= R >= thr: outcome 1 becomes 2
+        if plan.has_a:
+            su = buf["su"][:m]
+            np.take(tab.su, f, out=su)
+            np.floor_divide(r, tab.m_t, out=u, where=su)
+        np.take(tab.nxv, f, out=pk)
+        np.bitwise_and(pk, low32, out=st)
+        np.right_shift(pk, 32, out=pk)
+        v += pk
+        # cells whose magnitude is ready: keep, or restart a "-0"
+        np.equal(st, fin_state, out=b1)
+        fin = np.flatnonzero(b1)
+        if fin.size:
+            y = v[fin]
+            if plan.tm != 1:
+                y = y * plan.tm + u[fin]
+            if plan.sd != 1:
+                y = y // plan.sd
+            neg = (w[fin] >> 31) == 1
+            again = neg & (y == 0)
+            kept = ~again
+            ok = fin[kept]
+            yk = y[kept]
+            at = live[ok]
+            out[at] = np.where(neg[kept], -yk, yk)
+            nblk[at] = j // _WORDS_PER_BLOCK + 1
+            st[ok] = done_state
+            ndone += ok.size
+            redo = fin[again]
+            st[redo] = 0
+            v[redo] = 0
+            u[redo] = 0
+        j += 1
 
 
 def discrete_laplace(
@@ -154,21 +412,34 @@ def discrete_laplace(
     t, s = int(scale[0]), int(scale[1])
     if t <= 0 or s <= 0:
         raise ParameterError(f"scale must be a positive fraction, got {t}/{s}")
+    g = math.gcd(t, s)
+    plan = _Plan(t // g, s // g)
     if cells is None:
         cells = np.arange(streams.n)
     cells = np.asarray(cells, dtype=np.int64)
     out = np.empty(cells.shape, dtype=np.int64)
-    todo = np.arange(cells.size)
-    while todo.size:
-        c = cells[todo]
-        u = _uniform_accepted(streams, c, t)
-        v = _geometric_exp1(streams, c)
-        y = (u + t * v) // s
-        negative = streams.uniform_below(2, c) == 1
-        retry = negative & (y == 0)  # zero would be counted twice
-        value = np.where(negative, -y, y)
-        out[todo[~retry]] = value[~retry]
-        todo = todo[retry]
+    nblk = np.zeros(cells.shape, dtype=np.int64)
+    flat_cells = cells.ravel()
+    flat_out, flat_nblk = out.reshape(-1), nblk.reshape(-1)
+    scalar: list[int] = []
+    if plan.vector:
+        tab = _Tables(plan)
+        for a in range(0, flat_cells.size, _CHUNK):
+            over: list[int] = []
+            part = flat_cells[a:a + _CHUNK]
+            o = np.empty(part.size, dtype=np.int64)
+            nb = np.zeros(part.size, dtype=np.int64)
+            _dlap_chunk(streams, part, plan, tab, o, nb, over)
+            flat_out[a:a + part.size] = o
+            flat_nblk[a:a + part.size] = nb
+            scalar.extend(a + i for i in over)
+    else:
+        scalar = list(range(flat_cells.size))
+    for i in scalar:
+        read = _Reader(streams, int(flat_cells[i]))
+        flat_out[i] = _dlap_scalar(read, plan)
+        flat_nblk[i] = read.blocks
+    streams.advance(flat_cells, flat_nblk)
     return out
 
 
