@@ -225,7 +225,7 @@ def _chacha_scalar(key: bytes, counter: int, nonce: list, rounds: int):
 
 @pytest.mark.parametrize("rounds", [8, 12, 20])
 def test_vector_chacha_matches_plain_reference(rounds):
-    # the same vector code serves ChaCha20 (checked above) and the reduced-round stream
+    # one vector code serves ChaCha20 (checked above) and fewer rounds
     key = bytes(range(100, 132))
     counters = np.array([0, 1, 7, 2**32 - 1])
     nonce = np.array([[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 2**32 - 1]],
