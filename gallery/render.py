@@ -125,7 +125,8 @@ def histograms(gems, out):
              + geom_histogram(breaks=PRICE_BREAKS, fill="white",
                               color="black")
              + geom_text(aes(label=after_stat("count")), stat="bin",
-                         breaks=PRICE_BREAKS, **text))
+                         breaks=PRICE_BREAKS, format_string="{:.0f}",
+                         **text))
     dp = (ggplot(gems, aes("price", y))
           + geom_histogram(stat="bin_dp", breaks=PRICE_BREAKS, eps=1,
                            seed=23, fill="white", color="black")
@@ -149,7 +150,7 @@ def freqpolys(gems, out):
     plain = (ggplot(gems, aes("price"))
              + geom_freqpoly(bins=10, **style)
              + geom_text(aes(label=after_stat("count")), stat="bin",
-                         bins=10, **text))
+                         bins=10, format_string="{:.0f}", **text))
     dp = (ggplot(gems, aes("price"))
           + geom_freqpoly(stat="bin_dp", bins=10, limits=lims, eps=0.5,
                           seed=23, **style)
