@@ -523,12 +523,21 @@ def _domain_notes(ledger: _Ledger, i: int, stat_name: str, releases):
             }
         )
         tau = f" (threshold {', '.join(f'{t:.4g}' for t in taus)})"
+        if stat_name == "stat_dp_pca_score":
+            advice = (
+                "This is the 'sparse' (stability) histogram; "
+                "method='add' noises every cell of the private frame."
+            )
+        else:
+            advice = (
+                "Declare categorical levels or give public breaks/limits "
+                "for pure eps-DP."
+            )
         ledger.notes.append(
             f"layer {i} ({stat_name}): the cells come from the data, not "
-            "from a public domain: only cells whose noisy count cleared "
+            "from a public domain: only cells whose noisy value cleared "
             f"a threshold{tau if taus else ''} are shown, which costs "
-            "delta. Declare categorical levels or give public "
-            "breaks/limits for pure eps-DP."
+            f"delta. {advice}"
         )
     if "observed" in domains:
         ledger.notes.append(

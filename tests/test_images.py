@@ -50,3 +50,16 @@ def test_ckm_histogram_with_labels(keyed):
                     breaks=breaks, ptable=PTAB, va="bottom")
     )
     assert_image_matches(p, "ckm_histogram")
+
+
+def test_dp_bars_with_an_empty_declared_level(mpg_cat):
+    # 'zzz' has no records: it keeps its place on the axis and gets a
+    # noisy count like every level (here clipped to 0), so neither the
+    # axis nor a missing bar reveals that it is empty
+    p = (
+        ggplot(mpg_cat, aes("class"))
+        + geom_bar(stat="count_dp", eps=1, seed=42)
+        + geom_text(aes(label=after_stat("count")), stat="count_dp",
+                    eps=1, seed=42, va="bottom")
+    )
+    assert_image_matches(p, "dp_bars_declared_levels")
