@@ -4,7 +4,7 @@
 * :func:`install_categorical_hook` wraps ``layer.compute_aesthetics`` so
   that a private stat learns the *declared* categories of its discrete
   aesthetics before the position scales map them to integers, and so that
-  the discrete x scale keeps unused categories (like ggplot2's
+  the discrete x scale shows exactly the declared categories (like ggplot2's
   ``drop=FALSE``): a declared level with no records must still be plotted,
   with noise, or its absence would show that it is empty.
 """
@@ -45,12 +45,20 @@ def layer_data(plot: ggplot, i: int = 0) -> pd.DataFrame:
     return built.layers[i].data
 
 
-def _declared_levels(data: pd.DataFrame) -> dict[str, list]:
-    return {
-        str(col): list(data[col].cat.categories)
-        for col in data.columns
-        if isinstance(data[col].dtype, pd.CategoricalDtype)
-    }
+def _declared_levels(layer_obj, raw: pd.DataFrame) -> dict[str, list]:
+    """Aesthetics mapped to a bare column that is a Categorical in the
+    user's data: its categories were declared by the user. A Categorical
+    made inside the mapping (``factor(x)``) takes its categories from the
+    data, so it does not count."""
+    out = {}
+    for ae, expr in layer_obj.mapping._starting.items():
+        if (
+            isinstance(expr, str)
+            and expr in raw.columns
+            and isinstance(raw[expr].dtype, pd.CategoricalDtype)
+        ):
+            out[str(ae)] = list(raw[expr].cat.categories)
+    return out
 
 
 def install_categorical_hook() -> None:
@@ -61,10 +69,12 @@ def install_categorical_hook() -> None:
 
     @functools.wraps(original)
     def compute_aesthetics(self, plot):
+        raw = self.data
         original(self, plot)
         observe = getattr(self.stat, "observe_aesthetics", None)
         if observe is not None:
-            observe(_declared_levels(self.data), plot.scales, len(self.data))
+            declared = _declared_levels(self, raw)
+            observe(declared, plot.scales, len(self.data))
 
     compute_aesthetics._plotnine_private = True  # type: ignore[attr-defined]
     _layer.compute_aesthetics = compute_aesthetics

@@ -155,18 +155,20 @@ def test_undeclared_domain_is_thresholded_and_axis_shows_released(mpg):
 
 def test_one_unique_category_only_changes_the_output_through_noise(mpg):
     # the thresholded release of a one-record category: shown with
-    # probability <= delta; check over seeds that it never appears
+    # probability <= delta; over seeds it never appears, and the cells
+    # shown are redrawn (not shifted by the record: no exact differencing)
     extra = pd.concat(
         [mpg, mpg.iloc[[0]].assign(**{"class": "unique-car"})],
         ignore_index=True,
     )
+    changed = 0
     for seed in range(40):
         a = pp.dp_table(mpg, "class", eps=1, seed=seed)
         b = pp.dp_table(extra, "class", eps=1, seed=seed)
         assert "unique-car" not in set(b["class"])
-        # the other cells keep their noise exactly
         merged = a.merge(b, on="class", suffixes=("_a", "_b"))
-        assert (merged["count_a"] == merged["count_b"]).all()
+        changed += int((merged["count_a"] != merged["count_b"]).any())
+    assert changed > 30
 
 
 def test_prop_is_recomputed_from_released_counts(mpg_cat):
@@ -335,15 +337,19 @@ def test_y_aesthetic_is_refused(mpg):
         layer_data(p)
 
 
-def test_missing_x_is_dropped_with_a_warning_that_names_no_number(mpg):
+def test_missing_x_is_dropped_silently_and_never_drawn(mpg, recwarn):
+    # a warning would reveal that some record is missing (or outside the
+    # scale limits: plotnine censors those to NaN before the stat)
     d = mpg.copy()
     d["cls"] = d["class"].astype(object)
     d.loc[:4, "cls"] = None
     d["cls"] = pd.Categorical(d["cls"])
     p = ggplot(d, aes("cls")) + geom_bar(stat="count_dp", eps=1, seed=1)
-    with pytest.warns(pp.PrivacyWarning, match="not shown"):
-        out = layer_data(p)
-    assert len(out) == 7
+    q = pp._compat.build(p)
+    assert len(q.layers[0].data) == 7
+    assert "nan" not in map(str, q.layout.panel_scales_x[0].final_limits)
+    assert not [w for w in recwarn
+                if issubclass(w.category, pp.PrivacyWarning)]
 
 
 def test_empty_data_is_an_error_not_a_silent_empty_plot():
@@ -382,37 +388,21 @@ def test_noise_variance_per_cell_follows_adjacency(adjacency, sens):
     assert abs(noise.var() / (2 * sens**2) - 1) < 0.15
 
 
-def test_same_cell_of_different_data_gets_independent_noise(mpg_cat):
+def test_different_data_get_independent_noise_in_every_cell(mpg_cat):
     # a release on the data and one on the data minus one record must not
-    # share noise (their difference would reveal the record exactly)
+    # share noise: comparing them cell by cell would reveal the record
     levels = [f"l{i}" for i in range(3000)]
     d = pd.DataFrame(
         {"x": pd.Categorical(np.repeat(levels, 5), categories=levels)}
     )
     a = pp.dp_table(d, "x", eps=1, seed=4)["count"].to_numpy()
+    again = pp.dp_table(d, "x", eps=1, seed=4)["count"].to_numpy()
+    assert np.array_equal(a, again)  # same data: the same release
     b = pp.dp_table(d.iloc[1:], "x", eps=1, seed=4)["count"].to_numpy()
-    assert np.array_equal(a[1:], b[1:])  # unchanged cells: same release
-    # across many cells, noise of different counts is uncorrelated
-    e = d.groupby("x", observed=False).head(4)  # every cell one fewer
-    c = pp.dp_table(e, "x", eps=1, seed=4)["count"].to_numpy()
-    noise_a, noise_c = a - 5, c - 4
-    assert abs(np.corrcoef(noise_a, noise_c)[0, 1]) < 0.1
-    # equal noise only by chance (sum of pmf^2 = 0.13 for DLap(2)); shared
-    # noise would make every cell equal
-    assert np.mean(noise_a == noise_c) < 0.2
-
-
-@pytest.mark.parametrize("bad", [-1.0, np.nan, "heavy"])
-def test_ckm_weights_must_be_counts(mpg, bad):
-    d = pp.add_record_keys(mpg, seed=5)
-    d["w"] = 1.0
-    d["w"] = d["w"].astype(object)
-    d.loc[3, "w"] = bad
-    p = ggplot(d, aes("drv", rkey="rkey", weight="w")) + geom_bar(
-        stat="count_ckm", ptable=PTAB
-    )
-    with pytest.raises(PlotninePrivateError, match="weight"):
-        layer_data(p)
+    noise_a, noise_b = a - 5, b - np.r_[4, np.full(2999, 5)]
+    assert abs(np.corrcoef(noise_a, noise_b)[0, 1]) < 0.1
+    # equal noise only by chance (sum of pmf^2 = 0.13 for DLap(2))
+    assert np.mean(noise_a == noise_b) < 0.2
 
 
 def test_nan_record_key_is_refused(mpg):

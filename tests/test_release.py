@@ -16,7 +16,6 @@ from plotnine import (
     after_stat,
     facet_wrap,
     geom_bar,
-    geom_histogram,
     geom_point,
     geom_text,
     ggplot,
@@ -43,7 +42,7 @@ def cars(mpg_cat) -> pd.DataFrame:
 
 
 def mixed_plot(cars):
-    """DP bars + their labels + a CKM histogram, faceted by year."""
+    """DP bars + their labels + CKM points, faceted by year."""
     return (
         ggplot(cars, aes("class", fill="drv"))
         + geom_bar(stat="count_dp", eps=1, seed=SEED)
@@ -54,12 +53,10 @@ def mixed_plot(cars):
             seed=SEED,
             position=position_stack(vjust=0.5),
         )
-        + geom_histogram(
-            aes(x="cty", rkey="rkey"),
-            stat="bin_ckm",
+        + geom_point(
+            aes(y=after_stat("count"), rkey="rkey"),
+            stat="count_ckm",
             ptable=PTAB,
-            breaks=[5, 10, 15, 20, 25, 30, 35, 40],
-            inherit_aes=False,
         )
         + facet_wrap("year")
         + privacy_budget(eps=1)
@@ -92,7 +89,7 @@ def test_bundle_layout(bundle):
         "figure.png",
         "layer_0_stat_count_dp.csv",
         "layer_1_stat_count_dp.csv",
-        "layer_2_stat_bin_ckm.csv",
+        "layer_2_stat_count_ckm.csv",
         "results.json",
     ]
     assert (out / "figure.png").read_bytes()[:4] == b"\x89PNG"
@@ -112,8 +109,8 @@ def test_csvs_hold_exactly_the_released_values(bundle):
     # checkers get the categories, not plotnine's mapped positions/colours
     assert set(bars["x_level"]) == {*p.data["class"].cat.categories}
     assert set(bars["fill_level"]) == {"4", "f", "r"}
-    hist = pd.read_csv(out / "layer_2_stat_bin_ckm.csv")
-    assert {"xmin", "xmax", "count", "density"} <= set(hist.columns)
+    points = pd.read_csv(out / "layer_2_stat_count_ckm.csv")
+    assert {"x_level", "count", "prop"} <= set(points.columns)
 
 
 def test_results_json_follows_acro(bundle):
@@ -150,13 +147,13 @@ def test_results_json_follows_acro(bundle):
         results["output_1"]["properties"]["releases"][0]["composition"]
         == "duplicate of layer 0"
     )
-    assert ckm["type"] == "histogram"
+    assert ckm["type"] == "bar graph"
     assert ckm["properties"]["mitigation"] == "CKM"
     release = ckm["properties"]["releases"][0]
     assert release["eps"] is None
     assert release["ptable_fingerprint"] == PTAB.fingerprint
     # per-cell flags on the released counts
-    table = pd.read_csv(out / "layer_2_stat_bin_ckm.csv")
+    table = pd.read_csv(out / "layer_2_stat_count_ckm.csv")
     low = ((table["count"] > 0) & (table["count"] < 10)).sum()
     sdc = ckm["files"][0]["sdc"]
     assert sdc["summary"]["threshold"] == low

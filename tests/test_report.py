@@ -54,13 +54,8 @@ def test_two_dp_layers_compose_sequentially(cars):
     p = (
         ggplot(cars, aes("class"))
         + bars(cars, eps=1)
-        + geom_histogram(
-            aes("displ"),
-            stat="bin_dp",
-            eps=0.5,
-            seed=1,
-            breaks=[1, 3, 5, 7, 9],
-            inherit_aes=False,
+        + geom_point(
+            aes(y=after_stat("count")), stat="count_dp", eps=0.5, seed=1
         )
     )
     r = privacy_report(p)

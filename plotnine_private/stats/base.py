@@ -32,7 +32,6 @@ from __future__ import annotations
 import hashlib
 import math
 import numbers
-import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -41,7 +40,7 @@ import pandas as pd
 from plotnine.scales.scale_discrete import scale_discrete
 from plotnine.stats.stat import stat
 
-from ..exceptions import PlotninePrivateError, PrivacyWarning
+from ..exceptions import PlotninePrivateError
 from ..ledger import Release
 from ..mechanisms import laplace as lap
 from ..mechanisms.randomness import CellStreams, cell_words, derive_key
@@ -292,11 +291,19 @@ def aggregate_cells(
     return n, w, ks
 
 
-def _release_id(query_key: bytes, words: np.ndarray, n: np.ndarray) -> str:
-    """One-way id of (secret query key, cells, true counts)."""
-    h = hashlib.blake2b(key=query_key, digest_size=12, person=b"pnp-rel")
+def _table_key(query_key: bytes, words: np.ndarray, n: np.ndarray) -> bytes:
+    """16-byte key of (secret query key, every cell and its true count)."""
+    h = hashlib.blake2b(key=query_key, digest_size=16, person=b"pnp-table")
     h.update(np.ascontiguousarray(words).tobytes())
     h.update(np.ascontiguousarray(n, dtype=np.int64).tobytes())
+    return h.digest()
+
+
+def _release_id(table_key: bytes, *parts: Any) -> str:
+    """One-way id of a release: its table key (secret) plus whatever else
+    changes what is shown (e.g. the threshold). Reveals no count."""
+    h = hashlib.blake2b(key=table_key, digest_size=12, person=b"pnp-rel")
+    h.update(repr(parts).encode())
     return h.hexdigest()
 
 
@@ -341,37 +348,45 @@ class DPCounts:
                         self.adjacency, self.noise)
 
     def perturb(self, table: CellTable, panel=None, partition=None):
-        # A cell's noise is keyed by its content *and its true count*: the
-        # same cell of the same data gets the same noise in every layer,
-        # table and process (one release), while the same cell of other
-        # data (a subset, an update, a neighbour) gets independent noise,
-        # so two releases can never be subtracted to cancel the noise.
-        counts = np.asarray(table.n, dtype=np.int64).view(np.uint64)
-        streams = CellStreams(
-            self.query_key, np.column_stack([table.words, counts])
-        )
+        # The noise of a release is keyed by the secret, the query and a
+        # digest of the whole table (every cell's content and true count).
+        # The same data gives the same numbers in every layer, table and
+        # process (one release, and no averaging by redrawing); data that
+        # differ in any record (a neighbour, a subset, an update) get
+        # independent noise in *every* cell, so comparing two releases
+        # reveals neither which cell changed nor by how much beyond what
+        # composing two eps-DP releases allows. Within a table, each cell
+        # reads its own keyed stream.
+        table_key = _table_key(self.query_key, table.words, table.n)
+        streams = CellStreams(table_key, table.words)
         cells = np.arange(len(table.n))
         if not table.public:
             cells = cells[table.n > 0]  # empty cells are never candidates
-        noisy = np.full(len(table.n), np.nan)
+        raw = np.full(len(table.n), np.nan)
         if self.noise == "discrete_laplace":
             scale = lap.rational_scale(self.sensitivity, self.eps)
-            draw = lap.discrete_laplace(streams, scale, cells)
-            noisy[cells] = table.n[cells] + draw
+            raw[cells] = table.n[cells] + lap.discrete_laplace(
+                streams, scale, cells
+            )
         else:
-            draw = lap.laplace(streams, self.scale, cells)
-            noisy[cells] = np.round(table.n[cells] + draw)
+            raw[cells] = table.n[cells] + lap.laplace(
+                streams, self.scale, cells
+            )
         keep = np.zeros(len(table.n), dtype=bool)
         keep[cells] = True
         details: dict[str, Any] = {"scale": self.scale}
         delta = 0.0
+        tau = None
         if not table.public:
             tau = lap.threshold_for(
                 self.eps, self.delta, self.adjacency, self.noise
             )
-            keep &= np.nan_to_num(noisy, nan=-np.inf) >= tau
+            # compare the unrounded value: rounding first would lower the
+            # effective cut below tau for continuous noise
+            keep &= np.nan_to_num(raw, nan=-np.inf) >= tau
             details["threshold"] = tau
             delta = self.delta
+        noisy = raw if self.noise == "discrete_laplace" else np.round(raw)
         values = np.where(keep, np.clip(np.nan_to_num(noisy), 0, None), 0.0)
         release = Release(
             stat=self.stat_name,
@@ -382,7 +397,7 @@ class DPCounts:
             sensitivity=float(self.sensitivity),
             domain=table.source if table.public else "thresholded",
             cells=int(keep.sum()),
-            release_id=_release_id(self.query_key, table.words, table.n),
+            release_id=_release_id(table_key, tau),
             panel=panel,
             partition=partition,
             details=details,
@@ -519,8 +534,12 @@ class PrivateCountStat(stat):
                 continue
             if ae == "x" and levels is not None and sc.limits is None:
                 sc.limits = [str(v) for v in levels]
-            elif ae in declared:
-                sc.drop = False
+                sc.na_translate = False  # no 'nan' level on the axis
+            elif ae in declared and sc.limits is None:
+                # the declared levels, and only them, make the axis: empty
+                # levels keep their place and no 'nan' level appears
+                sc.limits = list(declared[ae])
+                sc.na_translate = False
 
     def setup_params(self, data):
         pass
@@ -636,7 +655,7 @@ class PrivateCountStat(stat):
 
     def drop_missing(self, data: pd.DataFrame) -> pd.DataFrame:
         """Drop records with missing or infinite positions (as plotnine
-        does), without printing how many: that number is not protected."""
+        does), without any warning."""
         cols = [
             c for c in sorted(self.REQUIRED_AES) if c in data.columns
         ]
@@ -647,10 +666,10 @@ class PrivateCountStat(stat):
                 bad |= ~np.isfinite(col.to_numpy(dtype=float, na_value=np.nan))
             else:
                 bad |= col.isna().to_numpy()
-        if bad.any():
-            self.warn_missing("/".join(cols))
-            data = data[~bad]
-        return data
+        # silently, whatever na_rm says: a warning would tell whether some
+        # record is missing or outside the scale limits (plotnine censors
+        # those to NaN before the stat), a fact about the data
+        return data[~bad] if bad.any() else data
 
     def checked_weights(self, column: pd.Series) -> np.ndarray:
         """Weights must be finite numbers >= 0 (a weighted count is still a
@@ -667,15 +686,19 @@ class PrivateCountStat(stat):
             )
         return w
 
-    def warn_missing(self, what: str) -> None:
-        if not self.params.get("na_rm", False):
-            warnings.warn(
-                f"{self.name}: records with missing or infinite {what} "
-                "were left out (how many is not shown, as it is not "
-                "protected). Set na_rm=True to silence this.",
-                PrivacyWarning,
-                stacklevel=3,
-            )
+    def require_continuous(self, scales, *axes: str) -> None:
+        """Binned families need continuous positions: a discrete axis was
+        trained on the observed levels, which would show on the plot."""
+        for ax in axes:
+            if isinstance(getattr(scales, ax), scale_discrete):
+                raise _fail(
+                    self.name,
+                    f"{ax} is discrete: this stat bins continuous positions, "
+                    f"and a discrete {ax} axis lists the levels seen in the "
+                    f"data. Map a numeric column, or count categories with "
+                    f"stat='count_dp'/'count_ckm' (x) and a declared "
+                    f"Categorical.",
+                )
 
     def group_columns(self, data: pd.DataFrame) -> list[str]:
         cols = []
@@ -697,11 +720,10 @@ class PrivateCountStat(stat):
         if not cols:
             frame = pd.DataFrame(index=[0])
             return frame, np.zeros(len(data), dtype=np.int64), True
-        public = all(
-            isinstance(data[c].dtype, pd.CategoricalDtype) for c in cols
-        )
+        declared = self.declared_levels
+        public = all(c in declared for c in cols)
         if public:
-            levels = [list(data[c].cat.categories) for c in cols]
+            levels = [list(declared[c]) for c in cols]
             frame = pd.MultiIndex.from_product(levels, names=cols).to_frame(
                 index=False
             )

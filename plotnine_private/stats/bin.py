@@ -108,6 +108,7 @@ class _BinFamily(PrivateCountStat):
         return self.axis_cache["x"]
 
     def family_cells(self, data: pd.DataFrame, scales: pos_scales):
+        self.require_continuous(scales, "x")
         mech = self.make_mechanism() if self.DP else None
         ab = self._breaks(scales, mech)
         breaks = ab.breaks

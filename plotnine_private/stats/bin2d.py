@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 from plotnine.doctools import document
 from plotnine.mapping.evaluation import after_stat
+from plotnine.scales.scale_discrete import scale_discrete
 
 from .base import (
     CKM_PARAMS,
@@ -67,6 +69,8 @@ class TwoAxisBins:
     private) ranges on both axes, one per layer."""
 
     def axis(self, ax: str, scale, mechanism):
+        if isinstance(scale, scale_discrete):
+            self.require_continuous(SimpleNamespace(**{ax: scale}), ax)
         if ax not in self.axis_cache:
             p = self.params
             i = 0 if ax == "x" else 1

@@ -92,9 +92,7 @@ class _CountFamily(PrivateCountStat):
             trained = _trained_levels(scales.x)
             pos = x.to_numpy(dtype=float).astype(np.int64) - 1
             rec = np.asarray(trained, dtype=object)[pos]
-            missing = pd.isna(rec) | (rec == "nan")
-            if missing.any():
-                self.warn_missing("x")
+            missing = pd.isna(rec) | (rec == "nan")  # left out, silently
             if levels is not None:
                 domain, source = [str(v) for v in levels], "public: levels"
             elif "x" in self.declared_levels:
@@ -125,7 +123,9 @@ class _CountFamily(PrivateCountStat):
                     "width": width if width is not None else 0.9,
                 }
             )
-            self._discrete_scale = scales.x
+            touched = self.axis_cache.setdefault("discrete_x", [])
+            if all(sc is not scales.x for sc in touched):
+                touched.append(scales.x)
             return FamilyCells(
                 frame, [np.asarray(domain, dtype=object)], code,
                 public=source != "observed", source=source,
@@ -153,7 +153,6 @@ class _CountFamily(PrivateCountStat):
         frame = pd.DataFrame(
             {"x": domain, "x_label": domain.astype(str), "width": width}
         )
-        self._discrete_scale = None
         return FamilyCells(
             frame, [domain], code, public=source != "observed",
             source=source,
@@ -177,11 +176,25 @@ class _CountFamily(PrivateCountStat):
     def finish_layer_output(self, result: pd.DataFrame) -> pd.DataFrame:
         """With an observed (thresholded) discrete domain, the x axis must
         list only released levels, not every level seen in the data."""
-        observed = any(r.domain == "thresholded" for r in self.releases) or (
-            any(r.domain == "observed" for r in self.releases)
+        observed = any(
+            r.domain in ("thresholded", "observed") for r in self.releases
         )
-        scale = getattr(self, "_discrete_scale", None)
-        if scale is None or not observed or not len(result):
+        touched = self.axis_cache.get("discrete_x", [])
+        if not touched or not observed:
+            return result.drop(columns="x_label", errors="ignore")
+        if len(touched) > 1:
+            raise _fail(
+                self.name,
+                "free discrete x scales (facets with scales='free_x') need "
+                "a declared set of x levels: each panel's axis would "
+                "otherwise list the levels seen in that panel's data. Give "
+                "levels=... or a pandas Categorical.",
+            )
+        (scale,) = touched
+        if not len(result):
+            # nothing cleared the threshold: the axis must show nothing
+            scale.limits = []
+            scale._pnp_released_levels = []
             return result.drop(columns="x_label", errors="ignore")
         trained = _trained_levels(scale)
         order = {lab: i for i, lab in enumerate(trained)}

@@ -141,6 +141,7 @@ class _BinhexFamily(TwoAxisBins, PrivateCountStat):
         return self.axis_cache["hex"]
 
     def family_cells(self, data: pd.DataFrame, scales: pos_scales):
+        self.require_continuous(scales, "x", "y")
         mech = self.make_mechanism() if self.DP else None
         lat = self.lattice(scales, mech)
         (x0, x1), (y0, y1) = lat["xlim"], lat["ylim"]

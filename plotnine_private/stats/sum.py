@@ -72,6 +72,7 @@ class _SumFamily(PrivateCountStat):
                     )
 
     def family_cells(self, data: pd.DataFrame, scales: pos_scales):
+        self.require_continuous(scales, "x", "y")
         p = self.params
         x = data["x"].to_numpy(dtype=float)
         y = data["y"].to_numpy(dtype=float)
