@@ -112,8 +112,9 @@ def _check_rules(rules: dict[str, Any] | None) -> dict[str, Any]:
     return merged
 
 
+# any name or dict key containing "seed", assigned with = or :
 _SEED_ASSIGNMENT = re.compile(
-    r"""(\bseed\s*[=:]\s*)([^,)\s}]+)""", re.IGNORECASE
+    r"""(\w*seed\w*["']?\s*[=:]\s*)([^,;)\s}\]]+)""", re.IGNORECASE
 )
 
 
@@ -122,6 +123,8 @@ def redact_seeds(code: str) -> str:
 
     >>> redact_seeds("geom_bar(stat='count_dp', eps=1, seed=42)")
     "geom_bar(stat='count_dp', eps=1, seed=<secret>)"
+    >>> redact_seeds('kw = {"seed": 90210}; my_seed = 7')
+    'kw = {"seed": <secret>}; my_seed = <secret>'
     """
     return _SEED_ASSIGNMENT.sub(r"\1<secret>", code)
 

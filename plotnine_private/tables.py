@@ -22,6 +22,7 @@ from .stats.base import (
     DPCounts,
     aggregate_cells,
     as_ptable,
+    level_label,
     validate_choice,
     validate_delta,
     validate_eps,
@@ -41,10 +42,10 @@ def _as_list(v) -> list[str]:
 
 def _domain(col: pd.Series, levels=None):
     if levels is not None:
-        return [str(v) for v in levels], True
+        return [level_label(v) for v in levels], True
     if isinstance(col.dtype, pd.CategoricalDtype):
-        return [str(v) for v in col.cat.categories], True
-    return sorted({str(v) for v in col.dropna().tolist()}), False
+        return [level_label(v) for v in col.cat.categories], True
+    return sorted({level_label(v) for v in col.dropna().tolist()}), False
 
 
 def _release_table(name, data, x, groups, facets, levels, mechanism, keys):
@@ -84,7 +85,7 @@ def _release_table(name, data, x, groups, facets, levels, mechanism, keys):
         panel = panel if isinstance(panel, tuple) else (panel,)
         mask = np.ones(len(data), dtype=bool)
         for f, v in zip(facets, panel):
-            mask &= data[f].astype(str).to_numpy() == str(v)
+            mask &= data[f].map(level_label).to_numpy() == v
         pdata = data[mask]
         if gpublic and groups:
             gframe = pd.MultiIndex.from_product(
@@ -92,22 +93,22 @@ def _release_table(name, data, x, groups, facets, levels, mechanism, keys):
             ).to_frame(index=False)
         elif groups:
             gframe = (
-                pdata[groups].astype(str).drop_duplicates()
+                pdata[groups].map(level_label).drop_duplicates()
                 .sort_values(groups).reset_index(drop=True)
             )
         else:
             gframe = pd.DataFrame(index=[0])
-        gidx = pd.MultiIndex.from_frame(gframe.astype(str)) if groups else None
+        gidx = pd.MultiIndex.from_frame(gframe) if groups else None
         gcode = (
             gidx.get_indexer(
-                pd.MultiIndex.from_frame(pdata[groups].astype(str))
+                pd.MultiIndex.from_frame(pdata[groups].map(level_label))
             )
             if groups
             else np.zeros(len(pdata), dtype=np.int64)
         )
         xindex = {v: i for i, v in enumerate(xdom)}
         xcode = np.fromiter(
-            (xindex.get(str(v), -1) for v in pdata[x].tolist()),
+            (xindex.get(level_label(v), -1) for v in pdata[x].tolist()),
             dtype=np.int64, count=len(pdata),
         )
         nfam, ngrp = len(xdom), len(gframe)
@@ -119,15 +120,15 @@ def _release_table(name, data, x, groups, facets, levels, mechanism, keys):
         fi = np.tile(np.arange(nfam), ngrp)
         frame = pd.DataFrame({x: np.asarray(xdom, dtype=object)[fi]})
         for g in groups:
-            frame[g] = gframe[g].astype(str).to_numpy()[gi]
+            frame[g] = gframe[g].to_numpy()[gi]
         for f, v in zip(facets, panel):
-            frame[f] = str(v)
+            frame[f] = v
         public = xpublic and gpublic
         if not public:
             sel = n > 0
             frame, n, w = frame[sel].reset_index(drop=True), n[sel], w[sel]
             ks = ks[sel] if ks is not None else None
-        label = "|".join(str(v) for v in panel)
+        label = "|".join(panel)
         content = [np.array([label] * len(frame), dtype=object)]
         content += [frame[g].to_numpy(dtype=object) for g in groups]
         content.append(frame[x].to_numpy(dtype=object))
@@ -140,7 +141,15 @@ def _release_table(name, data, x, groups, facets, levels, mechanism, keys):
         frame["count"] = np.rint(rel.values).astype(np.int64)
         out.append(frame[rel.keep])
     cols = [*facets, *groups, x, "count"]
-    return pd.concat(out, ignore_index=True)[cols]
+    result = pd.concat(out, ignore_index=True)[cols]
+    # show the user's values, not the canonical labels used as keys
+    for c in [*facets, *groups, x]:
+        values = list(levels) if (c == x and levels is not None) else (
+            data[c].dropna().unique().tolist()
+        )
+        back = {level_label(v): v for v in values}
+        result[c] = result[c].map(lambda lab, b=back: b.get(lab, lab))
+    return result
 
 
 def dp_table(

@@ -208,11 +208,12 @@ def test_bin2d_ckm_matches_hand_lookup(mpg):
     out = layer_data(p)
     assert len(out) == 4
     for _, cell in out.iterrows():
+        # right-closed bins, the lowest edge included (as stat_bin_2d)
         inside = d[
-            (d.cty >= cell.xmin)
-            & (d.cty < cell.xmax)
-            & (d.hwy >= cell.ymin)
-            & (d.hwy < cell.ymax)
+            ((d.cty > cell.xmin) | (d.cty == 8))
+            & (d.cty <= cell.xmax)
+            & ((d.hwy > cell.ymin) | (d.hwy == 10))
+            & (d.hwy <= cell.ymax)
         ]
         n = len(inside)
         ks = int(np.round(inside["rkey"] * 1e8).astype(np.int64).sum())
@@ -261,3 +262,33 @@ def test_sum_ckm_counts_positions(mpg):
     true = d.groupby(["cty", "hwy"]).size()
     assert len(out) <= len(true)
     assert (out["n"] > 2).all()  # js = 2: no released count in 1..2
+
+
+@pytest.mark.parametrize("closed", ["right", "left"])
+def test_bin_index_agrees_with_pandas_cut(closed):
+    from plotnine_private.stats.domains import bin_index
+
+    rng = np.random.default_rng(0)
+    breaks = np.array([0.0, 1.0, 2.5, 4.0])
+    values = np.r_[rng.integers(0, 9, 500) / 2, breaks]  # edges included
+    ours = bin_index(values, breaks, closed, clamp=False)
+    cut = pd.cut(values, breaks, right=closed == "right",
+                 include_lowest=True, labels=False)
+    expect = np.where(np.isnan(cut), -1, cut)
+    if closed == "left":  # pandas keeps the top edge out; we include it
+        expect[values == breaks[-1]] = len(breaks) - 2
+    assert np.array_equal(ours, expect)
+
+
+def test_log_scale_limits_are_used_once_transformed():
+    from plotnine import scale_x_log10
+    from plotnine.data import diamonds
+
+    d = layer_data(ggplot(diamonds, aes("price")) + geom_histogram(
+        stat="bin_dp", bins=6, eps=1, seed=1)
+        + scale_x_log10(limits=(100, 100000)))
+    assert np.allclose(d["xmin"], [2, 2.5, 3, 3.5, 4, 4.5])
+    e = layer_data(ggplot(diamonds, aes("price")) + geom_histogram(
+        stat="bin_dp", bins=6, limits=(100, 100000), eps=1, seed=1)
+        + scale_x_log10())
+    assert np.allclose(e["xmin"], d["xmin"])

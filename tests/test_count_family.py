@@ -201,7 +201,7 @@ def test_dp_table_equals_the_plot(mpg_cat):
         mpg_cat, "class", groups="drv", facets="year", eps=1, seed=42
     )
     assert sorted(t["count"]) == sorted(d["count"])
-    first = t[(t["year"] == "1999") & (t["drv"] == "f")]
+    first = t[(t["year"] == 1999) & (t["drv"] == "f")]
     panel1 = d[(d["PANEL"] == 1) & (d["group"] == 2)].sort_values("x")
     assert list(first["count"]) == list(panel1["count"])
 
@@ -424,3 +424,12 @@ def test_stats_work_as_layers_on_their_own(mpg_cat):
         breaks=[10, 20, 30, 50], ptable=PTAB
     )
     assert len(layer_data(q)) == 3
+
+
+def test_numeric_levels_give_the_same_noise_in_plot_and_table(mpg):
+    levels = [4, 5, 6, 8]
+    table = pp.dp_table(mpg, "cyl", levels=levels, eps=1, seed=1)
+    bars = layer_data(ggplot(mpg, aes("cyl")) + geom_bar(
+        stat="count_dp", levels=levels, eps=1, seed=1))
+    assert list(table["cyl"]) == levels
+    assert list(table["count"]) == list(bars["count"])

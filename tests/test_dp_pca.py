@@ -374,7 +374,8 @@ def test_stat_synthetic_points(gau):
 
 
 def test_stat_facets_are_released_separately(gau):
-    g = gau.assign(half=np.where(np.arange(len(gau)) < 250, "a", "b"))
+    half = np.where(np.arange(len(gau)) < 250, "a", "b")
+    g = gau.assign(half=pd.Categorical(half, categories=["a", "b"]))
     p = (
         ggplot(g)
         + stat_dp_pca_score(
@@ -384,6 +385,11 @@ def test_stat_facets_are_released_separately(gau):
     )
     d = layer_data(p)
     assert set(d["PANEL"].astype(int)) == {1, 2}
+    # an undeclared facet variable would reveal which values occur
+    g2 = gau.assign(half=half)
+    with pytest.raises(PlotninePrivateError, match="drop=False"):
+        layer_data(ggplot(g2) + stat_dp_pca_score(
+            columns=COLS, eps=4, delta=1e-5, seed=1) + facet_wrap("half"))
 
 
 def test_stat_errors(gau):

@@ -98,3 +98,15 @@ def test_continuous_x_with_public_levels(mpg):
     d = layer_data(ggplot(mpg, aes("cyl")) + geom_bar(
         stat="count_dp", eps=1, seed=1, levels=[4, 5, 6, 8, 10]))
     assert list(d["x"]) == [4, 5, 6, 8, 10]
+
+
+def test_independent_range_estimates_are_charged_separately(mpg):
+    from plotnine import geom_freqpoly
+
+    p = (
+        ggplot(mpg, aes("hwy"))
+        + geom_histogram(stat="bin_dp", bins=5, eps=1, seed=1)
+        + geom_freqpoly(stat="bin_dp", bins=5, eps=1, seed=2)
+        + geom_freqpoly(stat="bin_dp", bins=5, eps=1, seed=1)  # = layer 0
+    )
+    assert pp.privacy_report(p).total_eps == pytest.approx(2.0)

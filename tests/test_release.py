@@ -270,3 +270,17 @@ def test_refuses_a_non_empty_folder(cars, tmp_path):
     meta = json.loads((meta_dir / "results.json").read_text())
     policy = meta["plotnine_private"]["seed_policy"]["output_0"]
     assert policy == "OS entropy"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        'kw = {"seed": 90210, "eps": 1}',
+        "my_seed = 90210",
+        "SEED=90210",
+        "geom_bar(stat='count_dp', seed = 90210)",
+        "dict(seed=90210)",
+    ],
+)
+def test_every_form_of_seed_is_redacted(code):
+    assert "90210" not in pp.release.redact_seeds(code)

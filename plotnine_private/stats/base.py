@@ -195,6 +195,22 @@ def validate_breaks(name: str, param: str, value: Any) -> np.ndarray:
     return arr
 
 
+def level_label(value: Any) -> str:
+    """Canonical text of a category, facet or group value, used to key the
+    noise: a number is written as a float (4, 4.0 and np.int64(4) are one
+    level), anything else as its ``str``. Plots and tables use the same
+    labels, so they draw the same noise for the same cell.
+
+    >>> level_label(4), level_label(4.0), level_label("4")
+    ('4.0', '4.0', '4')
+    """
+    if isinstance(value, numbers.Real) and not isinstance(
+        value, (bool, np.bool_)
+    ):
+        return repr(float(value))
+    return str(value)
+
+
 def as_ptable(name: str, obj: Any):
     """A PTable from a PTable, a DataFrame or a path (any known format)."""
     from ..mechanisms.ptable import PTable, read_ptable
@@ -533,7 +549,7 @@ class PrivateCountStat(stat):
             if sc is None or not isinstance(sc, scale_discrete):
                 continue
             if ae == "x" and levels is not None and sc.limits is None:
-                sc.limits = [str(v) for v in levels]
+                sc.limits = list(levels)
                 sc.na_translate = False  # no 'nan' level on the axis
             elif ae in declared and sc.limits is None:
                 # the declared levels, and only them, make the axis: empty
@@ -576,7 +592,7 @@ class PrivateCountStat(stat):
             panel = lrow["PANEL"]
             pdata = data[data["PANEL"] == panel]
             scales = layout.get_scales(panel)
-            panel_label = tuple(str(lrow[c]) for c in facet_cols)
+            panel_label = tuple(level_label(lrow[c]) for c in facet_cols)
             res = self.compute_private_panel(
                 pdata, scales, mechanism, panel_label, partition
             )
@@ -790,7 +806,7 @@ class PrivateCountStat(stat):
             np.array(["|".join(panel_label)] * len(frame), dtype=object)
         ]
         for c in gcols:
-            content.append(frame[c].astype(str).to_numpy(dtype=object))
+            content.append(frame[c].map(level_label).to_numpy(dtype=object))
         for col in fam.content:
             content.append(np.asarray(col)[fi])
         words = cell_words(*content)

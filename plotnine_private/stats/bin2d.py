@@ -133,9 +133,9 @@ class _Bin2dFamily(TwoAxisBins, PrivateCountStat):
         ax = self.axis("x", scales.x, mech)
         ay = self.axis("y", scales.y, mech)
         nx, ny = len(ax.breaks) - 1, len(ay.breaks) - 1
-        ix = bin_index(data["x"].to_numpy(dtype=float), ax.breaks, "left",
+        ix = bin_index(data["x"].to_numpy(dtype=float), ax.breaks, "right",
                        ax.clamp)
-        iy = bin_index(data["y"].to_numpy(dtype=float), ay.breaks, "left",
+        iy = bin_index(data["y"].to_numpy(dtype=float), ay.breaks, "right",
                        ay.clamp)
         code = np.where((ix >= 0) & (iy >= 0), iy * nx + ix, -1)
         gx = np.tile(np.arange(nx), ny)
@@ -181,6 +181,8 @@ _DOC_COMMON = """
         Public ((xmin, xmax), (ymin, ymax)) cut by `bins` (default 30,
         scalar or pair) or `binwidth` (scalar or pair). Without either,
         the scale limits (`xlim`, `ylim`); for DP stats, a private range.
+    Bins are closed on the right, the lowest edge included, as in
+    `stat_bin_2d`.
     drop : bool, default=True
         Hide cells whose *released* count is 0 (after noise: empty cells
         are noised like all others, so hiding is post-processing).

@@ -17,6 +17,7 @@ from .base import (
     FamilyCells,
     PrivateCountStat,
     _fail,
+    level_label,
 )
 
 if TYPE_CHECKING:
@@ -35,7 +36,9 @@ def _trained_levels(scale) -> list[str]:
     """Levels the x scale was trained on, before any private layer
     restricted it to its released levels (positions refer to these)."""
     if not hasattr(scale, "_pnp_trained_levels"):
-        scale._pnp_trained_levels = [str(v) for v in scale.final_limits]
+        scale._pnp_trained_levels = [
+            level_label(v) for v in scale.final_limits
+        ]
     return scale._pnp_trained_levels
 
 
@@ -94,12 +97,13 @@ class _CountFamily(PrivateCountStat):
             rec = np.asarray(trained, dtype=object)[pos]
             missing = pd.isna(rec) | (rec == "nan")  # left out, silently
             if levels is not None:
-                domain, source = [str(v) for v in levels], "public: levels"
+                domain = [level_label(v) for v in levels]
+                source = "public: levels"
             elif "x" in self.declared_levels:
-                domain = [str(v) for v in self.declared_levels["x"]]
+                domain = [level_label(v) for v in self.declared_levels["x"]]
                 source = "public: categorical levels"
             elif scales.x.limits is not None:
-                domain = [str(v) for v in scales.x.final_limits]
+                domain = [level_label(v) for v in scales.x.final_limits]
                 source = "public: scale limits"
             else:
                 domain, source = None, "observed"
@@ -151,10 +155,17 @@ class _CountFamily(PrivateCountStat):
                 else 1.0
             )
         frame = pd.DataFrame(
-            {"x": domain, "x_label": domain.astype(str), "width": width}
+            {
+                "x": domain,
+                "x_label": [level_label(v) for v in domain],
+                "width": width,
+            }
         )
         return FamilyCells(
-            frame, [domain], code, public=source != "observed",
+            frame,
+            [np.asarray(frame["x_label"], dtype=object)],
+            code,
+            public=source != "observed",
             source=source,
         )
 
@@ -255,10 +266,10 @@ class stat_count_dp(DPMixin, _CountFamily):
     Notes
     -----
     Computed variables: `count` (released), `prop` (count / total of its
-    fill/colour group, from released counts; plotnine makes every
-    (x, fill) pair its own group, so its `prop` is 1 unless `group=1` is
-    mapped, in which case both agree), `width`, `noisy_count` (before
-    clipping at 0; may be negative).
+    fill/colour group, from released counts; a mapped `group` aesthetic
+    is ignored, and plotnine, which makes every (x, fill) pair its own
+    group, differs: without `fill` and with `group=1` both agree),
+    `width`, `noisy_count` (before clipping at 0; may be negative).
     """
 
     DEFAULT_PARAMS = {**_CountFamily.BASE_PARAMS, **DP_PARAMS}

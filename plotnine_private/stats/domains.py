@@ -17,6 +17,7 @@ extremes).
 
 from __future__ import annotations
 
+import hashlib
 import warnings
 from dataclasses import dataclass
 
@@ -25,6 +26,7 @@ from plotnine.stats.binning import breaks_from_bins, breaks_from_binwidth
 
 from ..ledger import Release
 from ..mechanisms.quantile import signed_quantile
+from ..mechanisms.randomness import derive_key, master_key
 from .base import _fail, validate_breaks, validate_range
 
 __all__ = ["AxisBreaks", "axis_breaks", "bin_index"]
@@ -99,12 +101,21 @@ def axis_breaks(
     if limits is not None:
         rng = validate_range(name, f"limits ({axis})", limits)
         source = "public: limits"
+        # limits= is in data units; the stat sees transformed positions
+        if hasattr(scale, "transform"):
+            rng = tuple(float(v) for v in scale.transform(np.asarray(rng)))
     elif _user_limits(scale) is not None:
+        # plotnine keeps scale limits already transformed
         rng = _user_limits(scale)
         source = "public: scale limits"
     if rng is not None:
-        if hasattr(scale, "transform"):
-            rng = tuple(float(v) for v in scale.transform(np.asarray(rng)))
+        if not all(np.isfinite(rng)) or rng[0] >= rng[1]:
+            raise _fail(
+                name,
+                f"the {axis} range {rng} is not valid on this scale (e.g. "
+                "limits <= 0 on a log scale); give limits inside the "
+                "scale's domain.",
+            )
         arr = _breaks_over(rng, bins, binwidth, center, boundary, name, axis)
         return AxisBreaks(arr, source, clamp=False)
     if not getattr(stat, "DP", False) or mechanism is None:
@@ -156,7 +167,7 @@ def _private_axis(
         sensitivity=1.0,
         domain="private_estimate",
         cells=2,
-        release_id=f"range:{axis}:{panel}:{lo!r}:{hi!r}",
+        release_id=_range_release_id(mechanism.seed, parts, values, lo, hi),
         panel=panel,
         details={
             "what": f"{axis} range at quantiles {RANGE_QUANTILES}",
@@ -165,6 +176,17 @@ def _private_axis(
         },
     )
     return AxisBreaks(arr, "private_estimate", clamp=True, release=release)
+
+
+def _range_release_id(seed, parts, values, lo, hi) -> str:
+    """One-way id of a range estimate: keyed by the seed's secret, so
+    independent estimates (other seeds) never share an id, and covering
+    the data, so the same estimate on other data is another release."""
+    key = derive_key(master_key(seed), "range-release", *parts)
+    h = hashlib.blake2b(key=key, digest_size=12, person=b"pnp-range")
+    h.update(np.ascontiguousarray(values, dtype=float).tobytes())
+    h.update(repr((lo, hi)).encode())
+    return h.hexdigest()
 
 
 def bin_index(
