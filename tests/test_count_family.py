@@ -433,3 +433,51 @@ def test_numeric_levels_give_the_same_noise_in_plot_and_table(mpg):
         stat="count_dp", levels=levels, eps=1, seed=1))
     assert list(table["cyl"]) == levels
     assert list(table["count"]) == list(bars["count"])
+
+
+def test_nothing_released_means_an_empty_axis():
+    d = pd.DataFrame({"x": ["alice_hiv+", "bob_hiv-", "carol_hiv+"]})
+    q = pp._compat.build(ggplot(d, aes("x")) + geom_bar(
+        stat="count_dp", eps=1, seed=1))
+    assert len(q.layers[0].data) == 0
+    assert list(q.layout.panel_scales_x[0].final_limits) == []
+
+
+def test_factor_in_a_mapping_is_not_a_declared_domain(mpg):
+    # factor(cyl) takes its levels from the data: thresholded, not public
+    q = pp._compat.build(ggplot(mpg, aes("factor(cyl)")) + geom_bar(
+        stat="count_dp", eps=1, seed=1))
+    assert q.layers[0].stat.releases[0].domain == "thresholded"
+    assert "5" not in map(str, q.layout.panel_scales_x[0].final_limits)
+
+
+def test_free_discrete_scales_need_declared_levels(mpg_cat):
+    d = mpg_cat.assign(cls=mpg_cat["class"].astype(str))
+    p = ggplot(d, aes("cls")) + geom_bar(stat="count_dp", eps=1, seed=1)
+    with pytest.raises(PlotninePrivateError, match="free discrete"):
+        layer_data(p + facet_wrap("year", scales="free_x"))
+
+
+def test_releases_with_different_delta_are_not_merged(mpg):
+    from plotnine import geom_count
+
+    p = (
+        ggplot(mpg, aes("cty", "hwy"))
+        + geom_count(stat="sum_dp", eps=1, seed=1, delta=1e-9)
+        + geom_count(stat="sum_dp", eps=1, seed=1, delta=0.2)
+    )
+    assert pp.privacy_report(p).total_delta == pytest.approx(0.2 + 1e-9)
+
+
+def test_a_later_layer_uses_the_levels_an_earlier_one_released(mpg):
+    p = (
+        ggplot(mpg, aes("class"))
+        + geom_bar(stat="count_dp", eps=1, seed=1)
+        + geom_text(aes(label=after_stat("count")), stat="count_dp",
+                    eps=0.5, seed=1)
+    )
+    q = pp._compat.build(p)
+    first, second = (lyr.stat.releases[0] for lyr in q.layers)
+    assert first.domain == "thresholded"
+    assert second.domain == "public: levels released by an earlier layer"
+    assert len(q.layers[1].data) == first.cells

@@ -102,6 +102,11 @@ class _CountFamily(PrivateCountStat):
             elif "x" in self.declared_levels:
                 domain = [level_label(v) for v in self.declared_levels["x"]]
                 source = "public: categorical levels"
+            elif getattr(scales.x, "_pnp_released_levels", None) is not None:
+                # an earlier private layer restricted the axis to what it
+                # released: using that set is post-processing of a release
+                domain = list(scales.x._pnp_released_levels)
+                source = "public: levels released by an earlier layer"
             elif scales.x.limits is not None:
                 domain = [level_label(v) for v in scales.x.final_limits]
                 source = "public: scale limits"
