@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -490,8 +490,3 @@ def keyed_normal(query_key: bytes, n: int, offset: int = 0) -> np.ndarray:
     from scipy.special import ndtri
 
     return ndtri(keyed_uniform(query_key, n, offset))
-
-
-def iter_parts(parts: Iterable[Any]) -> tuple:
-    """Normalise key parts to a tuple (helper for callers)."""
-    return tuple(parts)

@@ -43,8 +43,12 @@ from plotnine.stats.stat import stat
 from ..exceptions import PlotninePrivateError
 from ..ledger import Release
 from ..mechanisms import laplace as lap
-from ..mechanisms.randomness import CellStreams, cell_words, derive_key
-from ..mechanisms.randomness import master_key as _master_key
+from ..mechanisms.randomness import (
+    CellStreams,
+    cell_words,
+    derive_key,
+    master_key,
+)
 
 if TYPE_CHECKING:
     from plotnine.facets.layout import Layout
@@ -221,10 +225,6 @@ def as_ptable(name: str, obj: Any):
         return read_ptable(obj)
     except (ValueError, OSError, TypeError) as err:
         raise _fail(name, f"ptable: {err}") from None
-
-
-def master_key(seed: int | None) -> bytes:
-    return _master_key(seed)
 
 
 # --------------------------------------------------------------------------
