@@ -128,9 +128,11 @@ def _key_words(key: bytes) -> tuple[np.uint64, np.uint64]:
 
 
 def _rotl(x: np.ndarray, b: int, tmp: np.ndarray) -> None:
-    """In-place 64-bit left rotation of x by b bits (tmp is scratch)."""
-    np.right_shift(x, _U64(64 - b), out=tmp)
-    np.left_shift(x, _U64(b), out=x)
+    """In-place left rotation of x by b bits, for uint64 or uint32 arrays
+    (tmp is scratch of the same dtype)."""
+    t = x.dtype.type
+    np.right_shift(x, t(8 * x.itemsize - b), out=tmp)
+    np.left_shift(x, t(b), out=x)
     np.bitwise_or(x, tmp, out=x)
 
 
@@ -234,26 +236,20 @@ _U32 = np.uint32
 _SIGMA = np.frombuffer(b"expand 32-byte k", dtype="<u4").astype(_U32)
 
 
-def _rotl32(x: np.ndarray, b: int, tmp: np.ndarray) -> None:
-    np.right_shift(x, _U32(32 - b), out=tmp)
-    np.left_shift(x, _U32(b), out=x)
-    np.bitwise_or(x, tmp, out=x)
-
-
 def _quarter(a, b, c, d, tmp) -> None:
     """ChaCha quarter round on four row blocks, in place."""
     a += b
     d ^= a
-    _rotl32(d, 16, tmp)
+    _rotl(d, 16, tmp)
     c += d
     b ^= c
-    _rotl32(b, 12, tmp)
+    _rotl(b, 12, tmp)
     a += b
     d ^= a
-    _rotl32(d, 8, tmp)
+    _rotl(d, 8, tmp)
     c += d
     b ^= c
-    _rotl32(b, 7, tmp)
+    _rotl(b, 7, tmp)
 
 
 def _chacha_core(init: np.ndarray, rounds: int) -> np.ndarray:
