@@ -539,6 +539,16 @@ def _domain_notes(ledger: _Ledger, i: int, stat_name: str, releases):
             f"a threshold{tau if taus else ''} are shown, which costs "
             f"delta. {advice}"
         )
+    panels = {
+        r.details.get("panels")
+        for r in releases
+        if str(r.details.get("panels", "")).startswith("observed")
+    }
+    for source in sorted(panels):
+        ledger.notes.append(
+            f"layer {i} ({stat_name}): facet panels come from the {source} "
+            "in the data, so which panels exist is shown unprotected."
+        )
     if "observed" in domains:
         ledger.notes.append(
             f"layer {i} ({stat_name}): CKM on cells observed in the data: "

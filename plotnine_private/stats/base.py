@@ -215,6 +215,46 @@ def level_label(value: Any) -> str:
     return str(value)
 
 
+_LAYOUT_COLUMNS = {"PANEL", "ROW", "COL", "SCALE_X", "SCALE_Y", "AXIS_X",
+                   "AXIS_Y"}
+
+
+def facet_panels(name: str, dp: bool, layout_frame: pd.DataFrame):
+    """Facet panels are part of the domain: they must be public.
+
+    A panel exists for every declared level only when the facet variable
+    is a Categorical and the facet keeps unused levels
+    (``facet_wrap(..., drop=False)``); otherwise a panel appears because
+    (and only if) some record has that value. DP stats refuse that; CKM
+    stats, which do not hide empty cells, accept it and say so.
+
+    Returns ``(facet columns, partition, panels source)``: the partition
+    (facet names) allows parallel composition and is None unless public.
+    """
+    cols = [c for c in layout_frame.columns if c not in _LAYOUT_COLUMNS]
+    if not cols:
+        return cols, None, "single panel"
+    undeclared = [
+        str(c)
+        for c in cols
+        if not isinstance(layout_frame[c].dtype, pd.CategoricalDtype)
+        or set(layout_frame[c].dropna())
+        != set(layout_frame[c].dtype.categories)
+    ]
+    if not undeclared:
+        return cols, ",".join(map(str, cols)), "public: declared facets"
+    if dp:
+        raise _fail(
+            name,
+            f"facet variable(s) {', '.join(undeclared)} have no public set "
+            "of levels, so a panel would appear exactly when some record "
+            "has its value. Declare them as pandas Categoricals with the "
+            "public levels and keep empty panels: "
+            "facet_wrap(..., drop=False) / facet_grid(..., drop=False).",
+        )
+    return cols, None, f"observed values of {', '.join(undeclared)}"
+
+
 def as_ptable(name: str, obj: Any):
     """A PTable from a PTable, a DataFrame or a path (any known format)."""
     from ..mechanisms.ptable import PTable, read_ptable
@@ -568,21 +608,9 @@ class PrivateCountStat(stat):
         key_ints = self.record_key_integers(data)
         if key_ints is not None:
             data = data.assign(_rkey_int=key_ints)
-        facet_cols = [
-            c
-            for c in layout.layout.columns
-            if c
-            not in {
-                "PANEL",
-                "ROW",
-                "COL",
-                "SCALE_X",
-                "SCALE_Y",
-                "AXIS_X",
-                "AXIS_Y",
-            }
-        ]
-        partition = self.check_facets(layout.layout, facet_cols)
+        facet_cols, partition, self.panels_source = facet_panels(
+            self.name, self.DP, layout.layout
+        )
         # families that estimate a domain privately do it once per layer,
         # on all panels' records, so every panel shares one set of bins
         self.layer_records = data
@@ -615,43 +643,6 @@ class PrivateCountStat(stat):
         return result
 
     # -- shared steps --------------------------------------------------
-    def check_facets(self, layout_frame: pd.DataFrame, cols: list[str]):
-        """Facet panels are part of the domain: they must be public.
-
-        A panel exists for every declared level only when the facet
-        variable is a Categorical and the facet keeps unused levels
-        (``facet_wrap(..., drop=False)``); otherwise a panel appears
-        because (and only if) some record has that value. DP stats refuse
-        that; CKM stats, which do not hide empty cells, note it.
-
-        Returns the public partition (facet names) for parallel
-        composition, or None.
-        """
-        if not cols:
-            return None
-        undeclared = []
-        for c in cols:
-            dtype = layout_frame[c].dtype
-            if not isinstance(dtype, pd.CategoricalDtype) or set(
-                layout_frame[c].dropna()
-            ) != set(dtype.categories):
-                undeclared.append(str(c))
-        if not undeclared:
-            return ",".join(map(str, cols))
-        if self.DP:
-            raise _fail(
-                self.name,
-                f"facet variable(s) {', '.join(undeclared)} have no public "
-                "set of levels, so a panel would appear exactly when some "
-                "record has its value. Declare them as pandas Categoricals "
-                "with the public levels and keep empty panels: "
-                "facet_wrap(..., drop=False) / facet_grid(..., drop=False).",
-            )
-        self.facet_note = (
-            f"panels from observed values of {', '.join(undeclared)}"
-        )
-        return None
-
     def check_input(self, data: pd.DataFrame) -> None:
         missing = [
             ae for ae in sorted(self.REQUIRED_AES) if ae not in data.columns
@@ -827,6 +818,7 @@ class PrivateCountStat(stat):
             panel="|".join(panel_label) or None,
             partition=partition,
         )
+        released.release.details["panels"] = self.panels_source
         self.releases.append(released.release)
         return self.shape_output(table, released)
 

@@ -28,7 +28,7 @@ from plotnine.stats.stat import stat
 
 from ..exceptions import PlotninePrivateError
 from ..pca import _check_eps_delta, _check_split, _run
-from .base import PrivateCountStat
+from .base import facet_panels
 
 if TYPE_CHECKING:
     from plotnine import ggplot
@@ -163,8 +163,6 @@ class stat_dp_pca_score(stat):
 
     REQUIRED_AES: set[str] = set()
     DEFAULT_AES = {"alpha": after_stat("prob")}
-    DP = True  # facet panels must be public (see check_facets)
-    name = "stat_dp_pca_score"
     DEFAULT_PARAMS = {
         "geom": "rect",
         "position": "identity",
@@ -242,13 +240,7 @@ class stat_dp_pca_score(stat):
                 )
         # facet panels are part of the released domain: the same rule as
         # the count stats (declared Categorical levels, drop=False)
-        facet_cols = [
-            c
-            for c in layout.layout.columns
-            if c not in {"PANEL", "ROW", "COL", "SCALE_X", "SCALE_Y",
-                         "AXIS_X", "AXIS_Y"}
-        ]
-        PrivateCountStat.check_facets(self, layout.layout, facet_cols)
+        facet_panels(_NAME, True, layout.layout)
         out = []
         panels = pd.unique(data["PANEL"])
         for panel in panels:
