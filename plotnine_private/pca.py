@@ -611,7 +611,8 @@ def _score_release(
     secret = master_key(seed)
     try:
         frame = private_frame(
-            scores, eps_frame, inflate=0.2, seed=seed, key_parts=key_parts
+            scores, eps_frame, inflate=0.2,
+            key=derive_key(secret, "private_frame", *key_parts),
         )
         grid = score_grid(frame.xlim, frame.ylim, bins)
     except ParameterError as err:

@@ -14,9 +14,15 @@ from plotnine_private.mechanisms.quantile import (
     signed_quantile,
     upper_quantile,
 )
+from plotnine_private.mechanisms.randomness import derive_key
 
 BIG = 1e9  # noise ~ 2e-9 counts: results are RNG-free (spec 7A)
 S1 = (np.arange(1, 502) - 251) / 50
+
+
+def K(*parts):
+    """A stream key for a test draw (the engine derives real ones)."""
+    return derive_key(bytes(32), "test", *parts)
 
 
 def on_upper_grid(t, lower=0.0, beta=1.01):
@@ -35,15 +41,15 @@ def on_signed_grid(v, beta=1.01):
 
 
 def test_signed_median_large_eps_is_first_positive_grid_point():
-    assert signed_quantile(S1, 0.5, BIG, seed=1) == 0.010000000000000009
+    assert signed_quantile(S1, 0.5, BIG, key=K(1)) == 0.010000000000000009
 
 
 def test_signed_median_shifted_large_eps():
-    assert signed_quantile(S1 + 10, 0.5, BIG, seed=1) == 10.001479190412359
+    assert signed_quantile(S1 + 10, 0.5, BIG, key=K(1)) == 10.001479190412359
 
 
 def test_upper_quantile_large_eps():
-    got = upper_quantile(np.abs(S1), 0.99, BIG, seed=1)
+    got = upper_quantile(np.abs(S1), 0.99, BIG, key=K(1))
     assert got == 4.9958019753561773
 
 
@@ -52,7 +58,7 @@ def test_upper_quantile_large_eps_is_first_grid_point_reaching_qn(seed):
     rng = np.random.default_rng(seed)
     x = rng.exponential(3.0, size=201) + 0.5
     q = 0.7
-    got = upper_quantile(x, q, BIG, lower=0.5, seed=seed)
+    got = upper_quantile(x, q, BIG, lower=0.5, key=K(seed))
     i = np.arange(1, 5001)
     t = 1.01**i + 0.5 - 1
     counts = np.searchsorted(np.sort(x), t, side="left")
@@ -60,7 +66,7 @@ def test_upper_quantile_large_eps_is_first_grid_point_reaching_qn(seed):
 
 
 def test_signed_negative_median_large_eps():
-    got = signed_quantile(S1 - 3, 0.5, BIG, seed=1)
+    got = signed_quantile(S1 - 3, 0.5, BIG, key=K(1))
     assert got < 0
     assert on_signed_grid(got)
     assert got == pytest.approx(-3, rel=0.01)
@@ -73,23 +79,23 @@ def test_signed_negative_median_large_eps():
 def test_outputs_lie_on_the_grids(seed):
     rng = np.random.default_rng(seed)
     x = rng.normal(rng.uniform(-5, 5), 2, size=300)
-    v = signed_quantile(x, 0.5, 0.5, seed=seed)
+    v = signed_quantile(x, 0.5, 0.5, key=K(seed))
     assert on_signed_grid(v)
     lower = float(np.floor(x.min()))
-    t = upper_quantile(x, 0.9, 0.5, lower=lower, seed=seed)
+    t = upper_quantile(x, 0.9, 0.5, lower=lower, key=K(seed))
     assert on_upper_grid(t, lower)
     assert t >= lower + 0.01 - 1e-12
 
 
 def test_tiny_data_gives_first_grid_point():
-    assert upper_quantile(np.full(50, 1e-6), 0.5, BIG, seed=3) == (1.01 - 1)
+    assert upper_quantile(np.full(50, 1e-6), 0.5, BIG, key=K(3)) == (1.01 - 1)
 
 
 @pytest.mark.parametrize("seed", range(5))
 def test_frame_is_square_with_inflated_radius(seed):
     rng = np.random.default_rng(seed)
     s = rng.normal([3, -2], [1, 4], size=(400, 2))
-    f = private_frame(s, eps=1.0, seed=seed)
+    f = private_frame(s, eps=1.0, key=K(seed))
     assert f.xlim[1] - f.xlim[0] == pytest.approx(2 * 1.2 * f.radius)
     assert f.ylim[1] - f.ylim[0] == pytest.approx(2 * 1.2 * f.radius)
     assert np.mean(f.xlim) == pytest.approx(f.center[0])
@@ -100,7 +106,7 @@ def test_frame_is_square_with_inflated_radius(seed):
 
 def test_frame_large_eps_matches_quantile_functions():
     s = np.column_stack([S1, S1 + 10])
-    f = private_frame(s, eps=3 * BIG, inflate=0.0, seed=1)
+    f = private_frame(s, eps=3 * BIG, inflate=0.0, key=K(1))
     assert f.center == (0.010000000000000009, 10.001479190412359)
     r = np.hypot(s[:, 0] - f.center[0], s[:, 1] - f.center[1])
     expected = 1.01 ** np.arange(1, 5001) - 1
@@ -113,33 +119,37 @@ def test_frame_large_eps_matches_quantile_functions():
 
 def test_cap_warns_and_returns_last_grid_point():
     with pytest.warns(UserWarning, match="max_steps"):
-        got = upper_quantile(np.full(10, 1e6), 0.5, BIG, max_steps=10, seed=1)
+        got = upper_quantile(
+            np.full(10, 1e6), 0.5, BIG, max_steps=10, key=K(1)
+        )
     assert got == 1.01**10 - 1
 
 
 def test_signed_cap_is_never_selected():
     with pytest.warns(UserWarning, match="signed quantile search"):
-        got = signed_quantile(np.full(9, 1e6), 0.5, BIG, max_steps=10, seed=1)
+        got = signed_quantile(
+            np.full(9, 1e6), 0.5, BIG, max_steps=10, key=K(1)
+        )
     # positive side capped, negative side stops at its first query -> 0
     assert got == 0.0
 
 
 def test_default_cap_value_is_huge_but_finite():
     with pytest.warns(UserWarning):
-        got = upper_quantile([1e300], 0.5, BIG, seed=1)
+        got = upper_quantile([1e300], 0.5, BIG, key=K(1))
     assert got == pytest.approx(4.0445e21, rel=1e-4)
 
 
 # --- randomness ---
 
 
-def test_same_seed_same_value_and_key_parts_separate_streams():
+def test_same_key_same_value_and_other_keys_separate_streams():
     rng = np.random.default_rng(7)
     x = rng.normal(size=500)
-    a = signed_quantile(x, 0.5, 0.2, seed=11)
-    assert a == signed_quantile(x, 0.5, 0.2, seed=11)
+    a = signed_quantile(x, 0.5, 0.2, key=K(11))
+    assert a == signed_quantile(x, 0.5, 0.2, key=K(11))
     vals = {
-        signed_quantile(x, 0.5, 0.2, seed=11, key_parts=(k,))
+        signed_quantile(x, 0.5, 0.2, key=K(11, k))
         for k in range(20)
     }
     assert len(vals) > 5
@@ -149,11 +159,15 @@ def test_distribution_over_seeds():
     # fixed data and seeds: deterministic, with wide margins
     rng = np.random.default_rng(0)
     x = rng.normal(5, 1, 1001)
-    med = np.array([signed_quantile(x, 0.5, 1.0, seed=s) for s in range(150)])
+    med = np.array(
+        [signed_quantile(x, 0.5, 1.0, key=K(s)) for s in range(150)]
+    )
     assert np.all(np.abs(med - 5) < 0.5)
     r = np.abs(rng.normal(size=2000))
     true_q = np.quantile(r, 0.99)
-    est = np.array([upper_quantile(r, 0.99, 1.0, seed=s) for s in range(150)])
+    est = np.array(
+        [upper_quantile(r, 0.99, 1.0, key=K(s)) for s in range(150)]
+    )
     assert np.all(np.abs(est - true_q) < 0.6)
     assert abs(np.median(est) - true_q) < 0.15
 
@@ -162,7 +176,7 @@ def test_runs_on_large_n_quickly():
     x = np.abs(np.random.default_rng(1).normal(size=10**6))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        got = upper_quantile(x, 0.99, 1.0, seed=1)
+        got = upper_quantile(x, 0.99, 1.0, key=K(1))
     assert 2.3 < got < 2.9
 
 
@@ -184,11 +198,11 @@ def test_runs_on_large_n_quickly():
     ],
 )
 def test_bad_input_raises(kwargs, match):
-    args = {"x": [1.0, 2.0, 3.0], "q": 0.5, "eps": 1.0} | kwargs
+    args = {"x": [1.0, 2.0, 3.0], "q": 0.5, "eps": 1.0, "key": K(0)} | kwargs
     with pytest.raises(ParameterError, match=match):
         upper_quantile(**args)
 
 
 def test_frame_bad_shape():
     with pytest.raises(ParameterError, match="scores"):
-        private_frame(np.zeros((5, 3)), eps=1)
+        private_frame(np.zeros((5, 3)), eps=1, key=K(0))

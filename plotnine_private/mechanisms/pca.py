@@ -559,8 +559,7 @@ def private_eigenvalues(
             w.max(axis=1),
             clip_quantile,
             eps_clip,
-            seed=seed,
-            key_parts=("scree_clip", *key_parts),
+            key=derive_key(master_key(seed), "scree_clip", *key_parts),
         )
         source = "private_quantile"
     else:

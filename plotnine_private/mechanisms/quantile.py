@@ -38,14 +38,13 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from .errors import ParameterError
-from .randomness import derive_key, keyed_uniform, master_key
+from .randomness import derive_key, keyed_uniform
 
 __all__ = [
     "PrivateFrame",
@@ -147,8 +146,8 @@ def upper_quantile(
     lower: float = 0.0,
     beta: float = 1.01,
     max_steps: int = 5000,
-    seed: int | None = None,
-    key_parts: Sequence[Any] = (),
+    *,
+    key: bytes,
 ) -> float:
     """One-sided unbounded private quantile (Durfee 2023; dppca NEWEST).
 
@@ -180,11 +179,10 @@ def upper_quantile(
         Grid base (> 1).
     max_steps
         Maximum number of grid queries.
-    seed
-        Secret seed for the keyed noise stream; ``None`` uses OS entropy.
-    key_parts
-        Extra parts naming this release, so that different releases
-        never share noise.
+    key
+        Stream key of this release (16 bytes or more), derived by the
+        release engine from the secret, the release's identity and a digest
+        of the data: different releases never share noise.
 
     Returns
     -------
@@ -194,7 +192,7 @@ def upper_quantile(
     Examples
     --------
     >>> x = [abs(i - 250) / 50 for i in range(501)]
-    >>> upper_quantile(x, 0.99, eps=1e9, seed=1)
+    >>> upper_quantile(x, 0.99, eps=1e9, key=bytes(16))
     4.995801975356177
     """
     arr = _check_common(x, q, eps, beta, max_steps)
@@ -206,7 +204,7 @@ def upper_quantile(
             f"value {arr.min()!r} below lower={lower!r}; pass a smaller "
             "`lower`."
         )
-    key = derive_key(master_key(seed), "durfee_upper_quantile", *key_parts)
+    key = derive_key(key, "durfee_upper_quantile")
     xs = np.sort(arr)
     value, _, capped = _search(xs, q, eps / 2, lower, beta, max_steps, key)
     if capped:
@@ -220,8 +218,8 @@ def signed_quantile(
     eps: float,
     beta: float = 1.01,
     max_steps: int = 5000,
-    seed: int | None = None,
-    key_parts: Sequence[Any] = (),
+    *,
+    key: bytes,
 ) -> float:
     """Two-sided (fully unbounded) private quantile (Durfee Alg. 4).
 
@@ -244,11 +242,10 @@ def signed_quantile(
     Examples
     --------
     >>> x = [(i - 250) / 50 for i in range(501)]
-    >>> signed_quantile(x, 0.5, eps=1e9, seed=1)
+    >>> signed_quantile(x, 0.5, eps=1e9, key=bytes(16))
     0.010000000000000009
     """
     arr = _check_common(x, q, eps, beta, max_steps)
-    secret = master_key(seed)
     xs = np.sort(arr)
     with np.errstate(over="ignore"):
         y_pos = np.maximum(beta * xs + beta - 1, 0.0)
@@ -256,8 +253,8 @@ def signed_quantile(
     y_pos = np.minimum(y_pos, _DBL_MAX)
     y_neg = np.minimum(y_neg, _DBL_MAX)
     rate = eps / 4
-    key_pos = derive_key(secret, "durfee_signed_quantile", "+", *key_parts)
-    key_neg = derive_key(secret, "durfee_signed_quantile", "-", *key_parts)
+    key_pos = derive_key(key, "durfee_signed_quantile", "+")
+    key_neg = derive_key(key, "durfee_signed_quantile", "-")
     _, i_pos, cap_pos = _search(y_pos, q, rate, 0.0, beta, max_steps, key_pos)
     _, i_neg, cap_neg = _search(
         y_neg, 1 - q, rate, 0.0, beta, max_steps, key_neg
@@ -302,9 +299,8 @@ def private_frame(
     scores: Any,
     eps: float,
     inflate: float = 0.2,
-    seed: int | None = None,
-    key_parts: Sequence[Any] = (),
     *,
+    key: bytes,
     q: float = 0.99,
     beta: float = 1.01,
     max_steps: int = 5000,
@@ -327,14 +323,14 @@ def private_frame(
         Frame budget (> 0).
     inflate
         Relative enlargement of the radius (``>= 0``).
-    seed, key_parts
-        Noise stream (see :func:`upper_quantile`).
+    key
+        Stream key (see :func:`upper_quantile`).
 
     Examples
     --------
     >>> import numpy as np
     >>> s = np.column_stack([np.arange(-50, 51)] * 2) / 10
-    >>> private_frame(s, eps=1e9, seed=1).xlim[0] < -5
+    >>> private_frame(s, eps=1e9, key=bytes(16)).xlim[0] < -5
     True
     """
     s = np.asarray(scores, dtype=float)
@@ -349,16 +345,15 @@ def private_frame(
     if not (math.isfinite(inflate) and inflate >= 0):
         raise ParameterError(f"inflate must be >= 0, got {inflate!r}.")
     part = eps / 3
-    parts = tuple(key_parts)
     cx = signed_quantile(
-        s[:, 0], 0.5, part, beta, max_steps, seed, ("frame", "cx", *parts)
+        s[:, 0], 0.5, part, beta, max_steps, key=derive_key(key, "cx")
     )
     cy = signed_quantile(
-        s[:, 1], 0.5, part, beta, max_steps, seed, ("frame", "cy", *parts)
+        s[:, 1], 0.5, part, beta, max_steps, key=derive_key(key, "cy")
     )
     r = np.hypot(s[:, 0] - cx, s[:, 1] - cy)
     radius = upper_quantile(
-        r, q, part, 0.0, beta, max_steps, seed, ("frame", "r", *parts)
+        r, q, part, 0.0, beta, max_steps, key=derive_key(key, "r")
     )
     if not (math.isfinite(radius) and radius > 0):  # pragma: no cover
         raise ParameterError(

@@ -144,13 +144,14 @@ def _private_axis(
     parts = ("range", stat.name, axis, panel)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        secret = master_key(mechanism.seed)
         lo = signed_quantile(
-            values, RANGE_QUANTILES[0], eps_each, seed=mechanism.seed,
-            key_parts=(*parts, "lo"),
+            values, RANGE_QUANTILES[0], eps_each,
+            key=derive_key(secret, *parts, "lo"),
         )
         hi = signed_quantile(
-            values, RANGE_QUANTILES[1], eps_each, seed=mechanism.seed,
-            key_parts=(*parts, "hi"),
+            values, RANGE_QUANTILES[1], eps_each,
+            key=derive_key(secret, *parts, "hi"),
         )
     if not hi > lo:
         # the noisy quantiles crossed: widen symmetrically (post-processing)

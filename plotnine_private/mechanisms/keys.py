@@ -1,0 +1,236 @@
+"""The secret behind every noise stream: a key file, a seed, or the session.
+
+Three policies, decided from public facts only (is a key in use, was a seed
+given):
+
+``"key"``
+    A key file (32 random bytes, :func:`create_key`) is in use, selected by
+    :func:`use_key` or the environment variable
+    ``PLOTNINE_PRIVATE_KEY_FILE``. A ``seed`` is then a public *label* of a
+    release: code that says ``seed=3`` can be published, and the same key,
+    seed and data give the same figure on any machine. The secret of a
+    seed is ``BLAKE2b(key=K, "seed" || label)``.
+``"seed-only"``
+    No key, but a seed: the seed itself is the secret. It is stretched with
+    scrypt (RFC 7914, ``N=2**14, r=8, p=1``), which makes guessing small
+    seeds slower but not impossible: anyone who has the code (and so the
+    seed) can remove the noise. Reports and bundles say so.
+``"session"``
+    Neither: 32 bytes of OS entropy drawn once per Python process. Within a
+    session the same release is drawn once; another session draws other
+    noise, and nobody can reproduce it.
+
+This module imports nothing from plotnine.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import stat as _stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import ParameterError
+
+__all__ = [
+    "KEY_ENV",
+    "Secret",
+    "create_key",
+    "current_key_id",
+    "secret_for",
+    "use_key",
+]
+
+#: environment variable naming a key file
+KEY_ENV = "PLOTNINE_PRIVATE_KEY_FILE"
+KEY_BYTES = 32
+
+_SESSION = os.urandom(32)
+# the key selected with use_key(); _UNSET: fall back to the environment
+_UNSET = object()
+_selected: object = _UNSET
+
+
+@dataclass(frozen=True)
+class Secret:
+    """The secret of one seed under the current key policy.
+
+    Attributes
+    ----------
+    value
+        32 secret bytes (never printed or saved).
+    policy
+        ``"key"``, ``"seed-only"`` or ``"session"`` (module docstring).
+    key_id
+        Public 16-hex-digit fingerprint of the key file (``None`` without
+        one): tells a checker which key made a release, reveals nothing.
+    label
+        The public name of the secret: ``"seed 3"``, ``"session"``. Two
+        releases share a secret exactly when they share ``(key_id, label)``.
+    """
+
+    value: bytes
+    policy: str
+    key_id: str | None
+    label: str
+
+    def __repr__(self) -> str:  # never show the value
+        return f"Secret(policy={self.policy!r}, label={self.label!r})"
+
+
+def create_key(path: str | os.PathLike) -> Path:
+    """Write a new random key file (32 bytes, readable by its owner only).
+
+    Keep the file apart from the code (not in the repository); with it,
+    ``seed=`` values are public labels.
+
+    Parameters
+    ----------
+    path
+        Where to write the key. An existing file is never overwritten.
+
+    Returns
+    -------
+    Path
+        The path written.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = create_key(os.path.join(tempfile.mkdtemp(), "pp.key"))
+    >>> p.stat().st_size, oct(p.stat().st_mode & 0o777)
+    (32, '0o600')
+    """
+    p = Path(path)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
+    try:
+        fd = os.open(p, flags, 0o600)
+    except FileExistsError:
+        raise ParameterError(
+            f"create_key(): {str(p)!r} exists already; a key is never "
+            "overwritten (noise made with it could no longer be "
+            "reproduced). Choose another path or delete the file yourself."
+        ) from None
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(os.urandom(KEY_BYTES))
+    os.chmod(p, 0o600)  # whatever the umask said
+    return p
+
+
+@functools.lru_cache(maxsize=16)
+def _read_key(path: str, mtime_ns: int) -> bytes:
+    data = Path(path).read_bytes()
+    if len(data) != KEY_BYTES:
+        raise ParameterError(
+            f"key file {path!r} holds {len(data)} bytes, not {KEY_BYTES}: "
+            "it is not a plotnine_private key. Make one with "
+            "create_key(path)."
+        )
+    return data
+
+
+def _load(path: str | os.PathLike, who: str) -> bytes:
+    p = Path(path)
+    try:
+        info = p.stat()
+    except OSError as err:
+        raise ParameterError(
+            f"{who}: cannot read the key file {str(p)!r} ({err.strerror}). "
+            "Make one with create_key(path)."
+        ) from None
+    if not _stat.S_ISREG(info.st_mode):
+        raise ParameterError(f"{who}: {str(p)!r} is not a file.")
+    return _read_key(str(p.resolve()), info.st_mtime_ns)
+
+
+def use_key(path: str | os.PathLike | None) -> None:
+    """Select the key file for this session (``None``: no key, even if
+    ``PLOTNINE_PRIVATE_KEY_FILE`` is set).
+
+    The file is read (and checked) now and on every release, so a replaced
+    file is noticed.
+    """
+    global _selected
+    if path is None:
+        _selected = None
+        return
+    _load(path, "use_key()")
+    _selected = Path(path)
+
+
+def _key() -> bytes | None:
+    if _selected is None:
+        return None
+    if _selected is not _UNSET:
+        return _load(_selected, "use_key()")  # type: ignore[arg-type]
+    env = os.environ.get(KEY_ENV)
+    if env:
+        return _load(env, KEY_ENV)
+    return None
+
+
+def _key_id(key: bytes) -> str:
+    return hashlib.blake2b(
+        b"key id", key=key, digest_size=8, person=b"pnp-keyid"
+    ).hexdigest()
+
+
+def current_key_id() -> str | None:
+    """Public fingerprint of the key in use, or ``None``."""
+    key = _key()
+    return None if key is None else _key_id(key)
+
+
+@functools.lru_cache(maxsize=64)
+def _stretched(label: str) -> bytes:
+    # scrypt cost: N=2**14, r=8 -> 16 MiB and some 50 ms, once per seed and
+    # process (cached); hashlib's scrypt is OpenSSL's
+    return hashlib.scrypt(
+        label.encode("utf-8"),
+        salt=b"plotnine_private/seed-only/v1",
+        n=2**14,
+        r=8,
+        p=1,
+        dklen=32,
+    )
+
+
+def seed_label(seed: int | str | None) -> str:
+    """The public name of a seed: ``'seed 3'``, ``"seed 'fig-2'"``,
+    ``'session'``.
+
+    >>> seed_label(3), seed_label("fig-2"), seed_label(None)
+    ('seed 3', "seed 'fig-2'", 'session')
+    """
+    if seed is None:
+        return "session"
+    if isinstance(seed, str):
+        return f"seed {seed!r}"
+    return f"seed {int(seed)}"
+
+
+def secret_for(seed: int | str | None) -> Secret:
+    """The secret of ``seed`` under the current policy (module docstring).
+
+    >>> use_key(None)
+    >>> s = secret_for(7)
+    >>> s.policy, s.label, s == secret_for(7)
+    ('seed-only', 'seed 7', True)
+    >>> secret_for(None).policy
+    'session'
+    """
+    label = seed_label(seed)
+    key = _key()
+    if seed is None:
+        value = hashlib.blake2b(
+            _SESSION, digest_size=32, person=b"pnp-session"
+        ).digest()
+        return Secret(value, "session", None, label)
+    if key is None:
+        return Secret(_stretched(label), "seed-only", None, label)
+    value = hashlib.blake2b(
+        label.encode("utf-8"), key=key, digest_size=32, person=b"pnp-seed"
+    ).digest()
+    return Secret(value, "key", _key_id(key), label)
