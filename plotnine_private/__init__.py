@@ -6,7 +6,7 @@ Importing this package registers every private stat (``stat="count_dp"``,
 
 from __future__ import annotations
 
-from ._compat import install_categorical_hook, layer_data
+from ._compat import install_hooks, layer_data
 from .exceptions import (
     BudgetExceededError,
     PlotninePrivateError,
@@ -49,7 +49,7 @@ from .stats.stat_dp_pca_score import stat_dp_pca_score
 from .stats.sum import stat_sum_ckm, stat_sum_dp
 from .tables import ckm_table, dp_table
 
-install_categorical_hook()
+install_hooks()
 
 __all__ = [
     "BudgetExceededError",

@@ -1,27 +1,42 @@
 """Every touch of plotnine's private API lives here (plotnine 0.15).
 
 * :func:`layer_data` builds a deep copy of a plot (``ggplot._build``).
-* :func:`install_categorical_hook` wraps ``layer.compute_aesthetics`` so
-  that a private stat learns the *declared* categories of its discrete
-  aesthetics before the position scales map them to integers, and so that
-  the discrete x scale shows exactly the declared categories (like ggplot2's
-  ``drop=FALSE``): a declared level with no records must still be plotted,
-  with noise, or its absence would show that it is empty.
+* :func:`install_hooks` puts the door of every private layer (see
+  :mod:`plotnine_private.door`) into plotnine's build:
+
+  - ``layer.compute_aesthetics``: right after the mapping is evaluated and
+    the scales' transforms applied, a private layer's rows become released
+    cells (``stat.release_at_door``); scale training, position mapping,
+    facets, guides and geoms only ever see those;
+  - ``Layers.transform`` skips layers released that way (their positions
+    are transformed already);
+  - ``Layout.setup`` lays out panels from the declared levels of the facet
+    variables for private layers (their skeleton), never from their rows;
+  - ``layer.__deepcopy__`` shares a layer's own data frame between copies,
+    as plotnine shares the plot's data, so a data source keeps its object
+    identity through plotnine's copies.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import warnings
 from copy import deepcopy
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pandas as pd
+from plotnine.facets.layout import Layout
+from plotnine.layer import Layers
 from plotnine.layer import layer as _layer
+
+from .door import facet_skeleton, is_private, make_door
 
 if TYPE_CHECKING:
     from plotnine import ggplot
 
-__all__ = ["build", "install_categorical_hook", "layer_data"]
+__all__ = ["build", "install_hooks", "layer_data"]
 
 
 def build(plot: ggplot) -> ggplot:
@@ -45,36 +60,98 @@ def layer_data(plot: ggplot, i: int = 0) -> pd.DataFrame:
     return built.layers[i].data
 
 
-def _declared_levels(layer_obj, raw: pd.DataFrame) -> dict[str, list]:
-    """Aesthetics mapped to a bare column that is a Categorical in the
-    user's data: its categories were declared by the user. A Categorical
-    made inside the mapping (``factor(x)``) takes its categories from the
-    data, so it does not count."""
-    out = {}
-    for ae, expr in layer_obj.mapping._starting.items():
-        if (
-            isinstance(expr, str)
-            and expr in raw.columns
-            and isinstance(raw[expr].dtype, pd.CategoricalDtype)
-        ):
-            out[str(ae)] = list(raw[expr].cat.categories)
-    return out
+def _quiet():
+    """Silence numpy and pandas on private rows: a warning such as
+    "divide by zero in log10" would tell that some record is <= 0."""
+    stack = contextlib.ExitStack()
+    stack.enter_context(np.errstate(all="ignore"))
+    stack.enter_context(warnings.catch_warnings())
+    warnings.simplefilter("ignore")
+    return stack
 
 
-def install_categorical_hook() -> None:
-    """Wrap ``layer.compute_aesthetics`` once (idempotent)."""
-    original = _layer.compute_aesthetics
+def _patch(owner, name: str, make) -> None:
+    original = getattr(owner, name)
     if getattr(original, "_plotnine_private", False):
         return
+    patched = functools.wraps(original)(make(original))
+    patched._plotnine_private = True  # type: ignore[attr-defined]
+    setattr(owner, name, patched)
 
-    @functools.wraps(original)
+
+def _compute_aesthetics(original):
     def compute_aesthetics(self, plot):
-        raw = self.data
-        original(self, plot)
-        observe = getattr(self.stat, "observe_aesthetics", None)
-        if observe is not None:
-            declared = _declared_levels(self, raw)
-            observe(declared, plot.scales, len(self.data))
+        if not is_private(self):
+            return original(self, plot)
+        with _quiet():
+            original(self, plot)
+        door = make_door(plot, self)
+        with _quiet():
+            # the scales' transforms (log10, sqrt, dates) are applied here,
+            # on the rows, silently; plotnine's own pass skips this layer
+            data = plot.scales.transform_df(self.data)
+        self.data = self.stat.release_at_door(data, door)
+        self._pnp_released = True
 
-    compute_aesthetics._plotnine_private = True  # type: ignore[attr-defined]
-    _layer.compute_aesthetics = compute_aesthetics
+    return compute_aesthetics
+
+
+def _transform(original):
+    def transform(self, scales):
+        for lyr in self:
+            if not getattr(lyr, "_pnp_released", False):
+                lyr.data = scales.transform_df(lyr.data)
+
+    return transform
+
+
+def _layout_setup(original):
+    def setup(self, layers, plot):
+        private = [is_private(lyr) for lyr in layers]
+        facet = plot.facet
+        if not any(private):
+            return original(self, layers, plot)
+        compute_layout = facet.compute_layout
+        facet_vars = list(getattr(facet, "vars", None) or []) or [
+            *(getattr(facet, "rows", None) or []),
+            *(getattr(facet, "cols", None) or []),
+        ]
+
+        def public_layout(data):
+            shown = [
+                facet_skeleton(plot, lyr, d, facet_vars) if p else d
+                for lyr, d, p in zip(layers, data, private)
+            ]
+            return compute_layout(shown)
+
+        facet.compute_layout = public_layout
+        try:
+            with _quiet():
+                return original(self, layers, plot)
+        finally:
+            del facet.compute_layout
+
+    return setup
+
+
+def _layer_deepcopy(original):
+    def deepcopy_layer(self, memo):
+        # a layer's own data frame is shared by copies of the layer, as
+        # plotnine shares the plot's data: the frame is only read, and the
+        # release engine tells sources apart by object identity
+        own = self.__dict__.get("_data")
+        if own is not None:
+            memo[id(own)] = own
+        return original(self, memo)
+
+    return deepcopy_layer
+
+
+def install_hooks() -> None:
+    """Install the hooks (idempotent): the door in
+    ``layer.compute_aesthetics``, plotnine's transform pass skipping
+    released layers, the public facet layout, shared layer data."""
+    _patch(_layer, "compute_aesthetics", _compute_aesthetics)
+    _patch(Layers, "transform", _transform)
+    _patch(Layout, "setup", _layout_setup)
+    _patch(_layer, "__deepcopy__", _layer_deepcopy)

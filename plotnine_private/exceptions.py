@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from plotnine.exceptions import PlotnineError, PlotnineWarning
+from plotnine.exceptions import PlotnineError
 
-from .mechanisms.errors import ParameterError
+from .mechanisms.errors import ParameterError, PrivacyWarning
 
 __all__ = ["PlotninePrivateError", "PrivacyWarning", "BudgetExceededError"]
 
@@ -26,7 +26,3 @@ class PlotninePrivateError(PlotnineError, ParameterError):
 
 class BudgetExceededError(PlotninePrivateError):
     """The layers of a plot would spend more than its privacy budget."""
-
-
-class PrivacyWarning(PlotnineWarning):
-    """Something about a release a person should know (and a checker see)."""

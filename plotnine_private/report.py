@@ -1,26 +1,25 @@
 """The privacy report of a plot and its plot-level budget.
 
-DESIGN.md rule 8: each layer's release is recorded as a
-:class:`~plotnine_private.ledger.Release` while the plot is built;
-:func:`privacy_report` builds a copy of the plot and composes them
-(specs/dp-mechanisms.md §6.2):
+Each private layer records typed
+:class:`~plotnine_private.mechanisms.release.Release` s while the plot is
+built (the release engine decides their identity and cost);
+:func:`privacy_report` builds a copy of the plot and composes them:
 
-* **identical releases count once**: releases with the same ``release_id``
-  (a bar layer and its text layer with the same seed and parameters) are
-  one release; later copies are charged nothing;
-* **parallel composition** over the disjoint parts of a *public* partition:
-  the releases of the panels of one layer faceted by a variable
-  (``partition`` set) are charged the maximum over panels, not the sum;
-  likewise the per-group releases of a layer partitioned by group;
+* **identical releases count once**: releases with the same public
+  identity (same source, query and seed: a bar layer and its text layer)
+  are one release; later copies are charged nothing;
+* **parallel composition** over declared facets is part of a release's own
+  privacy map (one histogram over all panels), so it needs nothing here;
 * **sequential composition** (sum of eps and of delta) for everything
-  else: across layers, across panels without a declared partition, and
-  for a private range estimate (Durfee quantiles), which is charged in
-  addition to the counts it bins;
+  else: across layers and for a private range estimate;
 * **CKM** releases have no formal guarantee and no eps: they appear in the
-  report with their p-table but add nothing to the total.
+  report with their p-table but add nothing to the total;
+* a layer without a mechanism (``geom_blank``, a layer on raw data) is
+  **not protected**: the report says which axis it trains.
 
-:func:`privacy_budget` caps the composed cost of a plot: drawing, saving or
-displaying a plot whose layers compose to more raises
+Nothing here depends on the data's content. :func:`privacy_budget` caps
+the composed cost of a plot: drawing, saving or displaying a plot whose
+layers compose to more raises
 :class:`~plotnine_private.exceptions.BudgetExceededError` before anything
 is drawn.
 """
@@ -44,7 +43,7 @@ from .exceptions import BudgetExceededError, PlotninePrivateError
 if TYPE_CHECKING:
     from plotnine import ggplot
 
-    from .ledger import Release
+    from .mechanisms.release import Release
 
 __all__ = [
     "PrivacyBudget",
@@ -52,9 +51,6 @@ __all__ = [
     "privacy_budget",
     "privacy_report",
 ]
-
-#: mechanisms of private range / frame estimates: charged sequentially
-RANGE_MECHANISMS = frozenset({"durfee_quantile"})
 
 #: relative slack when comparing a composed cost with a budget, so that
 #: 0.1 + 0.2 fits a budget of 0.3
@@ -75,6 +71,8 @@ COLUMNS = [
     "parameters",
     "ptable_fingerprint",
     "seed_policy",
+    "source",
+    "identity",
     "composition",
     "charged_eps",
     "charged_delta",
@@ -268,26 +266,15 @@ def _private_layers(layers) -> list[tuple[int, Any]]:
     ]
 
 
-def _parallel_block(r: Release):
-    """Releases of one block are on disjoint parts of a public partition:
-    ``(block, part)``, or None when the release composes sequentially."""
-    if r.partition is None:
-        return None
-    if r.partition == "group":
-        return ("groups", r.panel), r.details.get("group")
-    if r.panel is not None and "(all)" in str(r.panel):
-        # facet margins overlap the other panels: not a partition
-        return None
-    return ("facets", r.partition), r.panel
-
-
-def _seed_policy(stat) -> str:
-    params = getattr(stat, "params", {}) or {}
-    if "ptable" in params:
-        return "record keys (CKM)"
-    if params.get("seed") is not None:
-        return "user seed (secret, not recorded)"
-    return "OS entropy"
+#: words for the key policy of a release
+POLICY_WORDS = {
+    "key": "key file (seed is a public label)",
+    "seed-only": (
+        "seed-only key: anyone who has the code can remove the noise"
+    ),
+    "session": "session entropy (not reproducible)",
+    "record keys": "record keys (CKM)",
+}
 
 
 def _parameters(r: Release) -> str:
@@ -324,7 +311,6 @@ def _row(i, lyr, **values) -> dict[str, Any]:
         layer=i,
         stat=type(lyr.stat).__name__,
         geom=type(lyr.geom).__name__,
-        seed_policy=_seed_policy(lyr.stat),
         charged_eps=0.0,
         charged_delta=0.0,
     )
@@ -338,177 +324,128 @@ def _release_row(i, lyr, r: Release, composition: str, charged: bool):
         lyr,
         mechanism=r.mechanism,
         eps=r.eps,
-        delta=r.delta if r.eps is not None else None,
+        delta=r.delta if r.formal else None,
         adjacency=r.adjacency,
         sensitivity=r.sensitivity,
         domain=r.domain,
         cells=r.cells,
-        panel=r.panel,
+        panel=r.panels,
         parameters=_parameters(r),
-        ptable_fingerprint=r.details.get("ptable_fingerprint"),
+        ptable_fingerprint=(r.details or {}).get("ptable_fingerprint"),
+        seed_policy=POLICY_WORDS.get(r.policy, r.policy),
+        source=r.source,
+        identity=r.identity,
         composition=composition,
         charged_eps=(r.eps or 0.0) if charged else 0.0,
-        charged_delta=(r.delta or 0.0) if charged else 0.0,
+        charged_delta=(r.delta or 0.0) if charged and r.formal else 0.0,
     )
 
 
-def _summary_row(
-    i, lyr, rels, composition, eps, delta, charged_eps, charged_delta
-):
-    """One row for several releases of a layer (panels, groups, copies)."""
-    panels = {r.panel for r in rels}
-    groups = {r.details.get("group") for r in rels}
-    first = rels[0]
-    if len(panels) > 1:
-        where = f"{len(panels)} panels"
-    elif len(groups) > 1:
-        where = f"{first.panel} ({len(groups)} groups)"
-    else:
-        where = first.panel
-    return _row(
-        i,
-        lyr,
-        mechanism=", ".join(dict.fromkeys(r.mechanism for r in rels)),
-        eps=eps,
-        delta=delta,
-        adjacency=first.adjacency,
-        sensitivity=first.sensitivity,
-        domain=", ".join(dict.fromkeys(r.domain for r in rels)),
-        cells=sum(r.cells for r in rels),
-        panel=where,
-        parameters=_parameters(first),
-        ptable_fingerprint=first.details.get("ptable_fingerprint"),
-        composition=composition,
-        charged_eps=charged_eps,
-        charged_delta=charged_delta,
-    )
+def _trained_axes(lyr) -> list[str]:
+    """Position axes an unprotected layer trains from its own data."""
+    mapping = getattr(lyr, "mapping", None) or {}
+    names = {str(ae) for ae in mapping}
+    axes = [
+        ax
+        for ax in ("x", "y")
+        if any(n == ax or n.startswith(ax) and n[len(ax):] in
+               ("min", "max", "end", "intercept") for n in names)
+    ]
+    return axes
 
 
 def _compose(layers: list[tuple[int, Any]]) -> _Ledger:
-    """Compose the releases of built layers into report rows."""
+    """Compose the releases of built layers into report rows.
+
+    A release is charged once, at its first appearance: releases with the
+    same public identity (a bar and its text layer on one source, with the
+    same query and seed) are one release. Everything else composes
+    sequentially; parallel composition over declared facets is already in
+    each release's privacy map (one histogram over all panels).
+    """
     ledger = _Ledger()
     first_seen: dict[str, int] = {}
     for i, lyr in layers:
         stat_name = type(lyr.stat).__name__
         releases = getattr(lyr.stat, "releases", None)
         if releases is None:
+            axes = _trained_axes(lyr)
+            trains = (
+                f"; it trains the {' and '.join(axes)} axis from its data"
+                if axes
+                else ""
+            )
             ledger.rows.append(
                 _row(
                     i,
                     lyr,
                     composition="not protected",
-                    seed_policy=None,
                     charged_eps=None,
                     charged_delta=None,
+                    parameters=f"trains: {', '.join(axes) or 'nothing'}",
                 )
             )
             ledger.notes.append(
                 f"layer {i} ({type(lyr.geom).__name__}, {stat_name}) is "
                 "not protected: it draws its data through no privacy "
-                "mechanism and is not covered by the total. A checker must "
-                "review it (harmless only if its data is public, e.g. an "
-                "annotation)."
+                f"mechanism and is not covered by the total{trains}. A "
+                "checker must review it (harmless only if its data is "
+                "public, e.g. an annotation)."
             )
             continue
         if not releases:
             ledger.rows.append(_row(i, lyr, composition="no release"))
             continue
-        copies: dict[int, list] = {}
-        ranges, ckm, sequential = [], [], []
-        blocks: dict[Any, dict[Any, list]] = {}
         for r in releases:
-            k = first_seen.setdefault(r.release_id, i)
-            if k != i:
-                copies.setdefault(k, []).append(r)
-            elif r.eps is None:
-                ckm.append(r)
-            elif r.mechanism in RANGE_MECHANISMS:
-                ranges.append(r)
-            elif (pb := _parallel_block(r)) is None:
-                sequential.append(r)
-            else:
-                block, part = pb
-                blocks.setdefault(block, {}).setdefault(part, []).append(r)
-        # a release repeated inside one layer is charged once as well
-        ranges = list({r.release_id: r for r in ranges}.values())
-        for k, rels in copies.items():
-            ledger.rows.append(
-                _summary_row(
-                    i,
-                    lyr,
-                    rels,
-                    f"duplicate of layer {k}",
-                    rels[0].eps,
-                    rels[0].delta if rels[0].eps else None,
-                    0.0,
-                    0.0,
+            if r.identity in first_seen:
+                k = first_seen[r.identity]
+                ledger.rows.append(
+                    _release_row(i, lyr, r, f"duplicate of layer {k}", False)
                 )
-            )
-            ledger.notes.append(
-                f"layer {i} repeats the release of layer {k} (same data, "
-                "parameters and seed or record keys): counted once."
-            )
-        for r in sequential:
-            ledger.rows.append(_release_row(i, lyr, r, "sequential", True))
-        for (kind, name), parts in blocks.items():
-            costs = [
-                (
-                    math.fsum(r.eps for r in rels),
-                    math.fsum(r.delta for r in rels),
-                )
-                for rels in parts.values()
-            ]
-            eps = max(c[0] for c in costs)
-            delta = max(c[1] for c in costs)
-            rels = [r for rs in parts.values() for r in rs]
-            what = f"facets ({name})" if kind == "facets" else "groups"
-            ledger.rows.append(
-                _summary_row(
-                    i,
-                    lyr,
-                    rels,
-                    f"parallel over {what}",
-                    eps,
-                    delta,
-                    eps,
-                    delta,
-                )
-            )
-        for r in ranges:
-            ledger.rows.append(
-                _release_row(i, lyr, r, "sequential (private range)", True)
-            )
-            if r.domain == "private_estimate":
                 ledger.notes.append(
-                    f"layer {i} ({stat_name}): the "
-                    f"{r.details.get('what', 'range')} was estimated under "
-                    "DP (Durfee quantiles) "
-                    f"with eps={_fmt(r.eps)}, charged in addition to the "
-                    "counts. Give public breaks or limits to spend it on "
-                    "the counts instead."
+                    f"layer {i} repeats a release of layer {k} (same "
+                    "source, query and seed or record keys): counted once."
                 )
-        if ckm:
-            ledger.rows.append(
-                _summary_row(
-                    i,
-                    lyr,
-                    ckm,
-                    "no formal guarantee (CKM)",
-                    None,
-                    None,
-                    0.0,
-                    0.0,
-                )
-            )
-            ledger.notes.append(
-                f"layer {i} ({stat_name}) uses the Cell Key Method: "
-                "statistical disclosure control without a formal privacy "
-                "guarantee; it has no eps and adds nothing to the total. "
-                "Repeated or overlapping outputs (shifted bins, subsets) "
-                "are not accounted for."
-            )
-        _domain_notes(ledger, i, stat_name, releases)
+                continue
+            first_seen[r.identity] = i
+            if not r.formal:
+                composition = "no formal guarantee (CKM)"
+            elif r.family == "range":
+                composition = "sequential (private range)"
+            else:
+                composition = f"sequential ({r.composition})"
+            ledger.rows.append(_release_row(i, lyr, r, composition, True))
+        _layer_notes(ledger, i, stat_name, releases)
     return ledger
+
+
+def _layer_notes(ledger: _Ledger, i: int, stat_name: str, releases):
+    if any(not r.formal for r in releases):
+        ledger.notes.append(
+            f"layer {i} ({stat_name}) uses the Cell Key Method: "
+            "statistical disclosure control without a formal privacy "
+            "guarantee; it has no eps and adds nothing to the total. "
+            "Repeated or overlapping outputs (shifted bins, subsets) "
+            "are not accounted for."
+        )
+    for r in releases:
+        if r.family == "range" and r.formal:
+            ledger.notes.append(
+                f"layer {i} ({stat_name}): the "
+                f"{(r.details or {}).get('what', 'range')} was estimated "
+                f"under DP (Durfee quantiles) with eps={_fmt(r.eps)}, "
+                "taken from the layer's eps. Give public breaks or limits "
+                "to spend it all on the counts instead."
+            )
+    if any(r.policy == "seed-only" for r in releases):
+        ledger.notes.append(
+            f"layer {i} ({stat_name}): seed-only key: anyone who has the "
+            "code (and so the seed) can remove the noise. Keep the code "
+            "secret, or make a key file with create_key() and select it "
+            "with use_key() or PLOTNINE_PRIVATE_KEY_FILE; the seed is "
+            "then a public label."
+        )
+    _domain_notes(ledger, i, stat_name, releases)
 
 
 def _domain_notes(ledger: _Ledger, i: int, stat_name: str, releases):
@@ -539,12 +476,10 @@ def _domain_notes(ledger: _Ledger, i: int, stat_name: str, releases):
             f"a threshold{tau if taus else ''} are shown, which costs "
             f"delta. {advice}"
         )
-    panels = {
-        r.details.get("panels")
-        for r in releases
-        if str(r.details.get("panels", "")).startswith("observed")
-    }
-    for source in sorted(panels):
+    panels = sorted(
+        {r.panels for r in releases if str(r.panels).startswith("observed")}
+    )
+    for source in panels:
         ledger.notes.append(
             f"layer {i} ({stat_name}): facet panels come from the {source} "
             "in the data, so which panels exist is shown unprotected."

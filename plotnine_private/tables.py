@@ -1,32 +1,34 @@
 """Private frequency tables that agree with the plots.
 
-``dp_table`` and ``ckm_table`` release counts of the same cells as
-``count_dp`` / ``count_ckm`` with the same mechanism, so a table and a
-bar chart of the same data and parameters show the same numbers (one
-release, not two).
+``dp_table`` and ``ckm_table`` state the same query as ``count_dp`` /
+``count_ckm`` on the same data (the plot's data is the source ``"data"``,
+as a table's is), assemble the same cells with
+:func:`~plotnine_private.cells.assemble` and release them through the same
+engine: a table and a bar chart of the same data, parameters and seed are
+one release with the same numbers, in any row order.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from .cells import Dimension, assemble, categorical_dimension, cell_query
+from .door import declared_levels, level_label
 from .exceptions import PlotninePrivateError
-from .mechanisms.randomness import cell_words
-from .stats.base import (
-    CellTable,
-    CKMCounts,
-    DPCounts,
-    aggregate_cells,
+from .mechanisms.ckm import record_key_integers
+from .mechanisms.release import CKMCounts, LaplaceCounts, release_cells
+from .validation import (
     as_ptable,
-    level_label,
     validate_choice,
     validate_delta,
     validate_eps,
     validate_seed,
+    validate_threshold,
 )
 
 __all__ = ["ckm_table", "dp_table"]
@@ -40,127 +42,150 @@ def _as_list(v) -> list[str]:
     return list(v)
 
 
-def _domain(col: pd.Series, levels=None):
-    if levels is not None:
-        return [level_label(v) for v in levels], True
-    if isinstance(col.dtype, pd.CategoricalDtype):
-        return [level_label(v) for v in col.cat.categories], True
-    return sorted({level_label(v) for v in col.dropna().tolist()}), False
+def _as_pandas(name: str, data: Any) -> pd.DataFrame:
+    if isinstance(data, pd.DataFrame):
+        return data
+    if type(data).__module__.split(".")[0] == "polars" and hasattr(
+        data, "to_pandas"
+    ):
+        if hasattr(data, "collect"):
+            raise PlotninePrivateError(
+                f"{name}(): a polars LazyFrame is not collected here; "
+                "pass a polars or pandas DataFrame."
+            )
+        return data.to_pandas()
+    raise PlotninePrivateError(
+        f"{name}(): data must be a pandas or polars DataFrame, got "
+        f"{type(data).__module__}.{type(data).__name__}."
+    )
 
 
-def _release_table(name, data, x, groups, facets, levels, mechanism, keys):
-    if not isinstance(data, pd.DataFrame):
+def _panels(name, frame, data, facets, dp) -> tuple[Dimension, list]:
+    """The panel dimension: every combination of the declared facet
+    levels (observed combinations for CKM when undeclared)."""
+    if not facets:
+        codes = np.zeros(len(data), dtype=np.int64)
+        return Dimension("PANEL", codes, [np.array([""], object)], [()],
+                         True), [""]
+    levels = {f: declared_levels(frame, f) for f in facets}
+    undeclared = [f for f, lv in levels.items() if lv is None]
+    if undeclared and dp:
         raise PlotninePrivateError(
-            f"{name}(): data must be a pandas DataFrame, got "
-            f"{type(data).__name__}."
+            f"{name}(): facet column(s) {undeclared} have no public set of "
+            "levels; declare them as pandas Categoricals with explicit "
+            "categories (or polars Enums), as the plots require, so no "
+            "facet appears just because a record has it."
         )
+    dims = [categorical_dimension(f, data[f], levels[f]) for f in facets]
+    if undeclared:
+        combos = sorted(
+            {
+                tuple(d.values[c] for d, c in zip(dims, row))
+                for row in zip(*(d.codes for d in dims))
+                if min(row) >= 0
+            },
+            key=lambda t: tuple(map(level_label, t)),
+        )
+    else:
+        combos = list(itertools.product(*(d.values for d in dims)))
+    index = {tuple(map(level_label, c)): i for i, c in enumerate(combos)}
+    labels = ["|".join(map(level_label, c)) for c in combos]
+    rec = zip(*(np.asarray(d.content[0], object)[d.codes] for d in dims))
+    bad = np.zeros(len(data), dtype=bool)
+    for d in dims:
+        bad |= d.codes < 0
+    codes = np.fromiter(
+        (index.get(tuple(r), -1) for r in rec), dtype=np.int64,
+        count=len(data),
+    )
+    codes[bad] = -1
+    return Dimension(
+        "PANEL", codes, [np.array(labels, object)], combos, True
+    ), labels
+
+
+def _release_table(
+    name, data, x, groups, facets, levels, mechanism, seed, rkey=None
+):
+    frame = data
+    data = _as_pandas(name, data)
     groups, facets = _as_list(groups), _as_list(facets)
-    for c in [x, *groups, *facets]:
+    for c in [x, *groups, *facets, *([rkey] if rkey else [])]:
         if c not in data.columns:
             raise PlotninePrivateError(
                 f"{name}(): column {c!r} is not in the data; columns are "
                 f"{list(data.columns)}."
             )
-    data = data.dropna(subset=[x, *groups, *facets])
-    undeclared = [
-        f for f in facets if not isinstance(data[f].dtype, pd.CategoricalDtype)
+    is_dp = isinstance(mechanism, LaplaceCounts)
+    panel, labels = _panels(name, frame, data, facets, is_dp)
+    gdims = [
+        categorical_dimension(g, data[g], declared_levels(frame, g))
+        for g in groups
     ]
-    if undeclared and isinstance(mechanism, DPCounts):
-        raise PlotninePrivateError(
-            f"{name}(): facet column(s) {undeclared} have no public set of "
-            "levels; declare them as pandas Categoricals (as the plots "
-            "require), so no facet appears just because a record has it."
-        )
-    fdomains = [_domain(data[f]) for f in facets]
-    panels = (
-        pd.MultiIndex.from_product([d for d, _ in fdomains]).tolist()
-        if facets
-        else [()]
+    declared = levels if levels is not None else declared_levels(frame, x)
+    column = data[x]
+    if declared is None and pd.api.types.is_numeric_dtype(column) and not (
+        pd.api.types.is_bool_dtype(column)
+    ):
+        column = pd.Series(column.to_numpy(dtype=float))
+    elif levels is not None and pd.api.types.is_numeric_dtype(column):
+        declared = sorted(float(v) for v in levels)
+        column = pd.Series(column.to_numpy(dtype=float))
+    xdim = categorical_dimension(x, column, declared)
+    key_ints = None
+    if rkey is not None:
+        pt = mechanism.ptable
+        try:
+            key_ints = record_key_integers(
+                data[rkey].to_numpy(),
+                kind=pt.key_kind,
+                modulus=pt.key_modulus if pt.key_kind == "integer" else None,
+            )
+        except ValueError as err:
+            raise PlotninePrivateError(f"{name}(): rkey: {err}") from None
+    table, idx = assemble([panel, *gdims, xdim], key_ints=key_ints)
+    query = cell_query(
+        "count",
+        "data",
+        seed,
+        aes={"x": x, **({"rkey": rkey} if rkey else {})},
+        groups=[(g, d) for g, d in zip(groups, gdims)],
+        facets=facets,
+        panel_labels=labels,
+        domain=tuple(xdim.content[0]) if xdim.public else "observed",
+        mechanism=mechanism,
     )
-    xdom, xpublic = _domain(data[x], levels)
-    gdoms = [_domain(data[g]) for g in groups]
-    gpublic = all(p for _, p in gdoms)
-    out = []
-    for panel in panels:
-        panel = panel if isinstance(panel, tuple) else (panel,)
-        mask = np.ones(len(data), dtype=bool)
-        for f, v in zip(facets, panel):
-            mask &= data[f].map(level_label).to_numpy() == v
-        pdata = data[mask]
-        if gpublic and groups:
-            gframe = pd.MultiIndex.from_product(
-                [d for d, _ in gdoms], names=groups
-            ).to_frame(index=False)
-        elif groups:
-            gframe = (
-                pdata[groups].map(level_label).drop_duplicates()
-                .sort_values(groups).reset_index(drop=True)
-            )
-        else:
-            gframe = pd.DataFrame(index=[0])
-        gidx = pd.MultiIndex.from_frame(gframe) if groups else None
-        gcode = (
-            gidx.get_indexer(
-                pd.MultiIndex.from_frame(pdata[groups].map(level_label))
-            )
-            if groups
-            else np.zeros(len(pdata), dtype=np.int64)
-        )
-        xindex = {v: i for i, v in enumerate(xdom)}
-        xcode = np.fromiter(
-            (xindex.get(level_label(v), -1) for v in pdata[x].tolist()),
-            dtype=np.int64, count=len(pdata),
-        )
-        nfam, ngrp = len(xdom), len(gframe)
-        code = np.where((xcode >= 0) & (gcode >= 0), gcode * nfam + xcode,
-                        -1)
-        key_ints = keys(pdata) if keys is not None else None
-        n, w, ks = aggregate_cells(code, ngrp * nfam, None, key_ints)
-        gi = np.repeat(np.arange(ngrp), nfam)
-        fi = np.tile(np.arange(nfam), ngrp)
-        frame = pd.DataFrame({x: np.asarray(xdom, dtype=object)[fi]})
-        for g in groups:
-            frame[g] = gframe[g].to_numpy()[gi]
-        for f, v in zip(facets, panel):
-            frame[f] = v
-        public = xpublic and gpublic
-        if not public:
-            sel = n > 0
-            frame, n, w = frame[sel].reset_index(drop=True), n[sel], w[sel]
-            ks = ks[sel] if ks is not None else None
-        label = "|".join(panel)
-        content = [np.array([label] * len(frame), dtype=object)]
-        content += [frame[g].to_numpy(dtype=object) for g in groups]
-        content.append(frame[x].to_numpy(dtype=object))
-        table = CellTable(
-            frame=frame, words=cell_words(*content), n=n, weighted=w,
-            key_sum=ks, public=public,
-            source="public" if public else "observed",
-        )
-        rel = mechanism.perturb(table, panel=label or None)
-        frame["count"] = np.rint(rel.values).astype(np.int64)
-        out.append(frame[rel.keep])
-    cols = [*facets, *groups, x, "count"]
-    result = pd.concat(out, ignore_index=True)[cols]
-    # show the user's values, not the canonical labels used as keys
-    for c in [*facets, *groups, x]:
-        values = list(levels) if (c == x and levels is not None) else (
-            data[c].dropna().unique().tolist()
-        )
-        back = {level_label(v): v for v in values}
-        result[c] = result[c].map(lambda lab, b=back: b.get(lab, lab))
-    return result
+    released = release_cells(
+        query,
+        table,
+        mechanism,
+        domain="public" if xdim.public else "observed",
+        data_object=frame,
+    )
+    keep = released.keep
+    out = pd.DataFrame(index=range(int(keep.sum())))
+    for k, f in enumerate(facets):
+        out[f] = [panel.values[i][k] for i in idx[keep, 0]]
+    for k, (g, d) in enumerate(zip(groups, gdims)):
+        out[g] = np.asarray(d.values, dtype=object)[idx[keep, 1 + k]]
+    xs = np.asarray(xdim.values, dtype=object)[idx[keep, -1]]
+    if levels is not None and pd.api.types.is_numeric_dtype(data[x]):
+        back = {level_label(v): v for v in levels}
+        xs = np.array([back.get(level_label(v), v) for v in xs], object)
+    out[x] = xs
+    out["count"] = np.rint(released.values[keep]).astype(np.int64)
+    return out.reset_index(drop=True)
 
 
 def dp_table(
-    data: pd.DataFrame,
+    data: Any,
     x: str,
     *,
     groups: Sequence[str] | str | None = None,
     facets: Sequence[str] | str | None = None,
     eps: float,
     delta: float = 1e-6,
-    seed: int | None = None,
+    seed: int | str | None = None,
     adjacency: str = "replace",
     noise: str = "discrete_laplace",
     levels: Sequence[Any] | None = None,
@@ -168,21 +193,20 @@ def dp_table(
     """A differentially private frequency table.
 
     With the same data, parameters and seed, the counts equal what
-    ``geom_bar(aes(x, fill=groups...), stat="count_dp") +
-    facet_wrap(facets)`` plots for the same cells: the noise of a cell is
-    keyed by its content (facet values, group values, x value), not by
-    the query that released it.
+    ``ggplot(data, aes(x, fill=groups...)) + geom_bar(stat="count_dp") +
+    facet_wrap(facets)`` plots: one release, with the same numbers and
+    counted once.
 
     Parameters
     ----------
     data
-        The records.
+        The records: a pandas or polars DataFrame.
     x
         Column counted (the bars).
     groups
         Columns of the fill/colour groups, in mapping order.
     facets
-        Facet columns, in facet order.
+        Facet columns, in facet order (declared levels required).
     eps, delta, seed, adjacency, noise, levels
         As in ``stat_count_dp``.
 
@@ -198,21 +222,22 @@ def dp_table(
     ['class', 'count']
     """
     name = "dp_table"
-    mech = DPCounts(
-        name,
+    mech = LaplaceCounts(
         validate_eps(name, eps),
         validate_delta(name, delta),
-        validate_seed(name, seed),
-        validate_choice(name, "adjacency", adjacency,
-                        ("replace", "add_remove")),
-        validate_choice(name, "noise", noise,
-                        ("discrete_laplace", "laplace")),
+        validate_choice(
+            name, "adjacency", adjacency, ("replace", "add_remove")
+        ),
+        validate_choice(
+            name, "noise", noise, ("discrete_laplace", "laplace")
+        ),
     )
-    return _release_table(name, data, x, groups, facets, levels, mech, None)
+    seed = validate_seed(name, seed)
+    return _release_table(name, data, x, groups, facets, levels, mech, seed)
 
 
 def ckm_table(
-    data: pd.DataFrame,
+    data: Any,
     x: str,
     *,
     rkey: str,
@@ -227,6 +252,18 @@ def ckm_table(
     For the same cells it equals what ``count_ckm`` plots: a cell's noise
     depends only on its records' keys and the p-table.
 
+    Parameters
+    ----------
+    data
+        The records: a pandas or polars DataFrame.
+    x, groups, facets, levels
+        As in :func:`dp_table` (undeclared facets are allowed: CKM shows
+        the observed ones).
+    rkey
+        Column of record keys (``add_record_keys``).
+    ptable, threshold
+        As in ``stat_count_ckm``.
+
     Examples
     --------
     >>> from plotnine.data import mpg
@@ -238,16 +275,9 @@ def ckm_table(
     True
     """
     name = "ckm_table"
-    ptab = as_ptable(name, ptable)
-    if rkey not in data.columns:
-        raise PlotninePrivateError(
-            f"{name}(): rkey column {rkey!r} is not in the data; create "
-            "keys once with add_record_keys(data) and store them."
-        )
-    mech = CKMCounts(name, ptab, threshold)
-    return _release_table(
-        name, data, x, groups, facets, levels, mech,
-        lambda d: mech.key_integers(d[rkey].to_numpy()),
+    mech = CKMCounts(
+        as_ptable(name, ptable), validate_threshold(name, threshold)
     )
-
-
+    return _release_table(
+        name, data, x, groups, facets, levels, mech, None, rkey=rkey
+    )

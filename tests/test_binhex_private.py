@@ -215,7 +215,7 @@ def test_dp_without_limits_charges_a_private_range(points):
         "discrete_laplace",
     }
     counts = [r for r in releases if r.mechanism == "discrete_laplace"]
-    assert counts[0].domain == "private_estimate"
+    assert counts[0].domain == "private estimate"
 
 
 def test_bad_parameters_fail_at_construction():

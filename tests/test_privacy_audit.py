@@ -18,7 +18,7 @@ import pytest
 from scipy import stats
 
 from plotnine_private import dp_table
-from plotnine_private.stats import base
+from plotnine_private.mechanisms import laplace as lap
 
 ALPHA = 1e-6
 DRAWS = 50000
@@ -67,9 +67,9 @@ def test_epsilon_audit_passes_for_the_right_noise(adjacency, shift):
 
 def test_epsilon_audit_catches_halved_noise(monkeypatch):
     # negative control: a mechanism that uses half the required scale
-    monkeypatch.setitem(base.lap.ADJACENCY_SENSITIVITY, "add_remove", 0.5)
+    monkeypatch.setitem(lap.ADJACENCY_SENSITIVITY, "add_remove", 0.5)
     monkeypatch.setattr(
-        base.lap,
+        lap,
         "rational_scale",
         lambda s, e: (1, 2),  # b = 0.5 / eps
     )

@@ -141,7 +141,7 @@ def test_results_json_follows_acro(bundle):
     assert dp["type"] == "bar graph"
     assert "informational" in dp["summary"]
     assert dp["properties"]["releases"][0]["composition"] == (
-        "parallel over facets (year)"
+        "sequential (parallel over declared facets)"
     )
     assert (
         results["output_1"]["properties"]["releases"][0]["composition"]
@@ -172,7 +172,7 @@ def test_results_json_follows_acro(bundle):
     assert extra["budget"] == {"eps": 1.0, "delta": 0.0}
     assert extra["privacy_report"]["remaining"]["eps"] == 0.0
     assert extra["seed_policy"]["output_0"] == (
-        "user seed (secret, not recorded)"
+        "seed-only key: anyone who has the code can remove the noise"
     )
     assert "save_release(p, folder" in dp["command"]
     config = json.loads((out / "config.json").read_text())
@@ -269,7 +269,7 @@ def test_refuses_a_non_empty_folder(cars, tmp_path):
     save_release(p, meta_dir)
     meta = json.loads((meta_dir / "results.json").read_text())
     policy = meta["plotnine_private"]["seed_policy"]["output_0"]
-    assert policy == "OS entropy"
+    assert policy == "session entropy (not reproducible)"
 
 
 @pytest.mark.parametrize(

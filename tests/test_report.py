@@ -61,7 +61,9 @@ def test_two_dp_layers_compose_sequentially(cars):
     r = privacy_report(p)
     assert r.total_eps == pytest.approx(1.5)
     assert r.total_delta == 0
-    assert list(r.table["composition"][:2]) == ["sequential"] * 2
+    assert list(r.table["composition"][:2]) == [
+        "sequential (one histogram)"
+    ] * 2
     total = r.table.iloc[-1]
     assert total["layer"] == "total" and total["charged_eps"] == 1.5
     assert r.budget is None and r.remaining_eps is None
@@ -85,10 +87,10 @@ def test_a_different_seed_is_a_new_release(cars):
 def test_facets_of_a_public_variable_compose_in_parallel(cars):
     p = ggplot(cars, aes("class")) + bars(cars, eps=0.7) + facet_wrap("year")
     r = privacy_report(p)
-    assert r.total_eps == pytest.approx(0.7)  # max over 2 panels, not 1.4
+    assert r.total_eps == pytest.approx(0.7)  # one histogram, not 1.4
     row = rows(r, 0).iloc[0]
-    assert row["composition"] == "parallel over facets (year)"
-    assert row["panel"] == "2 panels"
+    assert row["composition"] == "sequential (parallel over declared facets)"
+    assert row["panel"] == "public: declared facets (year)"
     assert row["cells"] == 2 * 8
 
 
@@ -245,4 +247,6 @@ def test_without_a_seed_the_report_matches_the_figure_in_a_session(mpg):
     p = ggplot(mpg, aes("class")) + geom_bar(stat="count_dp", eps=1)
     r = privacy_report(p)
     assert rows(r, 0).iloc[0]["cells"] == len(pp.layer_data(p))
-    assert rows(r, 0).iloc[0]["seed_policy"] == "OS entropy"
+    assert rows(r, 0).iloc[0]["seed_policy"] == (
+        "session entropy (not reproducible)"
+    )

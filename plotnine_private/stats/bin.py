@@ -52,6 +52,9 @@ def normalised_columns(frame: pd.DataFrame, area: np.ndarray) -> None:
 class _BinFamily(PrivateCountStat):
     """Counts per bin of a continuous x over public bin edges."""
 
+    FAMILY = "bin"
+    QUERY_PARAMS = ("range_share",)
+
     REQUIRED_AES = {"x"}
     DEFAULT_AES = {"y": after_stat("count"), "weight": None}
     BASE_PARAMS = {
@@ -130,11 +133,12 @@ class _BinFamily(PrivateCountStat):
         )
         closed = np.array([self.params["closed"]] * len(lo), dtype=object)
         return FamilyCells(
-            frame, [lo, hi, closed], code, public=True, source=ab.source
+            frame, [lo, hi, closed], code, public=True, source=ab.source,
+            describe=(tuple(breaks.tolist()), self.params["closed"]),
         )
 
-    def shape_output(self, table, released):
-        frame = table.frame.copy()
+    def shape_output(self, cells, released):
+        frame = cells.frame.copy()
         frame["count"] = np.rint(released.values).astype(np.int64)
         if self.DP:
             frame["noisy_count"] = released.noisy

@@ -109,6 +109,9 @@ class TwoAxisBins:
 class _Bin2dFamily(TwoAxisBins, PrivateCountStat):
     """Counts per rectangle of a public grid."""
 
+    FAMILY = "bin2d"
+    QUERY_PARAMS = ("range_share",)
+
     REQUIRED_AES = {"x", "y"}
     DEFAULT_AES = {"fill": after_stat("count"), "weight": None}
     BASE_PARAMS = {
@@ -158,11 +161,12 @@ class _Bin2dFamily(TwoAxisBins, PrivateCountStat):
         )
         return FamilyCells(
             frame, [xmin, xmax, ymin, ymax], code, public=True,
-            source=source if public else "private_estimate",
+            source=source if public else "private estimate",
+            describe=(tuple(ax.breaks.tolist()), tuple(ay.breaks.tolist())),
         )
 
-    def shape_output(self, table, released):
-        frame = table.frame.copy()
+    def shape_output(self, cells, released):
+        frame = cells.frame.copy()
         frame["count"] = np.rint(released.values).astype(np.int64)
         if self.DP:
             frame["noisy_count"] = released.noisy

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 import pandas as pd
 from plotnine.doctools import document
 from plotnine.mapping.evaluation import after_stat
 
+from ..cells import categorical_dimension
 from .base import (
     CKM_PARAMS,
     DP_PARAMS,
@@ -17,11 +16,7 @@ from .base import (
     FamilyCells,
     PrivateCountStat,
     _fail,
-    level_label,
 )
-
-if TYPE_CHECKING:
-    from plotnine.typing import pos_scales
 
 __all__ = ["stat_count_ckm", "stat_count_dp"]
 
@@ -32,14 +27,11 @@ def _is_discrete(scale) -> bool:
     return isinstance(scale, scale_discrete)
 
 
-def _trained_levels(scale) -> list[str]:
-    """Levels the x scale was trained on, before any private layer
-    restricted it to its released levels (positions refer to these)."""
-    if not hasattr(scale, "_pnp_trained_levels"):
-        scale._pnp_trained_levels = [
-            level_label(v) for v in scale.final_limits
-        ]
-    return scale._pnp_trained_levels
+def _user_discrete_limits(scale) -> list | None:
+    limits = getattr(scale, "limits", None)
+    if limits is None or callable(limits):
+        return None
+    return list(limits)
 
 
 def _released_ints(values: np.ndarray) -> np.ndarray:
@@ -49,13 +41,15 @@ def _released_ints(values: np.ndarray) -> np.ndarray:
 class _CountFamily(PrivateCountStat):
     """Counts per x value (and per fill/colour group, per facet).
 
-    Domain of x, in order of precedence: ``levels=``; the categories of a
-    pandas Categorical x; user scale limits (``scale_x_discrete(limits=)``
-    / ``xlim``). All of these are public: every level gets a count, empty
-    ones included. Otherwise the observed values form the domain and the
-    release is thresholded (DP) and the x axis shows only released levels.
+    Domain of x, in order of precedence: ``levels=``; the declared levels
+    of x (a pandas Categorical or polars Enum column); user scale limits
+    (``scale_x_discrete(limits=)``). All of these are public: every level
+    gets a count, empty ones included. Otherwise the observed values form
+    the domain and the release is thresholded (DP); the x axis then shows
+    only released levels, as it is trained on released cells only.
     """
 
+    FAMILY = "count"
     REQUIRED_AES = {"x"}
     DEFAULT_AES = {"y": after_stat("count"), "weight": None}
     BASE_PARAMS = {
@@ -87,95 +81,53 @@ class _CountFamily(PrivateCountStat):
         if width is not None and not (np.isfinite(width) and width > 0):
             raise _fail(self.name, f"width must be > 0, got {width!r}.")
 
-    def family_cells(self, data: pd.DataFrame, scales: pos_scales):
+    def family_cells(self, data: pd.DataFrame, scales):
         levels = self.params["levels"]
-        x = data["x"]
         width = self.params["width"]
-        if _is_discrete(scales.x):
-            trained = _trained_levels(scales.x)
-            pos = x.to_numpy(dtype=float).astype(np.int64) - 1
-            rec = np.asarray(trained, dtype=object)[pos]
-            missing = pd.isna(rec) | (rec == "nan")  # left out, silently
-            if levels is not None:
-                domain = [level_label(v) for v in levels]
-                source = "public: levels"
-            elif "x" in self.declared_levels:
-                domain = [level_label(v) for v in self.declared_levels["x"]]
-                source = "public: categorical levels"
-            elif getattr(scales.x, "_pnp_released_levels", None) is not None:
-                # an earlier private layer restricted the axis to what it
-                # released: using that set is post-processing of a release
-                domain = list(scales.x._pnp_released_levels)
-                source = "public: levels released by an earlier layer"
-            elif scales.x.limits is not None:
-                domain = [level_label(v) for v in scales.x.final_limits]
+        x = data["x"]
+        self.discrete_x = _is_discrete(scales.x)
+        if self.discrete_x:
+            declared, source = levels, "public: levels"
+            if declared is None and "x" in self.door.declared:
+                declared = self.door.declared["x"]
+                source = "public: declared levels"
+            if declared is None and _user_discrete_limits(scales.x):
+                declared = _user_discrete_limits(scales.x)
                 source = "public: scale limits"
-            else:
-                domain, source = None, "observed"
-            order = {lab: i for i, lab in enumerate(trained)}
-            if domain is None:
-                domain = sorted(set(rec[~missing].tolist()), key=order.get)
-            index = {lab: i for i, lab in enumerate(domain)}
-            code = np.fromiter(
-                (index.get(v, -1) for v in rec.tolist()),
-                dtype=np.int64,
-                count=len(rec),
-            )
-            code[missing] = -1
-            xpos = np.array(
-                [order[lab] + 1 if lab in order else np.nan for lab in domain]
-            )
+            dim = categorical_dimension("x", x, declared)
             frame = pd.DataFrame(
-                {
-                    "x": xpos,
-                    "x_label": domain,
-                    "width": width if width is not None else 0.9,
-                }
+                {"x": list(dim.values),
+                 "width": width if width is not None else 0.9}
             )
-            touched = self.axis_cache.setdefault("discrete_x", [])
-            if all(sc is not scales.x for sc in touched):
-                touched.append(scales.x)
             return FamilyCells(
-                frame, [np.asarray(domain, dtype=object)], code,
-                public=source != "observed", source=source,
+                frame, dim.content, dim.codes, public=dim.public,
+                source=source if dim.public else "observed",
+                describe=tuple(dim.content[0]),
             )
-        # continuous x: a public list of values, or observed values
-        values = x.to_numpy(dtype=float)
+        # continuous x: a public list of values, or the values seen
+        values = pd.Series(x.to_numpy(dtype=float))
         if levels is not None:
-            domain = np.asarray(levels, dtype=float)
+            domain = sorted(float(v) for v in levels)
+            dim = categorical_dimension("x", values, domain)
             source = "public: levels"
         else:
-            domain = np.unique(values)
+            dim = categorical_dimension("x", values, None)
             source = "observed"
-        order = {v: i for i, v in enumerate(domain.tolist())}
-        code = np.fromiter(
-            (order.get(v, -1) for v in values.tolist()),
-            dtype=np.int64,
-            count=len(values),
-        )
+        domain = np.asarray(dim.values, dtype=float)
         if width is None:
             width = 0.9 * (
-                np.min(np.diff(np.sort(domain)))
-                if len(domain) > 1 and source != "observed"
+                np.min(np.diff(domain))
+                if len(domain) > 1 and dim.public
                 else 1.0
             )
-        frame = pd.DataFrame(
-            {
-                "x": domain,
-                "x_label": [level_label(v) for v in domain],
-                "width": width,
-            }
-        )
+        frame = pd.DataFrame({"x": domain, "width": width})
         return FamilyCells(
-            frame,
-            [np.asarray(frame["x_label"], dtype=object)],
-            code,
-            public=source != "observed",
-            source=source,
+            frame, dim.content, dim.codes, public=dim.public, source=source,
+            describe=tuple(dim.content[0]),
         )
 
-    def shape_output(self, table, released):
-        frame = table.frame.copy()
+    def shape_output(self, cells, released):
+        frame = cells.frame.copy()
         frame["count"] = _released_ints(released.values)
         if self.DP:
             frame["noisy_count"] = released.noisy
@@ -186,50 +138,20 @@ class _CountFamily(PrivateCountStat):
         frame["prop"] = np.where(
             totals > 0, frame["count"] / totals.where(totals > 0, 1), 0.0
         )
-        frame["x"] = frame["x"].astype(float)
+        if not self.discrete_x:
+            frame["x"] = frame["x"].astype(float)
+        else:
+            # the axis lists the domain's levels (all of a public domain,
+            # the released ones of an observed one), in domain order
+            order = list(dict.fromkeys(cells.frame["x"].tolist()))
+            shown = set(frame["x"].tolist())
+            frame["x"] = pd.Categorical(
+                frame["x"],
+                categories=[v for v in order if v in shown]
+                if not cells.public
+                else order,
+            )
         return frame
-
-    def finish_layer_output(self, result: pd.DataFrame) -> pd.DataFrame:
-        """With an observed (thresholded) discrete domain, the x axis must
-        list only released levels, not every level seen in the data."""
-        observed = any(
-            r.domain in ("thresholded", "observed") for r in self.releases
-        )
-        touched = self.axis_cache.get("discrete_x", [])
-        if not touched or not observed:
-            return result.drop(columns="x_label", errors="ignore")
-        if len(touched) > 1:
-            raise _fail(
-                self.name,
-                "free discrete x scales (facets with scales='free_x') need "
-                "a declared set of x levels: each panel's axis would "
-                "otherwise list the levels seen in that panel's data. Give "
-                "levels=... or a pandas Categorical.",
-            )
-        (scale,) = touched
-        if not len(result):
-            # nothing cleared the threshold: the axis must show nothing
-            scale.limits = []
-            scale._pnp_released_levels = []
-            return result.drop(columns="x_label", errors="ignore")
-        trained = _trained_levels(scale)
-        order = {lab: i for i, lab in enumerate(trained)}
-        shown = sorted(set(result["x_label"]), key=order.get)
-        previous = getattr(scale, "_pnp_released_levels", None)
-        if previous is not None and previous != shown:
-            raise _fail(
-                self.name,
-                "two private layers released different sets of x levels "
-                "from an undeclared domain; declare the levels (levels=... "
-                "or a pandas Categorical) so every layer uses one public "
-                "domain.",
-            )
-        scale._pnp_released_levels = shown
-        scale.limits = shown
-        result["x"] = (
-            result["x_label"].map({lab: i + 1 for i, lab in enumerate(shown)})
-        ).astype(float)
-        return result.drop(columns="x_label")
 
 
 @document

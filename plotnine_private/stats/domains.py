@@ -17,17 +17,17 @@ extremes).
 
 from __future__ import annotations
 
-import hashlib
 import warnings
 from dataclasses import dataclass
 
 import numpy as np
 from plotnine.stats.binning import breaks_from_bins, breaks_from_binwidth
 
-from ..ledger import Release
 from ..mechanisms.quantile import signed_quantile
-from ..mechanisms.randomness import derive_key, master_key
-from .base import _fail, validate_breaks, validate_range
+from ..mechanisms.randomness import derive_key
+from ..mechanisms.release import Release, stream_key
+from ..validation import fail as _fail
+from ..validation import validate_breaks, validate_range
 
 __all__ = ["AxisBreaks", "axis_breaks", "bin_index"]
 
@@ -38,7 +38,7 @@ RANGE_QUANTILES = (0.01, 0.99)
 @dataclass
 class AxisBreaks:
     breaks: np.ndarray
-    source: str  # "public: breaks" / "public: limits" / "private_estimate"
+    source: str  # "public: breaks" / "public: limits" / "private estimate"
     clamp: bool  # clamp records outside into the edge bins
     release: Release | None = None
 
@@ -137,21 +137,28 @@ def _private_axis(
 ):
     share = stat.params["range_share"]
     eps_range = mechanism.eps * share
-    # each end gets half; under replace-one a Durfee search can cost up to
-    # 1.5x its nominal eps (specs/dp-mechanisms.md §3.2), so scale down
-    factor = 1.5 if mechanism.adjacency == "replace" else 1.0
-    eps_each = eps_range / 2 / factor
-    parts = ("range", stat.name, axis, panel)
+    # each end gets half. A Durfee search costs its nominal eps under both
+    # adjacencies (the argument is in mechanisms/quantile.py): the count
+    # changes of a replace are all of one sign (monotone queries)
+    eps_each = eps_range / 2
+    query = stat.range_query(
+        axis,
+        quantiles=RANGE_QUANTILES,
+        eps=eps_range,
+        adjacency=mechanism.adjacency,
+    )
+    secret = query.secret()
+    identity = query.identity(secret)
+    key = stream_key(secret, identity, stat.range_digest(values), "range")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        secret = master_key(mechanism.seed)
         lo = signed_quantile(
             values, RANGE_QUANTILES[0], eps_each,
-            key=derive_key(secret, *parts, "lo"),
+            key=derive_key(key, "lo"),
         )
         hi = signed_quantile(
             values, RANGE_QUANTILES[1], eps_each,
-            key=derive_key(secret, *parts, "hi"),
+            key=derive_key(key, "hi"),
         )
     if not hi > lo:
         # the noisy quantiles crossed: widen symmetrically (post-processing)
@@ -160,34 +167,25 @@ def _private_axis(
     arr = _breaks_over((lo, hi), bins, binwidth, center, boundary, stat.name,
                        axis)
     release = Release(
-        stat=stat.name,
+        identity=identity,
+        family="range",
         mechanism="durfee_quantile",
         eps=eps_range,
         delta=0.0,
         adjacency=mechanism.adjacency,
         sensitivity=1.0,
-        domain="private_estimate",
+        domain="private estimate",
         cells=2,
-        release_id=_range_release_id(mechanism.seed, parts, values, lo, hi),
-        panel=panel,
+        policy=secret.policy,
+        source=query.source,
+        composition="two Durfee searches, eps/2 each",
         details={
             "what": f"{axis} range at quantiles {RANGE_QUANTILES}",
             "range": (lo, hi),
             "warnings": [str(w.message) for w in caught],
         },
     )
-    return AxisBreaks(arr, "private_estimate", clamp=True, release=release)
-
-
-def _range_release_id(seed, parts, values, lo, hi) -> str:
-    """One-way id of a range estimate: keyed by the seed's secret, so
-    independent estimates (other seeds) never share an id, and covering
-    the data, so the same estimate on other data is another release."""
-    key = derive_key(master_key(seed), "range-release", *parts)
-    h = hashlib.blake2b(key=key, digest_size=12, person=b"pnp-range")
-    h.update(np.ascontiguousarray(values, dtype=float).tobytes())
-    h.update(repr((lo, hi)).encode())
-    return h.hexdigest()
+    return AxisBreaks(arr, "private estimate", clamp=True, release=release)
 
 
 def bin_index(

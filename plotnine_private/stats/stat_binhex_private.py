@@ -54,6 +54,9 @@ __all__ = [
 class _BinhexFamily(TwoAxisBins, PrivateCountStat):
     """Counts per hexagon of a lattice fixed by public inputs."""
 
+    FAMILY = "binhex"
+    QUERY_PARAMS = ("range_share",)
+
     REQUIRED_AES = {"x", "y"}
     DEFAULT_AES = {"fill": after_stat("count"), "weight": None}
     BASE_PARAMS = {
@@ -127,7 +130,7 @@ class _BinhexFamily(TwoAxisBins, PrivateCountStat):
                 else f"x {ax.source}; y {ay.source}"
             )
             if any("private" in s for s in sources):
-                source = "private_estimate"
+                source = "private estimate"
             self.axis_cache["hex"] = {
                 "xlim": xlim,
                 "ylim": ylim,
@@ -172,7 +175,8 @@ class _BinhexFamily(TwoAxisBins, PrivateCountStat):
             *(frame[c].to_numpy() for c in ("x", "y", "width", "height")),
         ]
         return FamilyCells(
-            frame, content, code, public=True, source=lat["source"]
+            frame, content, code, public=True, source=lat["source"],
+            describe=(lat["xlim"], lat["ylim"], lat["binwidth"]),
         )
 
     # same shaping as the rectangles: integer counts, noisy_count (DP),

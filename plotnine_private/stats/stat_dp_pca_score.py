@@ -28,13 +28,36 @@ from plotnine.stats.stat import stat
 
 from ..exceptions import PlotninePrivateError
 from ..pca import _check_eps_delta, _check_split, _run
-from .base import facet_panels
 
 if TYPE_CHECKING:
     from plotnine import ggplot
     from plotnine.facets.layout import Layout
 
 __all__ = ["stat_dp_pca_score"]
+
+_LAYOUT_COLUMNS = {"PANEL", "ROW", "COL", "SCALE_X", "SCALE_Y", "AXIS_X",
+                   "AXIS_Y"}
+
+
+def facet_panels(name: str, dp: bool, layout_frame: pd.DataFrame):
+    """Facet panels must be public: declared Categoricals with
+    ``drop=False`` (this stat is not released at the door yet)."""
+    cols = [c for c in layout_frame.columns if c not in _LAYOUT_COLUMNS]
+    undeclared = [
+        str(c)
+        for c in cols
+        if not isinstance(layout_frame[c].dtype, pd.CategoricalDtype)
+        or set(layout_frame[c].dropna())
+        != set(layout_frame[c].dtype.categories)
+    ]
+    if undeclared:
+        raise PlotninePrivateError(
+            f"{name}(): facet variable(s) {', '.join(undeclared)} have no "
+            "public set of levels, so a panel would appear exactly when "
+            "some record has its value. Declare them as pandas "
+            "Categoricals with the public levels and keep empty panels: "
+            "facet_wrap(..., drop=False) / facet_grid(..., drop=False)."
+        )
 
 _PREFIX = "__dp_pca__"
 _NAME = "stat_dp_pca_score"

@@ -37,6 +37,7 @@ class _SumFamily(PrivateCountStat):
     observed positions are released with a threshold (DP).
     """
 
+    FAMILY = "sum"
     REQUIRED_AES = {"x", "y"}
     DEFAULT_AES = {"size": after_stat("n"), "weight": 1}
     BASE_PARAMS = {
@@ -96,7 +97,8 @@ class _SumFamily(PrivateCountStat):
             px, py = x0 + gx * rx, y0 + gy * ry
             frame = pd.DataFrame({"x": px, "y": py})
             return FamilyCells(
-                frame, [px, py], code, public=True, source="public: grid"
+                frame, [px, py], code, public=True, source="public: grid",
+                describe=((x0, x1), (y0, y1), (rx, ry)),
             )
         pos = pd.MultiIndex.from_arrays([x, y])
         uniq = pos.unique().sort_values()
@@ -108,8 +110,8 @@ class _SumFamily(PrivateCountStat):
             frame, [px, py], code, public=False, source="observed"
         )
 
-    def shape_output(self, table, released):
-        frame = table.frame.copy()
+    def shape_output(self, cells, released):
+        frame = cells.frame.copy()
         frame["n"] = np.rint(released.values).astype(np.int64)
         if self.DP:
             frame["noisy_n"] = released.noisy

@@ -1,0 +1,239 @@
+"""Cell assembly: records -> cells of a domain, in canonical order.
+
+A domain is a product of :class:`Dimension` s (panel, groups, the family's
+cells: categories, bins, hexagons). :func:`assemble` maps every record to
+its cell with integer codes only (no per-record strings or Python loops),
+counts records, sums weights and CKM record keys exactly per cell, and
+returns a :class:`~plotnine_private.mechanisms.release.CellTable` whose
+cells are named by their content (the noise-stream words). Plots, tables
+and engine sources all assemble cells here, so the same data give the same
+cells, and the release engine the same noise, whichever asked.
+
+No plotnine here (numpy and pandas only).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .door import level_label
+from .mechanisms.randomness import cell_words
+from .mechanisms.release import CellTable, Query
+
+__all__ = [
+    "Dimension",
+    "assemble",
+    "categorical_dimension",
+    "cell_query",
+    "exact_sums",
+]
+
+
+@dataclass
+class Dimension:
+    """One axis of a cell domain.
+
+    Attributes
+    ----------
+    name
+        What it is (``"PANEL"``, ``"fill"``, ``"x"``).
+    codes
+        For each record, its level (-1: outside the domain, not counted).
+    content
+        Columns (one value per level) that name a level in the noise
+        words: canonical labels, or bin edges.
+    values
+        The level values to show (categories, bin centres...).
+    public
+        Whether the levels were fixed without looking at the data.
+    """
+
+    name: str
+    codes: np.ndarray
+    content: list
+    values: Any
+    public: bool
+
+    @property
+    def size(self) -> int:
+        return len(self.values)
+
+
+def categorical_dimension(
+    name: str, values: Any, declared: Sequence | None
+) -> Dimension:
+    """A dimension of categories: the declared levels (public; records
+    with other values are left out), else the values seen (sorted).
+
+    >>> d = categorical_dimension("x", pd.Series(["b", "a", "b"]), None)
+    >>> d.codes.tolist(), list(d.values), d.public
+    ([1, 0, 1], ['a', 'b'], False)
+    >>> d = categorical_dimension("x", pd.Series(["b", "z"]), ["a", "b"])
+    >>> d.codes.tolist(), d.public
+    ([1, -1], True)
+    """
+    series = values if isinstance(values, pd.Series) else pd.Series(values)
+    if declared is not None:
+        levels = list(declared)
+        codes = _codes_in(series, levels)
+        public = True
+    else:
+        codes, uniques = pd.factorize(series, sort=True, use_na_sentinel=True)
+        levels = list(uniques)
+        public = False
+    labels = np.array([level_label(v) for v in levels], dtype=object)
+    return Dimension(name, np.asarray(codes, np.int64), [labels], levels,
+                     public)
+
+
+def _codes_in(series: pd.Series, levels: list) -> np.ndarray:
+    """Position of each value in ``levels`` (-1 if absent), matching
+    values by their canonical label (4 and 4.0 are one level)."""
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        cats = list(series.cat.categories)
+        if cats == levels:
+            return series.cat.codes.to_numpy(np.int64)
+        index = {level_label(v): i for i, v in enumerate(levels)}
+        remap = np.array(
+            [index.get(level_label(c), -1) for c in cats] + [-1],
+            dtype=np.int64,
+        )
+        return remap[series.cat.codes.to_numpy(np.int64)]
+    codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    index = {level_label(v): i for i, v in enumerate(levels)}
+    remap = np.array(
+        [index.get(level_label(u), -1) for u in uniques] + [-1],
+        dtype=np.int64,
+    )
+    return remap[codes]
+
+
+def exact_sums(code: np.ndarray, values: np.ndarray, size: int) -> np.ndarray:
+    """Exact int64 sums of non-negative integers per code (< 2**48 each).
+
+    ``np.add.at`` is exact but slow; ``bincount`` is fast but sums in
+    float64. Summing the low and high 24 bits separately keeps every
+    partial sum below 2**53 (exact) for up to 2**29 records.
+
+    >>> exact_sums(np.array([0, 0, 1]), np.array([2**40, 3, 5]), 2).tolist()
+    [1099511627779, 5]
+    """
+    v = np.asarray(values, dtype=np.int64)
+    lo = np.bincount(code, weights=v & 0xFFFFFF, minlength=size)
+    hi = np.bincount(code, weights=v >> 24, minlength=size)
+    return (hi.astype(np.int64) << 24) + lo.astype(np.int64)
+
+
+def assemble(
+    dims: Sequence[Dimension],
+    *,
+    weight: np.ndarray | None = None,
+    key_ints: np.ndarray | None = None,
+    multiplicity: int = 1,
+) -> tuple[CellTable, np.ndarray]:
+    """Aggregate records into the cells of ``dims``' product.
+
+    Returns the cell table and, for each cell, the level of each dimension
+    (``(cells, len(dims))``). A public domain (every dimension public)
+    lists every cell, empty ones included; otherwise only the non-empty
+    cells (a thresholded or observed release).
+
+    >>> a = categorical_dimension("g", pd.Series(["u", "v", "u"]), ["u", "v"])
+    >>> b = categorical_dimension("x", pd.Series(["p", "p", "q"]), ["p", "q"])
+    >>> table, idx = assemble([a, b])
+    >>> table.n.tolist(), idx.tolist()
+    ([1, 1, 1, 0], [[0, 0], [0, 1], [1, 0], [1, 1]])
+    """
+    sizes = [d.size for d in dims]
+    nrec = len(dims[0].codes) if dims else 0
+    code = np.zeros(nrec, dtype=np.int64)
+    bad = np.zeros(nrec, dtype=bool)
+    for d in dims:
+        bad |= d.codes < 0
+        code = code * max(d.size, 1) + np.where(d.codes < 0, 0, d.codes)
+    code = code[~bad]
+    public = all(d.public for d in dims)
+    total = int(np.prod(sizes, dtype=object)) if dims else 1
+    if public:
+        cells = np.arange(total, dtype=np.int64)
+        inv = code
+    else:
+        cells, inv = np.unique(code, return_inverse=True)
+        inv = inv.ravel()
+    ncell = len(cells)
+    n = np.bincount(inv, minlength=ncell).astype(np.int64)
+    weighted = None
+    if weight is not None:
+        weighted = np.bincount(inv, weights=weight[~bad], minlength=ncell)
+    key_sum = None
+    if key_ints is not None:
+        key_sum = exact_sums(inv, key_ints[~bad], ncell)
+    index = (
+        np.column_stack(np.unravel_index(cells, sizes))
+        if dims and ncell
+        else np.zeros((ncell, len(dims)), dtype=np.int64)
+    )
+    content = []
+    for k, d in enumerate(dims):
+        for col in d.content:
+            content.append(np.asarray(col)[index[:, k]])
+    words = (
+        cell_words(*content)
+        if ncell
+        else np.zeros((0, max(len(content), 1)), dtype=np.uint64)
+    )
+    table = CellTable(
+        words=words,
+        n=n,
+        weighted=weighted,
+        key_sum=key_sum,
+        public=public,
+        multiplicity=multiplicity,
+    )
+    return table, index.astype(np.int64)
+
+
+def cell_query(
+    family: str,
+    source: str,
+    seed: Any,
+    *,
+    aes: dict[str, str],
+    groups: Sequence[tuple[str, Dimension]],
+    facets: Sequence[str],
+    panel_labels: Sequence[str],
+    domain: Any,
+    mechanism: Any,
+    scales: tuple = (),
+    params: tuple = (),
+) -> Query:
+    """The public query of a cell release, as plots and tables state it.
+
+    ``aes`` maps the counted aesthetics (x, y, rkey, weight) to the
+    expressions or columns they come from; ``groups`` pairs each group's
+    expression with its dimension (declared levels are part of the query,
+    observed ones are not); ``domain`` describes the family's public
+    domain (or is ``"observed"``). Everything here is public.
+    """
+    group_parts = tuple(
+        (expr, tuple(d.content[0].tolist()) if d.public else "observed")
+        for expr, d in groups
+    )
+    return Query.make(
+        family,
+        source,
+        seed,
+        aes=tuple(sorted(aes.items())),
+        groups=group_parts,
+        facets=tuple(facets),
+        panels=tuple(sorted(panel_labels)),
+        domain=domain,
+        scales=scales,
+        params=params,
+        **mechanism.parameters(),
+    )

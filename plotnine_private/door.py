@@ -1,0 +1,263 @@
+"""Aggregate at the door: what a private layer knows when it releases.
+
+A private layer turns its rows into released cells as soon as its mapping
+is evaluated (the hook in :mod:`plotnine_private._compat`), before
+plotnine trains any scale or lays out any panel on them. From then on
+plotnine only sees released values and public declarations.
+
+This module gathers the public facts the layer needs for that, in a
+:class:`Door`: where its data come from (the *source* of its release), the
+declared levels of its columns, its scales, its panels. And it makes the
+facet layout public: a private layer shows plotnine's facet one row per
+combination of the declared levels of the facet variables (its
+*skeleton*), never its records, so panels exist for every declared level
+whatever the data and ``drop`` say.
+"""
+
+from __future__ import annotations
+
+import itertools
+import numbers
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from .exceptions import PlotninePrivateError
+
+if TYPE_CHECKING:
+    from plotnine import ggplot
+    from plotnine.layer import layer
+
+__all__ = [
+    "Door",
+    "declared_levels",
+    "facet_skeleton",
+    "is_private",
+    "level_label",
+    "make_door",
+]
+
+_LAYOUT_COLUMNS = {
+    "PANEL", "ROW", "COL", "SCALE_X", "SCALE_Y", "AXIS_X", "AXIS_Y",
+}
+
+
+def level_label(value: Any) -> str:
+    """Canonical text of a category, facet or group value, used to key the
+    noise: a number is written as a float (4, 4.0 and np.int64(4) are one
+    level), anything else as its ``str``. Plots and tables use the same
+    labels, so they draw the same noise for the same cell.
+
+    >>> level_label(4), level_label(4.0), level_label("4")
+    ('4.0', '4.0', '4')
+    """
+    if isinstance(value, numbers.Real) and not isinstance(
+        value, (bool, np.bool_)
+    ):
+        return repr(float(value))
+    return str(value)
+
+
+def is_private(lyr: layer) -> bool:
+    """Whether a layer releases through a mechanism (at the door)."""
+    return hasattr(lyr.stat, "release_at_door")
+
+
+def declared_levels(frame: Any, column: str) -> list | None:
+    """The public levels of ``column`` of a user's data frame, or None.
+
+    Declared: a pandas Categorical (its categories; build it with explicit
+    ``categories=`` from public knowledge), a polars ``Enum`` (its
+    categories) and a boolean column (False, True). Not declared: a polars
+    ``Categorical`` (its categories are the values seen, in order of
+    appearance), strings, numbers.
+
+    >>> declared_levels(pd.DataFrame({"a": pd.Categorical(
+    ...     ["x"], categories=["x", "y"])}), "a")
+    ['x', 'y']
+    >>> declared_levels(pd.DataFrame({"a": ["x"]}), "a") is None
+    True
+    """
+    if frame is None or not isinstance(column, str):
+        return None
+    module = type(frame).__module__.split(".")[0]
+    if module == "polars":
+        import polars as pl
+
+        if column not in frame.columns:
+            return None
+        dtype = frame.schema[column]
+        if isinstance(dtype, pl.Enum):
+            return list(dtype.categories.to_list())
+        if dtype == pl.Boolean:
+            return [False, True]
+        return None
+    if not isinstance(frame, pd.DataFrame) or column not in frame.columns:
+        return None
+    dtype = frame[column].dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        return list(dtype.categories)
+    if pd.api.types.is_bool_dtype(dtype):
+        return [False, True]
+    return None
+
+
+def _source(plot: ggplot, lyr: layer) -> tuple[str, Any]:
+    """(label, object) of the data a layer releases from.
+
+    The plot's data is ``"data"`` (as a table's data is); a layer's own
+    ``data=`` is ``"layer k data"``, with k the first layer given the same
+    object (or function), so two layers on one frame are one source and a
+    layer on another frame, even with equal rows, is another.
+    """
+    own = lyr._data
+    if own is None:
+        return "data", plot.data
+    for k, other in enumerate(plot.layers):
+        if other._data is own:
+            break
+    else:  # pragma: no cover - the layer is in the plot
+        k = 0
+    if callable(own):
+        return f"layer {k} data (function of the plot's data)", plot.data
+    return f"layer {k} data", own
+
+
+def _source_frame(plot: ggplot, lyr: layer) -> Any:
+    own = lyr._data
+    if own is None or callable(own):
+        return plot.data
+    return own
+
+
+@dataclass
+class Door:
+    """Public facts a private layer releases with (see module docstring).
+
+    Attributes
+    ----------
+    source, data_object
+        The data source's label and object (see :func:`make_door`).
+    mapping
+        Aesthetic -> expression text (``{"x": "class", "fill": "drv"}``).
+    declared
+        Aesthetic -> declared levels, for aesthetics mapped to a bare
+        column of the source whose levels are declared.
+    scales
+        ``scales.x`` / ``scales.y``: the plot's position scales (or None).
+    layout
+        plotnine's layout table (one row a panel).
+    facet_columns
+        The facet variables in the layout.
+    panel_labels
+        Canonical label of each panel, in layout order.
+    panels
+        Words for the report: how the panels were made.
+    multiplicity
+        In how many panels one record can be (more than 1 with margins).
+    """
+
+    source: str
+    data_object: Any
+    mapping: dict[str, str]
+    declared: dict[str, list]
+    scales: Any
+    layout: pd.DataFrame
+    facet_columns: list[str] = field(default_factory=list)
+    panel_labels: list[str] = field(default_factory=list)
+    panels: str = "single panel"
+    multiplicity: int = 1
+
+
+def _mapping_text(lyr: layer) -> dict[str, str]:
+    out = {}
+    for ae, expr in lyr.mapping._starting.items():
+        out[str(ae)] = expr if isinstance(expr, str) else repr(expr)
+    return out
+
+
+def make_door(plot: ggplot, lyr: layer) -> Door:
+    """The door of a private layer, after ``layout.setup``."""
+    source, obj = _source(plot, lyr)
+    frame = _source_frame(plot, lyr)
+    declared = {}
+    for ae, expr in lyr.mapping._starting.items():
+        levels = declared_levels(frame, expr)
+        if levels is not None:
+            declared[str(ae)] = levels
+    layout = plot.layout.layout
+    cols = [c for c in layout.columns if c not in _LAYOUT_COLUMNS]
+    labels = [
+        "|".join(level_label(v) for v in row)
+        for row in layout[cols].itertuples(index=False)
+    ] if cols else [""] * len(layout)
+    multiplicity = 1
+    if cols:
+        patterns = {
+            tuple(str(v) == "(all)" for v in row)
+            for row in layout[cols].itertuples(index=False)
+        }
+        multiplicity = len(patterns)
+    scales = SimpleNamespace(
+        x=plot.scales.get_scales("x"), y=plot.scales.get_scales("y")
+    )
+    return Door(
+        source=source,
+        data_object=obj,
+        mapping=_mapping_text(lyr),
+        declared=declared,
+        scales=scales,
+        layout=layout,
+        facet_columns=cols,
+        panel_labels=labels,
+        panels=getattr(lyr, "_pnp_panels", "single panel"),
+        multiplicity=multiplicity,
+    )
+
+
+def facet_skeleton(
+    plot: ggplot, lyr: layer, data: pd.DataFrame, facet_vars: list[str]
+) -> pd.DataFrame:
+    """What a private layer shows the facet: one row per combination of
+    the declared levels of the facet variables.
+
+    DP layers refuse an undeclared facet variable (a panel would appear
+    exactly when a record has its value); CKM layers, which do not hide
+    empty cells anyway, show the observed values and say so in the report.
+    Sets ``lyr._pnp_panels`` (words for the report).
+    """
+    if not facet_vars:
+        lyr._pnp_panels = "single panel"
+        return data
+    frame = _source_frame(plot, lyr)
+    levels = {v: declared_levels(frame, v) for v in facet_vars}
+    undeclared = [v for v, lv in levels.items() if lv is None]
+    if undeclared:
+        if getattr(lyr.stat, "DP", False):
+            raise PlotninePrivateError(
+                f"{type(lyr.stat).__name__}(): facet variable(s) "
+                f"{', '.join(undeclared)} have no public set of levels, so "
+                "a panel would appear exactly when some record has its "
+                "value. Declare them from public knowledge: a pandas "
+                "Categorical with explicit categories=[...] (or a polars "
+                "Enum) in the data."
+            )
+        lyr._pnp_panels = f"observed values of {', '.join(undeclared)}"
+        return data
+    lyr._pnp_panels = f"public: declared facets ({', '.join(facet_vars)})"
+    combos = list(itertools.product(*(levels[v] for v in facet_vars)))
+    if not combos:
+        raise PlotninePrivateError(
+            f"{type(lyr.stat).__name__}(): a facet variable has no "
+            "declared levels."
+        )
+    columns = list(zip(*combos))
+    return pd.DataFrame(
+        {
+            v: pd.Categorical(list(col), categories=levels[v])
+            for v, col in zip(facet_vars, columns)
+        }
+    )

@@ -1,0 +1,171 @@
+"""Parameter validation: one place, used by stats, tables, PCA and report.
+
+Every check raises :class:`~plotnine_private.exceptions.PlotninePrivateError`
+naming the function, the parameter, the bad value and what would be valid
+(scikit-learn style), before anything is computed or drawn.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+
+from .exceptions import PlotninePrivateError
+from .mechanisms import laplace as lap
+
+__all__ = [
+    "as_ptable",
+    "fail",
+    "validate_breaks",
+    "validate_choice",
+    "validate_delta",
+    "validate_eps",
+    "validate_range",
+    "validate_range_share",
+    "validate_seed",
+    "validate_threshold",
+]
+
+
+def fail(name: str, message: str) -> PlotninePrivateError:
+    """The error of ``name()`` (a stat, table or function) with a message
+    that names the parameter, the value and the fix."""
+    return PlotninePrivateError(f"{name}(): {message}")
+
+
+def validate_eps(name: str, eps: Any) -> float:
+    if eps is None:
+        raise fail(
+            name,
+            "eps is required: the privacy budget of this layer, a number "
+            "> 0 (e.g. eps=1). Smaller eps means more noise.",
+        )
+    if isinstance(eps, bool) or not isinstance(eps, numbers.Real):
+        raise fail(name, f"eps must be a number > 0, got {eps!r}.")
+    if not math.isfinite(eps) or eps <= 0:
+        raise fail(name, f"eps must be a finite number > 0, got {eps!r}.")
+    try:
+        lap.exact_epsilon(eps)
+    except ValueError as err:
+        raise fail(name, str(err)) from None
+    return float(eps)
+
+
+def validate_delta(name: str, delta: Any) -> float:
+    if isinstance(delta, bool) or not isinstance(delta, numbers.Real):
+        raise fail(name, f"delta must be a number in (0, 1), got {delta!r}.")
+    if not (0 < delta < 1):
+        raise fail(
+            name,
+            f"delta must lie in (0, 1), got {delta!r}; use a small value "
+            "such as 1e-6 (at most 1/n).",
+        )
+    return float(delta)
+
+
+def validate_seed(name: str, seed: Any) -> int | str | None:
+    """A seed is an int or a non-empty str (a label of the release under a
+    key file; the secret without one) or None (session entropy)."""
+    if seed is None:
+        return None
+    if isinstance(seed, str) and seed:
+        return seed
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise fail(
+            name,
+            f"seed must be an int, a non-empty str or None, got {seed!r} "
+            f"({type(seed).__name__}); a Generator is not accepted because "
+            "plotnine deep-copies parameters on every '+'.",
+        )
+    return int(seed)
+
+
+def validate_choice(name: str, param: str, value: Any, choices) -> str:
+    if value not in choices:
+        valid = ", ".join(repr(c) for c in choices)
+        raise fail(name, f"{param} must be one of {valid}; got {value!r}.")
+    return value
+
+
+def validate_range(name: str, param: str, value: Any) -> tuple[float, float]:
+    """A public (lo, hi) pair of finite numbers with lo < hi."""
+    try:
+        lo, hi = (float(v) for v in value)
+    except (TypeError, ValueError):
+        raise fail(
+            name, f"{param} must be a pair (low, high), got {value!r}."
+        ) from None
+    if not (math.isfinite(lo) and math.isfinite(hi)) or lo >= hi:
+        raise fail(
+            name,
+            f"{param} must be finite with low < high, got {value!r}.",
+        )
+    return lo, hi
+
+
+def validate_range_share(name: str, share: Any) -> float | None:
+    """Share of a layer's eps for *each* privately estimated axis range;
+    the counts get what is left, so at most two axes need share < 0.5."""
+    if share is None:
+        return None
+    if (
+        isinstance(share, bool)
+        or not isinstance(share, numbers.Real)
+        or not 0 < share < 0.5
+    ):
+        raise fail(
+            name,
+            f"range_share must be a number in (0, 0.5), got {share!r}: it "
+            "is taken out of eps for each axis whose range is estimated.",
+        )
+    return float(share)
+
+
+def validate_breaks(name: str, param: str, value: Any) -> np.ndarray:
+    arr = np.asarray(value, dtype=float)
+    if arr.ndim != 1 or arr.size < 2:
+        raise fail(
+            name, f"{param} must list at least two bin edges, got {value!r}."
+        )
+    if not np.all(np.isfinite(arr)):
+        raise fail(name, f"{param} must be finite numbers, got {value!r}.")
+    if np.any(np.diff(arr) <= 0):
+        raise fail(
+            name,
+            f"{param} must be strictly increasing, got {value!r}; sort them "
+            "and remove duplicates.",
+        )
+    return arr
+
+
+def as_ptable(name: str, obj: Any):
+    """A PTable from a PTable, a DataFrame or a path (any known format)."""
+    from .mechanisms.ptable import PTable, read_ptable
+
+    if isinstance(obj, PTable):
+        return obj
+    try:
+        return read_ptable(obj)
+    except (ValueError, OSError, TypeError) as err:
+        raise fail(name, f"ptable: {err}") from None
+
+
+def validate_threshold(name: str, thr: Any) -> float | None:
+    """A CKM display threshold: None or a finite number >= 0."""
+    if thr is None:
+        return None
+    if (
+        isinstance(thr, bool)
+        or not isinstance(thr, numbers.Real)
+        or not math.isfinite(thr)
+        or thr < 0
+    ):
+        raise fail(
+            name,
+            f"threshold must be None or a number >= 0, got {thr!r}; cells "
+            "whose perturbed count is below it are hidden.",
+        )
+    return float(thr)
