@@ -83,9 +83,10 @@ def _compute_aesthetics(original):
     def compute_aesthetics(self, plot):
         if not is_private(self):
             return original(self, plot)
+        rows = self.data
         with _quiet():
             original(self, plot)
-        door = make_door(plot, self)
+        door = make_door(plot, self, rows)
         with _quiet():
             # the scales' transforms (log10, sqrt, dates) are applied here,
             # on the rows, silently; plotnine's own pass skips this layer

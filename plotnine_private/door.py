@@ -158,6 +158,10 @@ class Door:
         Words for the report: how the panels were made.
     multiplicity
         In how many panels one record can be (more than 1 with margins).
+    rows
+        The layer's rows before its mapping was evaluated (every column of
+        its data, with ``PANEL``), index-aligned with the evaluated rows:
+        for stats that need unmapped columns (the PCA's features).
     """
 
     source: str
@@ -170,6 +174,7 @@ class Door:
     panel_labels: list[str] = field(default_factory=list)
     panels: str = "single panel"
     multiplicity: int = 1
+    rows: pd.DataFrame | None = None
 
 
 def _mapping_text(lyr: layer) -> dict[str, str]:
@@ -179,7 +184,9 @@ def _mapping_text(lyr: layer) -> dict[str, str]:
     return out
 
 
-def make_door(plot: ggplot, lyr: layer) -> Door:
+def make_door(
+    plot: ggplot, lyr: layer, rows: pd.DataFrame | None = None
+) -> Door:
     """The door of a private layer, after ``layout.setup``."""
     source, obj = _source(plot, lyr)
     frame = _source_frame(plot, lyr)
@@ -215,6 +222,7 @@ def make_door(plot: ggplot, lyr: layer) -> Door:
         panel_labels=labels,
         panels=getattr(lyr, "_pnp_panels", "single panel"),
         multiplicity=multiplicity,
+        rows=rows,
     )
 
 
