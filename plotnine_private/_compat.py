@@ -30,6 +30,8 @@ import pandas as pd
 from plotnine.facets.layout import Layout
 from plotnine.layer import Layers
 from plotnine.layer import layer as _layer
+from plotnine.mapping.aes import aes
+from plotnine.mapping.evaluation import evaluate
 
 from .door import facet_skeleton, is_private, make_door
 
@@ -79,13 +81,27 @@ def _patch(owner, name: str, make) -> None:
     setattr(owner, name, patched)
 
 
+def _evaluate_mapping(lyr, plot) -> None:
+    """plotnine's ``layer.compute_aesthetics`` without its row-wise group
+    ids and sort by panel: a private layer sets its groups from released
+    cells, and its rows are never drawn."""
+    evaled = evaluate(lyr.mapping._starting, lyr.data, plot.environment)
+    evaled_aes = aes(**{str(col): col for col in evaled})
+    plot.scales.add_defaults(evaled, evaled_aes)
+    if "PANEL" in lyr.data.columns and len(evaled) == len(lyr.data):
+        evaled["PANEL"] = lyr.data["PANEL"]
+    else:
+        evaled["PANEL"] = 1
+    lyr.data = evaled
+
+
 def _compute_aesthetics(original):
     def compute_aesthetics(self, plot):
         if not is_private(self):
             return original(self, plot)
         rows = self.data
         with _quiet():
-            original(self, plot)
+            _evaluate_mapping(self, plot)
         door = make_door(plot, self, rows)
         with _quiet():
             # the scales' transforms (log10, sqrt, dates) are applied here,

@@ -325,13 +325,17 @@ class PrivateCountStat(stat):
         layout_panels = door.layout["PANEL"]
         npanel = len(layout_panels)
         if "PANEL" in data.columns and len(data):
-            panel = pd.to_numeric(
-                pd.Series(data["PANEL"], copy=False).astype(object),
-                errors="coerce",
-            ).to_numpy(dtype=float)
-            codes = np.where(
-                np.isfinite(panel), np.nan_to_num(panel) - 1, -1
-            ).astype(np.int64)
+            col = data["PANEL"]
+            if isinstance(col.dtype, pd.CategoricalDtype):
+                # plotnine's PANEL categories are 1..npanel, in order
+                codes = col.cat.codes.to_numpy(np.int64)
+            elif pd.api.types.is_integer_dtype(col.dtype):
+                codes = col.to_numpy(np.int64) - 1
+            else:
+                panel = pd.to_numeric(col, errors="coerce").to_numpy(float)
+                codes = np.where(
+                    np.isfinite(panel), np.nan_to_num(panel) - 1, -1
+                ).astype(np.int64)
             codes[(codes < 0) | (codes >= npanel)] = -1
         else:
             codes = np.zeros(len(data), dtype=np.int64)

@@ -1,0 +1,150 @@
+"""The differential test harness: build one plot on two neighbouring data
+sets (one record changed) with one seed, in two fresh sessions, and list
+everything a person or an output checker sees that is not a noisy number:
+axis ranges, breaks and labels of every non-count axis, legend entries of
+discrete scales, panels, group ids and cell positions, warnings, the
+report's rows and the bundle's metadata. Privacy demands the two lists be
+equal.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import warnings
+from copy import deepcopy
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from plotnine.scales.scale_discrete import scale_discrete
+
+import plotnine_private as pp
+from plotnine_private.mechanisms import release as engine
+
+#: layer columns that carry released numbers (or are computed from them)
+NOISY = {
+    "count", "noisy_count", "prop", "density", "ncount", "ndensity", "n",
+    "noisy_n", "label", "y", "ymin", "ymax", "size", "prob", "value",
+}
+#: report columns that are functions of released values
+NOISY_REPORT = {"cells", "parameters"}
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, float) and np.isnan(v):
+        return "nan"
+    if isinstance(v, (np.floating, float)):
+        return round(float(v), 9)
+    if isinstance(v, np.integer):
+        return int(v)
+    return v
+
+
+def _column(frame: pd.DataFrame, col: str) -> list:
+    return [_plain(v) for v in frame[col].tolist()]
+
+
+def _axis(panel_params, name: str) -> dict:
+    view = getattr(panel_params, name)
+    return {
+        "range": [_plain(v) for v in view.range],
+        "breaks": [_plain(v) for v in view.breaks],
+        "labels": [str(v) for v in view.labels],
+    }
+
+
+def snapshot(
+    plot, count_axes: tuple[str, ...] = ("y",), shown_by_noise: bool = False
+) -> dict:
+    """Everything but the noisy numbers, from a fresh session.
+
+    ``count_axes``: position axes that show released counts (their range
+    is a function of the noise, so it is left out). ``shown_by_noise``:
+    the layer hides cells by their released value (``drop``, zero points,
+    a CKM threshold), so which cells are drawn is itself post-processing
+    of noisy numbers: only the set of panels and groups is compared.
+    """
+    engine._SOURCES.clear()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        built = deepcopy(plot)
+        built._build()
+        report = pp.privacy_report(plot)
+    out: dict[str, Any] = {
+        "warnings": sorted(
+            f"{w.category.__name__}: {w.message}" for w in caught
+        ),
+        "panels": built.layout.layout.astype(str).to_dict("list"),
+    }
+    # colours, sizes... mapped from released counts by continuous scales
+    mapped = {
+        ae
+        for sc in built.scales
+        if not isinstance(sc, scale_discrete)
+        for ae in sc.aesthetics
+        if ae not in ("x", "y")
+    } | ({"color"} if "colour" in str(built.scales) else set())
+    for i, lyr in enumerate(built.layers):
+        data = lyr.data
+        if "group" in data.columns and len(data):
+            # which cells exist, where and in which group
+            keep = [c for c in data.columns if c not in NOISY | mapped]
+            if shown_by_noise:
+                keep = [c for c in ("PANEL", "group") if c in keep]
+                out[f"layer {i}"] = {
+                    c: sorted(set(_column(data, c))) for c in keep
+                }
+            else:
+                out[f"layer {i}"] = {
+                    c: _column(data, c) for c in sorted(keep)
+                }
+        else:
+            out[f"layer {i}"] = {"rows": len(data)}
+    for k, params in enumerate(built.layout.panel_params):
+        for ax in ("x", "y"):
+            if ax not in count_axes:
+                out[f"panel {k} {ax}"] = _axis(params, ax)
+    for sc in built.scales:
+        aes = sc.aesthetics[0]
+        if aes in ("x", "y"):
+            continue
+        if isinstance(sc, scale_discrete):
+            out[f"legend {aes}"] = [str(v) for v in sc.final_limits]
+    table = report.table
+    out["report"] = [
+        {k: _plain(v) for k, v in row.items() if k not in NOISY_REPORT}
+        for row in table.to_dict("records")
+    ]
+    out["notes"] = [n for n in report.notes if "estimate [" not in n]
+    return out
+
+
+def bundle_metadata(plot) -> dict:
+    """The bundle's results.json without released values."""
+    engine._SOURCES.clear()
+    with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        folder = Path(tmp) / "bundle"
+        pp.save_release(plot, folder, code="plot")
+        results = json.loads((folder / "results.json").read_text())
+    out = {}
+    for uid, rec in results.get("results", {}).items():
+        props = dict(rec["properties"])
+        props["releases"] = [
+            {k: v for k, v in r.items() if k not in NOISY_REPORT}
+            for r in props.get("releases", [])
+        ]
+        out[uid] = {
+            "type": rec["type"],
+            "properties": props,
+            "files": sorted(f["name"] for f in rec["files"]),
+        }
+    return out
+
+
+def differences(a: dict, b: dict) -> list[str]:
+    """Keys of two snapshots whose values differ."""
+    return [k for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]

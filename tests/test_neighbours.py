@@ -1,0 +1,229 @@
+"""The test of it all: the same plot on two neighbouring data sets (one
+record changed) with one seed; everything but the noisy numbers (axes,
+breaks, legends, panels, group ids, warnings, report rows, bundle
+metadata) must be equal.
+
+Each case changes one record of mpg in the way most likely to show: a far
+outlier (1000, -700), a missing value, a new category of an undeclared
+fill, or moves a record to another declared panel. The same harness
+caught, on the version before aggregation at the door, axes trained on
+raw rows under ``shrink=False``, group ids counting suppressed fills,
+panels of empty declared levels and unprotected axes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from plotnine import (
+    aes,
+    after_stat,
+    coord_flip,
+    facet_grid,
+    facet_null,
+    facet_wrap,
+    geom_bar,
+    geom_bin_2d,
+    geom_count,
+    geom_histogram,
+    geom_text,
+    ggplot,
+    position_dodge,
+    position_fill,
+    scale_x_log10,
+)
+from plotnine.data import mpg as _mpg
+
+import plotnine_private as pp
+
+from neighbours import bundle_metadata, differences, snapshot
+
+PTAB = pp.create_cnt_ptable(D=3, V=1.5, js=1)
+
+
+def declared(d: pd.DataFrame) -> pd.DataFrame:
+    d = d.copy()
+    d["class"] = pd.Categorical(
+        d["class"], categories=sorted(_mpg["class"].unique())
+    )
+    d["drv"] = pd.Categorical(d["drv"], categories=["4", "f", "r"])
+    d["year"] = pd.Categorical(d["year"], categories=[1999, 2008])
+    return pp.add_record_keys(d, name="rk", seed=5)
+
+
+BASE = declared(_mpg)
+
+
+def neighbour(change: str) -> pd.DataFrame:
+    d = BASE.copy()
+    if change == "outlier":
+        d.loc[0, ["displ", "hwy", "cty"]] = [1000.0, -700, 900]
+    elif change == "missing":
+        d.loc[0, ["displ", "hwy"]] = [np.nan, np.nan]
+    elif change == "new fill":
+        d["trans"] = d["trans"].astype(object)
+        d.loc[0, "trans"] = "never-seen"
+    elif change == "other panel":
+        d.loc[0, "year"] = 2008 if d.loc[0, "year"] == 1999 else 1999
+    elif change == "log domain":
+        d.loc[0, "hwy"] = -5.0
+    return d
+
+
+DP = {"eps": 4, "seed": 7}
+CKM = {"ptable": PTAB}
+LIM = {"limits": (0, 50), "bins": 10}
+LIM2 = {"limits": ((0, 8), (0, 50)), "bins": 8, "drop": False}
+
+# (name, plot maker, axes that show noisy numbers; "shown by noise": the
+# layer hides cells by their released value)
+CASES = [
+    (
+        "count, declared, labels",
+        lambda d: ggplot(d, aes("class"))
+        + geom_bar(stat="count_dp", **DP)
+        + geom_text(aes(label=after_stat("count")), stat="count_dp", **DP),
+        ("y",),
+    ),
+    (
+        "count, undeclared fill, dodge",
+        lambda d: ggplot(d, aes("drv", fill="trans"))
+        + geom_bar(stat="count_dp", position=position_dodge(), **DP),
+        ("y",),
+    ),
+    (
+        "count, fill, position fill, facet grid free",
+        lambda d: ggplot(d, aes("class", fill="drv"))
+        + geom_bar(stat="count_dp", position=position_fill(), **DP)
+        + facet_grid("year ~ .", scales="free"),
+        ("y",),
+    ),
+    (
+        "count ckm, coord_flip",
+        lambda d: ggplot(d, aes("class", rkey="rk"))
+        + geom_bar(stat="count_ckm", **CKM)
+        + coord_flip(),
+        ("y",),
+    ),
+    (
+        "bin with breaks, facet_null no shrink",
+        lambda d: ggplot(d, aes("hwy"))
+        + geom_histogram(stat="bin_dp", breaks=[0, 10, 20, 30, 40, 50],
+                         **DP)
+        + facet_null(shrink=False),
+        ("y",),
+    ),
+    (
+        "bin with limits, facet_wrap no shrink free",
+        lambda d: ggplot(d, aes("hwy"))
+        + geom_histogram(stat="bin_dp", **LIM, **DP)
+        + facet_wrap("year", shrink=False, scales="free"),
+        ("y",),
+    ),
+    (
+        "bin ckm, log scale",
+        lambda d: ggplot(d, aes("hwy", rkey="rk"))
+        + geom_histogram(stat="bin_ckm", limits=(5, 50), bins=6, **CKM)
+        + scale_x_log10(),
+        ("y",),
+    ),
+    (
+        "bin2d with limits, no shrink",
+        lambda d: ggplot(d, aes("displ", "hwy"))
+        + geom_bin_2d(stat="bin2d_dp", **LIM2, **DP)
+        + facet_wrap("drv", shrink=False),
+        (),
+    ),
+    (
+        "binhex with limits",
+        lambda d: ggplot(d, aes("displ", "hwy"))
+        + pp.geom_hex(stat="binhex_dp", **LIM2, **DP)
+        + facet_null(shrink=False),
+        (),
+    ),
+    (
+        "sum on a public grid, no shrink",
+        lambda d: ggplot(d, aes("cty", "hwy"))
+        + geom_count(stat="sum_dp", limits=((0, 40), (0, 50)),
+                     resolution=1, **DP)
+        + facet_null(shrink=False),
+        ("x", "y", "shown by noise"),
+    ),
+    (
+        "sum ckm thresholded, no shrink",
+        lambda d: ggplot(d, aes("cty", "hwy", rkey="rk"))
+        + geom_count(stat="sum_ckm", limits=((0, 40), (0, 50)),
+                     resolution=1, threshold=3, **CKM)
+        + facet_null(shrink=False),
+        ("x", "y", "shown by noise"),
+    ),
+    (
+        "bin2d dropping zero cells",
+        lambda d: ggplot(d, aes("displ", "hwy"))
+        + geom_bin_2d(stat="bin2d_dp", limits=((0, 8), (0, 50)), bins=8,
+                      **DP),
+        ("x", "y", "shown by noise"),
+    ),
+]
+CHANGES = ["outlier", "missing", "new fill", "other panel", "log domain"]
+
+
+@pytest.mark.parametrize("change", CHANGES)
+@pytest.mark.parametrize(
+    ("name", "make", "count_axes"), CASES, ids=[c[0] for c in CASES]
+)
+def test_only_noisy_numbers_differ(name, make, count_axes, change):
+    hidden = "shown by noise" in count_axes
+    a = snapshot(make(BASE), count_axes, hidden)
+    b = snapshot(make(neighbour(change)), count_axes, hidden)
+    assert differences(a, b) == []
+
+
+@pytest.mark.parametrize(
+    ("name", "make", "count_axes"),
+    [CASES[0], CASES[4], CASES[7]],
+    ids=[CASES[i][0] for i in (0, 4, 7)],
+)
+def test_bundle_metadata_only_noisy_numbers_differ(name, make, count_axes):
+    a = bundle_metadata(make(BASE))
+    b = bundle_metadata(make(neighbour("outlier")))
+    assert a == b
+
+
+def test_an_empty_subset_looks_like_any_other():
+    # a filter that matches nobody releases noise on the declared levels,
+    # exactly as a filter that matches someone
+    def make(d):
+        return ggplot(d, aes("class")) + geom_bar(stat="count_dp", **DP)
+
+    some = BASE[BASE["hwy"] > 40]
+    none = BASE[BASE["hwy"] > 1000]
+    assert len(none) == 0 and len(some) > 0
+    assert differences(snapshot(make(some)), snapshot(make(none))) == []
+
+
+def test_a_one_record_panel_looks_like_any_other():
+    def make(d):
+        return (
+            ggplot(d, aes("drv"))
+            + geom_bar(stat="count_dp", **DP)
+            + facet_wrap("year")
+        )
+
+    one = BASE.copy()
+    one["year"] = pd.Categorical([2008] * len(one), categories=[1999, 2008])
+    one.loc[0, "year"] = 1999
+    assert differences(snapshot(make(BASE)), snapshot(make(one))) == []
+
+
+def test_unprotected_layer_is_reported_with_the_axis_it_trains():
+    from plotnine import geom_blank
+
+    p = ggplot(BASE, aes("hwy")) + geom_histogram(
+        stat="bin_dp", **LIM, **DP
+    ) + geom_blank(aes(x="displ"))
+    r = pp.privacy_report(p)
+    row = r.table[r.table["layer"] == 1].iloc[0]
+    assert row["composition"] == "not protected"
+    assert any("trains the x axis" in n for n in r.notes)
