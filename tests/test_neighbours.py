@@ -49,6 +49,11 @@ def declared(d: pd.DataFrame) -> pd.DataFrame:
     )
     d["drv"] = pd.Categorical(d["drv"], categories=["4", "f", "r"])
     d["year"] = pd.Categorical(d["year"], categories=[1999, 2008])
+    # a declared level that no record of mpg has
+    d["era"] = pd.Categorical(
+        d["year"].astype(int).map({1999: "1990s", 2008: "2000s"}),
+        categories=["1990s", "2000s", "2010s"],
+    )
     return pp.add_record_keys(d, name="rk", seed=5)
 
 
@@ -63,9 +68,11 @@ def neighbour(change: str) -> pd.DataFrame:
         d.loc[0, ["displ", "hwy"]] = [np.nan, np.nan]
     elif change == "new fill":
         d["trans"] = d["trans"].astype(object)
-        d.loc[0, "trans"] = "never-seen"
+        d.loc[0, "trans"] = "aaa-never-seen"  # sorts before every value
     elif change == "other panel":
         d.loc[0, "year"] = 2008 if d.loc[0, "year"] == 1999 else 1999
+    elif change == "empty level":
+        d.loc[0, "era"] = "2010s"  # the empty declared level gets a record
     elif change == "log domain":
         d.loc[0, "hwy"] = -5.0
     return d
@@ -97,6 +104,13 @@ CASES = [
         lambda d: ggplot(d, aes("class", fill="drv"))
         + geom_bar(stat="count_dp", position=position_fill(), **DP)
         + facet_grid("year ~ .", scales="free"),
+        ("y",),
+    ),
+    (
+        "count, facets of a declared level without records",
+        lambda d: ggplot(d, aes("drv"))
+        + geom_bar(stat="count_dp", **DP)
+        + facet_wrap("era"),
         ("y",),
     ),
     (
@@ -166,7 +180,10 @@ CASES = [
         ("x", "y", "shown by noise"),
     ),
 ]
-CHANGES = ["outlier", "missing", "new fill", "other panel", "log domain"]
+CHANGES = [
+    "outlier", "missing", "new fill", "other panel", "empty level",
+    "log domain",
+]
 
 
 @pytest.mark.parametrize("change", CHANGES)
