@@ -13,14 +13,15 @@ from .exceptions import (
     PrivacyWarning,
 )
 from .geoms.geom_hex import geom_hex
-from .ledger import Release
 from .mechanisms.ckm import (
     RecordKeyWarning,
     add_record_keys,
     cell_keys,
     record_key_integers,
 )
+from .mechanisms.keys import create_key, use_key
 from .mechanisms.ptable import PTable, create_cnt_ptable, read_ptable
+from .mechanisms.release import Release
 from .pca import DPPCAResult, dp_pca, dp_score
 from .ptable_plot import plot_ptable
 from .release import save_release
@@ -60,6 +61,7 @@ __all__ = [
     "RecordKeyWarning",
     "add_record_keys",
     "cell_keys",
+    "create_key",
     "create_cnt_ptable",
     "plot_ptable",
     "privacy_budget",
@@ -93,4 +95,5 @@ __all__ = [
     "stat_dp_pca_score",
     "stat_sum_ckm",
     "stat_sum_dp",
+    "use_key",
 ]

@@ -440,10 +440,10 @@ def _layer_notes(ledger: _Ledger, i: int, stat_name: str, releases):
     if any(r.policy == "seed-only" for r in releases):
         ledger.notes.append(
             f"layer {i} ({stat_name}): seed-only key: anyone who has the "
-            "code (and so the seed) can remove the noise. Keep the code "
-            "secret, or make a key file with create_key() and select it "
-            "with use_key() or PLOTNINE_PRIVATE_KEY_FILE; the seed is "
-            "then a public label."
+            "code can remove the noise (the seed in it is the secret). "
+            "Keep the code secret, or make a key file with create_key() "
+            "and select it with use_key() or PLOTNINE_PRIVATE_KEY_FILE; "
+            "the seed is then a public label."
         )
     _domain_notes(ledger, i, stat_name, releases)
 

@@ -244,3 +244,23 @@ def test_unprotected_layer_is_reported_with_the_axis_it_trains():
     row = r.table[r.table["layer"] == 1].iloc[0]
     assert row["composition"] == "not protected"
     assert any("trains the x axis" in n for n in r.notes)
+
+
+def test_polars_categorical_is_observed_and_enum_is_declared():
+    pl = pytest.importorskip("polars")
+    levels = [*sorted(_mpg["class"].unique()), "zzz"]  # one empty level
+    values = _mpg["class"].tolist()
+    cat = pl.DataFrame({"class": pl.Series(values, dtype=pl.Categorical)})
+    enum = pl.DataFrame({"class": pl.Series(values, dtype=pl.Enum(levels))})
+
+    def release_of(d):
+        q = pp._compat.build(
+            ggplot(d, aes("class")) + geom_bar(stat="count_dp", **DP)
+        )
+        return q.layers[0].stat.releases[0], q.layers[0].data
+
+    r_cat, _ = release_of(cat)
+    r_enum, data = release_of(enum)
+    assert r_cat.domain == "thresholded"  # levels seen, not declared
+    assert r_enum.domain == "public: declared levels"
+    assert len(data) == len(levels)  # the empty level is released too
