@@ -31,29 +31,37 @@ resolution ``BETA - 1`` elsewhere now apply to *distances from c*, so data
 far from 0 (years, 10^6) keep a fine grid at their ends; only the centre
 carries the relative 1% rounding, which the ends absorb.
 
-What it achieves (``benchmarks/bench_range.py``; 200 keys per cell)
--------------------------------------------------------------------
-Measured on U(0,100), N(50,10), highway mpg (12..44), years 1999..2008
-and lognormal(0,1) data; "missed" is the share of the data's own
-1%..99% span that the range does not cover, "width" is the range's width
-over that span.
+What it achieves (``benchmarks/bench_range.py``, 100 keys per cell)
+--------------------------------------------------------------------
+``eps`` is the range's own budget. "missed": share of the data's own
+1%..99% span not covered; "width": range width over that span; "out":
+share of records outside the range (clamped into the edge bins); median
+/ 90th percentile over keys.
 
-* ``eps >= 1`` and ``n >= 200``: on U(0,100), median missed 0.00 (90th
-  percentile 0.02), median width 1.3; normal and mpg data miss a median
-  of 0.10 and 0.26 of the span (their outer 1% lie beyond what 2
-  records at each end can show privately), while at ``n >= 1000``
-  nothing is missed (90th percentile <= 0.02) at width 1.2 to 1.4.
-* Years 1999..2008 are covered at a width of about 3.5x the span: the
-  centre's grid is 20 years wide near 2000.
-* Skewed data (lognormal) miss the long tail at small ``n``: bin them on
-  a log scale (the caller transforms before the range).
-* **Not useful for ``n * eps`` below about 200** (e.g. ``n < 400`` at
-  ``eps = 0.5``, ``n < 1000`` at ``eps = 0.2``), nor for data whose spread
-  is below 0.01 or tiny against its distance from 0 (values near 10^6
-  with spread 10 get a range hundreds of times too wide): give public
-  ``limits=`` or ``breaks=``. The failure is conservative: with too
-  little budget the centre search stops early between 0 and the data,
-  and the range stretches from there over the data.
+* ``n = 200, eps = 1``: U(0,100) missed 0.00/0.05, width 1.22/1.4, out
+  0.00/0.06 (old: missed 0.04/0.16, out 0.11/0.21). N(50,10) and highway
+  mpg (12..44) miss 0.18 and 0.35 of the span, but only 6% and 7% of the
+  records (median): their outer 1% are two records per end, which no
+  eps = 1 search can see.
+* ``n = 200, eps = 0.5``: U(0,100) out 0.00/0.26 (old 0.32/0.89).
+* ``n >= 1000, eps >= 0.5``: out <= 0.02 (90th percentile) on all
+  shapes, width 1.0 to 1.4; the widening makes the range up to 1.4x the
+  span where the old estimate was tight (its cost at large ``n``).
+* Years 1999..2008: covered, width 3.5x the span for ``n * eps >= 200``
+  (old: 225x, a range from 0): the centre's grid is 20 wide near 2000,
+  the ends' grids are fine.
+* Lognormal(0,1): at ``n = 200, eps = 1`` 8% of records out (old 15%);
+  bin skewed data on a log scale (the caller transforms first).
+
+**Not useful for ``n * eps`` below about 200** (``n`` the number of
+records, which the user knows; e.g. ``n < 200`` at ``eps = 1``, ``n <
+400`` at ``eps = 0.5``, ``n < 1000`` at ``eps = 0.2``), nor for data whose
+spread is below 0.01 or small against their distance from 0 (10^6 with
+spread 10 gets a range about 170x too wide): give public ``limits=`` or
+``breaks=``. At ``n * eps = 40`` most of the records fall outside. With
+too little budget the centre search tends to stop early between 0 and
+the data: the range then reaches from there over the data (too wide)
+or, at ``n * eps`` far below 200, misses it.
 
 Privacy cost (:func:`range_privacy_map`)
 ----------------------------------------
