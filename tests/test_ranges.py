@@ -79,11 +79,22 @@ def test_large_eps_limit_is_the_grid_construction():
     assert r == private_range(x, BIG, key=K(2))  # key-free limit
     c = r.details["centre"]
     assert c == pytest.approx(50.435624592965546, rel=1e-15)
-    hi = c + _first_grid_point(np.maximum(x - c, 0), 0.99)
+    # c >= 0: lower end from the centre, upper end from the lower end
+    assert r.details["first_end"] == "lo"
     lo = c - _first_grid_point(np.maximum(c - x, 0), 0.99)
+    hi = lo + _first_grid_point(np.maximum(x - lo, 0), 0.99)
     assert r.details["unwidened"] == (lo, hi)
     pad = 0.2 * (hi - lo)
     assert (r.lo, r.hi) == (lo - pad, hi + pad)
+
+
+def test_negative_data_chain_the_other_way_and_mirror():
+    x = np.linspace(1000, 1100, 1001)
+    pos = private_range(x, BIG, key=K(1))
+    neg = private_range(-x, BIG, key=K(1))
+    assert neg.details["first_end"] == "hi"
+    assert neg.lo == pytest.approx(-pos.hi, rel=1e-12)
+    assert neg.hi == pytest.approx(-pos.lo, rel=1e-12)
 
 
 def test_ends_never_cross_even_on_constant_data():
@@ -93,12 +104,25 @@ def test_ends_never_cross_even_on_constant_data():
     assert r.lo < 7.0 < r.hi
 
 
-def test_far_from_zero_data_keep_fine_ends():
-    # years: the centre's grid is 20 wide near 2000, the ends are not
-    x = np.repeat(np.arange(1999.0, 2009.0), 100)
+@pytest.mark.parametrize("sign", [1, -1])
+def test_far_from_zero_data_keep_fine_ends(sign):
+    # years: the centre's grid is 20 wide near 2000 and the centre lies
+    # beyond the data; the chained ends are fine
+    x = sign * np.repeat(np.arange(1999.0, 2009.0), 100)
     r = private_range(x, BIG, key=K(4))
-    assert r.lo <= 1999 and r.hi >= 2008
-    assert r.hi - r.lo < 60
+    assert r.lo <= x.min() and r.hi >= x.max()
+    assert not r.lo <= r.details["centre"] <= r.hi  # centre outside
+    assert r.hi - r.lo < 1.5 * 9
+
+
+def test_values_near_a_million_get_a_usable_range():
+    x = 1e6 + np.random.default_rng(6).normal(0, 10, 1000)
+    span = np.subtract(*np.quantile(x, [0.99, 0.01]))
+    widths = [
+        (r.hi - r.lo) / span
+        for r in (private_range(x, 1.0, key=K("1e6", k)) for k in range(30))
+    ]
+    assert np.median(widths) < 5  # the old range was ~20,000x too wide
 
 
 # --- accuracy at small n (the issue: mpg-sized data piled in one bin) ---

@@ -7,15 +7,26 @@ Algorithm (:func:`private_range`)
 ---------------------------------
 1. **Centre** ``c``: Durfee's signed median (:func:`signed_quantile`,
    level 0.5, grid base ``BETA``) with ``CENTRE_SHARE * eps``.
-2. **Ends**: two one-sided Durfee searches (:func:`upper_quantile`,
-   ``lower = 0``) with ``(1 - CENTRE_SHARE) * eps / 2`` each, on the
-   distances above and below the released centre,
-   ``max(x - c, 0)`` and ``max(c - x, 0)``, at level ``END_LEVEL``:
-   ``hi = c + t_hi`` has about ``END_LEVEL * n`` records below it, and
-   ``lo = c - t_lo`` about as many above it. Both ends are at least
-   ``BETA - 1`` away from ``c``, so ``lo < hi`` always (never crossed).
-3. **Widening** (post-processing): both ends move out by
+2. **First end** (the lower end if ``c >= 0``, else the upper end): a
+   one-sided Durfee search (:func:`upper_quantile`, ``lower = 0``,
+   level ``END_LEVEL``) with ``(1 - CENTRE_SHARE) * eps / 2`` on the
+   distances from the released centre, ``max(c - x, 0)`` (or
+   ``max(x - c, 0)``): ``lo = c - t`` has about ``END_LEVEL * n`` records
+   above it.
+3. **Second end**: the same search with the same budget on the distances
+   from the released first end across the data, ``max(x - lo, 0)``:
+   ``hi = lo + t`` has about ``END_LEVEL * n`` records below it.
+   (Mirrored for ``c < 0``.) Each search moves at least ``BETA - 1``,
+   so ``lo < c`` and ``lo < hi`` always (the ends never cross).
+4. **Widening** (post-processing): both ends move out by
    ``WIDEN * (hi - lo)``.
+
+The chaining is for data far from 0: the signed grid rounds the median
+towards +inf for ``c >= 0`` (towards -inf for ``c < 0``) by up to 1% of
+``|c|``, which for years near 2000 is 20 and can put ``c`` beyond the
+data. The first search goes back from ``c`` over the median; the second
+measures distances from the data's edge, on a grid fine relative to the
+data's span.
 
 Why this and not the old ``signed_quantile`` at 1% and 99%: a Durfee
 search stops at the first grid point whose noisy count reaches the noisy
@@ -26,42 +37,42 @@ per draw (60 counts with the old budget): the first query nearly always
 *outwards from a private centre* starts each end with about ``n/2``
 records already counted, so a noisy stop far too early needs a noise
 excess of about ``0.49 n``, and the same 1%/99% levels become usable.
-The signed grid's absolute resolution ``BETA - 1`` near 0 and relative
-resolution ``BETA - 1`` elsewhere now apply to *distances from c*, so data
-far from 0 (years, 10^6) keep a fine grid at their ends; only the centre
-carries the relative 1% rounding, which the ends absorb.
+The grid's absolute resolution ``BETA - 1`` near 0 and relative
+resolution ``BETA - 1`` elsewhere now apply to *distances* from released
+points, so data far from 0 (years, 10^6) keep a fine grid at their ends.
 
-What it achieves (``benchmarks/bench_range.py``, 100 keys per cell)
+What it achieves (``benchmarks/bench_range.py``, 200 keys per cell)
 --------------------------------------------------------------------
 ``eps`` is the range's own budget. "missed": share of the data's own
 1%..99% span not covered; "width": range width over that span; "out":
 share of records outside the range (clamped into the edge bins); median
 / 90th percentile over keys.
 
-* ``n = 200, eps = 1``: U(0,100) missed 0.00/0.05, width 1.22/1.4, out
-  0.00/0.06 (old: missed 0.04/0.16, out 0.11/0.21). N(50,10) and highway
-  mpg (12..44) miss 0.18 and 0.35 of the span, but only 6% and 7% of the
-  records (median): their outer 1% are two records per end, which no
-  eps = 1 search can see.
-* ``n = 200, eps = 0.5``: U(0,100) out 0.00/0.26 (old 0.32/0.89).
-* ``n >= 1000, eps >= 0.5``: out <= 0.02 (90th percentile) on all
-  shapes, width 1.0 to 1.4; the widening makes the range up to 1.4x the
-  span where the old estimate was tight (its cost at large ``n``).
-* Years 1999..2008: covered, width 3.5x the span for ``n * eps >= 200``
-  (old: 225x, a range from 0): the centre's grid is 20 wide near 2000,
-  the ends' grids are fine.
-* Lognormal(0,1): at ``n = 200, eps = 1`` 8% of records out (old 15%);
+* ``n = 200, eps = 1``: U(0,100) missed 0.00/0.07, width 1.27/1.4, out
+  0.00/0.08 (old: missed 0.04/0.18, out 0.10/0.24). N(50,10) and
+  highway mpg (12..44) miss 0.16 and 0.27 of the span but only 5% and 6%
+  of the records (median; old 7% and 8%): their outer 1% are two records
+  per end, which no search with this budget can see.
+* ``n = 200, eps = 0.5``: U(0,100) out 0.00/0.23 (old 0.33/0.78).
+* ``n >= 1000, eps >= 0.5``: out <= 0.02 (90th percentile) on every
+  shape, width 1.0 to 1.5. The widening makes the range about 1.4x the
+  span at large ``n``, where the old estimate was tight: the price of
+  not piling records into the edge bins at small ``n``.
+* Years 1999..2008 (``n * eps >= 200``): covered at width 1.4 (old:
+  225x, a range from 0). 10^6 + N(0, 10): covered at width 2.7 (median;
+  90th percentile up to 11 for ``n * eps`` near 200), old 22,000x.
+* Lognormal(0,1): at ``n = 200, eps = 1`` 7% of records out (old 15%);
   bin skewed data on a log scale (the caller transforms first).
 
 **Not useful for ``n * eps`` below about 200** (``n`` the number of
 records, which the user knows; e.g. ``n < 200`` at ``eps = 1``, ``n <
-400`` at ``eps = 0.5``, ``n < 1000`` at ``eps = 0.2``), nor for data whose
-spread is below 0.01 or small against their distance from 0 (10^6 with
-spread 10 gets a range about 170x too wide): give public ``limits=`` or
-``breaks=``. At ``n * eps = 40`` most of the records fall outside. With
-too little budget the centre search tends to stop early between 0 and
-the data: the range then reaches from there over the data (too wide)
-or, at ``n * eps`` far below 200, misses it.
+400`` at ``eps = 0.5``, ``n < 1000`` at ``eps = 0.2``): give public
+``limits=`` or ``breaks=``. At ``n * eps = 100`` the 90th percentile of
+records outside is 20-26% on U(0,100), N(50,10) and mpg, and data far
+from 0 (years) get a range hundreds of times too wide; at ``n * eps =
+40`` most records fall outside. The centre search, with too little
+budget, stops early between 0 and the data. Also give public limits for
+data whose spread is below about 0.01 (the grid's absolute resolution).
 
 Privacy cost (:func:`range_privacy_map`)
 ----------------------------------------
@@ -70,44 +81,48 @@ is given: ``eps_centre + 2 eps_end = eps``, delta 0, under both
 adjacencies. Each release is one or two runs of Durfee's one-sided search:
 threshold ``T = q n + E_0``, queries ``c_i = #{y_j < t_i}`` with noise
 ``E_i``, stop at the first ``c_i + E_i >= T``, every ``E`` one-sided
-exponential of rate ``eps_run / 2``. ``y_j`` is a function of record
-``j`` and of already released values only (the centre), so a neighbouring
-data set changes one ``y_j`` (replace) or adds or removes one.
+exponential of rate ``eps_run / 2`` (``eps_1 = eps_2 = eps_run / 2``).
+``y_j`` is a function of record ``j`` and of already released values
+only (the centre, the first end), so a neighbouring data set changes one
+``y_j`` (replace) or adds or removes one.
 
 * **Replace one record, n fixed and public: cost 1x.** Replacing ``z`` by
   ``z'`` changes ``c_i`` by ``+1`` for the ``t_i`` in ``(z', z]`` if
   ``z' < z`` and by ``-1`` for those in ``(z, z']`` otherwise, 0 else:
   all changes of one sign, and ``T`` does not move. The queries are
-  therefore *monotonic* (Lyu, Su & Li 2017, "Understanding the Sparse
-  Vector Technique for Differential Privacy", PVLDB 10(6), Section 4,
-  monotonic queries), for which their Theorem 2 gives
-  ``eps_1 + eps_2``-DP for Algorithm 7 (stop after the first positive,
-  ``c = 1``) with query noise of scale ``Delta / eps_2`` instead of
-  ``2 Delta / eps_2``. Their theorem is stated for Laplace noise; for
-  the one-sided exponential noise used here the same coupling works and
-  is written out in ``quantile.py``: shift ``E_0`` and the stopping query's
-  ``E_k`` up by at most 1 each (upward shifts stay in the support), a
-  density ratio of at most ``e^{eps_run/2}`` each, so ``eps_run`` in
-  total. The capped outcome needs only the ``E_0`` shift. The generic
-  ``eps_1 + 2 eps_2`` bound (1.5x with an even split, as the old range
-  code charged) is for queries whose changes have both signs; it does not
-  apply to one replace.
-* **Add or remove one record: cost 1x.** ``n`` moves by one, so ``T``
-  moves by ``q``, while ``c_i`` moves by ``[z < t_i]``. With
-  ``g_i = c_i - q n`` the change is ``-q`` before ``z`` and ``1 - q``
-  after it (mixed signs, not monotonic), but a step that is monotone in
-  ``i``. Couple the runs by shifting ``E_0`` by
-  ``s = max(0, max_{i<k} Delta g_i)`` and ``E_k`` by the rest,
-  ``max(0, s - Delta g_k)``, in the direction that keeps every comparison
-  (dp-mechanisms spec, section 3.2): all shifts are upward and at most 1,
-  and the loss is at most ``max((1 - q) eps_1, q eps_1 + eps_2)`` which is
-  at most ``eps_1 + eps_2 = eps_run``.
+  therefore *monotonic* in the sense of Lyu, Su & Li (2017,
+  "Understanding the Sparse Vector Technique for Differential Privacy",
+  PVLDB 10(6)): for every neighbour pair either all queries go up or all
+  go down. For monotonic queries their privacy theorem for the proposed
+  SVT (Theorem 2 in our reading; the numbering was not re-checked) gives
+  ``eps_1 + eps_2``-DP with query noise of scale ``c Delta / eps_2``
+  instead of ``2 c Delta / eps_2``; here ``c = 1`` (stop at the first
+  positive) and ``Delta = 1``. The theorem is stated for Laplace noise;
+  for the one-sided exponential noise used here the same coupling works
+  and is written out in ``quantile.py``: shift ``E_0`` and the stopping
+  query's ``E_k`` up by at most 1 each (upward shifts stay in the
+  support), a density ratio of at most ``e^{eps_run/2}`` each, so
+  ``eps_run`` in total; the capped outcome needs only the ``E_0`` shift.
+  The generic ``eps_1 + 2 eps_2`` bound (1.5x with an even split, as the
+  old range code charged) is for queries whose changes can have both
+  signs, which one replace never gives.
+* **Add or remove one record: cost 1x** (derived as in the dp-mechanisms
+  spec, section 3.2). ``n`` moves by one, so ``T`` moves by ``q``, while
+  ``c_i`` moves by ``a_i = [z < t_i]``, a 0-then-1 step in ``i``. With
+  ``g_i = c_i - q n`` the change ``a_i - q`` is ``-q`` then ``1 - q``:
+  mixed signs, not monotonic. Couple a run that stops at ``k`` by
+  upward shifts ``s`` of ``E_0`` and ``u`` of ``E_k`` that keep every
+  comparison. Adding ``z``: ``s = max(0, max_{i<k} a_i - q)`` and
+  ``u = max(0, s - a_k + q)``, loss at most ``max((1 - q) eps_1,
+  q eps_2)``. Removing ``z``: ``s = q - min_{i<k} a_i`` clipped at 0
+  and ``u = max(0, s - q + a_k)``, loss at most ``q eps_1 + eps_2``.
+  Both are at most ``eps_1 + eps_2 = eps_run``.
 
-The bound under replace is tight: on one record moved across the first
-few grid points the ratio of "stops at step 4" reaches ``e^{0.92 eps}``
-(``tests/test_ranges.py`` audits it, with a half-noise control that the
-audit rejects). Group privacy would give 2x for replace from add/remove;
-the direct argument above shows it is not needed.
+The replace bound is nearly attained: for one record moved across the
+first grid points the ratio of "stops at query 4" is about
+``e^{0.92 eps}`` (``tests/test_ranges.py`` audits it, with a half-noise
+control that the audit rejects). Group privacy from add/remove would
+charge 2x under replace; the direct argument shows 1x suffices.
 
 Floating point: the noise is compared with integer counts only and the
 outputs are grid points (centre, distances) followed by post-processing,
@@ -312,7 +327,7 @@ def private_range(
     >>> x = np.linspace(0, 100, 1001)
     >>> r = private_range(x, eps=1e9, key=bytes(16))
     >>> round(r.lo, 1), round(r.hi, 1), r.eps
-    (-19.3, 119.1, 1000000000.0)
+    (-19.3, 119.5, 1000000000.0)
     """
     arr = _check_values(values)
     eps = _check_eps(eps)
@@ -326,14 +341,22 @@ def private_range(
             arr, 0.5, eps_centre, BETA, MAX_STEPS,
             key=derive_key(key, "private_range", "centre"),
         )
-        t_hi = end_distance(
-            arr, centre, +1, eps_end,
-            key=derive_key(key, "private_range", "hi"),
+        # Chain the ends. The signed grid rounds the median towards +inf
+        # for c >= 0 and towards -inf for c < 0, by up to 1% of |c|: far
+        # from 0 that can put c outside the data. So the first end is
+        # searched from c back over the median, the second from the
+        # first end across the data, on distances from a point at the
+        # data's edge: a grid fine relative to the data's span.
+        side = -1 if centre >= 0 else +1
+        first = centre + side * end_distance(
+            arr, centre, side, eps_end,
+            key=derive_key(key, "private_range", "first"),
         )
-        t_lo = end_distance(
-            arr, centre, -1, eps_end,
-            key=derive_key(key, "private_range", "lo"),
+        second = first - side * end_distance(
+            arr, first, -side, eps_end,
+            key=derive_key(key, "private_range", "second"),
         )
+    lo, hi = (first, second) if side < 0 else (second, first)
     capped = [str(w.message) for w in caught]
     if capped:
         warnings.warn(
@@ -343,14 +366,13 @@ def private_range(
             UserWarning,
             stacklevel=2,
         )
-    lo, hi = centre - t_lo, centre + t_hi
     pad = WIDEN * (hi - lo)
     return RangeEstimate(
         lo=float(max(lo - pad, -_DBL_MAX)),
         hi=float(min(hi + pad, _DBL_MAX)),
         eps=eps,
         details={
-            "method": "durfee centre + ends",
+            "method": "durfee centre, chained ends",
             "adjacency": adjacency,
             "centre": centre,
             "centre_level": 0.5,
@@ -360,6 +382,7 @@ def private_range(
             "beta": BETA,
             "max_steps": MAX_STEPS,
             "widen": WIDEN,
+            "first_end": "lo" if side < 0 else "hi",
             "unwidened": (lo, hi),
             "crossed": False,
             "capped": capped,
