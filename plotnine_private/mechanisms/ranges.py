@@ -148,12 +148,14 @@ from .quantile import signed_quantile, upper_quantile
 from .randomness import derive_key
 
 __all__ = [
+    "ADJACENCIES",
     "BETA",
     "CENTRE_SHARE",
     "END_LEVEL",
     "MAX_STEPS",
     "WIDEN",
     "RangeEstimate",
+    "end_distance",
     "private_range",
     "range_privacy_map",
 ]
@@ -231,7 +233,9 @@ def range_privacy_map(eps: float, adjacency: str) -> tuple[float, float]:
     >>> range_privacy_map(0.5, "add_remove")
     (0.5, 0.0)
     """
-    return _check_eps(eps), (_check_adjacency(adjacency) and 0.0)
+    eps = _check_eps(eps)
+    _check_adjacency(adjacency)
+    return eps, 0.0
 
 
 def _check_values(values: Any) -> np.ndarray:
