@@ -17,7 +17,8 @@ Algorithm (:func:`private_range`)
    from the released first end across the data, ``max(x - lo, 0)``:
    ``hi = lo + t`` has about ``END_LEVEL * n`` records below it.
    (Mirrored for ``c < 0``.) Each search moves at least ``BETA - 1``,
-   so ``lo < c`` and ``lo < hi`` always (the ends never cross).
+   so the first end lies beyond ``c`` and ``lo < hi`` always (the ends
+   never cross).
 4. **Widening** (post-processing): both ends move out by
    ``WIDEN * (hi - lo)``.
 
@@ -33,10 +34,12 @@ search stops at the first grid point whose noisy count reaches the noisy
 target. The old lower end searched upwards from 0 for a target of
 ``0.01 n`` (2 records at ``n = 200``) against noise of mean ``4/eps_each``
 per draw (60 counts with the old budget): the first query nearly always
-"reached" it, and every record piled into one edge bin. Searching
-*outwards from a private centre* starts each end with about ``n/2``
+"reached" it, and every record piled into one edge bin. Searching the
+first end *outwards from a private centre* starts it with about ``n/2``
 records already counted, so a noisy stop far too early needs a noise
-excess of about ``0.49 n``, and the same 1%/99% levels become usable.
+excess of about ``0.49 n``; the second end starts from the first with
+about ``0.01 n`` counted and needs ``0.98 n``. So the same 1%/99% levels
+become usable.
 The grid's absolute resolution ``BETA - 1`` near 0 and relative
 resolution ``BETA - 1`` elsewhere now apply to *distances* from released
 points, so data far from 0 (years, 10^6) keep a fine grid at their ends.
