@@ -22,7 +22,17 @@ neighbour ``D'`` has the larger counts, map the noise of ``D`` to that of
 upward stays inside its support and costs a density ratio ``e^{eps/2}``
 each, so ``P_D(k) <= e^{eps} P_D'(k)``. The other direction only needs
 ``E_k -> E_k + 1`` (cost ``eps/2``). The capped outcome (no stop) is
-covered by the same map. Hence ``eps``-DP.
+covered by the same map. Hence ``eps``-DP. This is Lyu, Su & Li's
+(2017, PVLDB 10(6)) result for monotonic queries (query noise
+``Delta/eps_2`` instead of ``2 Delta/eps_2``; their Theorem 2 in our
+reading), redone for one-sided exponential noise. The generic
+``eps_1 + 2 eps_2`` (1.5x) bound is for queries whose changes can have
+both signs, which one replace never gives.
+
+Add/remove one row (``n`` not public) costs the same ``eps``: the
+threshold moves by ``q`` and the counts by a 0-then-1 step in ``i``; the
+coupling of the dp-mechanisms spec (section 3.2) shifts ``E_0`` and
+``E_k`` upward by at most 1 each. Written out in ``ranges.py``.
 
 The signed search runs two such searches with ``eps/2`` each
 (``eps`` by sequential composition). The frame composes three releases
