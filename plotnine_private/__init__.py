@@ -22,7 +22,7 @@ from .mechanisms.ckm import (
 )
 from .mechanisms.ptable import PTable, create_cnt_ptable, read_ptable
 from .pca import DPPCAResult, dp_pca, dp_score
-from .ptable_plot import plot_ptable
+from .plots.ptable import plot_ptable
 from .release import save_release
 from .report import (
     PrivacyBudget,

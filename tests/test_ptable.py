@@ -600,10 +600,11 @@ def test_bad_ons_tables_raise():
 
 
 def test_plot_returns_ggplot():
-    pytest.importorskip("plotnine")
     from plotnine import ggplot
 
-    p = create_cnt_ptable(D=2, V=0.9).plot()
+    from plotnine_private import plot_ptable
+
+    p = plot_ptable(create_cnt_ptable(D=2, V=0.9))
     assert isinstance(p, ggplot)
     data = p.data
     assert set(data["direction"]) == {"down", "unchanged", "up"}

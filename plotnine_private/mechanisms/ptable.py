@@ -929,17 +929,6 @@ class PTable:
             return _ons_from_frame(df, params)
         return _uniform_from_frame(df, params)
 
-    def plot(self):
-        """Plot the transition probabilities (needs plotnine).
-
-        Returns
-        -------
-        plotnine.ggplot
-        """
-        from plotnine_private.ptable_plot import plot_ptable
-
-        return plot_ptable(self)
-
 
 def _unpickle(fmt: str, frame: pd.DataFrame, params: dict) -> PTable:
     pt = PTable.from_frame(frame, format=fmt)

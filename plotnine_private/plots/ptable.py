@@ -24,7 +24,7 @@ from plotnine import (
 )
 
 if TYPE_CHECKING:
-    from .mechanisms.ptable import PTable
+    from ..mechanisms.ptable import PTable
 
 __all__ = ["plot_ptable"]
 
