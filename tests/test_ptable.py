@@ -176,7 +176,7 @@ def test_p7_pstay_held(pstay, expected):
 
 
 def test_p8_infeasible_raises_before_optimising(monkeypatch):
-    import plotnine_private.mechanisms.ptable as mod
+    import plotnine_private.mechanisms.ptable.build as mod
 
     def no_solver(*args, **kwargs):
         raise AssertionError("the solver must not run")
