@@ -20,7 +20,12 @@ from .mechanisms.ckm import (
     cell_keys,
     record_key_integers,
 )
-from .mechanisms.ptable import PTable, create_cnt_ptable, read_ptable
+from .mechanisms.ptable import (
+    PTable,
+    create_cnt_ptable,
+    create_num_ptable,
+    read_ptable,
+)
 from .pca import DPPCAResult, dp_pca, dp_score
 from .plots.ptable import plot_ptable
 from .release import save_release
@@ -61,6 +66,7 @@ __all__ = [
     "add_record_keys",
     "cell_keys",
     "create_cnt_ptable",
+    "create_num_ptable",
     "plot_ptable",
     "privacy_budget",
     "privacy_report",

@@ -26,7 +26,7 @@ from plotnine_private.mechanisms.ptable import (
 # copies of shared/reference/ptable (R ptable 1.0.0 output), kept with the
 # tests so they never skip
 REFERENCE = Path(__file__).resolve().parent / "data" / "ptable_reference"
-REFERENCE_FILES = sorted(REFERENCE.glob("*.csv"))
+REFERENCE_FILES = sorted(REFERENCE.glob("D*.csv"))  # count tables
 SCALE = 10**8
 
 TABLE_C = [  # spec 1.8 (C): D=2, V=0.9; i, j, p, v, lb, ub

@@ -1,4 +1,4 @@
-"""Construction of count p-tables, as R ``ptable`` 1.0.0 builds them.
+"""Construction of p-tables, as R ``ptable`` 1.0.0 builds them.
 
 Each row ``i`` of a p-table is the solution of one maximum-entropy problem
 (spec ``cell-key-method.md`` 1.3): over the targets ``j`` of the row, with
@@ -11,27 +11,30 @@ deviations ``v = j - i``,
                 (if mono).
 
 :func:`create_cnt_ptable` builds count tables (rows ``0..ncat``, whole
-targets, no target in ``1..js``). The problem is strictly convex, so
-scipy's SLSQP (the algorithm R calls through ``nloptr``) finds the same
-optimum. Tables are cached by parameters.
+targets, no target in ``1..js``); :func:`create_num_ptable` builds
+magnitude tables (rows ``{0} | icat``, targets on a ``1/step`` grid). The
+problem is strictly convex, so scipy's SLSQP (the algorithm R calls
+through ``nloptr``) finds the same optimum. Tables are cached by
+parameters.
 """
 
 from __future__ import annotations
 
 import functools
 import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 from scipy.optimize import minimize
 
 from ..errors import ParameterError
-from .table import BOUND_DIGITS, BOUND_SCALE, PTable
+from .table import BOUND_DIGITS, BOUND_SCALE, J_DIGITS, J_SCALES, TYPES, PTable
 
-__all__ = ["create_cnt_ptable"]
+__all__ = ["create_cnt_ptable", "create_num_ptable"]
 
 #: Lower bound of every probability in the optimisation (spec 1.3).
 EPSILON = 1e-8
@@ -39,19 +42,32 @@ EPSILON = 1e-8
 MAX_PASSES = 20
 #: Relaxation of the pstay bound per pass (spec 1.5).
 PSTAY_STEP = 0.05
+#: R refuses magnitude tables with ``D * step >= 50`` (``pt_create_pParams``).
+MAX_D_STEP = 50
 
 
 @dataclass(frozen=True)
 class TableSpec:
     """Validated, hashable parameters of one table (R ``ptable_params``)."""
 
+    kind: str  # "counts" or "magnitudes"
     D: int
     V: float
     js: int
-    rows: tuple[int, ...]  # the positive rows i = 1..ncat
+    step: int
+    rows: tuple[int, ...]  # the positive rows i (R icat)
     pstay: tuple[float, ...]  # per row; 0.0 means no bound
     optim: tuple[int, ...]
     mono: tuple[bool, ...]
+    type: str
+
+    @property
+    def source(self) -> str:
+        return (
+            "create_cnt_ptable"
+            if self.kind == "counts"
+            else "create_num_ptable"
+        )
 
 
 # ---------------------------------------------------------------------------
@@ -184,6 +200,54 @@ def _mono_values(mono: Any, rows: tuple[int, ...]) -> tuple[bool, ...]:
     return tuple(bool(m) for m in values)
 
 
+def _icat_values(icat: Any, D: int) -> tuple[int, ...]:
+    """R ``icat``: sorted unique whole rows, holding 1 and D, none > D."""
+    if icat is None or isinstance(icat, (str, bytes)):
+        raise ParameterError(
+            f"icat must list the rows i of the magnitude table, with 1 and "
+            f"D={D} among them (R: \"There must be 1 and 'D' in 'icat'\"), "
+            f"got {icat!r}; e.g. icat=[1, {D}]"
+        )
+    values = icat if np.iterable(icat) else [icat]
+    rows = sorted(
+        {_whole(x, "icat", 1, "icat lists rows i >= 1") for x in values}
+    )
+    if 1 not in rows or D not in rows:
+        raise ParameterError(
+            f"There must be 1 and 'D' in 'icat' (R ptable): icat={rows} "
+            f"with D={D}; use e.g. icat={sorted({1, *rows, D})}"
+        )
+    if rows[-1] > D:
+        raise ParameterError(
+            f"The largest entry of 'icat' can be 'D' (R ptable): icat="
+            f"{rows} has {rows[-1]} > D={D}; drop it or raise D"
+        )
+    return tuple(rows)
+
+
+def _step_value(step: Any, D: int) -> int:
+    step = _whole(
+        step, "step", 1, "step is the number of targets per unit, e.g. step=2"
+    )
+    if D * step >= MAX_D_STEP:
+        raise ParameterError(
+            f"D * step must be below {MAX_D_STEP} (R ptable: 'Please reduce "
+            f"either D or step'), got D={D}, step={step} (D * step = "
+            f"{D * step}); use step <= {max(1, (MAX_D_STEP - 1) // D)} or a "
+            f"smaller D"
+        )
+    return step
+
+
+def _type_value(type: Any) -> str:
+    if type not in TYPES:
+        raise ParameterError(
+            f"type must be one of {TYPES} (the 'type' column: parity of the "
+            f"number of contributors), got {type!r}"
+        )
+    return str(type)
+
+
 def count_spec(D, V, js, pstay, optim, mono) -> TableSpec:
     """Validate ``create_cnt_ptable`` parameters (spec 1.1, 1.5)."""
     D = _whole(D, "D", 1, "D is the maximum absolute noise, e.g. D=5")
@@ -193,13 +257,45 @@ def count_spec(D, V, js, pstay, optim, mono) -> TableSpec:
     ncat = D if js == 0 else D + js + 1
     rows = tuple(range(1, ncat + 1))
     return TableSpec(
+        kind="counts",
         D=D,
         V=V,
         js=js,
+        step=1,
         rows=rows,
         pstay=_pstay_values(pstay, rows),
         optim=_optim_values(optim, rows),
         mono=_mono_values(mono, rows),
+        type="all",
+    )
+
+
+def num_spec(D, V, pstay, optim, mono, step, icat, type) -> TableSpec:
+    """Validate ``create_num_ptable`` parameters (spec 2.1)."""
+    D = _whole(D, "D", 1, "D is the maximum absolute noise factor, e.g. D=5")
+    V = _variance(V)
+    rows = _icat_values(icat, D)
+    step = _step_value(step, D)
+    type = _type_value(type)
+    if any(_pstay_values(pstay, tuple(range(np.size(pstay))))):
+        # R validates pstay, then drops it for magnitude tables
+        warnings.warn(
+            "pstay is ignored for magnitude tables (as in R ptable "
+            "1.0.0); leave pstay=None",
+            UserWarning,
+            stacklevel=3,
+        )
+    return TableSpec(
+        kind="magnitudes",
+        D=D,
+        V=V,
+        js=0,
+        step=step,
+        rows=rows,
+        pstay=(0.0,) * len(rows),
+        optim=_optim_values(optim, rows),
+        mono=_mono_values(mono, rows),
+        type=type,
     )
 
 
@@ -209,10 +305,18 @@ def count_spec(D, V, js, pstay, optim, mono) -> TableSpec:
 
 
 def _support(i: int, spec: TableSpec) -> np.ndarray:
-    """Targets ``j`` of row ``i``: ``max(i-D, 0) .. i+D`` without
-    ``1..js``."""
-    j = np.arange(max(i - spec.D, 0), i + spec.D + 1)
-    return j[(j == 0) | (j > spec.js)]
+    """Targets ``j`` of row ``i``, in units of ``1 / J_SCALES[kind]``.
+
+    Counts: ``max(i-D, 0) .. i+D`` without ``1..js``. Magnitudes: the same
+    range in steps of ``1/step``, rounded to 4 decimals as R does.
+    """
+    low = max(i - spec.D, 0)
+    n = (i + spec.D - low) * spec.step + 1
+    if spec.kind == "counts":
+        j = low + np.arange(n)
+        return j[(j == 0) | (j > spec.js)]
+    j = np.round(low + np.arange(n) / spec.step, J_DIGITS)
+    return np.rint(j * J_SCALES["magnitudes"]).astype(np.int64)
 
 
 def _constraints(v, V, zero, mono, optim) -> list[dict]:
@@ -331,10 +435,11 @@ def _optimise_row(i, v, lower, zero, r, spec: TableSpec):
 
 
 def _build_row(i: int, r: int, spec: TableSpec):
-    """Targets, probabilities and diagnostics of row ``i``."""
+    """Targets (integer units), probabilities and diagnostics of row ``i``."""
     j = _support(i, spec)
-    v = j - i
-    zero_at = np.flatnonzero(v == 0)
+    scale = J_SCALES[spec.kind]
+    v = (j - i * scale) / scale
+    zero_at = np.flatnonzero(j == i * scale)
     zero = int(zero_at[0]) if len(zero_at) else -1
     lower = np.full(len(v), EPSILON)
     if zero >= 0:
@@ -379,11 +484,15 @@ def _params(spec: TableSpec) -> dict:
         "optim": compact(spec.optim),
         "mono": compact(spec.mono),
     }
+    if spec.kind == "counts":
+        extra = {"js": spec.js}
+    else:
+        extra = {"step": spec.step, "icat": list(spec.rows), "type": spec.type}
     return {
         **common,
-        "js": spec.js,
+        **extra,
         "ncat": len(spec.rows),
-        "source": "create_cnt_ptable",
+        "source": spec.source,
     }
 
 
@@ -408,10 +517,11 @@ def _create_cached(spec: TableSpec) -> PTable:
         j=np.array(j_all, dtype=np.int64),
         lb=np.array(lb_all, dtype=np.int64),
         ub=np.array(ub_all, dtype=np.int64),
-        type_="all",
+        type_=spec.type,
         params=_params(spec),
         diagnostics=diagnostics,
         max_noise=spec.D,
+        kind=spec.kind,
     )
 
 
@@ -459,8 +569,8 @@ def create_cnt_ptable(
     Returns
     -------
     PTable
-        Immutable table; see :attr:`PTable.table` and
-        :attr:`PTable.diagnostics`.
+        Immutable table of kind ``"counts"``; see :attr:`PTable.table`
+        and :attr:`PTable.diagnostics`.
 
     Raises
     ------
@@ -476,3 +586,67 @@ def create_cnt_ptable(
     (2, 2)
     """
     return _create_cached(count_spec(D, V, js, pstay, optim, mono))
+
+
+def create_num_ptable(
+    D: int,
+    V: float,
+    pstay: float | Sequence[float] | None = None,
+    optim: int | Sequence[int] = 1,
+    mono: bool | Sequence[bool] = True,
+    step: int = 2,
+    icat: Sequence[int] | None = None,
+    type: Literal["all", "even", "odd"] = "all",
+) -> PTable:
+    """Build a magnitude p-table exactly like R ``ptable::create_num_ptable``.
+
+    Rows ``i`` in ``{0} | icat``; row ``i >= 1`` spreads its probability
+    over the targets ``j = max(i-D, 0), max(i-D, 0) + 1/step, ..., i+D``
+    (rounded to 4 decimals), maximising entropy subject to mean 0,
+    variance <= ``V`` (equality with ``optim=4``), probabilities >= 1e-8
+    and (if ``mono``) left-side monotonicity. cellKey reads the deviation
+    ``v`` of a cell from the row of its ratio ``|x / x_delta|``,
+    interpolating between rows (:meth:`PTable.magnitude_noise`).
+
+    Parameters
+    ----------
+    D : int
+        Maximum absolute noise factor, a whole number > 0.
+    V : float
+        Noise variance.
+    pstay : None
+        Accepted for R's signature; ignored with a warning (R ptable 1.0.0
+        ignores it for magnitude tables). Values are still checked.
+    optim : int or sequence of int
+        1, 2, 3 (variance inequality) or 4 (equality), one or one per
+        row of ``icat``.
+    mono : bool or sequence of bool
+        Left-side monotonicity constraint, one or one per row of ``icat``.
+    step : int
+        Targets per unit of ``v``; ``D * step`` must be below 50.
+    icat : sequence of int
+        The rows ``i`` to build; must hold 1 and ``D``, none above ``D``.
+    type : {"all", "even", "odd"}
+        The ``type`` column (separate tables by parity of the number of
+        contributors).
+
+    Returns
+    -------
+    PTable
+        Immutable table of kind ``"magnitudes"``.
+
+    Raises
+    ------
+    ParameterError
+        For invalid parameters (e.g. "There must be 1 and 'D' in 'icat'").
+
+    Examples
+    --------
+    >>> pt = create_num_ptable(D=2, V=1, step=2, icat=[1, 2])
+    >>> pt.table.query("i == 1")["j"].tolist()
+    [0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0]
+    >>> len(create_num_ptable(D=10, V=3, step=2, optim=[4, 1, 1],
+    ...                       icat=[1, 5, 10]).table)
+    96
+    """
+    return _create_cached(num_spec(D, V, pstay, optim, mono, step, icat, type))

@@ -3,9 +3,10 @@
 * R style (``ptable`` 1.0.0 ``@pTable``; SAS export): comma- or
   ``;``-separated ``i, j, p, v, p_int_lb, p_int_ub, type``.
 * Tau-Argus (R ``pt_export(SDCtool = "TauArgus")``): ``;``-separated
-  ``i;j;p;v;p_int_ub``; ``p_int_lb`` is derived.
+  ``i;j;p;v;p_int_ub`` for count tables and ``i;j;p;v;p_int_ub;type`` for
+  magnitude tables; ``p_int_lb`` is derived.
 * ONS ``cell_key_perturbation``: ``pcv, ckey, pvalue``, one row per count
-  and integer key.
+  and integer key (count tables only).
 
 Every table read is validated (rows, intervals, probabilities) and
 rounded to 8 decimals, so a table written and read back has the same
@@ -25,7 +26,9 @@ from ..errors import ParameterError
 from .table import (
     BOUND_DIGITS,
     BOUND_SCALE,
+    J_SCALES,
     TABLE_COLUMNS,
+    TYPES,
     PTable,
     diagnostics_from,
 )
@@ -34,14 +37,16 @@ __all__ = ["frame_to_ptable", "read_ptable", "write_ptable"]
 
 ONS_COLUMNS = ["pcv", "ckey", "pvalue"]
 FORMATS = ("r", "tau_argus", "ons")
+KINDS = tuple(J_SCALES)
 #: Column names of header-less exports, by number of columns (R
-#: ``pt_export``: Tau-Argus and SAS flavours).
+#: ``pt_export``: Tau-Argus and SAS flavours, counts and magnitudes).
 _HEADERLESS = {
     3: ONS_COLUMNS,
     5: ["i", "j", "p", "v", "p_int_ub"],
     6: ["i", "j", "p", "v", "p_int_lb", "p_int_ub"],
     7: TABLE_COLUMNS,
 }
+_TAU_ARGUS_MAGNITUDES = ["i", "j", "p", "v", "p_int_ub", "type"]
 
 
 # ---------------------------------------------------------------------------
@@ -61,17 +66,27 @@ def _number_column(df: pd.DataFrame, col: str) -> np.ndarray:
     return values
 
 
-def _whole_column(df: pd.DataFrame, col: str) -> np.ndarray:
-    """Column ``col`` as int64, or raise naming the line."""
-    values = pd.to_numeric(df[col], errors="coerce").to_numpy(float)
-    bad = ~np.isfinite(values) | (values != np.round(values))
+def _grid_column(df: pd.DataFrame, col: str, scale: int) -> np.ndarray:
+    """Column ``col`` as integers in units of ``1 / scale``.
+
+    ``scale = 1`` asks for whole numbers; ``10**4`` for the 4-decimal
+    targets of magnitude tables.
+    """
+    values = _number_column(df, col) * scale
+    units = np.round(values)
+    bad = np.abs(values - units) > 1e-6 * np.maximum(1, np.abs(values))
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
-        raise ParameterError(
-            f"p-table column {col!r} must hold whole numbers; line {k + 1} "
-            f"has {df[col].iloc[k]!r}"
+        what = (
+            "whole numbers"
+            if scale == 1
+            else f"numbers with at most {len(str(scale)) - 1} decimals"
         )
-    return values.astype(np.int64)
+        raise ParameterError(
+            f"p-table column {col!r} must hold {what}; line {k + 1} has "
+            f"{df[col].iloc[k]!r}"
+        )
+    return units.astype(np.int64)
 
 
 def _to_bound_units(x: np.ndarray) -> np.ndarray:
@@ -103,26 +118,47 @@ def _table_type(df: pd.DataFrame) -> str:
     types = pd.unique(df["type"].astype(str).str.strip().str.strip('"'))
     if len(types) != 1:
         raise ParameterError(
-            f"a count p-table has one type; found {list(types)} (split "
-            f"even/odd tables before loading)"
+            f"a p-table has one type; found {list(types)} (split an "
+            f"even/odd export into one table per type before loading)"
+        )
+    if types[0] not in TYPES:
+        raise ParameterError(
+            f"p-table column 'type' must be one of {TYPES}, got {types[0]!r}"
         )
     return str(types[0])
 
 
-def _targets(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """Rows ``i`` and targets ``j``; checks ``j = i + v`` if both given."""
+def _detect_kind(df: pd.DataFrame, type_: str) -> str:
+    """Magnitude table if its targets are fractional or it is even/odd.
+
+    A magnitude table with whole targets (``step=1``) cannot be told from
+    a count table by its content; read it with ``kind="magnitudes"``.
+    """
+    if type_ != "all":
+        return "magnitudes"
+    for col in ("j", "v"):
+        if col in df.columns:
+            x = _number_column(df, col)
+            if np.any(x != np.round(x)):
+                return "magnitudes"
+    return "counts"
+
+
+def _targets(df: pd.DataFrame, scale: int) -> tuple[np.ndarray, np.ndarray]:
+    """Rows ``i`` and targets ``j`` (units ``1/scale``); checks ``j=i+v``."""
     cols = set(df.columns)
-    i = _whole_column(df, "i")
+    i = _grid_column(df, "i", 1)
     if "j" not in cols:
-        return i, i + _whole_column(df, "v")
-    j = _whole_column(df, "j")
+        return i, i * scale + _grid_column(df, "v", scale)
+    j = _grid_column(df, "j", scale)
     if "v" in cols:
-        v = _whole_column(df, "v")
-        bad = np.flatnonzero(j != i + v)
+        v = _grid_column(df, "v", scale)
+        bad = np.flatnonzero(j != i * scale + v)
         if len(bad):
             k = bad[0]
             raise ParameterError(
-                f"p-table row i={i[k]}: j={j[k]} is not i + v = {i[k] + v[k]}"
+                f"p-table row i={i[k]}: j={j[k] / scale:g} is not i + v = "
+                f"{i[k] + v[k] / scale:g}"
             )
     return i, j
 
@@ -156,16 +192,25 @@ def _bounds(i, first, p, lb, ub) -> tuple[np.ndarray, np.ndarray]:
     return np.where(first, 0, prev_ub), ub_int
 
 
-def _check_rows(i: np.ndarray) -> None:
-    """Rows 0..max_i without gaps."""
+def _check_rows(i: np.ndarray, kind: str) -> None:
+    """Counts: rows 0..max_i without gaps. Magnitudes: 0 and 1 present."""
     rows = np.unique(i)
     if rows[0] < 0:
         raise ParameterError("p-table rows i must be >= 0; found negative i")
+    if kind == "magnitudes":
+        missing = sorted({0, 1} - set(rows.tolist()))
+        if missing:
+            raise ParameterError(
+                f"a magnitude p-table needs rows i = 0 and i = 1 (R: 'There "
+                f"must be 1 and D in icat'); missing i={missing}"
+            )
+        return
     if rows[0] != 0 or len(rows) != rows[-1] + 1:
         missing = sorted(set(range(int(rows[-1]) + 1)) - set(rows.tolist()))
         raise ParameterError(
             f"p-table rows must be i = 0, 1, ..., max_i without gaps; "
-            f"missing i={missing}"
+            f"missing i={missing} (a magnitude table from "
+            f"create_num_ptable? read it with kind='magnitudes')"
         )
 
 
@@ -173,11 +218,13 @@ def _fail_row(i, k, what) -> None:
     raise ParameterError(f"p-table row i={i[k]}: {what}")
 
 
-def _check_intervals(i, j, lb, ub, first) -> None:
+def _check_intervals(i, j, lb, ub, first, scale) -> None:
     """Each row tiles [0, 1) with consecutive, non-reversed intervals."""
     prev_ub = np.r_[0, ub[:-1]]
     for k in np.flatnonzero(j < 0)[:1]:
-        _fail_row(i, k, f"target j={j[k]} is negative (values stay >= 0)")
+        _fail_row(
+            i, k, f"target j={j[k] / scale:g} is negative (values stay >= 0)"
+        )
     for k in np.flatnonzero(first & (lb != 0))[:1]:
         _fail_row(i, k, f"first interval starts at {lb[k] / BOUND_SCALE}, "
                   f"not 0")  # fmt: skip
@@ -198,7 +245,7 @@ def _check_intervals(i, j, lb, ub, first) -> None:
         )
 
 
-def _check_probabilities(i, j, p, lb, ub) -> None:
+def _check_probabilities(i, j, p, lb, ub, scale) -> None:
     """Given ``p`` sum to 1 per row and match the interval widths."""
     if p is None:
         return
@@ -214,7 +261,7 @@ def _check_probabilities(i, j, p, lb, ub) -> None:
         _fail_row(
             i,
             k,
-            f"p={p[k]} at j={j[k]} differs from the interval "
+            f"p={p[k]} at j={j[k] / scale:g} differs from the interval "
             f"width {widths[k]:.8f}",
         )
 
@@ -224,24 +271,26 @@ def _check_row_ends(i, ub, last) -> None:
         _fail_row(i, k, f"last interval ends at {ub[k] / BOUND_SCALE}, not 1")
 
 
-def _check_row_zero(i, j, lb, ub) -> None:
+def _check_row_zero(i, j, lb, ub, scale) -> None:
     row0 = (i == 0) & (ub > lb)
     if np.any(j[row0] != 0):
-        targets = sorted(set(j[row0].tolist()))
+        targets = sorted({x / scale for x in j[row0].tolist()})
         raise ParameterError(
             "p-table row i=0 must map 0 to 0 (empty cells stay empty); "
             f"found targets {targets}"
         )
 
 
-def _uniform_from_frame(df: pd.DataFrame, params: dict) -> PTable:
+def _uniform_from_frame(df: pd.DataFrame, params: dict, kind) -> PTable:
     """Validate an R-style / Tau-Argus frame into a uniform-key table."""
     cols = set(df.columns)
     _check_r_columns(cols)
     if len(df) == 0:
         raise ParameterError("the p-table is empty")
     type_ = _table_type(df)
-    i, j = _targets(df)
+    kind = _detect_kind(df, type_) if kind is None else kind
+    scale = J_SCALES[kind]
+    i, j = _targets(df, scale)
     p = _number_column(df, "p") if "p" in cols else None
     ub = _number_column(df, "p_int_ub") if "p_int_ub" in cols else None
     lb = _number_column(df, "p_int_lb") if "p_int_lb" in cols else None
@@ -251,12 +300,12 @@ def _uniform_from_frame(df: pd.DataFrame, params: dict) -> PTable:
     first = np.r_[True, i[1:] != i[:-1]]
     last = np.r_[i[1:] != i[:-1], True]
     lb, ub = _bounds(i, first, p, lb, ub)
-    _check_rows(i)
-    _check_intervals(i, j, lb, ub, first)
-    _check_probabilities(i, j, p, lb, ub)
+    _check_rows(i, kind)
+    _check_intervals(i, j, lb, ub, first, scale)
+    _check_probabilities(i, j, p, lb, ub, scale)
     _check_row_ends(i, ub, last)
-    _check_row_zero(i, j, lb, ub)
-    v = j - i
+    _check_row_zero(i, j, lb, ub, scale)
+    v = j - i * scale
     used = ub > lb
     return PTable._from_arrays(
         i=i,
@@ -265,8 +314,9 @@ def _uniform_from_frame(df: pd.DataFrame, params: dict) -> PTable:
         ub=ub,
         type_=type_,
         params=params,
-        diagnostics=diagnostics_from(i, v, (ub - lb) / BOUND_SCALE),
-        max_noise=np.abs(v[used]).max(),
+        diagnostics=diagnostics_from(i, v / scale, (ub - lb) / BOUND_SCALE),
+        max_noise=np.abs(v[used]).max() / scale,
+        kind=kind,
     )
 
 
@@ -282,7 +332,7 @@ def _ons_columns(df: pd.DataFrame) -> tuple[np.ndarray, ...]:
             f"an ONS p-table needs columns pcv, ckey, pvalue; missing "
             f"{missing}"
         )
-    pcv, ckey, pvalue = (_whole_column(df, c) for c in ONS_COLUMNS)
+    pcv, ckey, pvalue = (_grid_column(df, c, 1) for c in ONS_COLUMNS)
     if len(pcv) == 0:
         raise ParameterError("the ONS p-table is empty")
     zero = pcv == 0
@@ -347,6 +397,7 @@ def _check_choice(value, name: str, choices: tuple, none_ok: bool) -> None:
 def frame_to_ptable(
     df: pd.DataFrame,
     format: Literal["r", "tau_argus", "ons"] | None = None,
+    kind: Literal["counts", "magnitudes"] | None = None,
 ) -> PTable:
     """Validate a p-table given as a DataFrame (see PTable.from_frame).
 
@@ -356,6 +407,8 @@ def frame_to_ptable(
         R-style, Tau-Argus or ONS columns (names are case-insensitive).
     format : {"r", "tau_argus", "ons"}, optional
         Detected from the columns when None.
+    kind : {"counts", "magnitudes"}, optional
+        Detected when None (see :meth:`PTable.from_frame`).
 
     Returns
     -------
@@ -373,18 +426,24 @@ def frame_to_ptable(
             f"expected a pandas DataFrame, got {type(df).__name__}"
         )
     _check_choice(format, "format", FORMATS, none_ok=True)
+    _check_choice(kind, "kind", KINDS, none_ok=True)
     df = df.rename(columns=lambda c: str(c).strip().strip('"').lower())
     if format is None:
         format = "ons" if set(ONS_COLUMNS) <= set(df.columns) else "r"
     params = {"source": "frame", "format": format}
     if format == "ons":
+        if kind == "magnitudes":
+            raise ParameterError(
+                "ONS tables (pcv, ckey, pvalue) hold count deviations; "
+                "kind='magnitudes' needs an R-style or Tau-Argus table"
+            )
         return _ons_from_frame(df, params)
-    return _uniform_from_frame(df, params)
+    return _uniform_from_frame(df, params, kind)
 
 
-def unpickle_ptable(fmt: str, frame: pd.DataFrame, params: dict):
+def unpickle_ptable(fmt: str, frame: pd.DataFrame, params: dict, kind: str):
     """Rebuild a pickled :class:`PTable` from its canonical frame."""
-    pt = frame_to_ptable(frame, format=fmt)
+    pt = frame_to_ptable(frame, format=fmt, kind=kind)
     object.__setattr__(pt, "_params", dict(params))
     return pt
 
@@ -409,6 +468,9 @@ def _has_header(first_line: str, sep: str) -> bool:
 def _name_headerless(df: pd.DataFrame) -> pd.DataFrame:
     """Column names of an export without header, from its shape."""
     names = _HEADERLESS.get(df.shape[1])
+    last = df.iloc[:, -1]
+    if df.shape[1] == 6 and pd.to_numeric(last, errors="coerce").isna().all():
+        names = _TAU_ARGUS_MAGNITUDES  # i;j;p;v;p_int_ub;type
     if names is None:
         raise ParameterError(
             f"cannot tell the p-table format of a file without header "
@@ -429,6 +491,7 @@ def _detect_format(df: pd.DataFrame, sep: str) -> str:
 def read_ptable(
     path_or_frame: str | os.PathLike | pd.DataFrame | io.TextIOBase,
     format: Literal["r", "tau_argus", "ons"] | None = None,
+    kind: Literal["counts", "magnitudes"] | None = None,
 ) -> PTable:
     """Read and validate a p-table file or DataFrame.
 
@@ -441,7 +504,11 @@ def read_ptable(
         (``i,j,p,v,p_int_lb,p_int_ub[,type]``), Tau-Argus (``;``-separated
         without ``p_int_lb``, which is derived) or ONS
         (``pcv,ckey,pvalue``). Files without a header are read as
-        Tau-Argus (5 columns), SAS (6) or R (7) exports.
+        Tau-Argus (5 columns, or 6 ending in ``type``), SAS (6) or R (7)
+        exports.
+    kind : {"counts", "magnitudes"}, optional
+        Detected when None: fractional targets, rows with gaps or an
+        even/odd ``type`` make a magnitude table.
 
     Returns
     -------
@@ -452,7 +519,8 @@ def read_ptable(
     Raises
     ------
     ParameterError
-        For an unknown format or an invalid table (naming the row).
+        For an unknown format or kind, or an invalid table (naming the
+        row).
 
     Examples
     --------
@@ -461,8 +529,9 @@ def read_ptable(
     1
     """
     _check_choice(format, "format", FORMATS, none_ok=True)
+    _check_choice(kind, "kind", KINDS, none_ok=True)
     if isinstance(path_or_frame, pd.DataFrame):
-        return frame_to_ptable(path_or_frame, format=format)
+        return frame_to_ptable(path_or_frame, format=format, kind=kind)
     text, source = _read_text(path_or_frame)
     first = text.lstrip().split("\n", 1)[0]
     sep = ";" if ";" in first else ","
@@ -472,7 +541,9 @@ def read_ptable(
         df = _name_headerless(df)
     detected = _detect_format(df, sep) if format is None else format
     frame_format = "ons" if detected == "ons" else "r"
-    pt = frame_to_ptable(df, format=frame_format)
+    if kind is None and detected == "tau_argus" and "type" in df.columns:
+        kind = "magnitudes"  # R pt_export writes `type` for these only
+    pt = frame_to_ptable(df, format=frame_format, kind=kind)
     # params is a fresh dict made by frame_to_ptable; record the origin
     pt._params.update(source=source, format=detected)
     return pt
@@ -501,6 +572,24 @@ def _check_ons_as_uniform(pt: PTable) -> None:
         )
 
 
+def _decimal_text(x: pd.Series) -> pd.Series:
+    """Targets of magnitude tables as short decimals (``0.25``, ``-1``)."""
+    return x.map(lambda y: f"{y:.4f}".rstrip("0").rstrip("."))
+
+
+def _r_style_frame(pt: PTable, format: str) -> pd.DataFrame:
+    """The columns R ``pt_export`` writes for this table and format."""
+    frame = pt.table
+    if pt.kind == "magnitudes":
+        frame["j"] = _decimal_text(frame["j"])
+        frame["v"] = _decimal_text(frame["v"])
+    if format == "r":
+        return frame[TABLE_COLUMNS]
+    if pt.kind == "magnitudes":
+        return frame[_TAU_ARGUS_MAGNITUDES]
+    return frame[_HEADERLESS[5]]
+
+
 def write_ptable(
     pt: PTable,
     path: str | os.PathLike | io.TextIOBase,
@@ -515,7 +604,8 @@ def write_ptable(
     path : str, os.PathLike or text buffer
     format : {"r", "tau_argus", "ons"}
         ``"r"``: ``i,j,p,v,p_int_lb,p_int_ub,type``; ``"tau_argus"``:
-        ``i;j;p;v;p_int_ub``; ``"ons"``: ``pcv,ckey,pvalue``.
+        ``i;j;p;v;p_int_ub`` (counts) or ``i;j;p;v;p_int_ub;type``
+        (magnitudes); ``"ons"``: ``pcv,ckey,pvalue`` (counts only).
     **ons_options : int
         ``modulus`` and ``max_pcv`` of :meth:`PTable.to_ons_frame`.
 
@@ -525,11 +615,12 @@ def write_ptable(
 
     Examples
     --------
-    >>> from plotnine_private.mechanisms.ptable import create_cnt_ptable
+    >>> from plotnine_private.mechanisms.ptable import create_num_ptable
     >>> buf = io.StringIO()
-    >>> write_ptable(create_cnt_ptable(D=2, V=0.9), buf, format="tau_argus")
-    >>> buf.getvalue().splitlines()[2]
-    '1;0;0.36250000;-1;0.36250000'
+    >>> write_ptable(create_num_ptable(D=2, V=1, icat=[1, 2]), buf,
+    ...              format="tau_argus")
+    >>> buf.getvalue().splitlines()[3]
+    '1;0.5;0.22642983;-0.5;0.45285966;all'
     """
     _check_choice(format, "format", FORMATS, none_ok=False)
     if format == "ons":
@@ -541,7 +632,7 @@ def write_ptable(
         )
     if pt.key_kind == "integer":
         _check_ons_as_uniform(pt)
-    sep, cols = (
-        (",", TABLE_COLUMNS) if format == "r" else (";", _HEADERLESS[5])
+    sep = "," if format == "r" else ";"
+    _r_style_frame(pt, format).to_csv(
+        path, sep=sep, index=False, float_format="%.8f"
     )
-    pt.table[cols].to_csv(path, sep=sep, index=False, float_format="%.8f")

@@ -1,11 +1,20 @@
-"""The p-table object: immutable content, fingerprint and exact lookup.
+"""The p-table object: immutable content, fingerprint and exact lookups.
 
 A :class:`PTable` is data: rows ``i`` of half-open cumulative-probability
 intervals ``[p_int_lb, p_int_ub)`` over cell keys, each interval mapping to
 a target ``j`` (deviation ``v = j - i``). Bounds are held as integers on the
 ``1e-8`` grid (R ``ptable`` rounds them to 8 decimals), so every lookup is
-an exact integer comparison. :meth:`PTable.noise` gives the deviation of a
-count (the last row serves every larger count).
+an exact integer comparison.
+
+Two *kinds* of table exist:
+
+* ``"counts"`` (R ``create_cnt_ptable``, Tau-Argus, ONS): rows ``0..max_i``,
+  whole-number targets; :meth:`PTable.noise` gives the deviation of a
+  count (the last row serves every larger count).
+* ``"magnitudes"`` (R ``create_num_ptable``): rows ``{0} | icat``, targets
+  on a ``1/step`` grid held to 4 decimals; :meth:`PTable.magnitude_noise`
+  gives cellKey's noise factor for a magnitude, interpolating between
+  rows (spec ``cell-key-method.md`` section 2.2).
 
 Readers and writers live in :mod:`.io`, construction in :mod:`.build`.
 This module imports numpy and pandas only.
@@ -17,6 +26,7 @@ import hashlib
 import io
 import math
 import os
+from collections.abc import Mapping
 from typing import Any, Literal
 
 import numpy as np
@@ -27,9 +37,11 @@ from ..errors import ParameterError
 __all__ = [
     "BOUND_DIGITS",
     "BOUND_SCALE",
+    "J_DIGITS",
     "ONS_CYCLE",
     "PTable",
     "TABLE_COLUMNS",
+    "magnitude_noise",
     "ons_pcv",
 ]
 
@@ -37,10 +49,19 @@ __all__ = [
 BOUND_DIGITS = 8
 #: Integer scale of the interval bounds: bounds are ``k / BOUND_SCALE``.
 BOUND_SCALE = 10**BOUND_DIGITS
+#: Magnitude targets ``j`` and deviations ``v`` carry 4 decimals (R
+#: ``pt_create_pTable`` rounds them so); they are held as ``k / 10**4``.
+J_DIGITS = 4
 #: Rows 501..750 of an ONS table are reused with this period (spec 4.3).
 ONS_CYCLE = 250
 #: Columns of an R-style table, in R's order (spec 1.6).
 TABLE_COLUMNS = ["i", "j", "p", "v", "p_int_lb", "p_int_ub", "type"]
+#: Values of the ``type`` column (R ``ptable``: parity of contributors).
+TYPES = ("all", "even", "odd")
+#: The two kinds of table and the scale of their targets ``j``.
+J_SCALES = {"counts": 1, "magnitudes": 10**J_DIGITS}
+
+
 # ---------------------------------------------------------------------------
 # Small pure helpers
 # ---------------------------------------------------------------------------
@@ -115,6 +136,22 @@ def _as_int_array(x: Any, name: str) -> np.ndarray:
     return a.astype(np.int64)
 
 
+def _as_ratio_array(x: Any) -> np.ndarray:
+    """Magnitude ratios ``|x / x_delta|`` as finite floats >= 0."""
+    try:
+        a = np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        raise ParameterError(
+            "ratios must be numbers >= 0 (|value / x_delta| per cell)"
+        ) from None
+    if not np.all(np.isfinite(a)) or (a.size and a.min() < 0):
+        raise ParameterError(
+            "ratios must be finite numbers >= 0 (|value / x_delta| per "
+            "cell); found negative, infinite or NaN values"
+        )
+    return a
+
+
 def _broadcast(a: np.ndarray, b: np.ndarray, names: str) -> tuple:
     try:
         return np.broadcast_arrays(a, b)
@@ -160,16 +197,22 @@ def _ons_runs(values: np.ndarray):
     return i, j, lb, ub
 
 
+def _number(x: float) -> int | float:
+    """A whole float as int (``5.0 -> 5``), others unchanged."""
+    return int(x) if float(x).is_integer() else float(x)
+
+
 # ---------------------------------------------------------------------------
 # The p-table object
 # ---------------------------------------------------------------------------
 
 
 class PTable:
-    """An immutable count p-table for the Cell Key Method.
+    """An immutable p-table for the Cell Key Method.
 
-    Create one with :func:`create_cnt_ptable` or :func:`read_ptable`
-    (or :meth:`PTable.from_frame`); do not call the constructor.
+    Create one with :func:`create_cnt_ptable`, :func:`create_num_ptable`
+    or :func:`read_ptable` (or :meth:`PTable.from_frame`); do not call
+    the constructor.
 
     Attributes
     ----------
@@ -177,6 +220,14 @@ class PTable:
         ``i, j, p, v, p_int_lb, p_int_ub, type`` (a copy). For ONS tables
         each entry is a run of consecutive integer keys with the same
         deviation, with ``p_int_lb = k0 / K`` and ``p_int_ub = (k1+1) / K``.
+    kind : {"counts", "magnitudes"}
+        Count table (rows ``0..max_i``, whole deviations) or magnitude
+        table (rows ``{0} | icat``, deviations on a ``1/step`` grid).
+    type : {"all", "even", "odd"}
+        The ``type`` column (magnitude tables may be built per parity of
+        the number of contributors).
+    icat : tuple of int
+        The positive rows ``i`` (``1..max_i`` for count tables).
     params : dict
         Parameters it was built with (or where it was read from).
     diagnostics : pandas.DataFrame
@@ -184,7 +235,7 @@ class PTable:
         missing for tables that were read, not built).
     max_i : int
         Last row; it applies to every larger count (ONS: largest pcv).
-    max_noise : int
+    max_noise : int or float
         Largest absolute deviation ``D``.
     key_kind : {"uniform", "integer"}
         Uniform keys in [0, 1) (R style) or integer keys (ONS style).
@@ -210,6 +261,8 @@ class PTable:
         "_lb",
         "_ub",
         "_type",
+        "_kind",
+        "_j_scale",
         "_params",
         "_diagnostics",
         "_max_noise",
@@ -224,7 +277,7 @@ class PTable:
     def __init__(self, *args, **kwargs):
         raise TypeError(
             "PTable has no public constructor; use create_cnt_ptable(), "
-            "read_ptable() or PTable.from_frame()"
+            "create_num_ptable(), read_ptable() or PTable.from_frame()"
         )
 
     # -- construction ------------------------------------------------------
@@ -250,10 +303,12 @@ class PTable:
         params,
         diagnostics,
         max_noise,
+        kind="counts",
     ) -> PTable:
         """A uniform-key table from validated, sorted integer arrays.
 
-        ``lb`` and ``ub`` are in units of ``1 / BOUND_SCALE``.
+        ``j`` is in units of ``1 / J_SCALES[kind]``; ``lb`` and ``ub`` in
+        units of ``1 / BOUND_SCALE``.
         """
         return cls._new(
             i=_readonly(i),
@@ -261,9 +316,11 @@ class PTable:
             lb=_readonly(lb),
             ub=_readonly(ub),
             type=type_,
+            kind=kind,
+            j_scale=J_SCALES[kind],
             params=dict(params),
             diagnostics=diagnostics,
-            max_noise=int(max_noise),
+            max_noise=_number(max_noise),
             key_kind="uniform",
             modulus=BOUND_SCALE,
             ons=None,
@@ -281,6 +338,8 @@ class PTable:
             lb=_readonly(lb),
             ub=_readonly(ub),
             type="all",
+            kind="counts",
+            j_scale=1,
             params=dict(params),
             diagnostics=diagnostics_from(i, j - i, (ub - lb) / K),
             max_noise=int(np.abs(values).max()) if values.size else 0,
@@ -308,9 +367,9 @@ class PTable:
         from .io import unpickle_ptable
 
         if self._key_kind == "integer":
-            state = ("ons", self._ons_frame(), self._params)
+            state = ("ons", self._ons_frame(), self._params, self._kind)
         else:
-            state = ("r", self.table, self._params)
+            state = ("r", self.table, self._params, self._kind)
         return (unpickle_ptable, state)
 
     def __eq__(self, other) -> bool:
@@ -325,20 +384,23 @@ class PTable:
 
     @property
     def _v(self) -> np.ndarray:
-        """Deviations ``v = j - i`` of the entries."""
-        return self._j - self._i
+        """Deviations in units of ``1 / _j_scale``."""
+        return self._j - self._i * self._j_scale
 
     @property
     def table(self) -> pd.DataFrame:
         """The p-table ``i, j, p, v, p_int_lb, p_int_ub, type`` (a copy)."""
         if self._frame is None:
             den = BOUND_SCALE if self._key_kind == "uniform" else self._modulus
+            scale = self._j_scale
+            j = self._j if scale == 1 else self._j / scale
+            v = self._v if scale == 1 else self._v / scale
             frame = pd.DataFrame(
                 {
                     "i": self._i,
-                    "j": self._j,
+                    "j": j,
                     "p": (self._ub - self._lb) / den,
-                    "v": self._v,
+                    "v": v,
                     "p_int_lb": self._lb / den,
                     "p_int_ub": self._ub / den,
                     "type": self._type,
@@ -346,6 +408,22 @@ class PTable:
             )
             object.__setattr__(self, "_frame", frame)
         return self._frame.copy()
+
+    @property
+    def kind(self) -> str:
+        """``"counts"`` or ``"magnitudes"`` (R ``table``: cnts / nums)."""
+        return self._kind
+
+    @property
+    def type(self) -> str:
+        """The ``type`` column: ``"all"``, ``"even"`` or ``"odd"``."""
+        return self._type
+
+    @property
+    def icat(self) -> tuple[int, ...]:
+        """The positive rows ``i`` (R ``icat``; ``1..max_i`` for counts)."""
+        rows = np.unique(self._i)
+        return tuple(int(r) for r in rows[rows > 0])
 
     @property
     def params(self) -> dict:
@@ -365,7 +443,7 @@ class PTable:
         return int(self._i[-1])
 
     @property
-    def max_noise(self) -> int:
+    def max_noise(self) -> int | float:
         """The largest absolute deviation ``D``."""
         return self._max_noise
 
@@ -393,6 +471,9 @@ class PTable:
                 h.update(np.ascontiguousarray(self._ons, "<i8").tobytes())
             else:
                 h.update(f"uniform;scale={BOUND_SCALE};".encode())
+                if self._kind == "magnitudes":
+                    # count tables keep their historical digest
+                    h.update(f"nums;j={self._j_scale};{self._type};".encode())
                 for a in (self._i, self._j, self._lb, self._ub):
                     h.update(np.ascontiguousarray(a, "<i8").tobytes())
             object.__setattr__(self, "_fingerprint", h.hexdigest())
@@ -405,6 +486,8 @@ class PTable:
         p = self._params
         names = {
             "create_cnt_ptable": ("D", "V", "js", "pstay", "optim", "mono"),
+            "create_num_ptable": ("D", "V", "step", "icat", "optim", "mono",
+                                  "type"),
         }.get(p.get("source"))  # fmt: skip
         if names:
             head = ", ".join(f"{k}={p[k]!r}" for k in names)
@@ -416,7 +499,7 @@ class PTable:
             keys = f"integer keys mod {self._modulus}"
         return [
             f"PTable({head})",
-            f"  rows i = 0..{self.max_i}, "
+            f"  {self._kind} table, rows i = 0..{self.max_i}, "
             f"{len(self._i)} entries, max noise {self._max_noise}, {keys}",
             f"  fingerprint {self.fingerprint[:16]}",
         ]
@@ -451,7 +534,7 @@ class PTable:
     def noise(
         self, counts: Any, key_sums: Any, *, key_modulus: int | None = None
     ) -> np.ndarray:
-        """Deviation ``v`` for each cell (vectorised, exact).
+        """Deviation ``v`` for each count cell (vectorised, exact).
 
         Parameters
         ----------
@@ -479,8 +562,8 @@ class PTable:
         Raises
         ------
         ParameterError
-            For negative or fractional counts, fractional key sums or
-            unequal shapes.
+            For a magnitude table (use :meth:`magnitude_noise`), negative
+            or fractional counts, fractional key sums or unequal shapes.
 
         Examples
         --------
@@ -489,6 +572,13 @@ class PTable:
         >>> pt.noise([1, 1000], [36_250_000, 96_000_000]).tolist()
         [0, 2]
         """
+        if self._kind != "counts":
+            raise ParameterError(
+                "noise() perturbs counts, but this is a magnitude p-table "
+                "(create_num_ptable, fractional deviations); use "
+                "magnitude_noise(ratios, key_sums), or a count table from "
+                "create_cnt_ptable() for counts"
+            )
         counts = _as_int_array(counts, "counts")
         key_sums = _as_int_array(key_sums, "key_sums")
         counts, key_sums = _broadcast(counts, key_sums, "counts and key_sums")
@@ -504,6 +594,72 @@ class PTable:
             out = self._v[self._entry(rows, keys, m)]
         out = np.where(counts == 0, 0, out)
         return out.astype(np.int64, copy=False)
+
+    def magnitude_noise(
+        self, ratios: Any, key_sums: Any, *, key_modulus: int | None = None
+    ) -> np.ndarray:
+        """cellKey's perturbation value ``v`` for magnitude cells.
+
+        The rule of cellKey 1.x (spec ``cell-key-method.md`` 2.2): the
+        ratio ``a = |x / x_delta|`` of a cell is capped at :attr:`max_i`.
+        If ``a`` is a row ``i`` of the table, ``v`` is that row's entry
+        with ``p_int_lb <= key < p_int_ub``; otherwise ``v`` interpolates
+        linearly between the rows ``a0 < a < a1`` around it, both read at
+        the same cell key: ``v = (1 - l) v(a0) + l v(a1)`` with ``l = (a -
+        a0) / (a1 - a0)`` (row 0 gives ``v = 0``). A cell key of exactly 0
+        (no contributors) gives ``v = 0``. The caller then scales: noise
+        ``= x_delta * v``.
+
+        Parameters
+        ----------
+        ratios : array of float
+            ``a = |x / x_delta|`` per cell, >= 0.
+        key_sums : array of int
+            Exact integer key sums, as for :meth:`noise`.
+        key_modulus : int, optional
+            Scale of the keys (default ``10**8``).
+
+        Returns
+        -------
+        numpy.ndarray of float
+            ``v`` per cell, within ``[-max_noise, max_noise]``.
+
+        Raises
+        ------
+        ParameterError
+            For ONS (integer-key) tables, negative or non-finite ratios,
+            fractional key sums or unequal shapes.
+
+        Examples
+        --------
+        >>> from plotnine_private.mechanisms.ptable import create_num_ptable
+        >>> pt = create_num_ptable(D=2, V=1, step=2, icat=[1, 2])
+        >>> pt.magnitude_noise([1, 2, 1.5, 9], [10**7] * 4).tolist()
+        [-1.0, -1.5, -1.25, -1.5]
+        """
+        if self._key_kind != "uniform":
+            raise ParameterError(
+                "magnitude_noise() needs an R-style table with uniform "
+                "keys; this is an ONS (integer-key) count table"
+            )
+        a = _as_ratio_array(ratios)
+        key_sums = _as_int_array(key_sums, "key_sums")
+        a, key_sums = _broadcast(a, key_sums, "ratios and key_sums")
+        m = self._key_scale(key_modulus)
+        keys = np.mod(key_sums, m)
+        a = np.minimum(a, self.max_i)
+        rows = np.unique(self._i)
+        # a0: the largest row <= a; a1: the next row (a0 itself at the top)
+        at = np.searchsorted(rows, a, side="right") - 1
+        a0 = rows[at]
+        a1 = rows[np.minimum(at + 1, len(rows) - 1)]
+        exact = a == a0
+        lam = np.where(exact, 0.0, (a - a0) / np.where(exact, 1, a1 - a0))
+        scale = self._j_scale
+        v0 = self._v[self._entry(a0, keys, m)] / scale
+        v1 = self._v[self._entry(a1, keys, m)] / scale
+        v = np.where(exact, v0, (1 - lam) * v0 + lam * v1)
+        return np.where(keys == 0, 0.0, v)
 
     def _entry(
         self, rows: np.ndarray, key_num: np.ndarray, key_den: int
@@ -542,8 +698,9 @@ class PTable:
     ) -> pd.DataFrame:
         """The table as an ONS ``pcv, ckey, pvalue`` lookup (spec 4.4).
 
-        For a uniform table, ``pvalue`` at ``(pcv, k)`` is the deviation at
-        key ``(k + 0.5) / modulus`` in row ``min(pcv, max_i)``.
+        For a uniform count table, ``pvalue`` at ``(pcv, k)`` is the
+        deviation at key ``(k + 0.5) / modulus`` in row ``min(pcv,
+        max_i)``.
 
         Parameters
         ----------
@@ -560,7 +717,8 @@ class PTable:
         Raises
         ------
         ParameterError
-            For a too small ``max_pcv``.
+            For magnitude tables (ONS tables hold whole deviations of
+            counts) or a too small ``max_pcv``.
 
         Examples
         --------
@@ -571,6 +729,12 @@ class PTable:
         """
         if self._key_kind == "integer":
             return self._ons_frame()
+        if self._kind != "counts":
+            raise ParameterError(
+                "an ONS table (pcv, ckey, pvalue) holds whole deviations of "
+                "counts; this magnitude p-table can only be written with "
+                "format='r' or format='tau_argus'"
+            )
         modulus, max_pcv = int(modulus), int(max_pcv)
         if modulus < 1 or max_pcv < self.max_i:
             raise ParameterError(
@@ -596,9 +760,10 @@ class PTable:
         path : str, path or text buffer
         format : {"r", "tau_argus", "ons"}
             ``"r"``: comma-separated ``i,j,p,v,p_int_lb,p_int_ub,type``;
-            ``"tau_argus"``: ``;``-separated ``i;j;p;v;p_int_ub``;
-            ``"ons"``: ``pcv,ckey,pvalue`` (options ``modulus`` and
-            ``max_pcv`` of :meth:`to_ons_frame`).
+            ``"tau_argus"``: ``;``-separated ``i;j;p;v;p_int_ub`` (plus
+            ``;type`` for magnitude tables, as R ``pt_export``);
+            ``"ons"``: ``pcv,ckey,pvalue`` (count tables only; options
+            ``modulus`` and ``max_pcv`` of :meth:`to_ons_frame`).
 
         Returns
         -------
@@ -622,6 +787,7 @@ class PTable:
         cls,
         df: pd.DataFrame,
         format: Literal["r", "tau_argus", "ons"] | None = None,
+        kind: Literal["counts", "magnitudes"] | None = None,
     ) -> PTable:
         """Validate a p-table given as a DataFrame.
 
@@ -633,6 +799,9 @@ class PTable:
             ONS style needs ``pcv, ckey, pvalue``.
         format : {"r", "tau_argus", "ons"}, optional
             Detected from the columns when None.
+        kind : {"counts", "magnitudes"}, optional
+            Detected when None: a table with fractional targets, rows with
+            gaps or an even/odd ``type`` is a magnitude table.
 
         Returns
         -------
@@ -652,4 +821,85 @@ class PTable:
         """
         from .io import frame_to_ptable  # .io imports this module
 
-        return frame_to_ptable(df, format=format)
+        return frame_to_ptable(df, format=format, kind=kind)
+
+
+# ---------------------------------------------------------------------------
+# Magnitude lookup across the tables of one cellKey setup
+# ---------------------------------------------------------------------------
+
+
+def magnitude_noise(
+    ptables: Mapping[str, PTable],
+    category: Any,
+    ratios: Any,
+    key_sums: Any,
+    *,
+    key_modulus: int | None = None,
+) -> np.ndarray:
+    """Perturbation values ``v`` of magnitude cells, table by category.
+
+    cellKey keeps the tables of one magnitude setup in one frame and picks
+    the rows by a lookup category per cell: ``"all"``, or ``"even"`` /
+    ``"odd"`` (parity of the number of contributors), or
+    ``"small_cells"`` for cells below the separation point (spec 2.2).
+    Here each category names a :class:`PTable`; every cell is looked up
+    with :meth:`PTable.magnitude_noise` in the table of its category.
+
+    Parameters
+    ----------
+    ptables : mapping of str to PTable
+        E.g. ``{"all": main, "small_cells": small}``.
+    category : str or array of str
+        The lookup category of each cell (one string for all cells).
+    ratios : array of float
+        ``a = |x / x_delta|`` per cell (``x_delta = 1`` for small cells).
+    key_sums : array of int
+        Exact integer key sums per cell.
+    key_modulus : int, optional
+        Scale of the keys (default ``10**8``).
+
+    Returns
+    -------
+    numpy.ndarray of float
+        ``v`` per cell.
+
+    Raises
+    ------
+    ParameterError
+        For a category without a table, or a table that is not a
+        :class:`PTable`.
+
+    Examples
+    --------
+    >>> from plotnine_private.mechanisms.ptable import create_num_ptable
+    >>> main = create_num_ptable(D=2, V=1, step=2, icat=[1, 2])
+    >>> small = create_num_ptable(D=5, V=2, step=4, icat=[1, 3, 5])
+    >>> magnitude_noise({"all": main, "small_cells": small},
+    ...                 ["all", "small_cells"], [2, 5],
+    ...                 [10**7, 10**7]).tolist()
+    [-1.5, -1.75]
+    """
+    for name, pt in ptables.items():
+        if not isinstance(pt, PTable):
+            raise ParameterError(
+                f"ptables[{name!r}] must be a PTable, got {type(pt).__name__}"
+            )
+    a = _as_ratio_array(ratios)
+    key_sums = _as_int_array(key_sums, "key_sums")
+    a, key_sums = _broadcast(a, key_sums, "ratios and key_sums")
+    cat = np.broadcast_to(np.asarray(category, dtype=object), a.shape)
+    unknown = sorted({str(c) for c in np.unique(cat)} - set(ptables))
+    if unknown:
+        raise ParameterError(
+            f"category {unknown[0]!r} has no p-table; categories with a "
+            f"table: {sorted(ptables)}"
+        )
+    out = np.zeros(a.shape, dtype=float)
+    for name, pt in ptables.items():
+        sel = cat == name
+        if sel.any():
+            out[sel] = pt.magnitude_noise(
+                a[sel], key_sums[sel], key_modulus=key_modulus
+            )
+    return out
