@@ -22,6 +22,7 @@ from .mechanisms.ckm import (
 )
 from .mechanisms.ptable import (
     PTable,
+    PTableVarianceWarning,
     create_cnt_ptable,
     create_num_ptable,
     read_ptable,
@@ -60,6 +61,7 @@ __all__ = [
     "BudgetExceededError",
     "DPPCAResult",
     "PTable",
+    "PTableVarianceWarning",
     "PrivacyBudget",
     "PrivacyReport",
     "RecordKeyWarning",

@@ -9,13 +9,17 @@ import copy
 import io
 import pickle
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from plotnine_private.mechanisms.errors import ParameterError
+from plotnine_private.mechanisms.errors import (
+    ParameterError,
+    PTableVarianceWarning,
+)
 from plotnine_private.mechanisms.ptable import (
     PTable,
     create_cnt_ptable,
@@ -249,6 +253,34 @@ def test_p11_closed_form_js1(V):
 def test_p12_validation_errors(kwargs, match):
     with pytest.raises(ParameterError, match=match):
         create_cnt_ptable(**kwargs)
+
+
+def test_unreachable_variance_warns_with_margin_and_fix():
+    with pytest.warns(PTableVarianceWarning) as record:
+        pt = create_cnt_ptable(D=3, V=50)
+    text = str(record[0].message)
+    assert "D=3, V=50" in text and "last row i=3" in text
+    assert re.search(r"short by 46 \(92% of V\)", text)
+    assert "use a larger D (D >= 12)" in text
+    assert pt.diagnostics["p_var"].iloc[-1] == pytest.approx(4, abs=1e-4)
+
+
+def test_variance_warning_is_a_user_warning_raised_on_every_call():
+    for _ in range(2):  # the table is cached, the warning is not
+        with pytest.warns(UserWarning, match="stays below V"):
+            create_cnt_ptable(D=3, V=50)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [{"D": 5, "V": 2.01, "js": 2}, {"D": 2, "V": 1}, {"D": 10, "V": 6}],
+    ids=str,
+)
+def test_reachable_variance_builds_silently(case):
+    # rows near 0 may end below V by design (R); only the last row counts
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        create_cnt_ptable(**case)
 
 
 def test_parameter_error_is_value_error():

@@ -9,13 +9,17 @@ from __future__ import annotations
 import io
 import pickle
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from plotnine_private.mechanisms.errors import ParameterError
+from plotnine_private.mechanisms.errors import (
+    ParameterError,
+    PTableVarianceWarning,
+)
 from plotnine_private.mechanisms.ptable import (
     PTable,
     create_cnt_ptable,
@@ -194,6 +198,19 @@ def test_pstay_is_ignored_with_a_warning(vignette):
     with pytest.warns(UserWarning, match="pstay is ignored"):
         pt = create_num_ptable(D=5, V=2, step=4, icat=[1, 3, 5], pstay=0.5)
     assert pt is vignette
+
+
+def test_variance_shortfall_warns_and_names_a_larger_d():
+    with pytest.warns(PTableVarianceWarning, match=r"D >= 5"):
+        pt = create_num_ptable(D=2, V=8, step=2, icat=[1, 2])
+    assert pt.diagnostics["p_var"].iloc[-1] < 8
+
+
+def test_r_examples_build_without_variance_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        create_num_ptable(D=5, V=2, step=4, icat=[1, 3, 5])
+        create_num_ptable(D=10, V=3, step=2, optim=[4, 1, 1], icat=[1, 5, 10])
 
 
 # -- I/O --------------------------------------------------------------------

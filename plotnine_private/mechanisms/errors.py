@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
-__all__ = ["ParameterError"]
+__all__ = ["PTableVarianceWarning", "ParameterError"]
 
 
 class ParameterError(ValueError):
     """A privacy parameter or input that a mechanism cannot accept.
 
     Messages name the parameter, the bad value and what would be valid.
+    """
+
+
+class PTableVarianceWarning(UserWarning):
+    """A p-table whose rows end with a noise variance below the target V.
+
+    The table is still built (as R ``ptable`` does); the message names the
+    rows, the shortfall and what to change (usually a larger D).
     """

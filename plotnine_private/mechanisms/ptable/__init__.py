@@ -25,12 +25,14 @@ cells are not perturbed sums.
 
 from __future__ import annotations
 
+from ..errors import PTableVarianceWarning
 from .build import create_cnt_ptable, create_num_ptable
 from .io import read_ptable, write_ptable
 from .table import PTable, magnitude_noise, ons_pcv
 
 __all__ = [
     "PTable",
+    "PTableVarianceWarning",
     "create_cnt_ptable",
     "create_num_ptable",
     "magnitude_noise",

@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import minimize
 
-from ..errors import ParameterError
+from ..errors import ParameterError, PTableVarianceWarning
 from .table import BOUND_DIGITS, BOUND_SCALE, J_DIGITS, J_SCALES, TYPES, PTable
 
 __all__ = ["create_cnt_ptable", "create_num_ptable"]
@@ -44,6 +44,9 @@ MAX_PASSES = 20
 PSTAY_STEP = 0.05
 #: R refuses magnitude tables with ``D * step >= 50`` (``pt_create_pParams``).
 MAX_D_STEP = 50
+#: A row whose variance falls short of V by more than this is reported
+#: (R compares the variance rounded to 3 decimals with V).
+VARIANCE_TOLERANCE = 5e-4
 
 
 @dataclass(frozen=True)
@@ -526,6 +529,55 @@ def _create_cached(spec: TableSpec) -> PTable:
 
 
 # ---------------------------------------------------------------------------
+# Variance check (rows that cannot reach V)
+# ---------------------------------------------------------------------------
+
+
+def _variance_advice(spec: TableSpec) -> str:
+    """What to change so that the widest row can reach V."""
+    # the widest row is symmetric; max entropy spreads it at most to the
+    # uniform distribution on -D..D (step 1/step): variance D(D+1/s)/3
+    s = spec.step
+    need = spec.D
+    while need * (need + 1 / s) / 3 <= spec.V:
+        need += 1
+    reach = spec.D * (spec.D + 1 / s) / 3
+    return (
+        f"With deviations bounded by D={spec.D}, a row reaches at most "
+        f"D*(D+1/step)/3 = {reach:.4g}; use a larger D (D >= {need}) or a "
+        f"smaller V"
+    )
+
+
+def _warn_variance_shortfall(pt: PTable, spec: TableSpec) -> None:
+    """Warn when the widest row ends below V (R only reports it).
+
+    The last row serves every value >= max_i, i.e. most cells. Rows near 0
+    may end below V by design (targets are cut at 0, and monotonicity
+    holds them), as in R; they are listed in the message when the last
+    row is short too, and always in ``PTable.diagnostics``.
+    """
+    diag = pt._diagnostics
+    low = spec.V - VARIANCE_TOLERANCE
+    short = diag[(diag["i"] > 0) & (diag["p_var"] < low)]
+    if short.empty or short["i"].iloc[-1] != spec.rows[-1]:
+        return
+    last = float(short["p_var"].iloc[-1])
+    gap = spec.V - last
+    rows = ", ".join(str(int(i)) for i in short["i"])
+    warnings.warn(
+        f"{spec.source}(D={spec.D}, V={spec.V:g}): the noise variance "
+        f"stays below V: {last:.4g} in the last row i={spec.rows[-1]} "
+        f"(used for every larger value), short by {gap:.4g} "
+        f"({gap / spec.V:.0%} of V); rows below V: i = {rows}. "
+        f"{_variance_advice(spec)}. The table is kept as R ptable builds "
+        f"it; see PTable.diagnostics.",
+        PTableVarianceWarning,
+        stacklevel=3,
+    )
+
+
+# ---------------------------------------------------------------------------
 # Public constructors
 # ---------------------------------------------------------------------------
 
@@ -577,6 +629,11 @@ def create_cnt_ptable(
     ParameterError
         For invalid or infeasible parameters, before any optimisation.
 
+    Warns
+    -----
+    PTableVarianceWarning
+        When rows end with a variance below ``V`` (e.g. ``D=3, V=50``).
+
     Examples
     --------
     >>> pt = create_cnt_ptable(D=2, V=0.9)
@@ -585,7 +642,10 @@ def create_cnt_ptable(
     >>> pt.max_i, pt.max_noise
     (2, 2)
     """
-    return _create_cached(count_spec(D, V, js, pstay, optim, mono))
+    spec = count_spec(D, V, js, pstay, optim, mono)
+    pt = _create_cached(spec)
+    _warn_variance_shortfall(pt, spec)
+    return pt
 
 
 def create_num_ptable(
@@ -640,6 +700,11 @@ def create_num_ptable(
     ParameterError
         For invalid parameters (e.g. "There must be 1 and 'D' in 'icat'").
 
+    Warns
+    -----
+    PTableVarianceWarning
+        When rows end with a variance below ``V``.
+
     Examples
     --------
     >>> pt = create_num_ptable(D=2, V=1, step=2, icat=[1, 2])
@@ -649,4 +714,7 @@ def create_num_ptable(
     ...                       icat=[1, 5, 10]).table)
     96
     """
-    return _create_cached(num_spec(D, V, pstay, optim, mono, step, icat, type))
+    spec = num_spec(D, V, pstay, optim, mono, step, icat, type)
+    pt = _create_cached(spec)
+    _warn_variance_shortfall(pt, spec)
+    return pt
