@@ -514,6 +514,23 @@ def test_round_trip_r_and_tau_argus(tmp_path, fmt):
     )
 
 
+@pytest.mark.parametrize(
+    ("obj", "got"),
+    [({"i": [0], "j": [0]}, "dict"), (42, "int"), (None, "NoneType")],
+)
+def test_read_ptable_wrong_type_names_ptable_and_accepted(obj, got):
+    with pytest.raises(ParameterError) as err:
+        read_ptable(obj)
+    text = str(err.value)
+    assert text.startswith("ptable must be a PTable, a pandas DataFrame")
+    assert "file path" in text and f"got {got}" in text
+
+
+def test_read_ptable_passes_a_ptable_through():
+    pt = create_cnt_ptable(D=2, V=0.9)
+    assert read_ptable(pt) is pt
+
+
 def test_reference_tables_are_present():
     assert len(REFERENCE_FILES) == 4
 

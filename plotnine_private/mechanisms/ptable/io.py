@@ -452,8 +452,18 @@ def _read_text(source: Any) -> tuple[str, str]:
     """The text of a path or an open text file, and a label for it."""
     if hasattr(source, "read"):
         return source.read(), "buffer"
-    with open(source, encoding="utf-8-sig") as fh:
-        return fh.read(), os.fspath(source)
+    if isinstance(source, (str, os.PathLike)):
+        with open(source, encoding="utf-8-sig") as fh:
+            return fh.read(), os.fspath(source)
+    raise ParameterError(
+        f"ptable must be a PTable, a pandas DataFrame, a file path (str or "
+        f"os.PathLike) or an open text file; got {type(source).__name__}"
+        + (
+            " (build a DataFrame from it first: pandas.DataFrame(...))"
+            if isinstance(source, (dict, list, tuple))
+            else ""
+        )
+    )
 
 
 def _has_header(first_line: str, sep: str) -> bool:
@@ -489,7 +499,7 @@ def _detect_format(df: pd.DataFrame, sep: str) -> str:
 
 
 def read_ptable(
-    path_or_frame: str | os.PathLike | pd.DataFrame | io.TextIOBase,
+    path_or_frame: str | os.PathLike | pd.DataFrame | io.TextIOBase | PTable,
     format: Literal["r", "tau_argus", "ons"] | None = None,
     kind: Literal["counts", "magnitudes"] | None = None,
 ) -> PTable:
@@ -497,8 +507,9 @@ def read_ptable(
 
     Parameters
     ----------
-    path_or_frame : str, os.PathLike, text buffer or DataFrame
-        The p-table: a file, an open text file or a frame.
+    path_or_frame : str, os.PathLike, text buffer, DataFrame or PTable
+        The p-table: a file, an open text file, a frame, or a
+        :class:`PTable` (returned as is).
     format : {"r", "tau_argus", "ons"}, optional
         Detected from the columns when None: R style
         (``i,j,p,v,p_int_lb,p_int_ub[,type]``), Tau-Argus (``;``-separated
@@ -519,8 +530,8 @@ def read_ptable(
     Raises
     ------
     ParameterError
-        For an unknown format or kind, or an invalid table (naming the
-        row).
+        For an input of another type, an unknown format or kind, or an
+        invalid table (naming the row).
 
     Examples
     --------
@@ -530,6 +541,8 @@ def read_ptable(
     """
     _check_choice(format, "format", FORMATS, none_ok=True)
     _check_choice(kind, "kind", KINDS, none_ok=True)
+    if isinstance(path_or_frame, PTable):
+        return path_or_frame
     if isinstance(path_or_frame, pd.DataFrame):
         return frame_to_ptable(path_or_frame, format=format, kind=kind)
     text, source = _read_text(path_or_frame)
