@@ -5,10 +5,12 @@ Case numbers (P1..P12) refer to specs/cell-key-method.md section 6.1.
 
 from __future__ import annotations
 
+import ast
 import copy
 import io
 import pickle
 import re
+import sys
 import warnings
 from pathlib import Path
 
@@ -16,6 +18,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import plotnine_private.mechanisms.ptable as ptable_package
 from plotnine_private.mechanisms.errors import (
     ParameterError,
     PTableVarianceWarning,
@@ -658,3 +661,26 @@ def test_plot_returns_ggplot():
     data = p.data
     assert set(data["direction"]) == {"down", "unchanged", "up"}
     assert data.groupby("i")["p"].sum().round(8).eq(1).all()
+
+
+def test_ptable_package_imports_no_plotnine_and_nothing_above_the_core():
+    # importing the package loads plotnine_private/__init__ (and plotnine),
+    # so the promise is checked on the import statements themselves
+    package = Path(ptable_package.__file__).parent
+    allowed = {"numpy", "pandas", "scipy", "__future__"}
+    stdlib = set(sys.stdlib_module_names)
+    for path in sorted(package.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                roots = {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                roots = {node.module.split(".")[0]}
+            elif isinstance(node, ast.ImportFrom):
+                # .sibling or ..errors (the mechanisms core), never higher
+                assert node.level <= 2, f"{path.name}: {ast.unparse(node)}"
+                if node.level == 2:
+                    assert node.module == "errors", path.name
+                continue
+            else:
+                continue
+            assert roots <= allowed | stdlib, f"{path.name}: {roots}"
