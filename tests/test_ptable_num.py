@@ -172,6 +172,8 @@ def test_count_and_magnitude_tables_differ_in_fingerprint():
         ({"icat": [1, 3]}, r"There must be 1 and 'D' in 'icat'.*D=5"),
         ({"icat": None}, r"icat must list the rows.*got None"),
         ({"icat": [1, 5, 7]}, r"largest entry of 'icat' can be 'D'.*7 > D=5"),
+        ({"icat": [1, 7]}, r"There must be 1 and 'D'.*e\.g\. icat=\[1, 5\]"),
+        ({"D": 60, "icat": [1, 60], "step": 1}, r"= 60\); use D < 50"),
         ({"icat": [1, 2.5, 5]}, r"icat must be a whole number >= 1.*2\.5"),
         ({"icat": [0, 1, 5]}, r"icat must be a whole number >= 1.*got 0"),
         ({"step": 0}, r"step must be a whole number >= 1, got 0"),

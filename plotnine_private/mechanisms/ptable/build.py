@@ -216,9 +216,10 @@ def _icat_values(icat: Any, D: int) -> tuple[int, ...]:
         {_whole(x, "icat", 1, "icat lists rows i >= 1") for x in values}
     )
     if 1 not in rows or D not in rows:
+        fixed = sorted({1, D, *(r for r in rows if r <= D)})
         raise ParameterError(
             f"There must be 1 and 'D' in 'icat' (R ptable): icat={rows} "
-            f"with D={D}; use e.g. icat={sorted({1, *rows, D})}"
+            f"with D={D}; use e.g. icat={fixed}"
         )
     if rows[-1] > D:
         raise ParameterError(
@@ -233,11 +234,16 @@ def _step_value(step: Any, D: int) -> int:
         step, "step", 1, "step is the number of targets per unit, e.g. step=2"
     )
     if D * step >= MAX_D_STEP:
+        largest = (MAX_D_STEP - 1) // D
+        fix = (
+            f"use step <= {largest} or a smaller D"
+            if largest >= 1
+            else f"use D < {MAX_D_STEP}"
+        )
         raise ParameterError(
             f"D * step must be below {MAX_D_STEP} (R ptable: 'Please reduce "
             f"either D or step'), got D={D}, step={step} (D * step = "
-            f"{D * step}); use step <= {max(1, (MAX_D_STEP - 1) // D)} or a "
-            f"smaller D"
+            f"{D * step}); {fix}"
         )
     return step
 

@@ -74,7 +74,9 @@ def _grid_column(df: pd.DataFrame, col: str, scale: int) -> np.ndarray:
     """
     values = _number_column(df, col) * scale
     units = np.round(values)
-    bad = np.abs(values - units) > 1e-6 * np.maximum(1, np.abs(values))
+    # scaled decimals carry float error (0.1 * 10**4); whole numbers do not
+    tol = 0 if scale == 1 else 1e-6 * np.maximum(1, np.abs(values))
+    bad = np.abs(values - units) > tol
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
         what = (
