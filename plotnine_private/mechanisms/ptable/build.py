@@ -257,7 +257,7 @@ def _type_value(type: Any) -> str:
     return str(type)
 
 
-def count_spec(D, V, js, pstay, optim, mono) -> TableSpec:
+def _count_spec(D, V, js, pstay, optim, mono) -> TableSpec:
     """Validate ``create_cnt_ptable`` parameters (spec 1.1, 1.5)."""
     D = _whole(D, "D", 1, "D is the maximum absolute noise, e.g. D=5")
     js = _whole(js, "js", 0, "js is the blocking threshold, e.g. js=0")
@@ -279,7 +279,7 @@ def count_spec(D, V, js, pstay, optim, mono) -> TableSpec:
     )
 
 
-def num_spec(D, V, pstay, optim, mono, step, icat, type) -> TableSpec:
+def _num_spec(D, V, pstay, optim, mono, step, icat, type) -> TableSpec:
     """Validate ``create_num_ptable`` parameters (spec 2.1)."""
     D = _whole(D, "D", 1, "D is the maximum absolute noise factor, e.g. D=5")
     V = _variance(V)
@@ -648,7 +648,7 @@ def create_cnt_ptable(
     >>> pt.max_i, pt.max_noise
     (2, 2)
     """
-    spec = count_spec(D, V, js, pstay, optim, mono)
+    spec = _count_spec(D, V, js, pstay, optim, mono)
     pt = _create_cached(spec)
     _warn_variance_shortfall(pt, spec)
     return pt
@@ -720,7 +720,7 @@ def create_num_ptable(
     ...                       icat=[1, 5, 10]).table)
     96
     """
-    spec = num_spec(D, V, pstay, optim, mono, step, icat, type)
+    spec = _num_spec(D, V, pstay, optim, mono, step, icat, type)
     pt = _create_cached(spec)
     _warn_variance_shortfall(pt, spec)
     return pt

@@ -443,7 +443,7 @@ def frame_to_ptable(
     return _uniform_from_frame(df, params, kind)
 
 
-def unpickle_ptable(fmt: str, frame: pd.DataFrame, params: dict, kind: str):
+def _unpickle_ptable(fmt: str, frame: pd.DataFrame, params: dict, kind: str):
     """Rebuild a pickled :class:`PTable` from its canonical frame."""
     pt = frame_to_ptable(frame, format=fmt, kind=kind)
     object.__setattr__(pt, "_params", dict(params))

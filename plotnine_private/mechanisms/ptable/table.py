@@ -162,8 +162,26 @@ def _broadcast(a: np.ndarray, b: np.ndarray, names: str) -> tuple:
         ) from None
 
 
-def diagnostics_from(i, v, p) -> pd.DataFrame:
-    """Per-row ``p_mean, p_var, p_sum, p_stay`` (R ``pt_check``), 5 dp."""
+def diagnostics_from(i: Any, v: Any, p: Any) -> pd.DataFrame:
+    """Per-row checks of a table, as R ``pt_check`` reports them.
+
+    Parameters
+    ----------
+    i, v, p : array-like
+        Row, deviation and probability of each entry.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``i, p_mean, p_var, p_sum, p_stay`` (rounded to 5 decimals) and
+        ``iter`` (missing: the number of solver passes is unknown).
+
+    Examples
+    --------
+    >>> diagnostics_from([0, 1, 1], [0, -1, 1], [1, 0.5, 0.5])[
+    ...     ["i", "p_mean", "p_var", "p_stay"]].values.tolist()
+    [[0.0, 0.0, 0.0, 1.0], [1.0, 0.0, 1.0, 0.0]]
+    """
     frame = pd.DataFrame({"i": i, "v": v, "p": p})
     frame["pv"] = frame["p"] * frame["v"]
     frame["pv2"] = frame["pv"] * frame["v"]
@@ -364,13 +382,13 @@ class PTable:
     def __reduce__(self):
         # pickle through the canonical frame (rebuilds and re-validates);
         # .io imports this module, so it is imported here, not at the top
-        from .io import unpickle_ptable
+        from .io import _unpickle_ptable
 
         if self._key_kind == "integer":
             state = ("ons", self._ons_frame(), self._params, self._kind)
         else:
             state = ("r", self.table, self._params, self._kind)
-        return (unpickle_ptable, state)
+        return (_unpickle_ptable, state)
 
     def __eq__(self, other) -> bool:
         if not isinstance(other, PTable):
