@@ -555,32 +555,41 @@ def _variance_advice(spec: TableSpec) -> str:
     )
 
 
-def _warn_variance_shortfall(pt: PTable, spec: TableSpec) -> None:
-    """Warn when the widest row ends below V (R only reports it).
+@functools.lru_cache(maxsize=64)
+def _variance_shortfall(spec: TableSpec) -> str | None:
+    """The warning text if the widest row of ``spec`` ends below V.
 
     The last row serves every value >= max_i, i.e. most cells. Rows near 0
     may end below V by design (targets are cut at 0, and monotonicity
     holds them), as in R; they are listed in the message when the last
-    row is short too, and always in ``PTable.diagnostics``.
+    row is short too, and always in ``PTable.diagnostics``. Cached with
+    the table, so a repeated call costs a dictionary lookup.
     """
-    diag = pt._diagnostics
+    diag = _create_cached(spec)._diagnostics
     low = spec.V - VARIANCE_TOLERANCE
     short = diag[(diag["i"] > 0) & (diag["p_var"] < low)]
     if short.empty or short["i"].iloc[-1] != spec.rows[-1]:
-        return
+        return None
     last = float(short["p_var"].iloc[-1])
     gap = spec.V - last
     rows = ", ".join(str(int(i)) for i in short["i"])
-    warnings.warn(
+    return (
         f"{spec.source}(D={spec.D}, V={spec.V:g}): the noise variance "
         f"stays below V: {last:.4g} in the last row i={spec.rows[-1]} "
         f"(used for every larger value), short by {gap:.4g} "
         f"({gap / spec.V:.0%} of V); rows below V: i = {rows}. "
         f"{_variance_advice(spec)}. The table is kept as R ptable builds "
-        f"it; see PTable.diagnostics.",
-        PTableVarianceWarning,
-        stacklevel=3,
+        f"it; see PTable.diagnostics."
     )
+
+
+def _build(spec: TableSpec) -> PTable:
+    """The (cached) table of ``spec``; warns on every call if it cannot
+    reach V (R only reports it in its diagnostics)."""
+    message = _variance_shortfall(spec)
+    if message:
+        warnings.warn(message, PTableVarianceWarning, stacklevel=3)
+    return _create_cached(spec)
 
 
 # ---------------------------------------------------------------------------
@@ -648,10 +657,7 @@ def create_cnt_ptable(
     >>> pt.max_i, pt.max_noise
     (2, 2)
     """
-    spec = _count_spec(D, V, js, pstay, optim, mono)
-    pt = _create_cached(spec)
-    _warn_variance_shortfall(pt, spec)
-    return pt
+    return _build(_count_spec(D, V, js, pstay, optim, mono))
 
 
 def create_num_ptable(
@@ -720,7 +726,4 @@ def create_num_ptable(
     ...                       icat=[1, 5, 10]).table)
     96
     """
-    spec = _num_spec(D, V, pstay, optim, mono, step, icat, type)
-    pt = _create_cached(spec)
-    _warn_variance_shortfall(pt, spec)
-    return pt
+    return _build(_num_spec(D, V, pstay, optim, mono, step, icat, type))
