@@ -452,3 +452,12 @@ def test_plot_magnitude_table(vignette):
         "ratio = 0", "ratio = 1", "ratio = 3", "ratio \u2265 5",
     ]  # fmt: skip
     assert "step = 4" in p.labels.get("subtitle", "")
+    # 41 deviations per row: percent labels would overlap, so none
+    assert (data["label"] == "").all()
+
+
+def test_plot_coarse_magnitude_table_is_labelled(manual):
+    from plotnine_private import plot_ptable
+
+    data = plot_ptable(manual).data
+    assert data.loc[data["i"] == 2, "label"].tolist()[4] == "18%"

@@ -30,6 +30,9 @@ __all__ = ["plot_ptable"]
 
 #: Rows shown at most; larger tables show the first rows and the last.
 MAX_PANELS = 16
+#: Magnitude tables are labelled in percent only up to this many
+#: deviations (finer grids would print the labels on top of each other).
+MAX_LABELLED_BARS = 21
 
 _FILL = {
     "down": "#3b6fb6",
@@ -74,7 +77,11 @@ def _plot_frame(ptab: PTable) -> pd.DataFrame:
         np.select([tab["v"] < 0, tab["v"] > 0], ["down", "up"], "unchanged"),
         categories=list(_FILL),
     )
-    tab["label"] = _percent_labels(tab["p"])
+    fine = ptab.kind == "magnitudes" and tab["v"].nunique() > MAX_LABELLED_BARS
+    if not fine:
+        tab["label"] = _percent_labels(tab["p"])
+    else:
+        tab["label"] = ""
     return tab
 
 
