@@ -12,10 +12,8 @@ import time
 
 import numpy as np
 
-from plotnine_private.mechanisms.ptable import (
-    _create_cached,
-    create_cnt_ptable,
-)
+from plotnine_private.mechanisms.ptable import create_cnt_ptable
+from plotnine_private.mechanisms.ptable.build import _create_cached
 
 
 def best_of(fn, repeat: int = 3) -> float:

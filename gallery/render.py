@@ -232,7 +232,7 @@ def point_counts(cars, out):
 
 
 def ptable_figure(out):
-    p = PTABLE.plot() + theme(figure_size=(10, 6))
+    p = pp.plot_ptable(PTABLE) + theme(figure_size=(10, 6))
     path = out / "ptable.png"
     p.save(path, dpi=90, verbose=False)
     return path

@@ -20,10 +20,16 @@ from .mechanisms.ckm import (
     record_key_integers,
 )
 from .mechanisms.keys import create_key, use_key
-from .mechanisms.ptable import PTable, create_cnt_ptable, read_ptable
+from .mechanisms.ptable import (
+    PTable,
+    PTableVarianceWarning,
+    create_cnt_ptable,
+    create_num_ptable,
+    read_ptable,
+)
 from .mechanisms.release import Release
 from .pca import DPPCAResult, dp_pca, dp_score
-from .ptable_plot import plot_ptable
+from .plots.ptable import plot_ptable
 from .release import save_release
 from .report import (
     PrivacyBudget,
@@ -56,6 +62,7 @@ __all__ = [
     "BudgetExceededError",
     "DPPCAResult",
     "PTable",
+    "PTableVarianceWarning",
     "PrivacyBudget",
     "PrivacyReport",
     "RecordKeyWarning",
@@ -63,6 +70,7 @@ __all__ = [
     "cell_keys",
     "create_key",
     "create_cnt_ptable",
+    "create_num_ptable",
     "plot_ptable",
     "privacy_budget",
     "privacy_report",

@@ -18,7 +18,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-
 from plotnine.scales.scale_discrete import scale_discrete
 
 import plotnine_private as pp

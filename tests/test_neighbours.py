@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from neighbours import bundle_metadata, differences, snapshot
 from plotnine import (
     aes,
     after_stat,
@@ -36,8 +37,6 @@ from plotnine import (
 from plotnine.data import mpg as _mpg
 
 import plotnine_private as pp
-
-from neighbours import bundle_metadata, differences, snapshot
 
 PTAB = pp.create_cnt_ptable(D=3, V=1.5, js=1)
 

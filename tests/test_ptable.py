@@ -5,17 +5,24 @@ Case numbers (P1..P12) refer to specs/cell-key-method.md section 6.1.
 
 from __future__ import annotations
 
+import ast
 import copy
 import io
 import pickle
 import re
+import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from plotnine_private.mechanisms.errors import ParameterError
+import plotnine_private.mechanisms.ptable as ptable_package
+from plotnine_private.mechanisms.errors import (
+    ParameterError,
+    PTableVarianceWarning,
+)
 from plotnine_private.mechanisms.ptable import (
     PTable,
     create_cnt_ptable,
@@ -26,7 +33,7 @@ from plotnine_private.mechanisms.ptable import (
 # copies of shared/reference/ptable (R ptable 1.0.0 output), kept with the
 # tests so they never skip
 REFERENCE = Path(__file__).resolve().parent / "data" / "ptable_reference"
-REFERENCE_FILES = sorted(REFERENCE.glob("*.csv"))
+REFERENCE_FILES = sorted(REFERENCE.glob("D*.csv"))  # count tables
 SCALE = 10**8
 
 TABLE_C = [  # spec 1.8 (C): D=2, V=0.9; i, j, p, v, lb, ub
@@ -176,7 +183,7 @@ def test_p7_pstay_held(pstay, expected):
 
 
 def test_p8_infeasible_raises_before_optimising(monkeypatch):
-    import plotnine_private.mechanisms.ptable as mod
+    import plotnine_private.mechanisms.ptable.build as mod
 
     def no_solver(*args, **kwargs):
         raise AssertionError("the solver must not run")
@@ -249,6 +256,34 @@ def test_p11_closed_form_js1(V):
 def test_p12_validation_errors(kwargs, match):
     with pytest.raises(ParameterError, match=match):
         create_cnt_ptable(**kwargs)
+
+
+def test_unreachable_variance_warns_with_margin_and_fix():
+    with pytest.warns(PTableVarianceWarning) as record:
+        pt = create_cnt_ptable(D=3, V=50)
+    text = str(record[0].message)
+    assert "D=3, V=50" in text and "last row i=3" in text
+    assert re.search(r"short by 46 \(92% of V\)", text)
+    assert "use a larger D (D >= 12)" in text
+    assert pt.diagnostics["p_var"].iloc[-1] == pytest.approx(4, abs=1e-4)
+
+
+def test_variance_warning_is_a_user_warning_raised_on_every_call():
+    for _ in range(2):  # the table is cached, the warning is not
+        with pytest.warns(UserWarning, match="stays below V"):
+            create_cnt_ptable(D=3, V=50)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [{"D": 5, "V": 2.01, "js": 2}, {"D": 2, "V": 1}, {"D": 10, "V": 6}],
+    ids=str,
+)
+def test_reachable_variance_builds_silently(case):
+    # rows near 0 may end below V by design (R); only the last row counts
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        create_cnt_ptable(**case)
 
 
 def test_parameter_error_is_value_error():
@@ -482,6 +517,23 @@ def test_round_trip_r_and_tau_argus(tmp_path, fmt):
     )
 
 
+@pytest.mark.parametrize(
+    ("obj", "got"),
+    [({"i": [0], "j": [0]}, "dict"), (42, "int"), (None, "NoneType")],
+)
+def test_read_ptable_wrong_type_names_ptable_and_accepted(obj, got):
+    with pytest.raises(ParameterError) as err:
+        read_ptable(obj)
+    text = str(err.value)
+    assert text.startswith("ptable must be a PTable, a pandas DataFrame")
+    assert "file path" in text and f"got {got}" in text
+
+
+def test_read_ptable_passes_a_ptable_through():
+    pt = create_cnt_ptable(D=2, V=0.9)
+    assert read_ptable(pt) is pt
+
+
 def test_reference_tables_are_present():
     assert len(REFERENCE_FILES) == 4
 
@@ -600,11 +652,35 @@ def test_bad_ons_tables_raise():
 
 
 def test_plot_returns_ggplot():
-    pytest.importorskip("plotnine")
     from plotnine import ggplot
 
-    p = create_cnt_ptable(D=2, V=0.9).plot()
+    from plotnine_private import plot_ptable
+
+    p = plot_ptable(create_cnt_ptable(D=2, V=0.9))
     assert isinstance(p, ggplot)
     data = p.data
     assert set(data["direction"]) == {"down", "unchanged", "up"}
     assert data.groupby("i")["p"].sum().round(8).eq(1).all()
+
+
+def test_ptable_package_imports_no_plotnine_and_nothing_above_the_core():
+    # importing the package loads plotnine_private/__init__ (and plotnine),
+    # so the promise is checked on the import statements themselves
+    package = Path(ptable_package.__file__).parent
+    allowed = {"numpy", "pandas", "scipy", "__future__"}
+    stdlib = set(sys.stdlib_module_names)
+    for path in sorted(package.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                roots = {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                roots = {node.module.split(".")[0]}
+            elif isinstance(node, ast.ImportFrom):
+                # .sibling or ..errors (the mechanisms core), never higher
+                assert node.level <= 2, f"{path.name}: {ast.unparse(node)}"
+                if node.level == 2:
+                    assert node.module == "errors", path.name
+                continue
+            else:
+                continue
+            assert roots <= allowed | stdlib, f"{path.name}: {roots}"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["ParameterError", "PrivacyWarning"]
+__all__ = ["PTableVarianceWarning", "ParameterError", "PrivacyWarning"]
 
 
 class ParameterError(ValueError):
@@ -18,4 +18,12 @@ class PrivacyWarning(UserWarning):
     Its presence never depends on the data: it states public facts (an
     undeclared domain, a privately estimated range, a reused seed) and the
     fix.
+    """
+
+
+class PTableVarianceWarning(UserWarning):
+    """A p-table whose rows end with a noise variance below the target V.
+
+    The table is still built (as R ``ptable`` does); the message names the
+    rows, the shortfall and what to change (usually a larger D).
     """

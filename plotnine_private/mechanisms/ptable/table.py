@@ -1,0 +1,923 @@
+"""The p-table object: immutable content, fingerprint and exact lookups.
+
+A :class:`PTable` is data: rows ``i`` of half-open cumulative-probability
+intervals ``[p_int_lb, p_int_ub)`` over cell keys, each interval mapping to
+a target ``j`` (deviation ``v = j - i``). Bounds are held as integers on the
+``1e-8`` grid (R ``ptable`` rounds them to 8 decimals), so every lookup is
+an exact integer comparison.
+
+Two *kinds* of table exist:
+
+* ``"counts"`` (R ``create_cnt_ptable``, Tau-Argus, ONS): rows ``0..max_i``,
+  whole-number targets; :meth:`PTable.noise` gives the deviation of a
+  count (the last row serves every larger count).
+* ``"magnitudes"`` (R ``create_num_ptable``): rows ``{0} | icat``, targets
+  on a ``1/step`` grid held to 4 decimals; :meth:`PTable.magnitude_noise`
+  gives cellKey's noise factor for a magnitude, interpolating between
+  rows (spec ``cell-key-method.md`` section 2.2).
+
+Readers and writers live in :mod:`.io`, construction in :mod:`.build`.
+This module imports numpy and pandas only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import math
+import os
+from collections.abc import Mapping
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ParameterError
+
+__all__ = [
+    "BOUND_DIGITS",
+    "BOUND_SCALE",
+    "J_DIGITS",
+    "ONS_CYCLE",
+    "PTable",
+    "TABLE_COLUMNS",
+    "magnitude_noise",
+    "ons_pcv",
+]
+
+#: Interval bounds are rounded to this many decimals (spec 1.6).
+BOUND_DIGITS = 8
+#: Integer scale of the interval bounds: bounds are ``k / BOUND_SCALE``.
+BOUND_SCALE = 10**BOUND_DIGITS
+#: Magnitude targets ``j`` and deviations ``v`` carry 4 decimals (R
+#: ``pt_create_pTable`` rounds them so); they are held as ``k / 10**4``.
+J_DIGITS = 4
+#: Rows 501..750 of an ONS table are reused with this period (spec 4.3).
+ONS_CYCLE = 250
+#: Columns of an R-style table, in R's order (spec 1.6).
+TABLE_COLUMNS = ["i", "j", "p", "v", "p_int_lb", "p_int_ub", "type"]
+#: Values of the ``type`` column (R ``ptable``: parity of contributors).
+TYPES = ("all", "even", "odd")
+#: The two kinds of table and the scale of their targets ``j``.
+J_SCALES = {"counts": 1, "magnitudes": 10**J_DIGITS}
+
+
+# ---------------------------------------------------------------------------
+# Small pure helpers
+# ---------------------------------------------------------------------------
+
+
+def ons_pcv(
+    counts: Any, max_pcv: int = 750, cycle: int = ONS_CYCLE
+) -> np.ndarray:
+    """Map counts to ONS p-table rows (``pcv``), spec section 4.3.
+
+    ``pcv = count`` for ``count <= max_pcv``; larger counts cycle through
+    the last ``cycle`` rows ``max_pcv - cycle + 1 .. max_pcv``. With the
+    ONS defaults (750, 250) this is ``((count - 1) mod 250) + 501``. For a
+    table with fewer than ``cycle`` rows the whole table is the cycle.
+
+    Parameters
+    ----------
+    counts : array of int
+        Counts (>= 0).
+    max_pcv : int
+        Largest row of the ONS table.
+    cycle : int
+        Period of the reused rows.
+
+    Returns
+    -------
+    numpy.ndarray of int64
+        The row ``pcv`` of each count.
+
+    Examples
+    --------
+    >>> ons_pcv([0, 1, 750, 751, 1000, 1001]).tolist()
+    [0, 1, 750, 501, 750, 501]
+    """
+    counts = np.asarray(counts, dtype=np.int64)
+    cycle = min(int(cycle), int(max_pcv))
+    start = max_pcv - cycle + 1
+    big = counts > max_pcv
+    out = counts.copy()
+    out[big] = (counts[big] - start) % cycle + start
+    return out
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a = np.ascontiguousarray(a)
+    a.flags.writeable = False
+    return a
+
+
+def _as_int_array(x: Any, name: str) -> np.ndarray:
+    """``x`` as int64, refusing fractions, NaN and non-numeric input."""
+    a = np.asarray(x)
+    if a.dtype.kind in "iu":
+        return a.astype(np.int64, copy=False)
+    if a.dtype == object:
+        try:
+            a = a.astype(float)
+        except (TypeError, ValueError):
+            raise ParameterError(
+                f"{name} must be whole numbers, got dtype object"
+            ) from None
+    elif a.dtype.kind != "f":
+        raise ParameterError(
+            f"{name} must be an integer array, got dtype {a.dtype}"
+        )
+    if not np.all(np.isfinite(a)) or np.any(a != np.round(a)):
+        raise ParameterError(
+            f"{name} must be finite whole numbers; found non-integer or "
+            f"NaN values (sum integer record keys exactly, see "
+            f"record_key_integers)"
+        )
+    return a.astype(np.int64)
+
+
+def _as_ratio_array(x: Any) -> np.ndarray:
+    """Magnitude ratios ``|x / x_delta|`` as finite floats >= 0."""
+    try:
+        a = np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        raise ParameterError(
+            "ratios must be numbers >= 0 (|value / x_delta| per cell)"
+        ) from None
+    if not np.all(np.isfinite(a)) or (a.size and a.min() < 0):
+        raise ParameterError(
+            "ratios must be finite numbers >= 0 (|value / x_delta| per "
+            "cell); found negative, infinite or NaN values"
+        )
+    return a
+
+
+def _broadcast(a: np.ndarray, b: np.ndarray, names: str) -> tuple:
+    try:
+        return np.broadcast_arrays(a, b)
+    except ValueError:
+        raise ParameterError(
+            f"{names} must have the same shape (one value per cell); got "
+            f"{a.shape} and {b.shape}"
+        ) from None
+
+
+def diagnostics_from(i: Any, v: Any, p: Any) -> pd.DataFrame:
+    """Per-row checks of a table, as R ``pt_check`` reports them.
+
+    Parameters
+    ----------
+    i, v, p : array-like
+        Row, deviation and probability of each entry.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``i, p_mean, p_var, p_sum, p_stay`` (rounded to 5 decimals) and
+        ``iter`` (missing: the number of solver passes is unknown).
+
+    Examples
+    --------
+    >>> diagnostics_from([0, 1, 1], [0, -1, 1], [1, 0.5, 0.5])[
+    ...     ["i", "p_mean", "p_var", "p_stay"]].values.tolist()
+    [[0.0, 0.0, 0.0, 1.0], [1.0, 0.0, 1.0, 0.0]]
+    """
+    frame = pd.DataFrame({"i": i, "v": v, "p": p})
+    frame["pv"] = frame["p"] * frame["v"]
+    frame["pv2"] = frame["pv"] * frame["v"]
+    frame["stay"] = np.where(frame["v"] == 0, frame["p"], 0.0)
+    g = frame.groupby("i", sort=True)
+    out = pd.DataFrame(
+        {
+            "p_mean": g["pv"].sum(),
+            "p_var": g["pv2"].sum(),
+            "p_sum": g["p"].sum(),
+            "p_stay": g["stay"].sum(),
+        }
+    ).round(5)
+    out["iter"] = pd.array([pd.NA] * len(out), dtype="Int64")
+    return out.reset_index()
+
+
+def _ons_runs(values: np.ndarray):
+    """Runs of equal deviations along the keys of each ONS row."""
+    vals = values[1:]
+    M, K = vals.shape
+    start = np.ones((M, K), dtype=bool)
+    start[:, 1:] = vals[:, 1:] != vals[:, :-1]
+    r, c = np.nonzero(start)
+    nxt = np.r_[c[1:], K]
+    nxt[np.r_[r[1:] != r[:-1], True]] = K
+    i = np.r_[0, r + 1].astype(np.int64)
+    lb = np.r_[0, c].astype(np.int64)
+    ub = np.r_[K, nxt].astype(np.int64)
+    j = i + np.r_[0, vals[r, c]]
+    return i, j, lb, ub
+
+
+def _number(x: float) -> int | float:
+    """A whole float as int (``5.0 -> 5``), others unchanged."""
+    return int(x) if float(x).is_integer() else float(x)
+
+
+# ---------------------------------------------------------------------------
+# The p-table object
+# ---------------------------------------------------------------------------
+
+
+class PTable:
+    """An immutable p-table for the Cell Key Method.
+
+    Create one with :func:`create_cnt_ptable`, :func:`create_num_ptable`
+    or :func:`read_ptable` (or :meth:`PTable.from_frame`); do not call
+    the constructor.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        ``i, j, p, v, p_int_lb, p_int_ub, type`` (a copy). For ONS tables
+        each entry is a run of consecutive integer keys with the same
+        deviation, with ``p_int_lb = k0 / K`` and ``p_int_ub = (k1+1) / K``.
+    kind : {"counts", "magnitudes"}
+        Count table (rows ``0..max_i``, whole deviations) or magnitude
+        table (rows ``{0} | icat``, deviations on a ``1/step`` grid).
+    type : {"all", "even", "odd"}
+        The ``type`` column (magnitude tables may be built per parity of
+        the number of contributors).
+    icat : tuple of int
+        The positive rows ``i`` (``1..max_i`` for count tables).
+    params : dict
+        Parameters it was built with (or where it was read from).
+    diagnostics : pandas.DataFrame
+        ``i, p_mean, p_var, p_sum, p_stay, iter`` per row (``iter`` is
+        missing for tables that were read, not built).
+    max_i : int
+        Last row; it applies to every larger count (ONS: largest pcv).
+    max_noise : int or float
+        Largest absolute deviation ``D``.
+    key_kind : {"uniform", "integer"}
+        Uniform keys in [0, 1) (R style) or integer keys (ONS style).
+    key_modulus : int
+        Cell key = key sum mod ``key_modulus``: ``10**8`` for uniform keys
+        with 8 decimals, ``max(ckey) + 1`` for ONS tables.
+    fingerprint : str
+        SHA-256 of the canonical table content.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from plotnine_private.mechanisms.ptable import create_cnt_ptable
+    >>> pt = create_cnt_ptable(D=2, V=0.9)
+    >>> pt.noise(np.array([0, 1, 1, 7]),
+    ...          np.array([5, 36_250_000, 72_500_000, 2_000_000])).tolist()
+    [0, 0, 1, -2]
+    """
+
+    __slots__ = (
+        "_i",
+        "_j",
+        "_lb",
+        "_ub",
+        "_type",
+        "_kind",
+        "_j_scale",
+        "_params",
+        "_diagnostics",
+        "_max_noise",
+        "_key_kind",
+        "_modulus",
+        "_ons",
+        "_cycle",
+        "_frame",
+        "_fingerprint",
+    )
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError(
+            "PTable has no public constructor; use create_cnt_ptable(), "
+            "create_num_ptable(), read_ptable() or PTable.from_frame()"
+        )
+
+    # -- construction ------------------------------------------------------
+
+    @classmethod
+    def _new(cls, **values) -> PTable:
+        self = object.__new__(cls)
+        for name, value in values.items():
+            object.__setattr__(self, "_" + name, value)
+        object.__setattr__(self, "_frame", None)
+        object.__setattr__(self, "_fingerprint", None)
+        return self
+
+    @classmethod
+    def _from_arrays(
+        cls,
+        *,
+        i,
+        j,
+        lb,
+        ub,
+        type_,
+        params,
+        diagnostics,
+        max_noise,
+        kind="counts",
+    ) -> PTable:
+        """A uniform-key table from validated, sorted integer arrays.
+
+        ``j`` is in units of ``1 / J_SCALES[kind]``; ``lb`` and ``ub`` in
+        units of ``1 / BOUND_SCALE``.
+        """
+        return cls._new(
+            i=_readonly(i),
+            j=_readonly(j),
+            lb=_readonly(lb),
+            ub=_readonly(ub),
+            type=type_,
+            kind=kind,
+            j_scale=J_SCALES[kind],
+            params=dict(params),
+            diagnostics=diagnostics,
+            max_noise=_number(max_noise),
+            key_kind="uniform",
+            modulus=BOUND_SCALE,
+            ons=None,
+            cycle=None,
+        )
+
+    @classmethod
+    def _from_ons(cls, values: np.ndarray, params: dict) -> PTable:
+        """An integer-key table from a dense ``(max_pcv+1, K)`` array."""
+        max_pcv, K = values.shape[0] - 1, values.shape[1]
+        i, j, lb, ub = _ons_runs(values)
+        return cls._new(
+            i=_readonly(i),
+            j=_readonly(j),
+            lb=_readonly(lb),
+            ub=_readonly(ub),
+            type="all",
+            kind="counts",
+            j_scale=1,
+            params=dict(params),
+            diagnostics=diagnostics_from(i, j - i, (ub - lb) / K),
+            max_noise=int(np.abs(values).max()) if values.size else 0,
+            key_kind="integer",
+            modulus=K,
+            ons=_readonly(values),
+            cycle=min(ONS_CYCLE, max_pcv),
+        )
+
+    def __setattr__(self, name, value):
+        raise AttributeError("PTable is immutable")
+
+    def __delattr__(self, name):
+        raise AttributeError("PTable is immutable")
+
+    def __copy__(self) -> PTable:
+        return self
+
+    def __deepcopy__(self, memo) -> PTable:
+        return self
+
+    def __reduce__(self):
+        # pickle through the canonical frame (rebuilds and re-validates);
+        # .io imports this module, so it is imported here, not at the top
+        from .io import _unpickle_ptable
+
+        if self._key_kind == "integer":
+            state = ("ons", self._ons_frame(), self._params, self._kind)
+        else:
+            state = ("r", self.table, self._params, self._kind)
+        return (_unpickle_ptable, state)
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, PTable):
+            return NotImplemented
+        return self.fingerprint == other.fingerprint
+
+    def __hash__(self) -> int:
+        return hash(self.fingerprint)
+
+    # -- public properties -------------------------------------------------
+
+    @property
+    def _v(self) -> np.ndarray:
+        """Deviations in units of ``1 / _j_scale``."""
+        return self._j - self._i * self._j_scale
+
+    @property
+    def table(self) -> pd.DataFrame:
+        """The p-table ``i, j, p, v, p_int_lb, p_int_ub, type`` (a copy)."""
+        if self._frame is None:
+            den = BOUND_SCALE if self._key_kind == "uniform" else self._modulus
+            scale = self._j_scale
+            j = self._j if scale == 1 else self._j / scale
+            v = self._v if scale == 1 else self._v / scale
+            frame = pd.DataFrame(
+                {
+                    "i": self._i,
+                    "j": j,
+                    "p": (self._ub - self._lb) / den,
+                    "v": v,
+                    "p_int_lb": self._lb / den,
+                    "p_int_ub": self._ub / den,
+                    "type": self._type,
+                }
+            )
+            object.__setattr__(self, "_frame", frame)
+        return self._frame.copy()
+
+    @property
+    def kind(self) -> str:
+        """``"counts"`` or ``"magnitudes"`` (R ``table``: cnts / nums)."""
+        return self._kind
+
+    @property
+    def type(self) -> str:
+        """The ``type`` column: ``"all"``, ``"even"`` or ``"odd"``."""
+        return self._type
+
+    @property
+    def icat(self) -> tuple[int, ...]:
+        """The positive rows ``i`` (R ``icat``; ``1..max_i`` for counts)."""
+        rows = np.unique(self._i)
+        return tuple(int(r) for r in rows[rows > 0])
+
+    @property
+    def params(self) -> dict:
+        """Parameters of the table (a copy)."""
+        return dict(self._params)
+
+    @property
+    def diagnostics(self) -> pd.DataFrame:
+        """Per-row ``i, p_mean, p_var, p_sum, p_stay, iter`` (a copy)."""
+        return self._diagnostics.copy()
+
+    @property
+    def max_i(self) -> int:
+        """The last row; every larger count uses it (ONS: cycles)."""
+        if self._key_kind == "integer":
+            return self._ons.shape[0] - 1
+        return int(self._i[-1])
+
+    @property
+    def max_noise(self) -> int | float:
+        """The largest absolute deviation ``D``."""
+        return self._max_noise
+
+    @property
+    def key_kind(self) -> str:
+        """``"uniform"`` (keys in [0, 1)) or ``"integer"`` (ONS keys)."""
+        return self._key_kind
+
+    @property
+    def key_modulus(self) -> int:
+        """Cell key = key sum mod this (10**8, or ONS ``max(ckey)+1``)."""
+        return self._modulus
+
+    @property
+    def fingerprint(self) -> str:
+        """SHA-256 hex digest of the canonical table content.
+
+        Two tables with the same rows, targets and bounds share it,
+        whatever their origin (built, read from R, Tau-Argus or ONS text).
+        """
+        if self._fingerprint is None:
+            h = hashlib.sha256()
+            if self._key_kind == "integer":
+                h.update(f"ons;K={self._modulus};".encode())
+                h.update(np.ascontiguousarray(self._ons, "<i8").tobytes())
+            else:
+                h.update(f"uniform;scale={BOUND_SCALE};".encode())
+                if self._kind == "magnitudes":
+                    # count tables keep their historical digest
+                    h.update(f"nums;j={self._j_scale};{self._type};".encode())
+                for a in (self._i, self._j, self._lb, self._ub):
+                    h.update(np.ascontiguousarray(a, "<i8").tobytes())
+            object.__setattr__(self, "_fingerprint", h.hexdigest())
+        return self._fingerprint
+
+    def __repr__(self) -> str:
+        return "\n".join([*self._repr_head(), *self._repr_grid()])
+
+    def _repr_head(self) -> list[str]:
+        p = self._params
+        names = {
+            "create_cnt_ptable": ("D", "V", "js", "pstay", "optim", "mono"),
+            "create_num_ptable": ("D", "V", "step", "icat", "optim", "mono",
+                                  "type"),
+        }.get(p.get("source"))  # fmt: skip
+        if names:
+            head = ", ".join(f"{k}={p[k]!r}" for k in names)
+        else:
+            head = f"source={p.get('source')!r}, format={p.get('format')!r}"
+        if self._key_kind == "uniform":
+            keys = f"uniform keys in [0, 1), {BOUND_DIGITS} decimals"
+        else:
+            keys = f"integer keys mod {self._modulus}"
+        return [
+            f"PTable({head})",
+            f"  {self._kind} table, rows i = 0..{self.max_i}, "
+            f"{len(self._i)} entries, max noise {self._max_noise}, {keys}",
+            f"  fingerprint {self.fingerprint[:16]}",
+        ]
+
+    def _repr_grid(self) -> list[str]:
+        tab = self.table
+        shown = sorted(set(tab["i"]))
+        if len(shown) > 12:
+            shown = shown[:10] + shown[-1:]
+        tab = tab[tab["i"].isin(shown)]
+        grid = tab.pivot_table(
+            index="i", columns="v", values="p", aggfunc="sum"
+        )
+        text = grid.to_string(float_format=lambda x: f"{x:.4f}", na_rep=".")
+        lines = ["  p by original count i (rows) and deviation v:"]
+        lines.extend("    " + line for line in text.splitlines())
+        return lines
+
+    # -- lookup ------------------------------------------------------------
+
+    def _key_scale(self, key_modulus: int | None) -> int:
+        m = self._modulus if key_modulus is None else int(key_modulus)
+        if m <= 0:
+            raise ParameterError(f"key_modulus must be > 0, got {m}")
+        if self._key_kind == "integer" and m != self._modulus:
+            raise ParameterError(
+                f"key_modulus={m} does not match this ONS table, whose "
+                f"keys run 0..{self._modulus - 1}; leave key_modulus unset"
+            )
+        return m
+
+    def noise(
+        self, counts: Any, key_sums: Any, *, key_modulus: int | None = None
+    ) -> np.ndarray:
+        """Deviation ``v`` for each count cell (vectorised, exact).
+
+        Parameters
+        ----------
+        counts : array of int
+            Unweighted counts (>= 0).
+        key_sums : array of int
+            Exact integer sums of the cells' integer-scaled record keys
+            (:func:`~plotnine_private.mechanisms.ckm.record_key_integers`).
+            The cell key is ``key_sums mod key_modulus``; for uniform
+            tables it stands for ``cell_key / key_modulus`` in [0, 1).
+        key_modulus : int, optional
+            Scale of the keys; defaults to :attr:`key_modulus`. Uniform
+            tables accept any scale (e.g. ``10**10`` for 10-decimal keys);
+            the comparison with the 8-decimal bounds stays exact.
+
+        Returns
+        -------
+        numpy.ndarray of int64
+            ``v``; the published count is ``counts + v``. Uniform rule:
+            row ``min(count, max_i)``, the entry with ``p_int_lb <= key <
+            p_int_ub`` (a key on a bound takes the upper interval).
+            ONS rule: row :func:`ons_pcv` (count), enumerated by key.
+            Zero counts always get 0.
+
+        Raises
+        ------
+        ParameterError
+            For a magnitude table (use :meth:`magnitude_noise`), negative
+            or fractional counts, fractional key sums or unequal shapes.
+
+        Examples
+        --------
+        >>> from plotnine_private.mechanisms.ptable import create_cnt_ptable
+        >>> pt = create_cnt_ptable(D=2, V=0.9)
+        >>> pt.noise([1, 1000], [36_250_000, 96_000_000]).tolist()
+        [0, 2]
+        """
+        if self._kind != "counts":
+            raise ParameterError(
+                "noise() perturbs counts, but this is a magnitude p-table "
+                "(create_num_ptable, fractional deviations); use "
+                "magnitude_noise(ratios, key_sums), or a count table from "
+                "create_cnt_ptable() for counts"
+            )
+        counts = _as_int_array(counts, "counts")
+        key_sums = _as_int_array(key_sums, "key_sums")
+        counts, key_sums = _broadcast(counts, key_sums, "counts and key_sums")
+        if counts.size and counts.min() < 0:
+            raise ParameterError("counts must be >= 0; found negatives")
+        m = self._key_scale(key_modulus)
+        keys = np.mod(key_sums, m)
+        if self._key_kind == "integer":
+            pcv = ons_pcv(counts, self.max_i, self._cycle)
+            out = self._ons[pcv, keys]
+        else:
+            rows = np.minimum(counts, self.max_i)
+            out = self._v[self._entry(rows, keys, m)]
+        out = np.where(counts == 0, 0, out)
+        return out.astype(np.int64, copy=False)
+
+    def magnitude_noise(
+        self, ratios: Any, key_sums: Any, *, key_modulus: int | None = None
+    ) -> np.ndarray:
+        """cellKey's perturbation value ``v`` for magnitude cells.
+
+        The rule of cellKey 1.x (spec ``cell-key-method.md`` 2.2): the
+        ratio ``a = |x / x_delta|`` of a cell is capped at :attr:`max_i`.
+        If ``a`` is a row ``i`` of the table, ``v`` is that row's entry
+        with ``p_int_lb <= key < p_int_ub``; otherwise ``v`` interpolates
+        linearly between the rows ``a0 < a < a1`` around it, both read at
+        the same cell key: ``v = (1 - l) v(a0) + l v(a1)`` with ``l = (a -
+        a0) / (a1 - a0)`` (row 0 gives ``v = 0``). A cell key of exactly 0
+        (no contributors) gives ``v = 0``. The caller then scales: noise
+        ``= x_delta * v``.
+
+        Parameters
+        ----------
+        ratios : array of float
+            ``a = |x / x_delta|`` per cell, >= 0.
+        key_sums : array of int
+            Exact integer key sums, as for :meth:`noise`.
+        key_modulus : int, optional
+            Scale of the keys (default ``10**8``).
+
+        Returns
+        -------
+        numpy.ndarray of float
+            ``v`` per cell, within ``[-max_noise, max_noise]``.
+
+        Raises
+        ------
+        ParameterError
+            For ONS (integer-key) tables, negative or non-finite ratios,
+            fractional key sums or unequal shapes.
+
+        Examples
+        --------
+        >>> from plotnine_private.mechanisms.ptable import create_num_ptable
+        >>> pt = create_num_ptable(D=2, V=1, step=2, icat=[1, 2])
+        >>> pt.magnitude_noise([1, 2, 1.5, 9], [10**7] * 4).tolist()
+        [-1.0, -1.5, -1.25, -1.5]
+        """
+        if self._key_kind != "uniform":
+            raise ParameterError(
+                "magnitude_noise() needs an R-style table with uniform "
+                "keys; this is an ONS (integer-key) count table"
+            )
+        a = _as_ratio_array(ratios)
+        key_sums = _as_int_array(key_sums, "key_sums")
+        a, key_sums = _broadcast(a, key_sums, "ratios and key_sums")
+        m = self._key_scale(key_modulus)
+        keys = np.mod(key_sums, m)
+        a = np.minimum(a, self.max_i)
+        rows = np.unique(self._i)
+        # a0: the largest row <= a; a1: the next row (a0 itself at the top)
+        at = np.searchsorted(rows, a, side="right") - 1
+        a0 = rows[at]
+        a1 = rows[np.minimum(at + 1, len(rows) - 1)]
+        exact = a == a0
+        lam = np.where(exact, 0.0, (a - a0) / np.where(exact, 1, a1 - a0))
+        scale = self._j_scale
+        v0 = self._v[self._entry(a0, keys, m)] / scale
+        v1 = self._v[self._entry(a1, keys, m)] / scale
+        v = np.where(exact, v0, (1 - lam) * v0 + lam * v1)
+        return np.where(keys == 0, 0.0, v)
+
+    def _entry(
+        self, rows: np.ndarray, key_num: np.ndarray, key_den: int
+    ) -> np.ndarray:
+        """Index of the entry ``[lb, ub)`` holding ``key_num / key_den``.
+
+        ``rows`` must be rows of the table. Bounds and keys are compared
+        on a common integer scale, so the search is exact.
+        """
+        g = math.gcd(key_den, BOUND_SCALE)
+        bound_f, key_f = key_den // g, BOUND_SCALE // g
+        span = BOUND_SCALE * bound_f  # one row's width on the common scale
+        if (self.max_i + 1) * span >= 2**62:
+            raise ParameterError(
+                f"key_modulus={key_den} is too fine for exact lookup; use "
+                f"keys with at most 10 decimals"
+            )
+        flat = self._i * span + self._ub * bound_f
+        return np.searchsorted(flat, rows * span + key_num * key_f, "right")
+
+    # -- conversion and I/O (implemented in .io) -----------------------------
+
+    def _ons_frame(self) -> pd.DataFrame:
+        vals = self._ons[1:]
+        M, K = vals.shape
+        return pd.DataFrame(
+            {
+                "pcv": np.repeat(np.arange(1, M + 1), K),
+                "ckey": np.tile(np.arange(K), M),
+                "pvalue": vals.ravel(),
+            }
+        )
+
+    def to_ons_frame(
+        self, modulus: int = 256, max_pcv: int = 750
+    ) -> pd.DataFrame:
+        """The table as an ONS ``pcv, ckey, pvalue`` lookup (spec 4.4).
+
+        For a uniform count table, ``pvalue`` at ``(pcv, k)`` is the
+        deviation at key ``(k + 0.5) / modulus`` in row ``min(pcv,
+        max_i)``.
+
+        Parameters
+        ----------
+        modulus : int
+            Number of integer keys ``K`` (keys ``0..K-1``).
+        max_pcv : int
+            Last row, at least :attr:`max_i`.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``pcv, ckey, pvalue``, one row per (pcv, ckey).
+
+        Raises
+        ------
+        ParameterError
+            For magnitude tables (ONS tables hold whole deviations of
+            counts) or a too small ``max_pcv``.
+
+        Examples
+        --------
+        >>> from plotnine_private.mechanisms.ptable import create_cnt_ptable
+        >>> ons = create_cnt_ptable(D=2, V=0.9).to_ons_frame()
+        >>> ons.shape
+        (192000, 3)
+        """
+        if self._key_kind == "integer":
+            return self._ons_frame()
+        if self._kind != "counts":
+            raise ParameterError(
+                "an ONS table (pcv, ckey, pvalue) holds whole deviations of "
+                "counts; this magnitude p-table can only be written with "
+                "format='r' or format='tau_argus'"
+            )
+        modulus, max_pcv = int(modulus), int(max_pcv)
+        if modulus < 1 or max_pcv < self.max_i:
+            raise ParameterError(
+                f"need modulus >= 1 and max_pcv >= max_i={self.max_i}, got "
+                f"modulus={modulus}, max_pcv={max_pcv}"
+            )
+        pcv = np.repeat(np.arange(1, max_pcv + 1), modulus)
+        k = np.tile(np.arange(modulus), max_pcv)
+        rows = np.minimum(pcv, self.max_i)
+        v = self._v[self._entry(rows, 2 * k + 1, 2 * modulus)]
+        return pd.DataFrame({"pcv": pcv, "ckey": k, "pvalue": v})
+
+    def to_csv(
+        self,
+        path: str | os.PathLike | io.TextIOBase,
+        format: Literal["r", "tau_argus", "ons"] = "r",
+        **ons_options: int,
+    ) -> None:
+        """Write the table (see :func:`~.io.write_ptable`).
+
+        Parameters
+        ----------
+        path : str, path or text buffer
+        format : {"r", "tau_argus", "ons"}
+            ``"r"``: comma-separated ``i,j,p,v,p_int_lb,p_int_ub,type``;
+            ``"tau_argus"``: ``;``-separated ``i;j;p;v;p_int_ub`` (plus
+            ``;type`` for magnitude tables, as R ``pt_export``);
+            ``"ons"``: ``pcv,ckey,pvalue`` (count tables only; options
+            ``modulus`` and ``max_pcv`` of :meth:`to_ons_frame`).
+
+        Returns
+        -------
+        None
+
+        Examples
+        --------
+        >>> import io
+        >>> from plotnine_private.mechanisms.ptable import create_cnt_ptable
+        >>> buf = io.StringIO()
+        >>> create_cnt_ptable(D=2, V=0.9).to_csv(buf, format="tau_argus")
+        >>> buf.getvalue().splitlines()[:2]
+        ['i;j;p;v;p_int_ub', '0;0;1.00000000;0;1.00000000']
+        """
+        from .io import write_ptable  # .io imports this module
+
+        write_ptable(self, path, format=format, **ons_options)
+
+    @classmethod
+    def from_frame(
+        cls,
+        df: pd.DataFrame,
+        format: Literal["r", "tau_argus", "ons"] | None = None,
+        kind: Literal["counts", "magnitudes"] | None = None,
+    ) -> PTable:
+        """Validate a p-table given as a DataFrame.
+
+        Parameters
+        ----------
+        df : pandas.DataFrame
+            R style needs ``i``, ``j`` or ``v``, and ``p_int_ub`` or ``p``
+            (``p_int_lb`` is derived when absent, as for Tau-Argus files);
+            ONS style needs ``pcv, ckey, pvalue``.
+        format : {"r", "tau_argus", "ons"}, optional
+            Detected from the columns when None.
+        kind : {"counts", "magnitudes"}, optional
+            Detected when None: a table with fractional targets, rows with
+            gaps or an even/odd ``type`` is a magnitude table.
+
+        Returns
+        -------
+        PTable
+
+        Raises
+        ------
+        ParameterError
+            Naming the bad column or row.
+
+        Examples
+        --------
+        >>> df = pd.DataFrame({"i": [0, 1, 1], "j": [0, 0, 2],
+        ...                    "p": [1, 0.5, 0.5]})
+        >>> PTable.from_frame(df).table["p_int_ub"].tolist()
+        [1.0, 0.5, 1.0]
+        """
+        from .io import frame_to_ptable  # .io imports this module
+
+        return frame_to_ptable(df, format=format, kind=kind)
+
+
+# ---------------------------------------------------------------------------
+# Magnitude lookup across the tables of one cellKey setup
+# ---------------------------------------------------------------------------
+
+
+def magnitude_noise(
+    ptables: Mapping[str, PTable],
+    category: Any,
+    ratios: Any,
+    key_sums: Any,
+    *,
+    key_modulus: int | None = None,
+) -> np.ndarray:
+    """Perturbation values ``v`` of magnitude cells, table by category.
+
+    cellKey keeps the tables of one magnitude setup in one frame and picks
+    the rows by a lookup category per cell: ``"all"``, or ``"even"`` /
+    ``"odd"`` (parity of the number of contributors), or
+    ``"small_cells"`` for cells below the separation point (spec 2.2).
+    Here each category names a :class:`PTable`; every cell is looked up
+    with :meth:`PTable.magnitude_noise` in the table of its category.
+
+    Parameters
+    ----------
+    ptables : mapping of str to PTable
+        E.g. ``{"all": main, "small_cells": small}``.
+    category : str or array of str
+        The lookup category of each cell (one string for all cells).
+    ratios : array of float
+        ``a = |x / x_delta|`` per cell (``x_delta = 1`` for small cells).
+    key_sums : array of int
+        Exact integer key sums per cell.
+    key_modulus : int, optional
+        Scale of the keys (default ``10**8``).
+
+    Returns
+    -------
+    numpy.ndarray of float
+        ``v`` per cell.
+
+    Raises
+    ------
+    ParameterError
+        For a category without a table, or a table that is not a
+        :class:`PTable`.
+
+    Examples
+    --------
+    >>> from plotnine_private.mechanisms.ptable import create_num_ptable
+    >>> main = create_num_ptable(D=2, V=1, step=2, icat=[1, 2])
+    >>> small = create_num_ptable(D=5, V=2, step=4, icat=[1, 3, 5])
+    >>> magnitude_noise({"all": main, "small_cells": small},
+    ...                 ["all", "small_cells"], [2, 5],
+    ...                 [10**7, 10**7]).tolist()
+    [-1.5, -1.75]
+    """
+    for name, pt in ptables.items():
+        if not isinstance(pt, PTable):
+            raise ParameterError(
+                f"ptables[{name!r}] must be a PTable, got {type(pt).__name__}"
+            )
+    a = _as_ratio_array(ratios)
+    key_sums = _as_int_array(key_sums, "key_sums")
+    a, key_sums = _broadcast(a, key_sums, "ratios and key_sums")
+    cat = np.broadcast_to(np.asarray(category, dtype=object), a.shape)
+    unknown = sorted({str(c) for c in np.unique(cat)} - set(ptables))
+    if unknown:
+        raise ParameterError(
+            f"category {unknown[0]!r} has no p-table; categories with a "
+            f"table: {sorted(ptables)}"
+        )
+    out = np.zeros(a.shape, dtype=float)
+    for name, pt in ptables.items():
+        sel = cat == name
+        if sel.any():
+            out[sel] = pt.magnitude_noise(
+                a[sel], key_sums[sel], key_modulus=key_modulus
+            )
+    return out
