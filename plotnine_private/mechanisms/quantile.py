@@ -77,9 +77,10 @@ _SIGNED_CAP_MESSAGE = (
 def _check_common(
     x: Any, q: float, eps: float, beta: float, max_steps: int
 ) -> np.ndarray:
+    # no values is a data set like any other: the searches are defined for
+    # n = 0 (every count is 0) and must release noise, not an error that
+    # would tell an empty data set apart
     arr = np.asarray(x, dtype=float).ravel()
-    if arr.size == 0:
-        raise ParameterError("x must contain at least one value, got none.")
     if not np.all(np.isfinite(arr)):
         raise ParameterError(
             "x must be finite: remove NaN/inf values before the quantile."
@@ -208,7 +209,7 @@ def upper_quantile(
     arr = _check_common(x, q, eps, beta, max_steps)
     if not math.isfinite(lower):
         raise ParameterError(f"lower must be finite, got {lower!r}.")
-    if arr.min() < lower:
+    if arr.size and arr.min() < lower:
         raise ParameterError(
             f"upper_quantile requires a valid public lower bound: found a "
             f"value {arr.min()!r} below lower={lower!r}; pass a smaller "

@@ -249,11 +249,6 @@ def _check_values(values: Any) -> np.ndarray:
             f"values must be numbers, got {type(values).__name__}; pass "
             "the axis positions as a float array."
         ) from err
-    if arr.size == 0:
-        raise ParameterError(
-            "values must hold at least one value, got none; a layer "
-            "without data needs public limits= or breaks=."
-        )
     if not np.all(np.isfinite(arr)):
         raise ParameterError(
             "values must be finite: drop NaN/inf (after the scale "

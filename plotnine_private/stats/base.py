@@ -32,6 +32,7 @@ and ``shape_output(cells, released) -> DataFrame``; then
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -48,6 +49,7 @@ from ..cells import (
 )
 from ..door import Door, level_label
 from ..mechanisms.ckm import record_key_integers
+from ..mechanisms.errors import PrivacyWarning
 from ..mechanisms.release import (
     CKMCounts,
     LaplaceCounts,
@@ -273,8 +275,39 @@ class PrivateCountStat(stat):
             data_object=door.data_object,
         )
         self.releases.append(released.release)
+        if not table.public:
+            self.warn_undeclared(fam, gdims, released.release)
         cells = self.cell_frame(fam, panel, gdims, idx, table, released, door)
         return self.shape_output(cells, released)
+
+    def warn_undeclared(self, fam, gdims, release: Release) -> None:
+        """Say, from public facts only, that an undeclared domain hides
+        cells (DP) or shows which cells exist (CKM), and the fix."""
+        what = [
+            self.door.mapping.get(g.name, g.name)
+            for g in gdims
+            if not g.public
+        ]
+        if not fam.public:
+            what.insert(0, self.door.mapping.get("x", "x"))
+        names = " and ".join(f"{w!r}" for w in what) or "the cells"
+        if release.formal:
+            tau = release.details.get("threshold")
+            effect = (
+                f"cells whose noisy count is below a threshold of "
+                f"{tau:.4g} (from eps and delta) are hidden, so small "
+                "categories may vanish"
+            )
+        else:
+            effect = "which cells exist is shown without protection"
+        warnings.warn(
+            f"{self.name}: the domain of {names} is not declared: {effect}. "
+            "Declare the levels to show every category: levels=[...], a "
+            "pandas Categorical with explicit categories=[...] or a polars "
+            "Enum (for binned stats, public breaks= or limits=).",
+            PrivacyWarning,
+            stacklevel=2,
+        )
 
     def query(
         self, door: Door, fam: FamilyCells, gdims: list[Dimension], mechanism

@@ -6,8 +6,9 @@ The order of precedence is the same for every binned stat:
 2. a range from ``limits=`` or from user scale limits (``xlim`` /
    ``scale_x_continuous(limits=)``), cut by ``bins`` or ``binwidth``
    (public);
-3. DP stats only: a range estimated under DP from the data (Durfee's
-   unbounded quantiles at 1% and 99%), charged to the layer as a share
+3. DP stats only: a range estimated under DP from the data
+   (:func:`~plotnine_private.mechanisms.ranges.private_range`: a private
+   centre and two ends, widened), charged to the layer as a share
    ``range_share`` of its eps. Records outside it are clamped into the edge
    bins, so each record is in exactly one bin.
 
@@ -23,16 +24,13 @@ from dataclasses import dataclass
 import numpy as np
 from plotnine.stats.binning import breaks_from_bins, breaks_from_binwidth
 
-from ..mechanisms.quantile import signed_quantile
-from ..mechanisms.randomness import derive_key
+from ..mechanisms.errors import PrivacyWarning
+from ..mechanisms.ranges import private_range, range_privacy_map
 from ..mechanisms.release import Release, stream_key
 from ..validation import fail as _fail
 from ..validation import validate_breaks, validate_range
 
 __all__ = ["AxisBreaks", "axis_breaks", "bin_index"]
-
-#: quantile levels of the private range
-RANGE_QUANTILES = (0.01, 0.99)
 
 
 @dataclass
@@ -137,53 +135,42 @@ def _private_axis(
 ):
     share = stat.params["range_share"]
     eps_range = mechanism.eps * share
-    # each end gets half. A Durfee search costs its nominal eps under both
-    # adjacencies (the argument is in mechanisms/quantile.py): the count
-    # changes of a replace are all of one sign (monotone queries)
-    eps_each = eps_range / 2
     query = stat.range_query(
-        axis,
-        quantiles=RANGE_QUANTILES,
-        eps=eps_range,
-        adjacency=mechanism.adjacency,
+        axis, eps=eps_range, adjacency=mechanism.adjacency, method="v2"
     )
     secret = query.secret()
     identity = query.identity(secret)
     key = stream_key(secret, identity, stat.range_digest(values), "range")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        lo = signed_quantile(
-            values, RANGE_QUANTILES[0], eps_each,
-            key=derive_key(key, "lo"),
-        )
-        hi = signed_quantile(
-            values, RANGE_QUANTILES[1], eps_each,
-            key=derive_key(key, "hi"),
-        )
-    if not hi > lo:
-        # the noisy quantiles crossed: widen symmetrically (post-processing)
-        mid = (lo + hi) / 2
-        lo, hi = mid - 0.5, mid + 0.5
+    est = private_range(
+        values, eps_range, key=key, adjacency=mechanism.adjacency
+    )
+    lo, hi, details = est.lo, est.hi, dict(est.details)
+    warnings.warn(
+        f"{stat.name}: the range of {axis} was estimated privately with "
+        f"{share:.0%} of eps (eps={eps_range:.3g}); it is useful for about "
+        f"n*eps >= 200, i.e. n >= {200 / eps_range:.0f} records. Give "
+        "limits=(lo, hi) or breaks=[...] for exact public bins and the "
+        "whole eps on the counts.",
+        PrivacyWarning,
+        stacklevel=2,
+    )
     arr = _breaks_over((lo, hi), bins, binwidth, center, boundary, stat.name,
                        axis)
+    eps_charged, delta = range_privacy_map(eps_range, mechanism.adjacency)
     release = Release(
         identity=identity,
         family="range",
         mechanism="durfee_quantile",
-        eps=eps_range,
-        delta=0.0,
+        eps=eps_charged,
+        delta=delta,
         adjacency=mechanism.adjacency,
         sensitivity=1.0,
         domain="private estimate",
         cells=2,
         policy=secret.policy,
         source=query.source,
-        composition="two Durfee searches, eps/2 each",
-        details={
-            "what": f"{axis} range at quantiles {RANGE_QUANTILES}",
-            "range": (lo, hi),
-            "warnings": [str(w.message) for w in caught],
-        },
+        composition="centre and two ends (Durfee searches)",
+        details={"what": f"{axis} range", "range": (lo, hi), **details},
     )
     return AxisBreaks(arr, "private estimate", clamp=True, release=release)
 
