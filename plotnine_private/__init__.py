@@ -12,7 +12,7 @@ from .exceptions import (
     PlotninePrivateError,
     PrivacyWarning,
 )
-from .geoms.geom_hex import geom_hex
+from .geoms.hex import geom_hex
 from .mechanisms.ckm import (
     RecordKeyWarning,
     add_record_keys,
@@ -30,7 +30,7 @@ from .mechanisms.ptable import (
 from .mechanisms.release import Release
 from .pca import DPPCAResult, dp_pca, dp_score
 from .plots.ptable import plot_ptable
-from .release import save_release
+from .bundle import save_release
 from .report import (
     PrivacyBudget,
     PrivacyReport,
@@ -45,8 +45,8 @@ from .stats.bin2d import (
     stat_bin_2d_dp,
 )
 from .stats.count import stat_count_ckm, stat_count_dp
-from .stats.stat_bin_hex import stat_bin_hex, stat_binhex
-from .stats.stat_binhex_private import (
+from .stats.bin_hex import stat_bin_hex, stat_binhex
+from .stats.binhex import (
     stat_bin_hex_ckm,
     stat_bin_hex_dp,
     stat_binhex_ckm,

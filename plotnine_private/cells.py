@@ -26,12 +26,44 @@ from .mechanisms.randomness import cell_words
 from .mechanisms.release import CellTable, Query
 
 __all__ = [
+    "CHUNK",
     "Dimension",
+    "chunked_codes",
+    "small_codes",
     "assemble",
     "categorical_dimension",
     "cell_query",
     "exact_sums",
 ]
+
+
+#: records per pass: per-chunk temporaries stay a few MB whatever n is
+CHUNK = 1 << 20
+
+
+def small_codes(codes: np.ndarray, size: int) -> np.ndarray:
+    """``codes`` in the smallest signed integer type holding -1..size.
+
+    >>> small_codes(np.array([0, 2, -1]), 3).dtype
+    dtype('int8')
+    """
+    for dtype in (np.int8, np.int16, np.int32):
+        if size < np.iinfo(dtype).max:
+            return np.asarray(codes).astype(dtype, copy=False)
+    return np.asarray(codes, dtype=np.int64)
+
+
+def chunked_codes(n: int, size: int, code_of) -> np.ndarray:
+    """Codes of ``n`` records computed chunk by chunk (``code_of(slice)``
+    gives a chunk's codes), stored in the smallest integer type: the
+    int64 and float temporaries of one chunk are all that is held at a
+    time."""
+    out = small_codes(np.empty(0, np.int64), size)
+    out = np.empty(n, dtype=out.dtype)
+    for start in range(0, n, CHUNK):
+        part = slice(start, min(start + CHUNK, n))
+        out[part] = code_of(part)
+    return out
 
 
 @dataclass
@@ -87,7 +119,7 @@ def categorical_dimension(
         levels = list(uniques)
         public = False
     labels = np.array([level_label(v) for v in levels], dtype=object)
-    return Dimension(name, np.asarray(codes, np.int64), [labels], levels,
+    return Dimension(name, small_codes(codes, len(levels)), [labels], levels,
                      public)
 
 
@@ -97,18 +129,18 @@ def _codes_in(series: pd.Series, levels: list) -> np.ndarray:
     if isinstance(series.dtype, pd.CategoricalDtype):
         cats = list(series.cat.categories)
         if cats == levels:
-            return series.cat.codes.to_numpy(np.int64)
+            return series.cat.codes.to_numpy()
         index = {level_label(v): i for i, v in enumerate(levels)}
-        remap = np.array(
-            [index.get(level_label(c), -1) for c in cats] + [-1],
-            dtype=np.int64,
+        remap = small_codes(
+            np.array([index.get(level_label(c), -1) for c in cats] + [-1]),
+            len(levels),
         )
-        return remap[series.cat.codes.to_numpy(np.int64)]
+        return remap[series.cat.codes.to_numpy()]
     codes, uniques = pd.factorize(series, use_na_sentinel=True)
     index = {level_label(v): i for i, v in enumerate(levels)}
-    remap = np.array(
-        [index.get(level_label(u), -1) for u in uniques] + [-1],
-        dtype=np.int64,
+    remap = small_codes(
+        np.array([index.get(level_label(u), -1) for u in uniques] + [-1]),
+        len(levels),
     )
     return remap[codes]
 
@@ -127,6 +159,52 @@ def exact_sums(code: np.ndarray, values: np.ndarray, size: int) -> np.ndarray:
     lo = np.bincount(code, weights=v & 0xFFFFFF, minlength=size)
     hi = np.bincount(code, weights=v >> 24, minlength=size)
     return (hi.astype(np.int64) << 24) + lo.astype(np.int64)
+
+
+def _sums(code, size, w, k):
+    n = np.bincount(code, minlength=size).astype(np.int64)
+    ws = None if w is None else np.bincount(code, weights=w, minlength=size)
+    ks = None if k is None else exact_sums(code, k, size)
+    return n, ws, ks
+
+
+class _Accumulator:
+    """Running counts and sums of a public domain's cells."""
+
+    def __init__(self, size: int, weighted: bool, keyed: bool):
+        self.n = np.zeros(size, dtype=np.int64)
+        self.weighted = np.zeros(size) if weighted else None
+        self.key_sum = np.zeros(size, dtype=np.int64) if keyed else None
+
+    def add(self, n, ws, ks) -> None:
+        self.n += n
+        if self.weighted is not None:
+            self.weighted += ws
+        if self.key_sum is not None:
+            self.key_sum += ks
+
+
+def _merge_observed(parts, weight, key_ints):
+    if not parts:
+        empty = np.zeros(0, dtype=np.int64)
+        return (empty, empty.copy(),
+                None if weight is None else np.zeros(0),
+                None if key_ints is None else empty.copy())
+    cells, inv = np.unique(
+        np.concatenate([p[0] for p in parts]), return_inverse=True
+    )
+    inv = inv.ravel()
+    size = len(cells)
+    n = np.bincount(inv, weights=np.concatenate([p[1] for p in parts]),
+                    minlength=size).astype(np.int64)
+    ws = None
+    if weight is not None:
+        ws = np.bincount(inv, weights=np.concatenate([p[2] for p in parts]),
+                         minlength=size)
+    ks = None
+    if key_ints is not None:
+        ks = exact_sums(inv, np.concatenate([p[3] for p in parts]), size)
+    return cells, n, ws, ks
 
 
 def assemble(
@@ -151,28 +229,37 @@ def assemble(
     """
     sizes = [d.size for d in dims]
     nrec = len(dims[0].codes) if dims else 0
-    code = np.zeros(nrec, dtype=np.int64)
-    bad = np.zeros(nrec, dtype=bool)
-    for d in dims:
-        bad |= d.codes < 0
-        code = code * max(d.size, 1) + np.where(d.codes < 0, 0, d.codes)
-    code = code[~bad]
     public = all(d.public for d in dims)
     total = int(np.prod(sizes, dtype=object)) if dims else 1
+    # one pass over the records, a chunk at a time: combined codes (mixed
+    # radix over the dimensions), then counts and exact sums per cell
+    parts: list[tuple] = []
+    acc = _Accumulator(total, weight is not None, key_ints is not None)
+    for start in range(0, nrec, CHUNK):
+        part = slice(start, min(start + CHUNK, nrec))
+        code = np.zeros(part.stop - part.start, dtype=np.int64)
+        bad = np.zeros(len(code), dtype=bool)
+        for d in dims:
+            c = np.asarray(d.codes[part], dtype=np.int64)
+            bad |= (c < 0) | (c >= d.size)
+            code *= max(d.size, 1)
+            code += np.where(c < 0, 0, c)
+        ok = ~bad
+        code = code[ok]
+        w = None if weight is None else np.asarray(weight[part])[ok]
+        k = None if key_ints is None else np.asarray(key_ints[part])[ok]
+        if public:
+            acc.add(*_sums(code, total, w, k))
+        else:
+            cells_c, inv = np.unique(code, return_inverse=True)
+            parts.append((cells_c, *_sums(inv.ravel(), len(cells_c), w, k)))
     if public:
         cells = np.arange(total, dtype=np.int64)
-        inv = code
+        n, weighted, key_sum = acc.n, acc.weighted, acc.key_sum
     else:
-        cells, inv = np.unique(code, return_inverse=True)
-        inv = inv.ravel()
+        cells, n, weighted, key_sum = _merge_observed(parts, weight,
+                                                      key_ints)
     ncell = len(cells)
-    n = np.bincount(inv, minlength=ncell).astype(np.int64)
-    weighted = None
-    if weight is not None:
-        weighted = np.bincount(inv, weights=weight[~bad], minlength=ncell)
-    key_sum = None
-    if key_ints is not None:
-        key_sum = exact_sums(inv, key_ints[~bad], ncell)
     index = (
         np.column_stack(np.unravel_index(cells, sizes))
         if dims and ncell

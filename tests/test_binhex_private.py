@@ -13,13 +13,13 @@ from plotnine.exceptions import PlotnineError
 
 import plotnine_private as pp
 from plotnine_private import PlotninePrivateError, layer_data
-from plotnine_private.geoms.geom_hex import geom_hex
+from plotnine_private.geoms.hex import geom_hex
 from plotnine_private.mechanisms.hexbin import (
     hex_assign,
     hex_centres,
     hex_lattice,
 )
-from plotnine_private.stats.stat_binhex_private import (
+from plotnine_private.stats.binhex import (
     stat_bin_hex_ckm,
     stat_bin_hex_dp,
     stat_binhex_ckm,

@@ -27,7 +27,7 @@ from plotnine_private.exceptions import (
     BudgetExceededError,
     PlotninePrivateError,
 )
-from plotnine_private.release import redact_seeds, save_release
+from plotnine_private.bundle import redact_seeds, save_release
 from plotnine_private.report import privacy_budget
 
 SEED = 987654321
@@ -283,4 +283,4 @@ def test_refuses_a_non_empty_folder(cars, tmp_path):
     ],
 )
 def test_every_form_of_seed_is_redacted(code):
-    assert "90210" not in pp.release.redact_seeds(code)
+    assert "90210" not in pp.bundle.redact_seeds(code)

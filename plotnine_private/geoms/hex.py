@@ -12,7 +12,7 @@ from plotnine.geoms.geom import geom
 from plotnine.geoms.geom_polygon import geom_polygon
 
 from ..mechanisms.hexbin import SQRT3, hex_vertices
-from ..stats.stat_bin_hex import keep_upstream, upstream_class
+from ..stats.bin_hex import keep_upstream, upstream_class
 
 if typing.TYPE_CHECKING:
     from matplotlib.axes import Axes

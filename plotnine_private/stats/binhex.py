@@ -38,7 +38,7 @@ from .base import (
 )
 from .bin2d import TwoAxisBins, _Bin2dFamily, per_axis
 from .domains import axis_breaks
-from .stat_bin_hex import HEX_COLUMNS, hex_geometry, user_mapping_wins
+from .bin_hex import HEX_COLUMNS, hex_geometry, user_mapping_wins
 
 if TYPE_CHECKING:
     from plotnine.typing import pos_scales
