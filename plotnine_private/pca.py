@@ -461,8 +461,7 @@ class DPPCAResult:
                     m,
                     method,
                     bandwidth_scale,
-                    seed,
-                    ("dp_pca_sample", g),
+                    key=derive_key(master_key(seed), "dp_pca_sample", g),
                 )
                 part = pd.DataFrame({lx: x, ly: y})
                 if g is not None:
@@ -669,11 +668,9 @@ def _score_release(
                 method,
                 eps_hist,
                 delta_score,
-                n=max(n_g, 1),
                 calibration=calibration,
-                seed=seed,
-                key_parts=hist_parts,
-            )
+                key=derive_key(secret, "histogram", *hist_parts),
+            ).prob()
         except ParameterError as err:
             prefix = "" if g is None else f"Group `{g}`: "
             raise _fail(fn, prefix + str(err)) from None
@@ -694,9 +691,7 @@ def _score_release(
         details: dict[str, Any] = {"what": "histogram", "bins": bins}
         if method == "sparse":
             details["laplace_scale_counts"] = 2 / eps_hist
-            details["threshold"] = sparse_threshold(
-                max(n_g, 1), eps_hist, delta_score
-            )
+            details["threshold"] = sparse_threshold(eps_hist, delta_score)
         if g is not None:
             details["group"] = g
         releases.append(
@@ -740,8 +735,7 @@ def _directions_release(
             delta,
             calibration=calibration,
             estimator=estimator,
-            seed=seed,
-            key_parts=key_parts,
+            key=derive_key(master_key(seed), "directions", *key_parts),
         )
     except ParameterError as err:
         raise _fail(fn, str(err)) from None
@@ -1021,10 +1015,10 @@ def _run(
                 delta_s,
                 clip=scree_clip,
                 calibration=calibration,
-                seed=seed,
-                key_parts=(
-                    *key_parts,
+                key=derive_key(
+                    master_key(seed),
                     "scree",
+                    *key_parts,
                     eps_s,
                     delta_s,
                     k,

@@ -108,8 +108,20 @@ def test_directions_and_eigenvalues(fit):
     assert cos[1] > 0.5
     ev = fit.eigenvalues.to_numpy()
     assert np.all(np.diff(ev) <= 0)
-    assert ev[0] == pytest.approx(ref["eigenvalues"][0], rel=0.3)
     assert fit.pve.sum() == pytest.approx(1)
+
+
+def test_top_eigenvalue_is_unbiased_on_average(gau, fit):
+    # eps_scree = 5/3 at n = 500, p = 20: the top value's noise SD (about
+    # 10) is a third of it, so one release says little; the mean of 8
+    # (fixed seeds) has SD about 3.5
+    tops = [
+        dp_pca(gau, COLS, eps=5, delta=1e-4, seed=s).eigenvalues.iloc[0]
+        for s in range(8)
+    ]
+    assert np.mean(tops) == pytest.approx(
+        fit.reference["eigenvalues"][0], rel=0.2
+    )
 
 
 def test_reference_only_on_request(gau):
