@@ -13,7 +13,6 @@ from .exceptions import (
     PrivacyWarning,
 )
 from .geoms.geom_hex import geom_hex
-from .ledger import Release
 from .mechanisms.ckm import (
     RecordKeyWarning,
     add_record_keys,
@@ -21,6 +20,7 @@ from .mechanisms.ckm import (
     record_key_integers,
 )
 from .mechanisms.ptable import PTable, create_cnt_ptable, read_ptable
+from .mechanisms.release import Release
 from .pca import DPPCAResult, dp_pca, dp_score
 from .ptable_plot import plot_ptable
 from .release import save_release
@@ -38,6 +38,7 @@ from .stats.bin2d import (
     stat_bin_2d_dp,
 )
 from .stats.count import stat_count_ckm, stat_count_dp
+from .stats.dp_pca_score import stat_dp_pca_score
 from .stats.stat_bin_hex import stat_bin_hex, stat_binhex
 from .stats.stat_binhex_private import (
     stat_bin_hex_ckm,
@@ -45,7 +46,6 @@ from .stats.stat_binhex_private import (
     stat_binhex_ckm,
     stat_binhex_dp,
 )
-from .stats.stat_dp_pca_score import stat_dp_pca_score
 from .stats.sum import stat_sum_ckm, stat_sum_dp
 from .tables import ckm_table, dp_table
 

@@ -11,10 +11,11 @@ import pytest
 from plotnine import aes, facet_wrap, geom_rect, ggplot
 
 from plotnine_private import layer_data
-from plotnine_private.exceptions import PlotninePrivateError
-from plotnine_private.ledger import Release
+from plotnine_private.exceptions import PlotninePrivateError, PrivacyWarning
+from plotnine_private.mechanisms.release import Release
 from plotnine_private.pca import DPPCAResult, dp_pca, dp_score
-from plotnine_private.stats.stat_dp_pca_score import stat_dp_pca_score
+from plotnine_private.pca.fit import sample_sizes
+from plotnine_private.stats.dp_pca_score import stat_dp_pca_score
 
 DATA = Path(__file__).parent / "data" / "gau_g_500.csv.gz"
 COLS = [f"V{i}" for i in range(1, 21)]
@@ -24,6 +25,14 @@ COLS = [f"V{i}" for i in range(1, 21)]
 def gau():
     # every 10th row of dppca's gau_g (5 groups, 20 variables)
     return pd.read_csv(DATA)
+
+
+@pytest.fixture(scope="module")
+def gau_cat(gau):
+    # the five groups declared as public levels, in a non-alphabetical
+    # order
+    levels = ["group3", "group1", "group5", "group2", "group4"]
+    return gau.assign(group=pd.Categorical(gau["group"], categories=levels))
 
 
 @pytest.fixture(scope="module")
@@ -52,12 +61,28 @@ def test_releases_one_per_mechanism(fit):
     assert all(isinstance(r, Release) for r in fit.releases)
     what = [r.details["what"] for r in fit.releases]
     assert what == ["directions", "eigenvalues", "frame", "histogram"]
+    assert [r.family for r in fit.releases] == [
+        "pca:directions", "pca:scree", "pca:frame", "pca:histogram"
+    ]
+    # one identity per component: the query's, plus the component
+    assert [r.identity for r in fit.releases] == [
+        f"{fit.identity}:{c}"
+        for c in ("directions", "scree", "frame", "histogram")
+    ]
     assert sum(r.eps for r in fit.releases) == pytest.approx(5)
     assert sum(r.delta for r in fit.releases) == pytest.approx(1e-4)
     d = fit.releases[0]
     assert d.sensitivity == pytest.approx(2 * math.sqrt(2) / 500)
     assert {r.adjacency for r in fit.releases} == {"replace"}
-    assert fit.releases[3].domain == "thresholded"
+    assert {r.policy for r in fit.releases} == {"seed-only"}
+    h = fit.releases[3]
+    assert h.domain == "thresholded"
+    assert h.cells == 400
+    # the threshold is in counts and depends on eps and delta only
+    eps_h, delta_h = 0.65 * 5 / 3, 1e-4 / 3
+    assert h.details["threshold"] == pytest.approx(
+        2 * math.log(2 / delta_h) / eps_h + 1
+    )
 
 
 def test_custom_split(gau):
@@ -171,12 +196,14 @@ def test_center_false_keeps_score_coordinates(gau):
 
 
 def test_no_data_dependent_centring(gau):
-    # shifting every row shifts the raw scores; directions are unchanged
-    # and the display (centred by the private centre) barely moves
-    a = dp_pca(gau, COLS, eps=50, delta=1e-5, seed=3)
-    b = dp_pca(gau[COLS] + 5.0, COLS, eps=50, delta=1e-5, seed=3)
-    assert a.directions.to_numpy() == pytest.approx(
-        b.directions.to_numpy(), abs=1e-9
+    # shifting every row shifts the raw scores but not the directions
+    # (the Kendall matrix is translation invariant). The shifted data are
+    # other data, so they get other noise: compare at a large eps
+    a = dp_pca(gau, COLS, eps=1e7, delta=1e-5, seed=3)
+    with pytest.warns(PrivacyWarning, match="another data frame"):
+        b = dp_pca(gau[COLS] + 5.0, COLS, eps=1e7, delta=1e-5, seed=3)
+    assert a.directions.to_numpy()[:, :2] == pytest.approx(
+        b.directions.to_numpy()[:, :2], abs=1e-4
     )
 
 
@@ -193,26 +220,44 @@ def test_add_method_and_large_eps_limit(gau):
 # --- groups ---
 
 
-def test_groups_share_frame_and_partition(gau):
-    r = dp_pca(gau, COLS, eps=5, delta=1e-4, seed=2, group="group")
-    assert r.groups == [f"group{i}" for i in range(1, 6)]
+def test_groups_share_frame_and_partition(gau_cat):
+    r = dp_pca(gau_cat, COLS, eps=5, delta=1e-4, seed=2, group="group")
+    # declared levels: all of them, in their declared order
+    assert r.groups == list(gau_cat["group"].cat.categories)
     assert len(r.histogram) == 5 * 400
     for g in r.groups:
         sub = r.histogram[r.histogram["group"] == g]
         assert sub["prob"].sum() == pytest.approx(1) or sub["prob"].sum() == 0
     hist_rel = [r for r in r.releases if r.details["what"] == "histogram"]
-    assert len(hist_rel) == 5
-    assert {x.partition for x in hist_rel} == {"group"}
+    # one histogram over all groups (they partition the rows)
+    assert len(hist_rel) == 1
+    assert hist_rel[0].composition == "parallel over groups"
+    assert hist_rel[0].cells == 5 * 400
     assert r.privacy.loc["total", "eps"] == pytest.approx(5)
     assert r.columns == COLS  # group column excluded from features
 
 
-def test_group_sample_sizes_by_largest_remainder(gau):
+def test_undeclared_groups_are_thresholded(gau):
+    r = dp_pca(gau, COLS, eps=5, delta=1e-4, seed=2, group="group")
+    # only groups with a cell over the threshold are shown
+    assert set(r.groups) <= {f"group{i}" for i in range(1, 6)}
+    assert r.groups == sorted(r.groups)
+    sums = r.histogram.groupby("group", observed=True)["prob"].sum()
+    assert sums.to_numpy() == pytest.approx(1)
+    with pytest.raises(PlotninePrivateError, match="not declared"):
+        dp_pca(gau, COLS, eps=5, delta=1e-4, group="group", method="add")
+
+
+def test_group_sample_sizes_from_released_totals(gau_cat):
     r = dp_pca(
-        gau, COLS, eps=5, delta=1e-4, seed=2, group="group", method="add"
+        gau_cat, COLS, eps=5, delta=1e-4, seed=2, group="group",
+        method="add",
     )
     s = r.sample(n=13)
-    assert s["group"].value_counts().sort_index().tolist() == [3, 3, 3, 2, 2]
+    want = sample_sizes([r.group_totals[g] for g in r.groups], 13)
+    got = s["group"].value_counts().reindex(r.groups).tolist()
+    assert got == want.tolist()
+    assert len(r.sample()) == 500  # n is public under replace-one
 
 
 # --- sampling and plots ---
@@ -342,7 +387,7 @@ def test_stat_draws_tiles_and_records_releases(gau):
 
 
 def test_stat_releases_list(gau):
-    from plotnine_private.stats import stat_dp_pca_score as mod
+    from plotnine_private.stats import dp_pca_score as mod
 
     p = ggplot(gau) + stat_dp_pca_score(
         columns=COLS, eps=4, delta=1e-5, seed=1
@@ -355,11 +400,11 @@ def test_stat_releases_list(gau):
         "frame",
         "histogram",
     ]
-    assert all(r.stat == "stat_dp_pca_score" for r in st.releases)
+    assert all(r.family.startswith("pca:") for r in st.releases)
 
 
-def test_stat_groups_by_fill(gau):
-    p = ggplot(gau, aes(fill="group")) + stat_dp_pca_score(
+def test_stat_groups_by_fill(gau_cat):
+    p = ggplot(gau_cat, aes(fill="group")) + stat_dp_pca_score(
         columns=COLS, eps=4, delta=1e-5, seed=1, method="add"
     )
     d = layer_data(p)
@@ -369,8 +414,8 @@ def test_stat_groups_by_fill(gau):
         assert sub["fill"].nunique() == 1
 
 
-def test_stat_synthetic_points(gau):
-    p = ggplot(gau, aes(color="group")) + stat_dp_pca_score(
+def test_stat_synthetic_points(gau_cat):
+    p = ggplot(gau_cat, aes(color="group")) + stat_dp_pca_score(
         columns=COLS,
         eps=4,
         delta=1e-5,
@@ -399,7 +444,7 @@ def test_stat_facets_are_released_separately(gau):
     assert set(d["PANEL"].astype(int)) == {1, 2}
     # an undeclared facet variable would reveal which values occur
     g2 = gau.assign(half=half)
-    with pytest.raises(PlotninePrivateError, match="drop=False"):
+    with pytest.raises(PlotninePrivateError, match="no public set"):
         layer_data(ggplot(g2) + stat_dp_pca_score(
             columns=COLS, eps=4, delta=1e-5, seed=1) + facet_wrap("half"))
 
@@ -414,13 +459,14 @@ def test_stat_errors(gau):
             ggplot(gau)
             + stat_dp_pca_score(columns=["zz", "V1"], eps=1, delta=1e-5)
         )
-    with pytest.raises(PlotninePrivateError, match="did not reach"):
-        layer_data(
-            ggplot(gau)
-            + geom_rect(
-                stat=stat_dp_pca_score(columns=COLS, eps=1, delta=1e-5)
-            )
+    # a geom given the stat works too: the door hands it every column
+    d = layer_data(
+        ggplot(gau)
+        + geom_rect(
+            stat=stat_dp_pca_score(columns=COLS, eps=4, delta=1e-5, seed=1)
         )
+    )
+    assert d["prob"].sum() == pytest.approx(1)
     with pytest.raises(PlotninePrivateError, match="continuous"):
         layer_data(
             ggplot(gau, aes(fill="V1"))
