@@ -244,6 +244,10 @@ def test_undeclared_groups_are_thresholded(gau):
     assert r.groups == sorted(r.groups)
     sums = r.histogram.groupby("group", observed=True)["prob"].sum()
     assert sums.to_numpy() == pytest.approx(1)
+    # how many groups exist is not public: the release counts the cells
+    # shown, not the observed groups times the grid
+    hist = r.releases[-1]
+    assert hist.cells == int((r.histogram["count"] > 0).sum())
     with pytest.raises(PlotninePrivateError, match="not declared"):
         dp_pca(gau, COLS, eps=5, delta=1e-4, group="group", method="add")
 
@@ -467,6 +471,11 @@ def test_stat_errors(gau):
         )
     )
     assert d["prob"].sum() == pytest.approx(1)
+    with pytest.raises(PlotninePrivateError, match="must not be mapped"):
+        layer_data(
+            ggplot(gau, aes(x="V1"))
+            + stat_dp_pca_score(columns=COLS, eps=1, delta=1e-5)
+        )
     with pytest.raises(PlotninePrivateError, match="continuous"):
         layer_data(
             ggplot(gau, aes(fill="V1"))

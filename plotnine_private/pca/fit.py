@@ -498,6 +498,12 @@ def release_histogram(
             else "observed (thresholded)"
         )
     add = settings.method == "add"
+    # cells released: the public size of the array; with groups seen in
+    # the data that size would count them, so the cells shown instead
+    cells = (
+        counts.size if partition.groups_declared
+        else np.count_nonzero(hist.counts)
+    )
     return hist, record(
         "histogram",
         mechanism="gaussian" if add else "stability_histogram",
@@ -505,7 +511,7 @@ def release_histogram(
         delta=delta,
         sensitivity=math.sqrt(2) if add else 2.0,
         domain="private estimate" if add else "thresholded",
-        cells=int(counts.size),
+        cells=int(cells),
         composition=_histogram_composition(partition),
         details=details,
     )

@@ -220,6 +220,14 @@ class stat_dp_pca_score(stat):
         """Release the layer's PCA and return its cells (or points)."""
         self.releases = []
         p = self.params
+        mapped = sorted({"x", "y"} & set(door.mapping))
+        if mapped:
+            raise fail(
+                _NAME,
+                f"{' and '.join(mapped)} must not be mapped: the stat "
+                "computes the positions (the private scores). Name the "
+                "features with columns=[...].",
+            )
         rows = _aligned_rows(door, data)
         used = {
             v for v in door.mapping.values() if v in rows.columns
