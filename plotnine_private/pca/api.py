@@ -10,7 +10,14 @@ import pandas as pd
 
 from ..door import level_label
 from ..validation import fail, validate_seed
-from .fit import Partition, Settings, fit_pca, pca_query
+from .fit import (
+    Partition,
+    Settings,
+    fit_pca,
+    pca_query,
+    released_cells,
+    shown_groups,
+)
 from .result import DPPCAResult, ordinary_pca
 from .validation import (
     as_frame,
@@ -254,40 +261,14 @@ def _release(
 def _histogram_frame(fit, partition: Partition) -> tuple[pd.DataFrame, list]:
     """The released histogram as rows (display coordinates), with the
     groups shown (declared: all; observed: those with a released cell)."""
-    grid, (ox, oy) = fit.grid, fit.offset
-    counts = fit.histogram.counts[0]
-    prob = fit.histogram.prob(axis=-1)[0]
-    levels = partition.group_levels
-    shown = [
-        j for j in range(len(levels))
-        if partition.groups_declared or counts[j].sum() > 0
-    ]
-    tables = []
-    for j in shown:
-        table = pd.DataFrame(
-            {
-                "xmin": grid.xmin - ox,
-                "xmax": grid.xmax - ox,
-                "ymin": grid.ymin - oy,
-                "ymax": grid.ymax - oy,
-            }
-        )
-        table["x"] = (table["xmin"] + table["xmax"]) / 2
-        table["y"] = (table["ymin"] + table["ymax"]) / 2
-        table["count"] = counts[j]
-        table["prob"] = prob[j]
-        if partition.grouped:
-            table["group"] = levels[j]
-        tables.append(table)
-    if not tables:  # no observed group survived
-        tables = [pd.DataFrame(
-            columns=["xmin", "xmax", "ymin", "ymax", "x", "y", "count",
-                     "prob", "group"], dtype=float)]
-    hist = pd.concat(tables, ignore_index=True)
-    shown_levels = [levels[j] for j in shown] if partition.grouped else []
-    if partition.grouped:
-        hist["group"] = pd.Categorical(hist["group"], shown_levels)
-    return hist, shown_levels
+    shown = shown_groups(fit, partition)
+    hist = released_cells(fit, shown).drop(columns=["_panel", "_g"])
+    if not partition.grouped:
+        return hist, []
+    levels = [partition.group_levels[j] for j in shown.tolist()]
+    m = fit.grid.size
+    hist["group"] = pd.Categorical(np.repeat(levels, m), categories=levels)
+    return hist, levels
 
 
 def _result(settings, fit, partition, x, cols, reference) -> DPPCAResult:

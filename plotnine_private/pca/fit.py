@@ -74,8 +74,10 @@ __all__ = [
     "Settings",
     "fit_pca",
     "pca_query",
+    "released_cells",
     "sample_rows",
     "sample_sizes",
+    "shown_groups",
 ]
 
 FRAME_SHARE = 0.35
@@ -597,6 +599,49 @@ def fit_pca(
         sample_key=stream(data_digest(hist.noisy), "synthetic"),
         scores=scores,
     )
+
+
+# --------------------------------------------------------------------------
+# the released cells as rows (post-processing)
+# --------------------------------------------------------------------------
+def shown_groups(fit: PCAFit, partition: Partition) -> np.ndarray:
+    """Indices of the groups to show: every declared one; of groups seen
+    in the data, those with a released cell in some panel."""
+    ngroup = partition.shape[1]
+    if partition.groups_declared:
+        return np.arange(ngroup)
+    return np.flatnonzero(fit.histogram.counts.sum(axis=(0, 2)) > 0)
+
+
+def released_cells(fit: PCAFit, groups: np.ndarray) -> pd.DataFrame:
+    """Every released cell of the shown ``groups`` as a row, in display
+    coordinates: panel-major, then group, then cell (y-outer order).
+
+    Columns ``xmin, xmax, ymin, ymax, x, y`` (cell centre), ``count``
+    (released, clipped at 0), ``prob`` (count over its histogram's
+    total), and the indices ``_panel``, ``_g`` of its histogram.
+    """
+    npanel = fit.histogram.counts.shape[0]
+    grid, (ox, oy) = fit.grid, fit.offset
+    m = grid.size
+    pi = np.repeat(np.arange(npanel), len(groups) * m)
+    gi = np.tile(np.repeat(groups, m), npanel)
+    ci = np.tile(np.arange(m), npanel * len(groups))
+    out = pd.DataFrame(
+        {
+            "xmin": grid.xmin[ci] - ox,
+            "xmax": grid.xmax[ci] - ox,
+            "ymin": grid.ymin[ci] - oy,
+            "ymax": grid.ymax[ci] - oy,
+        }
+    )
+    out["x"] = (out["xmin"] + out["xmax"]) / 2
+    out["y"] = (out["ymin"] + out["ymax"]) / 2
+    out["count"] = fit.histogram.counts[pi, gi, ci]
+    out["prob"] = fit.histogram.prob(axis=-1)[pi, gi, ci]
+    out["_panel"] = pi
+    out["_g"] = gi
+    return out
 
 
 # --------------------------------------------------------------------------

@@ -23,7 +23,15 @@ from plotnine.stats.stat import stat
 from ..cells import Dimension, categorical_dimension
 from ..door import Door, level_label
 from ..pca.api import make_settings, score_shares
-from ..pca.fit import Partition, PCAFit, fit_pca, pca_query, sample_rows
+from ..pca.fit import (
+    Partition,
+    PCAFit,
+    fit_pca,
+    pca_query,
+    released_cells,
+    sample_rows,
+    shown_groups,
+)
 from ..pca.fit import sample_sizes as _sample_sizes
 from ..pca.validation import (
     METHODS,
@@ -370,36 +378,12 @@ class _GroupDims:
 def _cell_rows(
     fit: PCAFit, partition: Partition, groups: _GroupDims, door: Door
 ) -> pd.DataFrame:
-    """Every released cell as a row: panel-major, then group, then cell
-    (y-outer); groups not declared show only if a cell of theirs was
-    released in some panel."""
-    npanel, ngroup = partition.shape
-    counts = fit.histogram.counts
-    prob = fit.histogram.prob(axis=-1)
-    if groups.declared:
-        shown = np.arange(ngroup)
-    else:
-        shown = np.flatnonzero(counts.sum(axis=(0, 2)) > 0)
-    grid, (ox, oy) = fit.grid, fit.offset
-    m = grid.size
-    pi = np.repeat(np.arange(npanel), len(shown) * m)
-    gi = np.tile(np.repeat(shown, m), npanel)
-    ci = np.tile(np.arange(m), npanel * len(shown))
-    out = pd.DataFrame(
-        {
-            "xmin": grid.xmin[ci] - ox,
-            "xmax": grid.xmax[ci] - ox,
-            "ymin": grid.ymin[ci] - oy,
-            "ymax": grid.ymax[ci] - oy,
-        }
-    )
-    out["x"] = (out["xmin"] + out["xmax"]) / 2
-    out["y"] = (out["ymin"] + out["ymax"]) / 2
-    out["count"] = counts[pi, gi, ci]
-    out["prob"] = prob[pi, gi, ci]
+    """The released cells with their aesthetics, group ids and panels."""
+    shown = shown_groups(fit, partition)
+    out = released_cells(fit, shown)
+    gi = out["_g"].to_numpy()
     for k, d in enumerate(groups.dims):
-        values = list(d.values)
-        cats = values if d.public else list(dict.fromkeys(
+        cats = list(d.values) if d.public else list(dict.fromkeys(
             groups.levels[j][k] for j in shown.tolist()
         ))
         out[d.name] = pd.Categorical(
@@ -409,11 +393,9 @@ def _cell_rows(
         out["group"] = (gi + 1).astype(np.int64)
     else:  # ids among the groups shown only
         out["group"] = (np.searchsorted(shown, gi) + 1).astype(np.int64)
-    out["_panel"] = pi
-    out["_g"] = gi
     layout_panels = door.layout["PANEL"]
     out["PANEL"] = pd.Categorical(
-        np.asarray(list(layout_panels), dtype=object)[pi],
+        np.asarray(list(layout_panels), dtype=object)[out["_panel"]],
         categories=layout_panels.cat.categories,
     )
     return out
