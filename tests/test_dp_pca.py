@@ -12,6 +12,7 @@ from plotnine import aes, facet_wrap, geom_rect, ggplot
 
 from plotnine_private import layer_data
 from plotnine_private.exceptions import PlotninePrivateError, PrivacyWarning
+from plotnine_private.mechanisms import release
 from plotnine_private.mechanisms.release import Release
 from plotnine_private.pca import DPPCAResult, dp_pca, dp_score
 from plotnine_private.pca.fit import sample_sizes
@@ -481,3 +482,24 @@ def test_stat_errors(gau):
             ggplot(gau, aes(fill="V1"))
             + stat_dp_pca_score(columns=COLS, eps=1, delta=1e-5)
         )
+
+
+def test_stat_reads_features_of_the_right_rows(gau):
+    # facets reorder the evaluated rows; a duplicated index must not
+    # mismatch features and panels
+    half = np.where(np.arange(len(gau)) % 3 == 0, "a", "b")
+    g = gau.assign(half=pd.Categorical(half, categories=["a", "b"]))
+    dup = g.set_axis(np.repeat(np.arange(len(g) // 2), 2))
+
+    def released(data):
+        release._SOURCES.clear()
+        return layer_data(
+            ggplot(data)
+            + stat_dp_pca_score(
+                columns=COLS, eps=4, delta=1e-5, seed=1, method="add",
+                drop_zero=False,
+            )
+            + facet_wrap("half")
+        )
+
+    pd.testing.assert_frame_equal(released(g), released(dup))

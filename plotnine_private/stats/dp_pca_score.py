@@ -288,12 +288,17 @@ class stat_dp_pca_score(stat):
 
 
 def _aligned_rows(door: Door, data: pd.DataFrame) -> pd.DataFrame:
-    """The layer's full rows in the order of the evaluated ``data``."""
+    """The layer's full rows in the order of the evaluated ``data``
+    (plotnine keeps the index and sorts the rows stably by panel)."""
     rows = door.rows
     if rows is None:  # pragma: no cover - the hook always passes them
         raise fail(_NAME, "the layer's rows did not reach the stat.")
     if rows.index.equals(data.index):
         return rows
+    if "PANEL" in rows.columns:
+        by_panel = rows.sort_values("PANEL", kind="mergesort")
+        if by_panel.index.equals(data.index):
+            return by_panel
     if not rows.index.is_unique:
         raise fail(
             _NAME,
