@@ -27,16 +27,20 @@ from ..validation import (
 )
 
 __all__ = [
+    "METHODS",
     "Groups",
+    "as_frame",
     "check_axes",
     "check_bins",
     "check_budget",
+    "check_choices",
     "check_directions",
     "check_k",
     "check_scale",
     "check_split",
     "feature_columns",
     "group_labels",
+    "groups_from",
     "numeric_matrix",
 ]
 
@@ -155,6 +159,7 @@ def check_k(fn: str, k: Any, p: int) -> int:
 
 
 def check_choices(fn: str, method: Any, calibration: Any, estimator: Any):
+    """The histogram method, Gaussian calibration and Kendall estimator."""
     validate_choice(fn, "method", method, METHODS)
     validate_choice(fn, "calibration", calibration, CALIBRATIONS)
     validate_choice(fn, "estimator", estimator, ESTIMATORS)
