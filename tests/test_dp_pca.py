@@ -13,6 +13,7 @@ from plotnine import aes, facet_wrap, geom_rect, ggplot
 from plotnine_private import layer_data
 from plotnine_private.exceptions import PlotninePrivateError, PrivacyWarning
 from plotnine_private.mechanisms import release
+from plotnine_private.mechanisms.keys import secret_for
 from plotnine_private.mechanisms.release import Release
 from plotnine_private.pca import DPPCAResult, dp_pca, dp_score
 from plotnine_private.pca.fit import sample_sizes
@@ -75,7 +76,7 @@ def test_releases_one_per_mechanism(fit):
     d = fit.releases[0]
     assert d.sensitivity == pytest.approx(2 * math.sqrt(2) / 500)
     assert {r.adjacency for r in fit.releases} == {"replace"}
-    assert {r.policy for r in fit.releases} == {"seed-only"}
+    assert {r.policy for r in fit.releases} == {secret_for(1).policy}
     h = fit.releases[3]
     assert h.domain == "thresholded"
     assert h.cells == 400
@@ -503,3 +504,20 @@ def test_stat_reads_features_of_the_right_rows(gau):
         )
 
     pd.testing.assert_frame_equal(released(g), released(dup))
+
+
+def test_key_file_policy_reaches_every_release(gau, tmp_path, monkeypatch):
+    from plotnine_private.mechanisms import keys
+
+    monkeypatch.setattr(keys, "_selected", keys._selected)  # restored
+    keys.use_key(keys.create_key(tmp_path / "pp.key"))
+    r = dp_pca(gau, COLS, eps=5, delta=1e-4, seed=1)
+    assert {x.policy for x in r.releases} == {"key"}
+    assert {x.details["key_id"] for x in r.releases} == {
+        keys.current_key_id()
+    }
+    keys.use_key(None)
+    other = dp_pca(gau, COLS, eps=5, delta=1e-4, seed=1)
+    # another secret: another identity and other noise
+    assert other.identity != r.identity
+    assert not other.histogram["prob"].equals(r.histogram["prob"])
