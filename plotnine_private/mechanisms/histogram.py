@@ -11,6 +11,11 @@ fixed) one row moves one unit of count: L1 sensitivity 2, L2
 sensitivity ``sqrt(2)``. This holds only if the grid, and whatever maps
 a row to its point (PCA directions, centring), does not depend on the
 other rows, or was released privately before.
+
+Each mechanism takes the stream key of its release (keyword ``key``,
+derived by the release engine from the secret, the release's identity
+and a digest of the counts) and returns the released counts; clipping,
+normalising and totals are post-processing (:class:`ReleasedHistogram`).
 """
 
 from __future__ import annotations

@@ -205,7 +205,11 @@ class stat_dp_pca_score(stat):
         axes = p["axes"]
         ok = (
             isinstance(axes, (tuple, list)) and len(axes) == 2
-            and all(isinstance(v, numbers.Integral) and v >= 1 for v in axes)
+            and all(
+                isinstance(v, numbers.Integral) and not isinstance(v, bool)
+                and v >= 1
+                for v in axes
+            )
             and axes[0] != axes[1]
         )
         if not ok:
