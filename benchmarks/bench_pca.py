@@ -30,7 +30,12 @@ from plotnine_private.mechanisms.pca import (
     spherical_kendall,
 )
 from plotnine_private.mechanisms.quantile import private_frame
+from plotnine_private.mechanisms.randomness import derive_key
 from plotnine_private.pca import dp_pca
+
+# a fixed stream key per experiment (the release engine derives real ones
+# from the secret, the release and the data)
+KEY = derive_key(bytes(32), "bench_pca")
 
 
 def spiked(n: int, p: int, seed: int) -> np.ndarray:
@@ -57,7 +62,7 @@ def bench_directions(sizes, dims) -> pd.DataFrame:
     for p in dims:
         for n in sizes:
             x = spiked(n, p, seed=n + p)
-            d, sec = timed(private_directions, x, 1.0, 1e-6, seed=1)
+            d, sec = timed(private_directions, x, 1.0, 1e-6, key=KEY)
             rows.append(
                 {
                     "n": n,
@@ -89,7 +94,7 @@ def bench_estimators(n: int, p: int, shift_list) -> pd.DataFrame:
     ]
     for k in shift_list:
         inc, sec = timed(
-            spherical_kendall, x, estimator="incomplete", shifts=k, seed=1
+            spherical_kendall, x, estimator="incomplete", shifts=k, key=KEY
         )
         rows.append(
             {
@@ -104,7 +109,7 @@ def bench_estimators(n: int, p: int, shift_list) -> pd.DataFrame:
             }
         )
     # for scale: Frobenius norm of the privacy noise at eps=1, delta=1e-6
-    d = private_directions(x, 1.0, 1e-6, estimator="exact", seed=1)
+    d = private_directions(x, 1.0, 1e-6, estimator="exact", key=KEY)
     rows[0]["noise_sd_at_eps1"] = d.sigma * math.sqrt(p * (p + 1) / 2)
     out = pd.DataFrame(rows)
     print(out.to_string(index=False), flush=True)
@@ -114,7 +119,7 @@ def bench_estimators(n: int, p: int, shift_list) -> pd.DataFrame:
 def bench_frame_histogram(n: int) -> pd.DataFrame:
     rng = np.random.default_rng(5)
     s = rng.normal(size=(n, 2)) * [3.0, 1.0] + [10.0, -4.0]
-    frame, t_frame = timed(private_frame, s, 0.5, seed=1)
+    frame, t_frame = timed(private_frame, s, 0.5, key=KEY)
     grid = score_grid(frame.xlim, frame.ylim, (20, 20))
     counts, t_count = timed(grid_counts, s[:, 0], s[:, 1], grid)
     rows = [
@@ -123,7 +128,7 @@ def bench_frame_histogram(n: int) -> pd.DataFrame:
     ]
     for method in ("add", "sparse"):
         _, sec = timed(
-            private_histogram, counts, method, 1.0, 1e-6, n=n, seed=1
+            private_histogram, counts, method, 1.0, 1e-6, key=KEY
         )
         rows.append({"step": f"histogram {method}", "seconds": sec})
     out = pd.DataFrame(rows)

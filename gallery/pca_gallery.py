@@ -41,15 +41,18 @@ def gau_like(n_per_group: int = 1000, p: int = 20, seed: int = 1):
         part = pd.DataFrame(x, columns=[f"V{i}" for i in range(1, p + 1)])
         part["group"] = f"group{g}"
         frames.append(part)
-    return pd.concat(frames, ignore_index=True)
+    df = pd.concat(frames, ignore_index=True)
+    # the group labels are public (the study design): declare them
+    levels = [f"group{g}" for g in range(1, len(means) + 1)]
+    df["group"] = pd.Categorical(df["group"], categories=levels)
+    return df
 
 
 def render(outdir: str | Path) -> list[Path]:
     """Write the gallery PNGs into ``outdir``; return their paths."""
     from plotnine import aes, coord_fixed, ggplot, labs, theme_minimal
 
-    from plotnine_private.pca import dp_pca
-    from plotnine_private.stats.stat_dp_pca_score import stat_dp_pca_score
+    from plotnine_private import dp_pca, stat_dp_pca_score
 
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
@@ -77,11 +80,7 @@ def render(outdir: str | Path) -> list[Path]:
                 columns=cols, eps=EPS, delta=DELTA, seed=SEED, bins=25
             )
             + coord_fixed()
-            + labs(
-                x="PC1",
-                y="PC2",
-                title="stat_dp_pca_score: group-wise private histogram",
-            )
+            + labs(title="stat_dp_pca_score: group-wise private histogram")
             + theme_minimal()
         ),
     }

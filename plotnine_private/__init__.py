@@ -7,6 +7,7 @@ Importing this package registers every private stat (``stat="count_dp"``,
 from __future__ import annotations
 
 from ._compat import install_hooks, layer_data
+from .bundle import save_release
 from .exceptions import (
     BudgetExceededError,
     PlotninePrivateError,
@@ -30,7 +31,6 @@ from .mechanisms.ptable import (
 from .mechanisms.release import Release
 from .pca import DPPCAResult, dp_pca, dp_score
 from .plots.ptable import plot_ptable
-from .bundle import save_release
 from .report import (
     PrivacyBudget,
     PrivacyReport,
@@ -44,7 +44,6 @@ from .stats.bin2d import (
     stat_bin_2d_ckm,
     stat_bin_2d_dp,
 )
-from .stats.count import stat_count_ckm, stat_count_dp
 from .stats.bin_hex import stat_bin_hex, stat_binhex
 from .stats.binhex import (
     stat_bin_hex_ckm,
@@ -52,7 +51,7 @@ from .stats.binhex import (
     stat_binhex_ckm,
     stat_binhex_dp,
 )
-from .stats.stat_dp_pca_score import stat_dp_pca_score
+from .stats.count import stat_count_ckm, stat_count_dp
 from .stats.sum import stat_sum_ckm, stat_sum_dp
 from .tables import ckm_table, dp_table
 

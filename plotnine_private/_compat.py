@@ -88,6 +88,10 @@ def _evaluate_mapping(lyr, plot) -> None:
     evaled = evaluate(lyr.mapping._starting, lyr.data, plot.environment)
     evaled_aes = aes(**{str(col): col for col in evaled})
     plot.scales.add_defaults(evaled, evaled_aes)
+    if not len(evaled.columns):
+        # nothing mapped (the PCA stat reads unmapped columns): one row
+        # per record all the same
+        evaled = pd.DataFrame(index=lyr.data.index)
     if "PANEL" in lyr.data.columns and len(evaled) == len(lyr.data):
         evaled["PANEL"] = lyr.data["PANEL"]
     else:

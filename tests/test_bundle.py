@@ -23,11 +23,11 @@ from plotnine import (
 )
 
 import plotnine_private as pp
+from plotnine_private.bundle import redact_seeds, save_release
 from plotnine_private.exceptions import (
     BudgetExceededError,
     PlotninePrivateError,
 )
-from plotnine_private.bundle import redact_seeds, save_release
 from plotnine_private.report import privacy_budget
 
 SEED = 987654321

@@ -14,20 +14,23 @@ from plotnine_private.mechanisms.gaussian import (
 )
 from plotnine_private.mechanisms.histogram import (
     ALL_ZERO_MESSAGE,
+    gaussian_counts,
     gaussian_histogram,
     grid_counts,
     grouped_counts,
     grouped_histograms,
     private_histogram,
     score_grid,
+    sparse_counts,
     sparse_histogram,
     sparse_threshold,
 )
-from plotnine_private.mechanisms.randomness import (
-    derive_key,
-    keyed_normal,
-    master_key,
-)
+from plotnine_private.mechanisms.randomness import derive_key, keyed_normal
+
+
+def key(label):
+    """A fixed stream key for a test (the engine derives real ones)."""
+    return derive_key(bytes(32), "test", label)
 
 BIG = 1e9
 
@@ -71,7 +74,7 @@ def test_bad_limits():
 
 def test_add_large_eps_is_empirical():
     c = np.array([5, 0, 3, 2])
-    p = gaussian_histogram(c, BIG, 1e-6, seed=1)
+    p = gaussian_histogram(c, BIG, 1e-6, key=key(1))
     # analytic sigma ~ sqrt(2)/sqrt(2 eps) ~ 3e-5 counts at eps = 1e9
     assert p == pytest.approx(c / c.sum(), abs=1e-4)
 
@@ -79,10 +82,10 @@ def test_add_large_eps_is_empirical():
 def test_add_noises_every_cell_with_expected_sigma():
     c = np.zeros(4000) + 100
     eps, delta = 0.5, 1e-5
-    p = gaussian_histogram(c, eps, delta, seed=3, key_parts=("t",))
-    key = derive_key(master_key(3), "gaussian_histogram", "t")
+    p = gaussian_histogram(c, eps, delta, key=key("t"))
+    stream = derive_key(key("t"), "gaussian_histogram")
     sigma = analytic_gaussian_sigma(eps, delta, math.sqrt(2))
-    noisy = c + sigma * keyed_normal(key, c.size)
+    noisy = c + sigma * keyed_normal(stream, c.size)
     assert p == pytest.approx(noisy / noisy.sum())
     # fixed seed: empirical SD of the noise within 5% of sigma
     assert np.std(noisy - c) == pytest.approx(sigma, rel=0.05)
@@ -91,11 +94,13 @@ def test_add_noises_every_cell_with_expected_sigma():
 def test_add_classic_sigma_and_warning():
     c = np.array([50.0, 60.0])
     with pytest.warns(UserWarning, match="eps < 1"):
-        gaussian_histogram(c, 2.0, 1e-5, calibration="classic", seed=1)
-    key = derive_key(master_key(1), "gaussian_histogram")
+        gaussian_histogram(
+            c, 2.0, 1e-5, calibration="classic", key=key(1)
+        )
+    stream = derive_key(key(1), "gaussian_histogram")
     sigma = classic_gaussian_sigma(0.5, 1e-5, math.sqrt(2))
-    noisy = np.maximum(c + sigma * keyed_normal(key, 2), 0)
-    p = gaussian_histogram(c, 0.5, 1e-5, calibration="classic", seed=1)
+    noisy = np.maximum(c + sigma * keyed_normal(stream, 2), 0)
+    p = gaussian_histogram(c, 0.5, 1e-5, calibration="classic", key=key(1))
     assert p == pytest.approx(noisy / noisy.sum())
 
 
@@ -103,7 +108,7 @@ def test_add_all_zero_is_an_error():
     # find a seed where all noise is negative for 1 cell of zero count
     for seed in range(100):
         try:
-            gaussian_histogram([0], 1.0, 1e-5, seed=seed)
+            gaussian_histogram([0], 1.0, 1e-5, key=key(seed))
         except ParameterError as err:
             assert str(err) == ALL_ZERO_MESSAGE
             return
@@ -113,57 +118,71 @@ def test_add_all_zero_is_an_error():
 def test_add_probabilities_are_valid():
     rng = np.random.default_rng(0)
     c = rng.poisson(3, size=400)
-    p = gaussian_histogram(c, 1.0, 1e-5, seed=2)
+    p = gaussian_histogram(c, 1.0, 1e-5, key=key(2))
     assert np.all(p >= 0)
     assert p.sum() == pytest.approx(1)
 
 
 def test_sparse_large_eps_is_empirical_for_counts_above_one():
     c = np.array([5, 0, 3, 2, 0])
-    p = sparse_histogram(c, 10, BIG, 1e-6, seed=1)
+    p = sparse_histogram(c, BIG, 1e-6, key=key(1))
     assert p == pytest.approx(c / 10, abs=1e-6)
 
 
 def test_sparse_keeps_zeros_and_thresholds():
     rng = np.random.default_rng(4)
     c = rng.poisson(0.8, size=2000) * rng.integers(0, 2, 2000)
-    n = int(c.sum())
+    c[:40] = 40  # some cells clear the threshold (about 20.8 counts)
     eps, delta = 1.0, 1e-4
-    p = sparse_histogram(c, n, eps, delta, seed=5)
+    p = sparse_histogram(c, eps, delta, key=key(5))
     assert np.all(p[c == 0] == 0)
     assert p.sum() == pytest.approx(1) or p.sum() == 0
+    kept = sparse_counts(c, eps, delta, key=key(5))
+    shown = kept[kept > 0]
+    assert shown.size and shown.min() >= sparse_threshold(eps, delta)
 
 
 def test_sparse_threshold_worked_numbers():
-    # spec section 5: eps_hist 0.65, delta 5e-4 -> 26.520 counts
-    assert sparse_threshold(1, 0.65, 5e-4) == pytest.approx(26.520, abs=1e-3)
-    assert sparse_threshold(1, 1.0833333, 1e-4 / 3) == pytest.approx(
+    # spec section 5: eps_hist 0.65, delta 5e-4 -> 26.520 counts; in
+    # count units the threshold depends on no size at all
+    assert sparse_threshold(0.65, 5e-4) == pytest.approx(26.520, abs=1e-3)
+    assert sparse_threshold(1.0833333, 1e-4 / 3) == pytest.approx(
         21.312, abs=1e-3
     )
 
 
 def test_sparse_all_zero_is_allowed():
-    p = sparse_histogram([1, 1, 1], 3, 0.1, 1e-6, seed=1)
+    p = sparse_histogram([1, 1, 1], 0.1, 1e-6, key=key(1))
     assert p.tolist() == [0, 0, 0]
 
 
 def test_sparse_noise_of_a_cell_does_not_depend_on_other_cells():
-    a = sparse_histogram([50, 0, 0], 100, 1.0, 1e-3, seed=9)
-    b = sparse_histogram([50, 0, 50], 100, 1.0, 1e-3, seed=9)
-    # renormalisation aside, cell 0 got the same noise
-    q_a = a[0]
-    q_b = b[0] / (b[0] + b[2]) * (b[0] + b[2])
-    assert q_a == 1.0
-    assert 0 < q_b < 1
+    a = sparse_counts([50, 0, 0], 1.0, 1e-3, key=key(9))
+    b = sparse_counts([50, 0, 50], 1.0, 1e-3, key=key(9))
+    assert a[0] == b[0]
+    assert a[0] != 50 and b[2] != 50
 
 
 def test_dispatch_and_unknown_method():
     c = [4, 4]
-    assert private_histogram(c, "sparse", BIG, 1e-6, seed=1) == (
-        pytest.approx([0.5, 0.5])
-    )
+    h = private_histogram(c, "sparse", BIG, 1e-6, key=key(1))
+    assert h.prob() == pytest.approx([0.5, 0.5])
+    assert h.total() == pytest.approx(8)
     with pytest.raises(ParameterError, match="method"):
-        private_histogram(c, "laplace", 1, 1e-6)
+        private_histogram(c, "laplace", 1, 1e-6, key=key(1))
+
+
+def test_add_release_keeps_unclipped_noise_and_never_raises():
+    h = private_histogram(np.zeros(3), "add", 0.5, 1e-5, key=key(4))
+    raw = gaussian_counts(np.zeros(3), 0.5, 1e-5, key=key(4))
+    assert h.noisy == pytest.approx(raw)
+    assert h.counts == pytest.approx(np.maximum(raw, 0))
+    assert h.total() == pytest.approx(raw.sum())
+    # several histograms side by side: prob normalises each row
+    two = private_histogram(
+        np.array([[5, 5], [0, 0]]), "sparse", BIG, 1e-6, key=key(4)
+    )
+    assert two.prob(axis=1) == pytest.approx(np.array([[0.5, 0.5], [0, 0]]))
 
 
 def test_grouped_histograms_share_the_grid_and_differ_in_noise():
@@ -173,7 +192,7 @@ def test_grouped_histograms_share_the_grid_and_differ_in_noise():
     g = score_grid((-3, 3), (-3, 3), 6)
     counts = grouped_counts(x, y, grp, g, ["a", "b", "c"])
     assert sum(c.sum() for c in counts.values()) == 600
-    hists = grouped_histograms(counts, "add", 1.0, 1e-5, seed=1)
+    hists = grouped_histograms(counts, "add", 1.0, 1e-5, key=key(1))
     assert list(hists) == ["a", "b", "c"]
     for p in hists.values():
         assert p.sum() == pytest.approx(1)
@@ -184,7 +203,7 @@ def test_grouped_add_error_names_group():
     counts = {"only": np.zeros(1)}
     for seed in range(100):
         try:
-            grouped_histograms(counts, "add", 1.0, 1e-5, seed=seed)
+            grouped_histograms(counts, "add", 1.0, 1e-5, key=key(seed))
         except ParameterError as err:
             assert str(err).startswith("Group `only`: ")
             return
@@ -196,11 +215,11 @@ def test_grouped_add_error_names_group():
 )
 def test_bad_privacy_parameters(eps, delta):
     with pytest.raises(ParameterError):
-        gaussian_histogram([1, 2], eps, delta)
+        gaussian_histogram([1, 2], eps, delta, key=key(0))
     with pytest.raises(ParameterError):
-        sparse_histogram([1, 2], 3, eps, delta)
+        sparse_histogram([1, 2], eps, delta, key=key(0))
 
 
 def test_bad_counts():
     with pytest.raises(ParameterError, match="counts"):
-        gaussian_histogram([1, -2], 1, 1e-5)
+        gaussian_histogram([1, -2], 1, 1e-5, key=key(0))

@@ -15,7 +15,12 @@ from plotnine_private.mechanisms.pca import (
     spherical_kendall,
     symmetric_gaussian_noise,
 )
-from plotnine_private.mechanisms.randomness import derive_key, master_key
+from plotnine_private.mechanisms.randomness import derive_key
+
+
+def key(label):
+    """A fixed stream key for a test (the engine derives real ones)."""
+    return derive_key(bytes(32), "test", label)
 
 
 def brute_kendall(x):
@@ -69,7 +74,7 @@ def test_sensitivity_bound_holds_empirically(estimator):
     rng = np.random.default_rng(3)
     n, p = 60, 4
     x = rng.normal(size=(n, p))
-    kw = {"estimator": estimator, "seed": 5}
+    kw = {"estimator": estimator, "key": key(5)}
     if estimator == "incomplete":
         kw["shifts"] = 7
     base = spherical_kendall(x, **kw)
@@ -95,7 +100,7 @@ def test_duplicate_rows_do_not_crash():
     x = np.ones((50, 3))
     k = spherical_kendall(x)
     assert np.all(k.matrix == 0)
-    v = private_directions(x, 1.0, 1e-5, seed=1).vectors
+    v = private_directions(x, 1.0, 1e-5, key=key(1)).vectors
     assert v.T @ v == pytest.approx(np.eye(3), abs=1e-12)
 
 
@@ -103,7 +108,9 @@ def test_incomplete_is_close_to_exact():
     rng = np.random.default_rng(4)
     x = spiked(3000, 5, rng)
     exact = spherical_kendall(x, estimator="exact").matrix
-    inc = spherical_kendall(x, estimator="incomplete", shifts=40, seed=2)
+    inc = spherical_kendall(
+        x, estimator="incomplete", shifts=40, key=key(2)
+    )
     assert inc.n_pairs == 40 * 3000
     assert np.linalg.norm(inc.matrix - exact) < 0.01
     assert np.trace(inc.matrix) == pytest.approx(1)
@@ -112,7 +119,9 @@ def test_incomplete_is_close_to_exact():
 def test_auto_switches_to_incomplete():
     rng = np.random.default_rng(5)
     x = rng.normal(size=(500, 3))
-    k = spherical_kendall(x, max_pairs=5000, max_exact_pairs=5000)
+    k = spherical_kendall(
+        x, max_pairs=5000, max_exact_pairs=5000, key=key(0)
+    )
     assert k.estimator == "incomplete"
     assert k.shifts == 10
     assert spherical_kendall(x).estimator == "exact"
@@ -120,7 +129,7 @@ def test_auto_switches_to_incomplete():
 
 def test_noise_layout_is_frobenius_isotropic():
     p, sigma = 60, 2.0
-    e = symmetric_gaussian_noise(p, sigma, derive_key(master_key(1), "t"))
+    e = symmetric_gaussian_noise(p, sigma, key("t"))
     assert np.array_equal(e, e.T)
     off = e[np.tril_indices(p, -1)]
     assert np.std(np.diag(e)) == pytest.approx(sigma, rel=0.25)
@@ -136,7 +145,7 @@ def mean_error(n, eps, seeds=range(8)):
     for s in seeds:
         rng = np.random.default_rng(100 + s)
         x = spiked(n, 6, rng, top=(2.0, 1.0))
-        d = private_directions(x, eps, 1e-5, seed=s)
+        d = private_directions(x, eps, 1e-5, key=key(s))
         errs.append(angle_error(d.vectors))
     return float(np.mean(errs))
 
@@ -153,7 +162,7 @@ def test_accuracy_improves_with_n_and_eps():
 def test_directions_are_orthonormal_and_ordered():
     rng = np.random.default_rng(6)
     x = spiked(500, 5, rng, top=(5.0, 3.0, 2.0))
-    d = private_directions(x, 50.0, 1e-6, seed=3)
+    d = private_directions(x, 50.0, 1e-6, key=key(3))
     assert d.vectors.T @ d.vectors == pytest.approx(np.eye(5), abs=1e-12)
     assert abs(d.vectors[0, 0]) > 0.98
     assert abs(d.vectors[1, 1]) > 0.95
@@ -163,14 +172,16 @@ def test_directions_are_orthonormal_and_ordered():
 def test_classic_calibration_warns_for_large_eps():
     x = np.random.default_rng(0).normal(size=(50, 3))
     with pytest.warns(UserWarning, match="eps < 1"):
-        private_directions(x, 2.0, 1e-5, calibration="classic", seed=1)
+        private_directions(
+            x, 2.0, 1e-5, calibration="classic", key=key(1)
+        )
 
 
-def test_same_seed_same_directions():
+def test_same_key_same_directions():
     x = np.random.default_rng(0).normal(size=(80, 4))
-    a = private_directions(x, 1.0, 1e-5, seed=9).vectors
-    b = private_directions(x, 1.0, 1e-5, seed=9).vectors
-    c = private_directions(x, 1.0, 1e-5, seed=10).vectors
+    a = private_directions(x, 1.0, 1e-5, key=key(9)).vectors
+    b = private_directions(x, 1.0, 1e-5, key=key(9)).vectors
+    c = private_directions(x, 1.0, 1e-5, key=key(10)).vectors
     assert np.array_equal(a, b)
     assert not np.array_equal(a, c)
 
@@ -180,13 +191,13 @@ def test_same_seed_same_directions():
 )
 def test_bad_data(x):
     with pytest.raises(ParameterError, match="X must"):
-        private_directions(x, 1.0, 1e-5)
+        private_directions(x, 1.0, 1e-5, key=key(0))
 
 
 def test_eigenvalues_large_eps_are_pair_variances():
     rng = np.random.default_rng(7)
     y = rng.normal(size=(4000, 3)) * [3.0, 2.0, 0.5]
-    ev = private_eigenvalues(y, 1e9, 1e-6, clip=1e6, seed=1)
+    ev = private_eigenvalues(y, 1e9, 1e-6, clip=1e6, key=key(1))
     assert ev.values == pytest.approx([9, 4, 0.25], rel=0.08)
     assert ev.pve.sum() == pytest.approx(1)
     assert ev.clip_source == "public"
@@ -195,7 +206,7 @@ def test_eigenvalues_large_eps_are_pair_variances():
 def test_eigenvalues_private_clip_and_monotone():
     rng = np.random.default_rng(8)
     y = rng.normal(size=(3000, 4)) * [2.0, 1.0, 1.0, 0.2]
-    ev = private_eigenvalues(y, 1.0, 1e-5, seed=2)
+    ev = private_eigenvalues(y, 1.0, 1e-5, key=key(2))
     assert ev.clip_source == "private_quantile"
     assert ev.eps_clip == pytest.approx(0.25)
     assert np.all(np.diff(ev.values) <= 0)
@@ -208,12 +219,16 @@ def test_eigenvalue_sensitivity_bound():
     y = rng.normal(size=(101, 3))
     c = 2.0
     m = 101 // 2
-    base = private_eigenvalues(y, 1e9, 0.5, clip=c, mono=False, seed=1)
+    base = private_eigenvalues(
+        y, 1e9, 0.5, clip=c, mono=False, key=key(1)
+    )
     worst = 0.0
     for r in range(101):
         z = y.copy()
         z[r] = 1e3
-        other = private_eigenvalues(z, 1e9, 0.5, clip=c, mono=False, seed=1)
+        other = private_eigenvalues(
+            z, 1e9, 0.5, clip=c, mono=False, key=key(1)
+        )
         worst = max(worst, np.linalg.norm(other.values - base.values))
     assert worst <= math.sqrt(3) * c / m + 1e-3
 
@@ -233,10 +248,12 @@ def test_incomplete_matches_its_pair_design():
 
     n = 101
     x = np.random.default_rng(1).normal(size=(n, 3))
-    got = spherical_kendall(x, estimator="incomplete", shifts=7, seed=3)
-    key = derive_key(master_key(3), "kendall_design")
-    xp = x[np.argsort(keyed_uniform(key, n), kind="stable")]
-    shifts = mod._distinct_shifts(n, 7, derive_key(key, "shifts"))
+    got = spherical_kendall(
+        x, estimator="incomplete", shifts=7, key=key(3)
+    )
+    design = derive_key(key(3), "kendall_design")
+    xp = x[np.argsort(keyed_uniform(design, n), kind="stable")]
+    shifts = mod._distinct_shifts(n, 7, derive_key(design, "shifts"))
     assert len(set(shifts.tolist())) == 7
     assert shifts.min() >= 1
     assert shifts.max() <= (n - 1) // 2
@@ -246,3 +263,9 @@ def test_incomplete_matches_its_pair_design():
             d = xp[(i + s) % n] - xp[i]
             want += np.outer(d, d) / d.dot(d)
     assert got.matrix == pytest.approx(want / (7 * n), abs=1e-14)
+
+
+def test_incomplete_needs_a_key():
+    x = np.random.default_rng(0).normal(size=(50, 3))
+    with pytest.raises(ParameterError, match="stream key"):
+        spherical_kendall(x, estimator="incomplete", shifts=3)

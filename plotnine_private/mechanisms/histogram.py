@@ -11,6 +11,11 @@ fixed) one row moves one unit of count: L1 sensitivity 2, L2
 sensitivity ``sqrt(2)``. This holds only if the grid, and whatever maps
 a row to its point (PCA directions, centring), does not depend on the
 other rows, or was released privately before.
+
+Each mechanism takes the stream key of its release (keyword ``key``,
+derived by the release engine from the secret, the release's identity
+and a digest of the counts) and returns the released counts; clipping,
+normalising and totals are post-processing (:class:`ReleasedHistogram`).
 """
 
 from __future__ import annotations
@@ -24,17 +29,22 @@ import numpy as np
 
 from .errors import ParameterError
 from .gaussian import gaussian_sigma
-from .randomness import derive_key, keyed_normal, keyed_uniform, master_key
+from .randomness import derive_key, keyed_normal, keyed_uniform
 
 __all__ = [
+    "ReleasedHistogram",
     "ScoreGrid",
+    "gaussian_counts",
     "gaussian_histogram",
+    "grid_cells",
     "grid_counts",
     "grouped_counts",
     "grouped_histograms",
     "private_histogram",
     "score_grid",
+    "sparse_counts",
     "sparse_histogram",
+    "sparse_threshold",
 ]
 
 ALL_ZERO_MESSAGE = (
@@ -142,17 +152,16 @@ def _bin_index(v: np.ndarray, breaks: np.ndarray) -> np.ndarray:
     return np.clip(np.searchsorted(breaks, v, side="left"), 1, m) - 1
 
 
-def grid_counts(x: Any, y: Any, grid: ScoreGrid) -> np.ndarray:
-    """Counts per cell (length ``m_x*m_y``, y-outer order); sum is ``n``.
+def grid_cells(x: Any, y: Any, grid: ScoreGrid) -> np.ndarray:
+    """The cell (row of the grid, y-outer order) of each point.
 
     Bins are right-closed, the first bin closed on both sides, and
-    out-of-frame points are clamped into the edge bins.
+    out-of-frame points are clamped into the edge bins, so every point
+    has a cell.
 
-    Examples
-    --------
     >>> g = score_grid((0, 2), (0, 2), 2)
-    >>> grid_counts([0, 1, 1.5, 9], [0, 0, 2, -9], g).tolist()
-    [2, 1, 0, 1]
+    >>> grid_cells([0, 1.5, 9], [0, 2, -9], g).tolist()
+    [0, 3, 1]
     """
     x = np.asarray(x, dtype=float).ravel()
     y = np.asarray(y, dtype=float).ravel()
@@ -162,9 +171,21 @@ def grid_counts(x: Any, y: Any, grid: ScoreGrid) -> np.ndarray:
         )
     if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
         raise ParameterError("x and y must be finite (no NaN/inf).")
-    mx, my = grid.shape
-    cell = _bin_index(y, grid.y_breaks) * mx + _bin_index(x, grid.x_breaks)
-    return np.bincount(cell, minlength=mx * my).astype(np.int64)
+    mx, _ = grid.shape
+    return _bin_index(y, grid.y_breaks) * mx + _bin_index(x, grid.x_breaks)
+
+
+def grid_counts(x: Any, y: Any, grid: ScoreGrid) -> np.ndarray:
+    """Counts per cell (length ``m_x*m_y``, y-outer order); sum is ``n``.
+
+    Examples
+    --------
+    >>> g = score_grid((0, 2), (0, 2), 2)
+    >>> grid_counts([0, 1, 1.5, 9], [0, 0, 2, -9], g).tolist()
+    [2, 1, 0, 1]
+    """
+    cell = grid_cells(x, y, grid)
+    return np.bincount(cell, minlength=grid.size).astype(np.int64)
 
 
 def _check_privacy(eps: float, delta: float) -> None:
@@ -181,12 +202,49 @@ def _check_privacy(eps: float, delta: float) -> None:
 
 
 def _check_counts(counts: Any) -> np.ndarray:
-    c = np.asarray(counts, dtype=float).ravel()
+    c = np.asarray(counts, dtype=float)
+    if c.ndim == 0:
+        c = c.ravel()
     if c.size == 0 or not np.all(np.isfinite(c)) or np.any(c < 0):
         raise ParameterError(
             "counts must be a non-empty vector of finite non-negative numbers."
         )
     return c
+
+
+def gaussian_counts(
+    counts: Any,
+    eps: float,
+    delta: float,
+    sensitivity_l2: float = math.sqrt(2),
+    calibration: str = "analytic",
+    *,
+    key: bytes,
+) -> np.ndarray:
+    """Additive Gaussian noise on **every** cell (Wasserman & Zhou 2010).
+
+    Returns the noisy counts ``c + N(0, sigma^2)``, unclipped: the
+    release itself (clipping and normalising are post-processing).
+
+    Privacy: ``(eps, delta)``-DP for a count vector of L2 sensitivity
+    ``sensitivity_l2`` (``sqrt(2)`` under replace-one, 1 under
+    add/remove) on a public or previously released grid. With
+    ``calibration="analytic"`` sigma is Balle-Wang's (valid for all eps);
+    ``"classic"`` reproduces dppca's ``sqrt(2 ln(1.25/delta))`` formula
+    and warns for ``eps >= 1``, where it is not proved. Cell ``j`` takes
+    position ``j`` of the stream of ``key``.
+
+    Examples
+    --------
+    >>> c = gaussian_counts([5, 0], eps=1e9, delta=1e-6, key=bytes(16))
+    >>> [round(float(v), 3) + 0.0 for v in c]
+    [5.0, 0.0]
+    """
+    c = _check_counts(counts)
+    _check_privacy(eps, delta)
+    sigma = gaussian_sigma(eps, delta, sensitivity_l2, calibration)
+    noise = keyed_normal(derive_key(key, "gaussian_histogram"), c.size)
+    return c + sigma * noise.reshape(c.shape)
 
 
 def gaussian_histogram(
@@ -195,20 +253,11 @@ def gaussian_histogram(
     delta: float,
     sensitivity_l2: float = math.sqrt(2),
     calibration: str = "analytic",
-    seed: int | None = None,
-    key_parts: Sequence[Any] = (),
+    *,
+    key: bytes,
 ) -> np.ndarray:
-    """Additive Gaussian histogram ("add", Wasserman & Zhou 2010).
-
-    Adds ``N(0, sigma^2)`` to **every** cell (empty ones too), clips at 0
-    and normalises to probabilities.
-
-    Privacy: ``(eps, delta)``-DP for a count vector of L2 sensitivity
-    ``sensitivity_l2`` (``sqrt(2)`` under replace-one, 1 under
-    add/remove) on a public or previously released grid. With
-    ``calibration="analytic"`` sigma is Balle-Wang's (valid for all eps);
-    ``"classic"`` reproduces dppca's ``sqrt(2 ln(1.25/delta))`` formula
-    and warns for ``eps >= 1``, where it is not proved.
+    """Additive Gaussian histogram ("add"): :func:`gaussian_counts`
+    clipped at 0 and normalised to probabilities (post-processing).
 
     Raises
     ------
@@ -217,71 +266,120 @@ def gaussian_histogram(
 
     Examples
     --------
-    >>> p = gaussian_histogram([5, 0, 9], eps=1e6, delta=1e-6, seed=1)
+    >>> p = gaussian_histogram([5, 0, 9], eps=1e6, delta=1e-6,
+    ...                        key=bytes(16))
     >>> [round(float(v), 3) for v in p]
     [0.357, 0.0, 0.643]
     """
-    c = _check_counts(counts)
-    _check_privacy(eps, delta)
-    sigma = gaussian_sigma(eps, delta, sensitivity_l2, calibration)
-    key = derive_key(master_key(seed), "gaussian_histogram", *key_parts)
-    noisy = np.maximum(c + sigma * keyed_normal(key, c.size), 0.0)
+    noisy = np.maximum(
+        gaussian_counts(
+            counts, eps, delta, sensitivity_l2, calibration, key=key
+        ),
+        0.0,
+    )
     total = noisy.sum()
     if not total > 0:
         raise ParameterError(ALL_ZERO_MESSAGE)
     return noisy / total
 
 
-def sparse_threshold(n: int, eps: float, delta: float) -> float:
-    """Karwa-Vadhan threshold on proportions.
+def sparse_threshold(eps: float, delta: float) -> float:
+    """Karwa-Vadhan threshold in count units: ``2 ln(2/delta)/eps + 1``.
 
-    ``2 ln(2/delta)/(eps n) + 1/n`` (times ``n`` in count units).
+    It depends on public parameters only (dppca's threshold on
+    proportions is this divided by ``n``; comparing proportions with it
+    is the same as comparing counts with this).
+
+    >>> round(sparse_threshold(0.65, 5e-4), 3)
+    26.52
     """
-    return 2.0 * math.log(2.0 / delta) / (eps * n) + 1.0 / n
+    return 2.0 * math.log(2.0 / delta) / eps + 1.0
 
 
-def sparse_histogram(
-    counts: Any,
-    n: int,
-    eps: float,
-    delta: float,
-    seed: int | None = None,
-    key_parts: Sequence[Any] = (),
+def sparse_counts(
+    counts: Any, eps: float, delta: float, *, key: bytes
 ) -> np.ndarray:
-    """Stability-based sparse histogram (Karwa & Vadhan 2018; dppca).
+    """Stability-based sparse histogram in counts (Karwa & Vadhan 2018).
 
-    For each non-empty cell, ``q = max(c/n + Lap(2/(eps n)), 0)``, set to 0
-    if ``q < 2 ln(2/delta)/(eps n) + 1/n``; empty cells stay 0 and get no
-    noise. Normalised if anything survives, else all zeros.
+    Each non-empty cell gets ``c + Lap(2/eps)`` and is kept if that
+    reaches :func:`sparse_threshold` (a value equal to it is kept);
+    empty cells stay 0 and get no noise. Returns the kept noisy counts,
+    0 elsewhere.
 
-    Privacy: ``(eps, delta)``-DP under replace-one adjacency with ``n``
-    public (L1 sensitivity 2 on counts -> ``Lap(2/eps)``; delta covers a
-    cell that is empty in one neighbour). The grid may be unknown or
-    huge; only observed cells can appear.
+    Privacy: ``(eps, delta)``-DP under replace-one adjacency (L1
+    sensitivity 2 on counts; delta covers the cell that is empty in one
+    neighbour and holds one record in the other: it is shown with
+    probability ``exp(-(tau - 1) eps / 2) / 2 = delta / 4``). Nothing here
+    depends on ``n``, so no group or panel size enters the release. Cell
+    ``j`` takes position ``j`` of the stream of ``key``: its noise depends
+    on nothing else.
 
     Examples
     --------
-    >>> p = sparse_histogram([3, 0, 2], n=5, eps=1e9, delta=1e-6, seed=1)
-    >>> [round(float(v), 6) for v in p]
-    [0.6, 0.0, 0.4]
+    >>> sparse_counts([3, 0, 2], eps=1e9, delta=1e-6, key=bytes(16))
+    array([3., 0., 2.])
     """
     c = _check_counts(counts)
     _check_privacy(eps, delta)
-    if isinstance(n, bool) or not float(n).is_integer() or n < 1:
-        raise ParameterError(f"n must be a positive integer, got {n!r}.")
-    p_hat = c / n
-    scale = 2.0 / (eps * n)
-    tau = sparse_threshold(int(n), eps, delta)
-    key = derive_key(master_key(seed), "sparse_histogram", *key_parts)
-    nonzero = np.flatnonzero(c > 0)
-    # cell j uses stream position j: its noise depends on nothing else
-    u = keyed_uniform(key, c.size)[nonzero] - 0.5
+    scale = 2.0 / eps
+    tau = sparse_threshold(eps, delta)
+    flat = c.ravel()
+    nonzero = np.flatnonzero(flat > 0)
+    u = keyed_uniform(derive_key(key, "sparse_histogram"), flat.size)
+    u = u[nonzero] - 0.5
     lap = -scale * np.sign(u) * np.log1p(-2.0 * np.abs(u))
-    q = np.zeros_like(p_hat)
-    q[nonzero] = np.maximum(p_hat[nonzero] + lap, 0.0)
+    q = np.zeros_like(flat)
+    q[nonzero] = flat[nonzero] + lap
     q[q < tau] = 0.0
+    return q.reshape(c.shape)
+
+
+def sparse_histogram(
+    counts: Any, eps: float, delta: float, *, key: bytes
+) -> np.ndarray:
+    """Sparse histogram ("sparse", dppca): :func:`sparse_counts`
+    normalised if anything survives, else all zeros.
+
+    Examples
+    --------
+    >>> p = sparse_histogram([3, 0, 2], eps=1e9, delta=1e-6, key=bytes(16))
+    >>> [round(float(v), 6) for v in p]
+    [0.6, 0.0, 0.4]
+    """
+    q = sparse_counts(counts, eps, delta, key=key)
     total = q.sum()
     return q / total if total > 0 else q
+
+
+@dataclass(frozen=True)
+class ReleasedHistogram:
+    """A released histogram and what follows from it for free.
+
+    Attributes
+    ----------
+    noisy
+        The mechanism's output: unclipped noisy counts ("add"), or the
+        kept noisy counts with 0 elsewhere ("sparse").
+    counts
+        ``noisy`` clipped at 0 (what is drawn).
+    """
+
+    noisy: np.ndarray
+    counts: np.ndarray
+
+    def total(self, axis: int | None = None) -> np.ndarray | float:
+        """Released estimate of the number of records (post-processing):
+        the sum of the unclipped noisy counts ("add": unbiased) or of the
+        kept ones ("sparse": biased down by what was thresholded)."""
+        return np.sum(self.noisy, axis=axis)
+
+    def prob(self, axis: int | None = None) -> np.ndarray:
+        """``counts`` normalised (along ``axis``); all zeros where nothing
+        positive was released."""
+        c = self.counts
+        total = np.sum(c, axis=axis, keepdims=axis is not None)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(total > 0, c / np.where(total > 0, total, 1), 0.0)
 
 
 def private_histogram(
@@ -290,21 +388,31 @@ def private_histogram(
     eps: float,
     delta: float,
     *,
-    n: int | None = None,
     calibration: str = "analytic",
-    seed: int | None = None,
-    key_parts: Sequence[Any] = (),
-) -> np.ndarray:
-    """Dispatch to ``"add"`` (:func:`gaussian_histogram`) or ``"sparse"``."""
+    key: bytes,
+) -> ReleasedHistogram:
+    """Release a count vector with ``"add"`` (:func:`gaussian_counts`,
+    replace-one L2 sensitivity ``sqrt(2)``) or ``"sparse"``
+    (:func:`sparse_counts`).
+
+    The count vector may hold several histograms side by side (panels,
+    groups): one record is in one cell of one of them, so under
+    replace-one the whole vector still has L1 sensitivity 2 and L2
+    sensitivity ``sqrt(2)``, and the release costs ``(eps, delta)`` once
+    (parallel composition). Unlike :func:`gaussian_histogram`, an "add"
+    release whose counts all clip to 0 is returned, not an error.
+    """
     if method == "add":
-        return gaussian_histogram(
-            counts, eps, delta, math.sqrt(2), calibration, seed, key_parts
+        noisy = gaussian_counts(
+            counts, eps, delta, math.sqrt(2), calibration, key=key
         )
-    if method == "sparse":
-        if n is None:
-            n = int(np.sum(counts))
-        return sparse_histogram(counts, n, eps, delta, seed, key_parts)
-    raise ParameterError(f"method must be 'add' or 'sparse', got {method!r}.")
+    elif method == "sparse":
+        noisy = sparse_counts(counts, eps, delta, key=key)
+    else:
+        raise ParameterError(
+            f"method must be 'add' or 'sparse', got {method!r}."
+        )
+    return ReleasedHistogram(noisy, np.maximum(noisy, 0.0))
 
 
 def grouped_counts(
@@ -324,29 +432,30 @@ def grouped_histograms(
     delta: float,
     *,
     calibration: str = "analytic",
-    seed: int | None = None,
-    key_parts: Sequence[Any] = (),
+    key: bytes,
 ) -> dict[Any, np.ndarray]:
-    """One private histogram per group, independent noise per group.
+    """One private histogram (probabilities) per group, independent noise
+    per group (sub-streams of ``key``).
 
     Privacy: each group gets the full ``(eps, delta)``; with public group
     labels that partition the rows, parallel composition makes the set of
-    histograms ``(eps, delta)``-DP. Group sizes ``n_g`` are treated as
-    public (as in dppca). The "add" all-zero error names the group.
+    histograms ``(eps, delta)``-DP. No group size is used. The "add"
+    all-zero error names the group.
     """
     out = {}
     for level, c in counts.items():
+        sub = derive_key(key, "group", level)
         try:
-            out[level] = private_histogram(
-                c,
-                method,
-                eps,
-                delta,
-                n=int(np.sum(c)) if np.sum(c) > 0 else 1,
-                calibration=calibration,
-                seed=seed,
-                key_parts=(*key_parts, "group", level),
-            )
+            if method == "add":
+                out[level] = gaussian_histogram(
+                    c, eps, delta, math.sqrt(2), calibration, key=sub
+                )
+            elif method == "sparse":
+                out[level] = sparse_histogram(c, eps, delta, key=sub)
+            else:
+                raise ParameterError(
+                    f"method must be 'add' or 'sparse', got {method!r}."
+                )
         except ParameterError as err:
             raise ParameterError(f"Group `{level}`: {err}") from None
     return out

@@ -53,7 +53,6 @@ Gaussian mechanism for ``(eps, delta, Delta)`` this is ``(eps, delta)``-DP
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,7 +61,7 @@ import numpy as np
 from .errors import ParameterError
 from .gaussian import _check_eps_delta, gaussian_sigma
 from .quantile import upper_quantile
-from .randomness import derive_key, keyed_normal, keyed_uniform, master_key
+from .randomness import derive_key, keyed_normal, keyed_uniform
 
 __all__ = [
     "KendallMatrix",
@@ -209,8 +208,7 @@ def spherical_kendall(
     shifts: int | None = None,
     max_pairs: int = 10_000_000,
     max_exact_pairs: int = 50_000_000,
-    seed: int | None = None,
-    key_parts: Sequence[Any] = (),
+    key: bytes | None = None,
 ) -> KendallMatrix:
     """Spherical Kendall matrix, exact or incomplete (random shifts).
 
@@ -234,8 +232,11 @@ def spherical_kendall(
         Pairs of the incomplete estimator when ``shifts`` is None.
     max_exact_pairs
         Largest exact problem chosen by ``"auto"``.
-    seed, key_parts
-        Key of the (data-independent) random order and shifts.
+    key
+        Stream key of the (data-independent) random order and shifts;
+        required by the incomplete estimator. The sensitivity bound holds
+        for every order and shifts, so the key need not be secret for
+        privacy, but the release engine derives it like any other stream.
 
     Examples
     --------
@@ -262,8 +263,12 @@ def spherical_kendall(
     shifts = _check_shifts(shifts, n, max_pairs)
     if shifts == 0:  # n < 3: every pair is cheap
         return spherical_kendall(arr, estimator="exact")
-    secret = master_key(seed)
-    key = derive_key(secret, "kendall_design", *key_parts)
+    if key is None:
+        raise ParameterError(
+            "the incomplete estimator needs a stream key (key=...) for its "
+            "random order and shifts."
+        )
+    key = derive_key(key, "kendall_design")
     # one random order (one gather), then contiguous shifted differences
     xp = arr[np.argsort(keyed_uniform(key, n), kind="stable")]
     offsets = _distinct_shifts(n, shifts, derive_key(key, "shifts"))
@@ -395,8 +400,7 @@ def private_directions(
     estimator: str = "auto",
     shifts: int | None = None,
     max_pairs: int = 10_000_000,
-    seed: int | None = None,
-    key_parts: Sequence[Any] = (),
+    key: bytes,
 ) -> PrivateDirections:
     """g-DPPCA: eigenvectors of the noisy spherical Kendall matrix.
 
@@ -415,14 +419,17 @@ def private_directions(
         ``"analytic"`` (Balle-Wang) or ``"classic"`` (dppca).
     estimator, shifts, max_pairs
         See :func:`spherical_kendall`.
-    seed, key_parts
-        Noise key.
+    key
+        Stream key of this release (16 bytes or more), derived by the
+        release engine from the secret, the release's identity and a
+        digest of ``x``; sub-streams for the pair design and the noise are
+        derived from it.
 
     Examples
     --------
     >>> import numpy as np
     >>> x = np.random.default_rng(0).normal(size=(300, 3)) * [5, 1, 1]
-    >>> v = private_directions(x, 5.0, 1e-5, seed=1).vectors
+    >>> v = private_directions(x, 5.0, 1e-5, key=bytes(16)).vectors
     >>> bool(abs(v[0, 0]) > 0.95)
     True
     """
@@ -440,12 +447,11 @@ def private_directions(
         estimator=estimator,
         shifts=shifts,
         max_pairs=max_pairs,
-        seed=seed,
-        key_parts=("directions", *key_parts),
+        key=derive_key(key, "directions"),
     )
     sigma = gaussian_sigma(eps, delta, kendall.sensitivity, calibration)
-    key = derive_key(master_key(seed), "kendall_noise", *key_parts)
-    noisy = kendall.matrix + symmetric_gaussian_noise(p, sigma, key)
+    noise_key = derive_key(key, "kendall_noise")
+    noisy = kendall.matrix + symmetric_gaussian_noise(p, sigma, noise_key)
     values, vectors = np.linalg.eigh(noisy)
     order = np.argsort(values)[::-1]
     return PrivateDirections(
@@ -513,8 +519,7 @@ def private_eigenvalues(
     clip_share: float = 0.25,
     mono: bool = True,
     calibration: str = "analytic",
-    seed: int | None = None,
-    key_parts: Sequence[Any] = (),
+    key: bytes,
 ) -> PrivateEigenvalues:
     """dppca's "clipped" scree values on projected data ``y = X V[:, :k]``.
 
@@ -532,6 +537,10 @@ def private_eigenvalues(
     ``None`` we spend ``clip_share * eps`` on a Durfee upper quantile
     (level ``clip_quantile``) of the per-pair maxima ``max_j W_j``
     (``eps``-DP, one pair per row) and the rest on the mean.
+
+    ``key`` is the stream key of the release (see
+    :func:`private_directions`); the matching, the clip quantile and the
+    noise use sub-streams of it.
     """
     arr = np.asarray(y, dtype=float)
     if arr.ndim != 2 or arr.shape[0] < 2 or arr.shape[1] < 1:
@@ -541,10 +550,7 @@ def private_eigenvalues(
     if not np.all(np.isfinite(arr)):
         raise ParameterError("y must be finite (no NaN/inf).")
     n, k = arr.shape
-    secret = master_key(seed)
-    pairs = random_matching(
-        n, derive_key(secret, "scree_matching", *key_parts)
-    )
+    pairs = random_matching(n, derive_key(key, "scree_matching"))
     m = len(pairs)
     w = (arr[pairs[:, 1]] - arr[pairs[:, 0]]) ** 2 / 2.0
     eps_mean, eps_clip = eps, 0.0
@@ -559,7 +565,7 @@ def private_eigenvalues(
             w.max(axis=1),
             clip_quantile,
             eps_clip,
-            key=derive_key(master_key(seed), "scree_clip", *key_parts),
+            key=derive_key(key, "scree_clip"),
         )
         source = "private_quantile"
     else:
@@ -569,8 +575,8 @@ def private_eigenvalues(
         source = "public"
     sens = math.sqrt(k) * c / m
     sigma = gaussian_sigma(eps_mean, delta, sens, calibration)
-    key = derive_key(secret, "scree_noise", *key_parts)
-    values = np.minimum(w, c).mean(axis=0) + sigma * keyed_normal(key, k)
+    noise = keyed_normal(derive_key(key, "scree_noise"), k)
+    values = np.minimum(w, c).mean(axis=0) + sigma * noise
     values = np.maximum(values, 0.0)
     if mono:
         values = _nonincreasing(values)

@@ -1,8 +1,9 @@
 """Synthetic points from a private 2-D histogram (dp-pca spec, section 6).
 
 Pure post-processing of released cell probabilities: no privacy cost.
-The sample size is a public choice (dppca defaults it to ``n``, which is
-then treated as public).
+The sample size must be public or released: a given number, or the
+released histogram's total (dppca defaults it to the true ``n`` and
+splits it by true group sizes, which shows them).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import numpy as np
 from scipy.special import ndtri
 
 from .errors import ParameterError
-from .randomness import derive_key, keyed_uniform, master_key
+from .randomness import derive_key, keyed_uniform
 
 __all__ = [
     "DEFAULT_BANDWIDTH",
@@ -40,8 +41,8 @@ def sample_histogram(
     size: int,
     method: str = "uniform",
     bandwidth_scale: float | None = None,
-    seed: int | None = None,
-    key_parts: Sequence[Any] = (),
+    *,
+    key: bytes,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Draw ``size`` points from a histogram of rectangular cells.
 
@@ -54,9 +55,13 @@ def sample_histogram(
     Returns two empty arrays with a ``UserWarning`` if no cell has
     positive probability.
 
+    ``key`` names the sampling stream. Sampling is post-processing, so
+    the key need only differ between releases; the PCA derives it from
+    the release's identity and a digest of the released probabilities.
+
     Examples
     --------
-    >>> x, y = sample_histogram([0], [1], [0], [1], [1.0], 3, seed=1)
+    >>> x, y = sample_histogram([0], [1], [0], [1], [1.0], 3, key=bytes(16))
     >>> len(x), bool(((x > -2) & (x < 3)).all())
     (3, True)
     """
@@ -93,7 +98,7 @@ def sample_histogram(
         raise ParameterError("histogram cells must have positive widths.")
     cdf = np.cumsum(p / p.sum())
     cdf[-1] = 1.0
-    key = derive_key(master_key(seed), "synthetic", method, *key_parts)
+    key = derive_key(key, "synthetic", method)
     u = (
         keyed_uniform(key, 5 * size).reshape(5, size)
         if size
@@ -114,14 +119,21 @@ def allocate_group_sizes(total: int, sizes: Sequence[float]) -> np.ndarray:
 
     Floors of ``total * n_g / sum(n)``; the remaining units go one by one
     to the largest fractional parts, ties to the earlier group. Warns if
-    a group gets 0.
+    a group gets 0 (while another gets points). The weights should be
+    released numbers (e.g. the released histogram totals), never true
+    group sizes. With no positive weight every group gets 0.
 
     >>> allocate_group_sizes(10, [1, 1, 1]).tolist()
     [4, 3, 3]
+    >>> allocate_group_sizes(10, [0, 0]).tolist()
+    [0, 0]
     """
     w = np.asarray(sizes, dtype=float)
-    if w.size == 0 or np.any(w < 0) or w.sum() <= 0:
-        raise ParameterError("sizes must be non-negative with a positive sum.")
+    if w.size == 0 or not np.all(np.isfinite(w)):
+        raise ParameterError("sizes must be finite, and at least one.")
+    w = np.maximum(w, 0.0)
+    if w.sum() <= 0:
+        return np.zeros(w.size, dtype=int)
     raw = total * w / w.sum()
     out = np.floor(raw).astype(int)
     rest = int(total - out.sum())

@@ -37,8 +37,8 @@ from .base import (
     validate_range_share,
 )
 from .bin2d import TwoAxisBins, _Bin2dFamily, per_axis
-from .domains import axis_breaks
 from .bin_hex import HEX_COLUMNS, hex_geometry, user_mapping_wins
+from .domains import axis_breaks
 
 if TYPE_CHECKING:
     from plotnine.typing import pos_scales

@@ -1,0 +1,321 @@
+"""``dp_pca`` and ``dp_score``: a private PCA of a data frame."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..door import level_label
+from ..validation import fail, validate_seed
+from .fit import (
+    Partition,
+    Settings,
+    fit_pca,
+    pca_query,
+    released_cells,
+    shown_groups,
+)
+from .result import DPPCAResult, ordinary_pca
+from .validation import (
+    as_frame,
+    check_axes,
+    check_bins,
+    check_budget,
+    check_choices,
+    check_directions,
+    check_k,
+    check_scale,
+    check_split,
+    feature_columns,
+    group_labels,
+    numeric_matrix,
+)
+
+__all__ = ["dp_pca", "dp_score"]
+
+
+def dp_pca(
+    data: Any,
+    columns: Sequence[str] | None = None,
+    *,
+    eps: float,
+    delta: float,
+    split: Mapping[str, float] | None = None,
+    bins: int | tuple[int, int] = (20, 20),
+    method: str = "sparse",
+    axes: tuple[int, int] = (1, 2),
+    group: Any = None,
+    center: bool = True,
+    seed: int | str | None = None,
+    reference: bool = False,
+    k: int | None = None,
+    scale: Sequence[float] | None = None,
+    scree_clip: float | None = None,
+    calibration: str = "analytic",
+    estimator: str = "auto",
+) -> DPPCAResult:
+    """Private PCA: directions, eigenvalues and a score histogram.
+
+    Parameters
+    ----------
+    data
+        DataFrame (or 2-D array) with one row per person.
+    columns
+        Numeric feature columns; default all numeric columns except
+        ``group``.
+    eps, delta
+        Total budget (``eps > 0``, ``0 < delta < 1``).
+    split
+        Shares of ``eps`` and ``delta`` for ``loading`` (directions),
+        ``scree`` (eigenvalues) and ``score`` (frame + histogram); default
+        thirds. The score part is split 0.35 frame / 0.65 histogram (all
+        score delta to the histogram).
+    bins
+        ``(m_x, m_y)`` cells of the score histogram.
+    method
+        ``"sparse"`` (Karwa-Vadhan, only cells that clear a threshold
+        appear) or ``"add"`` (Gaussian noise on every cell).
+    axes
+        Two distinct components to plot, in ``1..k``.
+    group
+        Column name or labels: group-wise histograms on one shared frame.
+        Declared levels (a pandas Categorical) are public and kept in
+        their order, every one of them released; undeclared labels are
+        observed, which only ``method="sparse"`` may release (a group
+        shows only if one of its cells clears the threshold). The groups
+        partition the rows: one histogram over all of them (parallel
+        composition). No group size is used or shown.
+    center
+        Display centring by the private frame centre (post-processing).
+        No data-dependent preprocessing is ever applied.
+    seed
+        Seed of the release (a label under a key file, the secret without
+        one); ``None`` uses session entropy.
+    reference
+        Also compute ordinary, **non-private** PCA for comparison.
+    k
+        Number of private eigenvalues (default ``p``).
+    scale
+        Public positive column scales to divide by (never sample SDs).
+    scree_clip
+        Public clipping constant for the eigenvalues; default ``None``
+        spends a quarter of the scree budget on a private one.
+    calibration
+        Gaussian calibration, ``"analytic"`` (valid for all eps) or
+        ``"classic"`` (dppca's formula).
+    estimator
+        Kendall matrix estimator (``"auto"``, ``"exact"``,
+        ``"incomplete"``).
+
+    Returns
+    -------
+    DPPCAResult
+    """
+    fn = "dp_pca"
+    eps, delta = check_budget(fn, eps, delta)
+    shares = check_split(fn, split, ("loading", "scree", "score"))
+    return _release(
+        fn, data, columns, eps=eps, delta=delta, shares=shares, bins=bins,
+        method=method, axes=axes, group=group, center=center, seed=seed,
+        reference=reference, k=k, scale=scale, scree_clip=scree_clip,
+        calibration=calibration, estimator=estimator, directions=None,
+    )
+
+
+def dp_score(
+    data: Any,
+    columns: Sequence[str] | None = None,
+    *,
+    eps: float,
+    delta: float,
+    split: Mapping[str, float] | None = None,
+    bins: int | tuple[int, int] = (20, 20),
+    method: str = "sparse",
+    axes: tuple[int, int] = (1, 2),
+    group: Any = None,
+    center: bool = True,
+    seed: int | str | None = None,
+    reference: bool = False,
+    directions: Any = None,
+    scale: Sequence[float] | None = None,
+    calibration: str = "analytic",
+    estimator: str = "auto",
+) -> DPPCAResult:
+    """Private score histogram alone (no eigenvalues).
+
+    Without ``directions``: ``split`` shares ``eps``/``delta`` between
+    ``loading`` and ``score`` (default halves). With ``directions`` (a
+    ``p x p`` orthonormal matrix released privately before, e.g.
+    ``dp_pca(...).directions``), no loading budget is spent: all of
+    ``eps``/``delta`` go to the score, and ``split`` must be ``None``.
+    Other parameters as in :func:`dp_pca`.
+    """
+    fn = "dp_score"
+    eps, delta = check_budget(fn, eps, delta)
+    shares = score_shares(fn, split, directions)
+    return _release(
+        fn, data, columns, eps=eps, delta=delta, shares=shares, bins=bins,
+        method=method, axes=axes, group=group, center=center, seed=seed,
+        reference=reference, k=None, scale=scale, scree_clip=None,
+        calibration=calibration, estimator=estimator, directions=directions,
+    )
+
+
+def score_shares(fn: str, split: Any, directions: Any) -> dict[str, float]:
+    """Loading/score shares of a score release (none to loading when the
+    directions are given)."""
+    if directions is None:
+        return check_split(fn, split, ("loading", "score"))
+    if split is not None:
+        raise fail(
+            fn,
+            "split must be None when directions are given: no loading "
+            "budget is spent and eps/delta all go to the score.",
+        )
+    return {"loading": 0.0, "score": 1.0}
+
+
+def make_settings(
+    fn: str,
+    columns: list[str],
+    *,
+    eps: float,
+    delta: float,
+    shares: dict[str, float],
+    bins: Any,
+    method: Any,
+    axes: Any,
+    center: Any,
+    seed: Any,
+    k: Any,
+    scale: Any,
+    scree_clip: Any,
+    calibration: Any,
+    estimator: Any,
+    directions: Any,
+) -> Settings:
+    """Validate every public parameter of a release, in one place."""
+    p = len(columns)
+    bins = check_bins(fn, bins)
+    check_choices(fn, method, calibration, estimator)
+    seed = validate_seed(fn, seed)
+    want_scree = "scree" in shares
+    k = check_k(fn, k, p) if want_scree else None
+    axes = check_axes(fn, axes, k if want_scree else p)
+    v = None if directions is None else check_directions(
+        fn, directions, columns
+    )
+    return Settings(
+        fn=fn,
+        eps=eps,
+        delta=delta,
+        shares=shares,
+        bins=bins,
+        method=method,
+        axes=axes,
+        center=bool(center),
+        seed=seed,
+        k=k,
+        scale=check_scale(fn, scale, p),
+        scree_clip=scree_clip,
+        calibration=calibration,
+        estimator=estimator,
+        directions=v,
+    )
+
+
+def _release(
+    fn: str, data: Any, columns: Any, *, group: Any, reference: bool,
+    **params: Any,
+) -> DPPCAResult:
+    frame = as_frame(fn, data)
+    exclude = [group] if isinstance(group, str) else []
+    cols = feature_columns(fn, frame, columns, exclude)
+    x, cols = numeric_matrix(fn, frame, cols)
+    settings = make_settings(fn, cols, **params)
+    if settings.scale is not None:
+        x = x / settings.scale
+    groups = group_labels(fn, data, group, len(x))
+    partition = Partition.single(len(x))
+    query_group = None
+    if groups is not None:
+        partition = Partition(
+            np.zeros(len(x), dtype=np.int64),
+            groups.codes,
+            group_levels=list(groups.levels),
+            groups_declared=groups.declared,
+        )
+        query_group = (
+            groups.name or "labels",
+            tuple(level_label(v) for v in groups.levels)
+            if groups.declared else "observed",
+        )
+    query = pca_query(settings, cols, "data", group=query_group)
+    fit = fit_pca(settings, x, partition, query, data_object=data)
+    return _result(settings, fit, partition, x, cols, reference)
+
+
+def _histogram_frame(fit, partition: Partition) -> tuple[pd.DataFrame, list]:
+    """The released histogram as rows (display coordinates), with the
+    groups shown (declared: all; observed: those with a released cell)."""
+    shown = shown_groups(fit, partition)
+    hist = released_cells(fit, shown).drop(columns=["_panel", "_g"])
+    if not partition.grouped:
+        return hist, []
+    levels = [partition.group_levels[j] for j in shown.tolist()]
+    m = fit.grid.size
+    hist["group"] = pd.Categorical(np.repeat(levels, m), categories=levels)
+    return hist, levels
+
+
+def _result(settings, fit, partition, x, cols, reference) -> DPPCAResult:
+    histogram, groups = _histogram_frame(fit, partition)
+    totals = fit.histogram.total(axis=-1)[0]
+    index = {lv: j for j, lv in enumerate(partition.group_levels)}
+    k = settings.k
+    names = [f"PC{i + 1}" for i in range(k or 0)]
+    eigen = fit.eigen
+    ref = None
+    if reference:
+        ref = ordinary_pca(
+            x, fit.directions, settings.axes, k or x.shape[1], fit.grid,
+            fit.scores, fit.offset,
+        )
+        if partition.grouped:
+            levels = np.array(partition.group_levels, dtype=object)
+            ref["groups"] = np.where(
+                partition.group >= 0, levels[partition.group], None
+            )
+    return DPPCAResult(
+        directions=pd.DataFrame(
+            fit.directions,
+            index=cols,
+            columns=[f"PC{i + 1}" for i in range(len(cols))],
+        ),
+        eigenvalues=None if eigen is None
+        else pd.Series(eigen.values, index=names),
+        pve=None if eigen is None else pd.Series(eigen.pve, index=names),
+        frame=fit.frame,
+        histogram=histogram,
+        privacy=settings.budget.table(
+            settings.method, settings.directions is not None, k is not None
+        ),
+        releases=fit.releases,
+        axes=settings.axes,
+        method=settings.method,
+        bins=settings.bins,
+        center=settings.center,
+        n=len(x),
+        columns=cols,
+        groups=groups,
+        group_totals={g: float(totals[index[g]]) for g in groups}
+        if groups else {None: float(totals[0])},
+        reference=ref,
+        seed=settings.seed,
+        offset=fit.offset,
+        identity=fit.identity,
+        sample_key=fit.sample_key,
+    )

@@ -1,0 +1,689 @@
+"""The run of a private PCA: directions, eigenvalues, frame, histograms.
+
+One function per step, each releasing through one mechanism and
+recording one engine :class:`~plotnine_private.mechanisms.release.Release`:
+
+1. :func:`release_directions`: g-DPPCA (Gaussian noise on the spherical
+   Kendall matrix), ``eps_loading, delta_loading``;
+2. :func:`release_eigenvalues` (``dp_pca`` only): clipped pair variances,
+   ``eps_scree, delta_scree``;
+3. :func:`release_frame`: a square frame from three Durfee quantiles,
+   ``0.35 eps_score`` (pure DP);
+4. :func:`release_histogram`: one histogram of the scores over every
+   (panel, group, grid cell), ``0.65 eps_score, delta_score``.
+
+Identity and noise follow the release engine (DESIGN rule 5): the
+:class:`~plotnine_private.mechanisms.release.Query` of the whole PCA is
+public (columns, budget, split, bins, method, axes, groups and their
+declared levels, facets...); each component's identity is the query's
+identity plus the component's name, and each component's noise stream is
+keyed by that identity *and a digest of the data it perturbs*, so a
+rerun on changed data never reuses noise.
+
+Sizes (rule 10): nothing released depends on a panel's or a group's true
+size. The directions and the frame are computed once from all the rows
+(``n`` is public under replace-one adjacency); the histogram's noise and
+its sparse threshold are in count units (no ``n``); synthetic point
+counts come from the released histogram or from a public number.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..mechanisms.errors import ParameterError
+from ..mechanisms.histogram import (
+    ReleasedHistogram,
+    ScoreGrid,
+    grid_cells,
+    private_histogram,
+    score_grid,
+    sparse_threshold,
+)
+from ..mechanisms.keys import Secret
+from ..mechanisms.pca import (
+    PrivateEigenvalues,
+    private_directions,
+    private_eigenvalues,
+)
+from ..mechanisms.quantile import PrivateFrame, private_frame
+from ..mechanisms.randomness import derive_key
+from ..mechanisms.release import (
+    Query,
+    Release,
+    check_source,
+    data_digest,
+    stream_key,
+)
+from ..mechanisms.synthetic import allocate_group_sizes, sample_histogram
+from ..validation import fail
+
+__all__ = [
+    "FRAME_SHARE",
+    "HIST_SHARE",
+    "Budget",
+    "Partition",
+    "PCAFit",
+    "Settings",
+    "fit_pca",
+    "pca_query",
+    "released_cells",
+    "sample_rows",
+    "sample_sizes",
+    "shown_groups",
+]
+
+FRAME_SHARE = 0.35
+HIST_SHARE = 0.65
+FRAME_INFLATE = 0.2
+
+
+# --------------------------------------------------------------------------
+# public inputs
+# --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Budget:
+    """``(eps, delta)`` of each component (spec section 5).
+
+    The score share is split 0.35 frame (pure DP) / 0.65 histogram (with
+    all the score delta); with given directions nothing goes to loading.
+    """
+
+    loading: tuple[float, float]
+    scree: tuple[float, float]
+    frame: float
+    histogram: tuple[float, float]
+
+    @classmethod
+    def split(
+        cls, eps: float, delta: float, shares: dict[str, float]
+    ) -> Budget:
+        """
+        >>> b = Budget.split(3.0, 3e-5, {"loading": 1/3, "scree": 1/3,
+        ...                              "score": 1/3})
+        >>> round(b.frame, 4), round(b.histogram[0], 4)
+        (0.35, 0.65)
+        """
+        score = shares["score"]
+        return cls(
+            loading=(eps * shares["loading"], delta * shares["loading"]),
+            scree=(eps * shares.get("scree", 0.0),
+                   delta * shares.get("scree", 0.0)),
+            frame=FRAME_SHARE * eps * score,
+            histogram=(HIST_SHARE * eps * score, delta * score),
+        )
+
+    def table(self, method: str, given: bool, scree: bool) -> pd.DataFrame:
+        """Budget table: loading, scree, frame, histogram, total."""
+        rows = {
+            "loading": (
+                *self.loading,
+                "given (spent before)" if given
+                else "gaussian (spherical Kendall)",
+            ),
+            "scree": (
+                (*self.scree, "gaussian (clipped mean)") if scree
+                else (0.0, 0.0, "not released")
+            ),
+            "frame": (self.frame, 0.0, "durfee_quantile x3"),
+            "histogram": (
+                *self.histogram,
+                "gaussian" if method == "add" else "stability_histogram",
+            ),
+        }
+        table = pd.DataFrame(rows, index=["eps", "delta", "mechanism"]).T
+        table["eps"] = table["eps"].astype(float)
+        table["delta"] = table["delta"].astype(float)
+        table.loc["total"] = [
+            table["eps"].sum(),
+            table["delta"].sum(),
+            "sequential composition",
+        ]
+        table.index.name = "component"
+        return table
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The validated public parameters of one private PCA."""
+
+    fn: str
+    eps: float
+    delta: float
+    shares: dict[str, float]
+    bins: tuple[int, int]
+    method: str
+    axes: tuple[int, int]
+    center: bool
+    seed: int | str | None
+    k: int | None  # eigenvalues to release (None: no scree)
+    scale: np.ndarray | None
+    scree_clip: float | None
+    calibration: str
+    estimator: str
+    directions: np.ndarray | None  # given (released before)
+
+    @property
+    def budget(self) -> Budget:
+        return Budget.split(self.eps, self.delta, self.shares)
+
+
+@dataclass(frozen=True)
+class Partition:
+    """Where each row is counted: its panel and its group.
+
+    Panels and groups with declared levels partition the rows publicly,
+    so one histogram over all (panel, group, cell) costs what one
+    histogram costs (parallel composition).
+
+    Attributes
+    ----------
+    panel, group
+        Code of each row (-1: counted in no histogram).
+    panel_labels
+        Canonical label of each panel (one panel: ``[""]``).
+    group_levels
+        Group levels (``[None]`` without groups).
+    groups_declared
+        Whether the group levels were fixed without the data (else only
+        the thresholded "sparse" histogram may release them).
+    panels
+        Words for the report: how the panels were made.
+    """
+
+    panel: np.ndarray
+    group: np.ndarray
+    panel_labels: list[str] = field(default_factory=lambda: [""])
+    group_levels: list = field(default_factory=lambda: [None])
+    groups_declared: bool = True
+    panels: str = "single panel"
+
+    @classmethod
+    def single(cls, n: int) -> Partition:
+        zero = np.zeros(n, dtype=np.int64)
+        return cls(zero, zero)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return len(self.panel_labels), len(self.group_levels)
+
+    @property
+    def grouped(self) -> bool:
+        return self.group_levels != [None]
+
+
+def pca_query(
+    settings: Settings,
+    columns: Sequence[str],
+    source: str,
+    *,
+    group: tuple[str, Any] | None = None,
+    facets: Sequence[str] = (),
+    panel_labels: Sequence[str] = (),
+) -> Query:
+    """The public query of a PCA release.
+
+    ``dp_score(df)`` and ``ggplot(df) + stat_dp_pca_score()`` with the same
+    parameters state the same query, so they are one release (same
+    noise, charged once). Display-only and sampling parameters are not
+    part of it; ``group`` is ``(column, declared levels or "observed")``.
+    """
+    s = settings
+    given = None
+    if s.directions is not None:
+        given = data_digest(np.asarray(s.directions, dtype=float)).hex()
+    return Query.make(
+        "pca",
+        source,
+        s.seed,
+        columns=tuple(str(c) for c in columns),
+        eps=s.eps,
+        delta=s.delta,
+        split=tuple(sorted(s.shares.items())),
+        bins=s.bins,
+        method=s.method,
+        axes=s.axes,
+        center=s.center,
+        k=s.k,
+        scale=None if s.scale is None else tuple(s.scale.tolist()),
+        scree_clip=s.scree_clip,
+        calibration=s.calibration,
+        estimator=s.estimator,
+        directions=given,
+        group=group,
+        facets=tuple(facets),
+        panels=tuple(sorted(panel_labels)) if facets else (),
+    )
+
+
+# --------------------------------------------------------------------------
+# recording
+# --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Recorder:
+    """Makes the engine records of one PCA's components."""
+
+    identity: str
+    secret: Secret
+    source: str
+    panels: str
+
+    def __call__(self, component: str, **fields: Any) -> Release:
+        details = dict(fields.pop("details", {}))
+        if self.secret.key_id is not None:
+            details["key_id"] = self.secret.key_id
+        return Release(
+            identity=f"{self.identity}:{component}",
+            family=f"pca:{component}",
+            adjacency="replace",
+            policy=self.secret.policy,
+            source=self.source,
+            panels=self.panels,
+            details=details,
+            **fields,
+        )
+
+
+def _whole(partition: Partition) -> str:
+    """Composition words of a component computed once from all rows."""
+    if partition.shape[0] > 1:
+        return "one release from all rows, shared by the panels"
+    return "one release"
+
+
+# --------------------------------------------------------------------------
+# the steps
+# --------------------------------------------------------------------------
+def release_directions(
+    settings: Settings,
+    x: np.ndarray,
+    stream: Callable[..., bytes],
+    record: _Recorder,
+    partition: Partition,
+) -> tuple[np.ndarray, Release | None]:
+    """Private directions from all rows, or the given ones (no cost)."""
+    if settings.directions is not None:
+        return settings.directions, None
+    eps, delta = settings.budget.loading
+    try:
+        d = private_directions(
+            x,
+            eps,
+            delta,
+            calibration=settings.calibration,
+            estimator=settings.estimator,
+            key=stream(data_digest(x), "directions"),
+        )
+    except ParameterError as err:
+        raise fail(settings.fn, str(err)) from None
+    p = x.shape[1]
+    return d.vectors, record(
+        "directions",
+        mechanism="gaussian",
+        eps=eps,
+        delta=delta,
+        sensitivity=d.sensitivity,
+        domain="public",
+        cells=p * (p + 1) // 2,
+        composition=_whole(partition),
+        details={
+            "what": "directions",
+            "matrix": "spherical Kendall (g-DPPCA)",
+            "sigma": d.sigma,
+            "calibration": settings.calibration,
+            "estimator": d.estimator,
+            "shifts": d.shifts,
+        },
+    )
+
+
+def release_eigenvalues(
+    settings: Settings,
+    x: np.ndarray,
+    v: np.ndarray,
+    stream: Callable[..., bytes],
+    record: _Recorder,
+    partition: Partition,
+) -> tuple[PrivateEigenvalues | None, Release | None]:
+    """Private eigenvalues (dppca's clipped scree) of all rows."""
+    if settings.k is None:
+        return None, None
+    eps, delta = settings.budget.scree
+    k = settings.k
+    y = x @ v[:, :k]
+    try:
+        eigen = private_eigenvalues(
+            y,
+            eps,
+            delta,
+            clip=settings.scree_clip,
+            calibration=settings.calibration,
+            key=stream(data_digest(y), "scree"),
+        )
+    except ParameterError as err:
+        raise fail(settings.fn, str(err)) from None
+    return eigen, record(
+        "scree",
+        mechanism="gaussian",
+        eps=eps,
+        delta=delta,
+        sensitivity=math.sqrt(k) * eigen.clip / (x.shape[0] // 2),
+        domain="public",
+        cells=k,
+        composition=_whole(partition),
+        details={
+            "what": "eigenvalues",
+            "method": "clipped",
+            "clip": eigen.clip,
+            "clip_source": eigen.clip_source,
+            "eps_clip_quantile": eigen.eps_clip,
+            "sigma": eigen.sigma,
+        },
+    )
+
+
+def release_frame(
+    settings: Settings,
+    scores: np.ndarray,
+    stream: Callable[..., bytes],
+    record: _Recorder,
+    partition: Partition,
+) -> tuple[PrivateFrame, ScoreGrid, Release]:
+    """The private square frame of all rows' scores, and its grid."""
+    eps = settings.budget.frame
+    try:
+        frame = private_frame(
+            scores,
+            eps,
+            inflate=FRAME_INFLATE,
+            key=stream(data_digest(scores), "frame"),
+        )
+        grid = score_grid(frame.xlim, frame.ylim, settings.bins)
+    except ParameterError as err:
+        raise fail(settings.fn, str(err)) from None
+    return frame, grid, record(
+        "frame",
+        mechanism="durfee_quantile",
+        eps=eps,
+        delta=0.0,
+        sensitivity=1.0,
+        domain="public",
+        cells=3,
+        composition=_whole(partition),
+        details={
+            "what": "frame",
+            "quantiles": "signed medians (eps/3 each), radial 0.99 "
+            "quantile (eps/3)",
+            "noise": "one-sided exponential; rate eps/12 per draw for the "
+            "medians, eps/6 for the radius (eps = frame eps)",
+            "beta": 1.01,
+            "max_steps": 5000,
+            "inflate": FRAME_INFLATE,
+            "xlim": frame.xlim,
+            "ylim": frame.ylim,
+        },
+    )
+
+
+def partition_counts(
+    scores: np.ndarray, grid: ScoreGrid, partition: Partition
+) -> np.ndarray:
+    """True counts, shape ``(panels, groups, cells)``; rows with code -1
+    are counted nowhere."""
+    npanel, ngroup = partition.shape
+    cell = grid_cells(scores[:, 0], scores[:, 1], grid)
+    ok = (partition.panel >= 0) & (partition.group >= 0)
+    flat = (partition.panel[ok] * ngroup + partition.group[ok]) * (
+        grid.size
+    ) + cell[ok]
+    counts = np.bincount(flat, minlength=npanel * ngroup * grid.size)
+    return counts.astype(np.int64).reshape(npanel, ngroup, grid.size)
+
+
+def _histogram_composition(partition: Partition) -> str:
+    npanel, ngroup = partition.shape
+    over = [
+        w for w, many in (("declared facets", npanel > 1),
+                          ("groups", ngroup > 1)) if many
+    ]
+    if not over:
+        return "one histogram"
+    return f"parallel over {' and '.join(over)}"
+
+
+def release_histogram(
+    settings: Settings,
+    scores: np.ndarray,
+    grid: ScoreGrid,
+    stream: Callable[..., bytes],
+    record: _Recorder,
+    partition: Partition,
+) -> tuple[ReleasedHistogram, Release]:
+    """One private histogram over every (panel, group, grid cell).
+
+    One record is in one cell of one panel and group: under replace-one
+    the whole count array has L1 sensitivity 2 and L2 sensitivity
+    ``sqrt(2)``, so it is released once with the full histogram budget,
+    empty panels and groups included.
+    """
+    eps, delta = settings.budget.histogram
+    counts = partition_counts(scores, grid, partition)
+    key = stream(
+        data_digest(counts, grid.x_breaks, grid.y_breaks), "histogram"
+    )
+    try:
+        hist = private_histogram(
+            counts,
+            settings.method,
+            eps,
+            delta,
+            calibration=settings.calibration,
+            key=key,
+        )
+    except ParameterError as err:
+        raise fail(settings.fn, str(err)) from None
+    details: dict[str, Any] = {"what": "histogram", "bins": settings.bins}
+    if settings.method == "sparse":
+        details["laplace_scale_counts"] = 2 / eps
+        details["threshold"] = sparse_threshold(eps, delta)
+    if partition.grouped:
+        details["groups"] = (
+            [str(g) for g in partition.group_levels]
+            if partition.groups_declared
+            else "observed (thresholded)"
+        )
+    add = settings.method == "add"
+    # cells released: the public size of the array; with groups seen in
+    # the data that size would count them, so the cells shown instead
+    cells = (
+        counts.size if partition.groups_declared
+        else np.count_nonzero(hist.counts)
+    )
+    return hist, record(
+        "histogram",
+        mechanism="gaussian" if add else "stability_histogram",
+        eps=eps,
+        delta=delta,
+        sensitivity=math.sqrt(2) if add else 2.0,
+        domain="private estimate" if add else "thresholded",
+        cells=int(cells),
+        composition=_histogram_composition(partition),
+        details=details,
+    )
+
+
+# --------------------------------------------------------------------------
+# the run
+# --------------------------------------------------------------------------
+@dataclass
+class PCAFit:
+    """Everything one private PCA released (and its records)."""
+
+    directions: np.ndarray
+    eigen: PrivateEigenvalues | None
+    frame: PrivateFrame
+    grid: ScoreGrid
+    histogram: ReleasedHistogram  # (panels, groups, cells)
+    releases: list[Release]
+    identity: str
+    offset: tuple[float, float]
+    sample_key: bytes = field(repr=False)
+    scores: np.ndarray = field(repr=False)  # raw; for references only
+
+    def sample_key_for(self, *names: Any) -> bytes:
+        """Sampling stream of one (panel, group)."""
+        return derive_key(self.sample_key, *names)
+
+
+def fit_pca(
+    settings: Settings,
+    x: np.ndarray,
+    partition: Partition,
+    query: Query,
+    data_object: Any = None,
+) -> PCAFit:
+    """Release the directions, eigenvalues, frame and histogram."""
+    if settings.method == "add" and not partition.groups_declared:
+        raise fail(
+            settings.fn,
+            "the group levels are not declared, so which groups exist is "
+            "a fact about the data; method='add' would show every group "
+            "seen. Declare them (a pandas Categorical with explicit "
+            "categories=[...], or a polars Enum) or use method='sparse', "
+            "which shows only cells that clear a threshold.",
+        )
+    secret = query.secret()
+    identity = query.identity(secret)
+    check_source(query, secret, data_object)
+
+    def stream(digest: bytes, component: str) -> bytes:
+        return stream_key(secret, identity, digest, component)
+
+    record = _Recorder(identity, secret, query.source, partition.panels)
+    releases: list[Release] = []
+    v, rel = release_directions(settings, x, stream, record, partition)
+    releases += [rel] if rel is not None else []
+    eigen, rel = release_eigenvalues(
+        settings, x, v, stream, record, partition
+    )
+    releases += [rel] if rel is not None else []
+    a, b = settings.axes[0] - 1, settings.axes[1] - 1
+    scores = x @ v[:, [a, b]]
+    frame, grid, rel = release_frame(
+        settings, scores, stream, record, partition
+    )
+    releases.append(rel)
+    hist, rel = release_histogram(
+        settings, scores, grid, stream, record, partition
+    )
+    releases.append(rel)
+    offset = frame.center if settings.center else (0.0, 0.0)
+    return PCAFit(
+        directions=v,
+        eigen=eigen,
+        frame=frame,
+        grid=grid,
+        histogram=hist,
+        releases=releases,
+        identity=identity,
+        offset=(float(offset[0]), float(offset[1])),
+        # sampling is post-processing of the released counts: its stream
+        # is named by them, never by the data
+        sample_key=stream(data_digest(hist.noisy), "synthetic"),
+        scores=scores,
+    )
+
+
+# --------------------------------------------------------------------------
+# the released cells as rows (post-processing)
+# --------------------------------------------------------------------------
+def shown_groups(fit: PCAFit, partition: Partition) -> np.ndarray:
+    """Indices of the groups to show: every declared one; of groups seen
+    in the data, those with a released cell in some panel."""
+    ngroup = partition.shape[1]
+    if partition.groups_declared:
+        return np.arange(ngroup)
+    return np.flatnonzero(fit.histogram.counts.sum(axis=(0, 2)) > 0)
+
+
+def released_cells(fit: PCAFit, groups: np.ndarray) -> pd.DataFrame:
+    """Every released cell of the shown ``groups`` as a row, in display
+    coordinates: panel-major, then group, then cell (y-outer order).
+
+    Columns ``xmin, xmax, ymin, ymax, x, y`` (cell centre), ``count``
+    (released, clipped at 0), ``prob`` (count over its histogram's
+    total), and the indices ``_panel``, ``_g`` of its histogram.
+    """
+    npanel = fit.histogram.counts.shape[0]
+    grid, (ox, oy) = fit.grid, fit.offset
+    m = grid.size
+    pi = np.repeat(np.arange(npanel), len(groups) * m)
+    gi = np.tile(np.repeat(groups, m), npanel)
+    ci = np.tile(np.arange(m), npanel * len(groups))
+    out = pd.DataFrame(
+        {
+            "xmin": grid.xmin[ci] - ox,
+            "xmax": grid.xmax[ci] - ox,
+            "ymin": grid.ymin[ci] - oy,
+            "ymax": grid.ymax[ci] - oy,
+        }
+    )
+    out["x"] = (out["xmin"] + out["xmax"]) / 2
+    out["y"] = (out["ymin"] + out["ymax"]) / 2
+    out["count"] = fit.histogram.counts[pi, gi, ci]
+    out["prob"] = fit.histogram.prob(axis=-1)[pi, gi, ci]
+    out["_panel"] = pi
+    out["_g"] = gi
+    return out
+
+
+# --------------------------------------------------------------------------
+# synthetic points (post-processing)
+# --------------------------------------------------------------------------
+def sample_sizes(totals: np.ndarray, n: int) -> np.ndarray:
+    """Split a public number of points ``n`` over histograms in
+    proportion to their released totals (largest remainder; clipped at
+    0). No true size enters: ``n`` is public (a parameter, or the number
+    of rows under replace-one adjacency) and the totals are released.
+
+    >>> sample_sizes(np.array([1.0, -3.0, 3.0]), 8).tolist()
+    [2, 0, 6]
+    """
+    totals = np.maximum(np.nan_to_num(np.asarray(totals, float)), 0.0)
+    with warnings.catch_warnings():
+        # a histogram without released mass gets no points: expected
+        warnings.simplefilter("ignore", UserWarning)
+        return allocate_group_sizes(int(n), totals.ravel()).reshape(
+            totals.shape
+        )
+
+
+def sample_rows(
+    cells: pd.DataFrame,
+    size: int,
+    method: str,
+    bandwidth_scale: float | None,
+    key: bytes,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``size`` synthetic points of one released histogram, given as rows
+    ``xmin, xmax, ymin, ymax, prob`` (display coordinates)."""
+    if size == 0:
+        return np.empty(0), np.empty(0)
+    return sample_histogram(
+        cells["xmin"],
+        cells["xmax"],
+        cells["ymin"],
+        cells["ymax"],
+        cells["prob"],
+        size,
+        method,
+        bandwidth_scale,
+        key=key,
+    )
