@@ -52,6 +52,7 @@ from .stats.binhex import (
     stat_binhex_dp,
 )
 from .stats.count import stat_count_ckm, stat_count_dp
+from .stats.dp_pca_score import stat_dp_pca_score
 from .stats.sum import stat_sum_ckm, stat_sum_dp
 from .tables import ckm_table, dp_table
 
