@@ -1,7 +1,7 @@
 """A bundle for output checking: the figure, its released numbers, metadata.
 
 :func:`save_release` writes what a research data centre's output checker
-asks for with a graph (specs/hexbin-and-output-checking.md §2, §3, §5):
+asks for with a graph (the layout of ACRO's results.json, SACRO project):
 
 * ``figure.png``: the figure, raster only (vector formats are refused by
   many checkers);

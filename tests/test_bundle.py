@@ -1,5 +1,5 @@
 """save_release: the bundle an output checker receives
-(specs/hexbin-and-output-checking.md §2, §3, §5)."""
+(modelled on ACRO's results.json)."""
 
 from __future__ import annotations
 

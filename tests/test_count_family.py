@@ -1,4 +1,4 @@
-"""count_dp / count_ckm: drop-in bar charts (DESIGN.md privacy model)."""
+"""count_dp / count_ckm: drop-in bar charts (README privacy model)."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ the event S = {released >= c + 1} has P_D'(S) / P_D(S) = e^ε for Laplace
 noise: the ratio attains the full budget. Clopper-Pearson bounds give a
 lower confidence bound on ε; it must stay below the claimed ε, and exceed
 it for a deliberately under-noised control (so the test has power).
-specs/dp-mechanisms.md §7.2, recipe 5.
+After the empirical audits of Jagielski et al. (2020) and Nasr et al. (2021).
 """
 
 from __future__ import annotations

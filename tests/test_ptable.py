@@ -1,6 +1,7 @@
 """Count p-tables: R ptable 1.0.0 references, invariants, I/O, lookup.
 
-Case numbers (P1..P12) refer to specs/cell-key-method.md section 6.1.
+Case numbers (P1..P12) label the reference cases of docs/ptables.md and
+the tests below.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Magnitude p-tables: R ptable 1.0.0 references, refusals, I/O, lookup.
 
-Spec: specs/cell-key-method.md section 2 (create_num_ptable, cellKey's
-magnitude lookup) and case P13 of section 6.1.
+Covers create_num_ptable and cellKey's magnitude lookup, described in
+docs/ptables.md (case P13 is the magnitude reference case).
 """
 
 from __future__ import annotations

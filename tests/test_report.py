@@ -1,5 +1,5 @@
-"""privacy_report and privacy_budget: the ledger of a plot (DESIGN.md rule 8,
-specs/dp-mechanisms.md §6.2)."""
+"""privacy_report and privacy_budget: the ledger of a plot (composition
+rules of README.md and plotnine_private/report.py)."""
 
 from __future__ import annotations
 

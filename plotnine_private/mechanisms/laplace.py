@@ -482,8 +482,9 @@ def threshold_for(
     there and is absent (never released) in the other. Keeping a cell iff
     its noisy count is ``>= τ`` bounds the chance that such a cell appears
     by ``δ / k``, with ``k`` the number of cells one record can create:
-    1 under add/remove, 2 under replace (Karwa & Vadhan 2018; the
-    add/remove form of specs/dp-mechanisms.md §5).
+    1 under add/remove, 2 under replace (Karwa & Vadhan 2018, "Finite
+    sample differentially private confidence intervals", stability-based
+    histograms, in their add/remove form).
 
     Discrete Laplace, ``p = exp(-ε/Δ)``: ``P(N >= m) = p^m / (1+p)``, so
     ``τ = 1 + ceil(Δ ln(k / ((1+p) δ)) / ε)``. Continuous Laplace:
