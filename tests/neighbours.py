@@ -85,7 +85,9 @@ def snapshot(
         if not isinstance(sc, scale_discrete)
         for ae in sc.aesthetics
         if ae not in ("x", "y")
-    } | ({"color"} if "colour" in str(built.scales) else set())
+    }
+    if "colour" in mapped:
+        mapped.add("color")  # plotnine's data column for the colour aes
     for i, lyr in enumerate(built.layers):
         data = lyr.data
         if "group" in data.columns and len(data):
