@@ -27,12 +27,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+from plotnine.facets.facet_null import facet_null
 from plotnine.facets.layout import Layout
 from plotnine.layer import Layers
 from plotnine.layer import layer as _layer
 from plotnine.mapping.aes import aes
 from plotnine.mapping.evaluation import evaluate
 
+from .cells import small_codes
 from .door import facet_skeleton, is_private, make_door
 
 if TYPE_CHECKING:
@@ -145,14 +147,56 @@ def _layout_setup(original):
             ]
             return compute_layout(shown)
 
+        facet_map = facet.map
+        flags = iter(private)
+
+        def public_map(data, layout):
+            # called once per layer, in order; a private layer's PANEL is
+            # a categorical of small codes (plotnine's facet_null gives
+            # every row an int64 1: 8 bytes a record)
+            mine = next(flags, False)
+            if mine and isinstance(facet, facet_null):
+                data["PANEL"] = pd.Categorical.from_codes(
+                    np.zeros(len(data), dtype=np.int8),
+                    categories=layout["PANEL"].cat.categories,
+                    ordered=True,
+                )
+                return data
+            mapped = facet_map(data, layout)
+            if mine and "PANEL" in mapped.columns:
+                mapped["PANEL"] = _small_panel(mapped["PANEL"], layout)
+            return mapped
+
         facet.compute_layout = public_layout
+        facet.map = public_map
         try:
             with _quiet():
                 return original(self, layers, plot)
         finally:
             del facet.compute_layout
+            del facet.map
 
     return setup
+
+
+def _small_panel(col: pd.Series, layout: pd.DataFrame) -> pd.Categorical:
+    """``PANEL`` as plotnine's ordered categorical of the layout's panels,
+    with codes of one or two bytes."""
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        return col
+    cats = layout["PANEL"]
+    cats = (
+        cats.cat.categories
+        if isinstance(cats.dtype, pd.CategoricalDtype)
+        else pd.Index(cats)
+    )
+    if len(cats) == 1 and (col.dtype.kind in "iu"):
+        # one panel: every row's code is 0
+        codes = np.zeros(len(col), dtype=np.int8)
+        codes[col.to_numpy() != cats[0]] = -1
+    else:
+        codes = small_codes(cats.get_indexer(col), len(cats))
+    return pd.Categorical.from_codes(codes, categories=cats, ordered=True)
 
 
 def _layer_deepcopy(original):

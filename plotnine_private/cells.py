@@ -38,7 +38,7 @@ __all__ = [
 
 
 #: records per pass: per-chunk temporaries stay a few MB whatever n is
-CHUNK = 1 << 20
+CHUNK = 1 << 18
 
 
 def small_codes(codes: np.ndarray, size: int) -> np.ndarray:

@@ -42,10 +42,12 @@ from plotnine.scales.scale_discrete import scale_discrete
 from plotnine.stats.stat import stat
 
 from ..cells import (
+    CHUNK,
     Dimension,
     assemble,
     categorical_dimension,
     cell_query,
+    small_codes,
 )
 from ..door import Door, level_label
 from ..mechanisms.ckm import record_key_integers
@@ -173,6 +175,28 @@ def scale_facts(scale) -> tuple:
     return facts
 
 
+def _missing(col: pd.Series) -> np.ndarray:
+    """Whether each value is missing (or infinite, for numbers), a chunk
+    at a time so that no temporary as long as the column is made."""
+    n = len(col)
+    out = np.zeros(n, dtype=bool)
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        codes = col.cat.codes.to_numpy()
+        for start in range(0, n, CHUNK):
+            out[start:start + CHUNK] = codes[start:start + CHUNK] < 0
+        return out
+    if pd.api.types.is_numeric_dtype(col) and not (
+        pd.api.types.is_bool_dtype(col)
+    ):
+        values = col.to_numpy(dtype=float, na_value=np.nan)
+        for start in range(0, n, CHUNK):
+            out[start:start + CHUNK] = ~np.isfinite(
+                values[start:start + CHUNK]
+            )
+        return out
+    return col.isna().to_numpy()
+
+
 class PrivateCountStat(stat):
     """Base of all private count stats (not registered under a stat name).
 
@@ -250,7 +274,7 @@ class PrivateCountStat(stat):
         ]
         panel = self.panel_dimension(data, door)
         fdim = Dimension(
-            "cell", np.asarray(fam.code, np.int64), fam.content,
+            "cell", small_codes(fam.code, len(fam.frame)), fam.content,
             fam.frame.index, fam.public,
         )
         weight = None
@@ -360,18 +384,18 @@ class PrivateCountStat(stat):
         if "PANEL" in data.columns and len(data):
             col = data["PANEL"]
             if isinstance(col.dtype, pd.CategoricalDtype):
-                # plotnine's PANEL categories are 1..npanel, in order
-                codes = col.cat.codes.to_numpy(np.int64)
-            elif pd.api.types.is_integer_dtype(col.dtype):
-                codes = col.to_numpy(np.int64) - 1
+                # plotnine's PANEL categories are 1..npanel, in order (the
+                # codes are small integers: no copy)
+                codes = col.cat.codes.to_numpy()
             else:
                 panel = pd.to_numeric(col, errors="coerce").to_numpy(float)
                 codes = np.where(
                     np.isfinite(panel), np.nan_to_num(panel) - 1, -1
                 ).astype(np.int64)
-            codes[(codes < 0) | (codes >= npanel)] = -1
+                codes[(codes < 0) | (codes >= npanel)] = -1
+                codes = small_codes(codes, npanel)
         else:
-            codes = np.zeros(len(data), dtype=np.int64)
+            codes = np.zeros(len(data), dtype=np.int8)
         labels = np.array(door.panel_labels, dtype=object)
         return Dimension(
             "PANEL", codes, [labels], list(layout_panels), True
@@ -437,13 +461,7 @@ class PrivateCountStat(stat):
         cols = [c for c in sorted(self.REQUIRED_AES) if c in data.columns]
         bad = np.zeros(len(data), dtype=bool)
         for c in cols:
-            col = data[c]
-            if pd.api.types.is_numeric_dtype(col) and not (
-                pd.api.types.is_bool_dtype(col)
-            ):
-                bad |= ~np.isfinite(col.to_numpy(dtype=float, na_value=np.nan))
-            else:
-                bad |= col.isna().to_numpy()
+            bad |= _missing(data[c])
         return data[~bad] if bad.any() else data
 
     def checked_weights(self, column: pd.Series) -> np.ndarray:

@@ -12,6 +12,7 @@ from plotnine.doctools import document
 from plotnine.mapping.evaluation import after_stat
 from plotnine.scales.scale_discrete import scale_discrete
 
+from ..cells import chunked_codes
 from .base import (
     CKM_PARAMS,
     DP_PARAMS,
@@ -140,7 +141,10 @@ class _Bin2dFamily(TwoAxisBins, PrivateCountStat):
                        ax.clamp)
         iy = bin_index(data["y"].to_numpy(dtype=float), ay.breaks, "right",
                        ay.clamp)
-        code = np.where((ix >= 0) & (iy >= 0), iy * nx + ix, -1)
+        code = chunked_codes(len(ix), nx * ny, lambda part: np.where(
+            (ix[part] >= 0) & (iy[part] >= 0),
+            iy[part].astype(np.int64) * nx + ix[part], -1,
+        ))
         gx = np.tile(np.arange(nx), ny)
         gy = np.repeat(np.arange(ny), nx)
         xmin, xmax = ax.breaks[:-1][gx], ax.breaks[1:][gx]

@@ -19,6 +19,7 @@ import pandas as pd
 from plotnine.doctools import document
 from plotnine.mapping.evaluation import after_stat
 
+from ..cells import chunked_codes
 from ..mechanisms.errors import ParameterError
 from ..mechanisms.hexbin import (
     bins_pair,
@@ -148,24 +149,29 @@ class _BinhexFamily(TwoAxisBins, PrivateCountStat):
         mech = self.make_mechanism() if self.DP else None
         lat = self.lattice(scales, mech)
         (x0, x1), (y0, y1) = lat["xlim"], lat["ylim"]
-        x = data["x"].to_numpy(dtype=float)
-        y = data["y"].to_numpy(dtype=float)
-        if lat["clamp"]:
-            # private range: records outside it go to the edge hexagons
-            x, y = np.clip(x, x0, x1), np.clip(y, y0, y1)
-        inside = (x >= x0) & (x <= x1) & (y >= y0) & (y <= y1)
-
+        xs = data["x"].to_numpy(dtype=float)
+        ys = data["y"].to_numpy(dtype=float)
         row, col = lat["row"], lat["col"]
-        r, c = hex_assign(x, y, lat["origin"], lat["binwidth"])
         # dense lookup (row, col) -> position in the lattice
         rmin, cmin = row.min(), col.min()
         nr, nc = row.max() - rmin + 1, col.max() - cmin + 1
         table = np.full(nr * nc, -1, dtype=np.int64)
         table[(row - rmin) * nc + (col - cmin)] = np.arange(len(row))
-        ri, ci = r - rmin, c - cmin
-        ok = inside & (ri >= 0) & (ri < nr) & (ci >= 0) & (ci < nc)
-        code = np.full(len(x), -1, dtype=np.int64)
-        code[ok] = table[ri[ok] * nc + ci[ok]]
+
+        def code_of(part: slice) -> np.ndarray:
+            x, y = xs[part], ys[part]
+            if lat["clamp"]:
+                # private range: records outside it go to the edge hexagons
+                x, y = np.clip(x, x0, x1), np.clip(y, y0, y1)
+            inside = (x >= x0) & (x <= x1) & (y >= y0) & (y <= y1)
+            r, c = hex_assign(x, y, lat["origin"], lat["binwidth"])
+            ri, ci = r - rmin, c - cmin
+            ok = inside & (ri >= 0) & (ri < nr) & (ci >= 0) & (ci < nc)
+            code = np.full(len(x), -1, dtype=np.int64)
+            code[ok] = table[ri[ok] * nc + ci[ok]]
+            return code
+
+        code = chunked_codes(len(xs), len(row), code_of)
 
         frame = hex_geometry(row, col, lat["origin"], lat["binwidth"])
         # a hexagon is identified by its shape and place; the tag keeps

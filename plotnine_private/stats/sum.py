@@ -10,6 +10,7 @@ import pandas as pd
 from plotnine.doctools import document
 from plotnine.mapping.evaluation import after_stat
 
+from ..cells import chunked_codes
 from .base import (
     CKM_PARAMS,
     DP_PARAMS,
@@ -88,10 +89,17 @@ class _SumFamily(PrivateCountStat):
             )
             nx = int(np.floor((x1 - x0) / rx + 1e-9)) + 1
             ny = int(np.floor((y1 - y0) / ry + 1e-9)) + 1
-            ix = np.rint((x - x0) / rx).astype(np.int64)
-            iy = np.rint((y - y0) / ry).astype(np.int64)
-            inside = (ix >= 0) & (ix < nx) & (iy >= 0) & (iy < ny)
-            code = np.where(inside, iy * nx + ix, -1)
+
+            def code_of(part: slice) -> np.ndarray:
+                with np.errstate(invalid="ignore"):
+                    fx = np.rint((x[part] - x0) / rx)
+                    fy = np.rint((y[part] - y0) / ry)
+                inside = (fx >= 0) & (fx < nx) & (fy >= 0) & (fy < ny)
+                ix = np.where(inside, fx, 0).astype(np.int64)
+                iy = np.where(inside, fy, 0).astype(np.int64)
+                return np.where(inside, iy * nx + ix, -1)
+
+            code = chunked_codes(len(x), nx * ny, code_of)
             gx = np.tile(np.arange(nx), ny)
             gy = np.repeat(np.arange(ny), nx)
             px, py = x0 + gx * rx, y0 + gy * ry
