@@ -43,7 +43,9 @@ import pandas as pd
 from plotnine.scales.scale_discrete import scale_discrete
 
 from .exceptions import PlotninePrivateError
-from .report import _budget_layer, _private_layers, report_from_built
+from .report.budget import budget_layer
+from .report.composition import private_layers
+from .report.presentation import report_from_built
 
 if TYPE_CHECKING:
     from plotnine import ggplot
@@ -301,7 +303,8 @@ def _layer_output(
     timestamp: str,
     comments: list[str],
 ) -> dict[str, Any]:
-    from .report import COLUMNS, _plain
+    from .report.composition import COLUMNS
+    from .report.presentation import plain
 
     # what a checker needs of each release (the report's columns that
     # describe the mechanism, not the layer or the seed policy)
@@ -312,7 +315,7 @@ def _layer_output(
     otype, statbarn = _output_type(stat_name)
     privacy = [
         {
-            k: _plain(r[k])
+            k: plain(r[k])
             for k in release_fields
         }
         for r in rows
@@ -516,7 +519,7 @@ def save_release(
 
         plt.close(figure)
 
-    bl = _budget_layer(built)
+    bl = budget_layer(built)
     meta = {
         "version": _versions()["plotnine_private"],
         "results": results,
@@ -561,7 +564,7 @@ def _write_layers(
         if isinstance(row["layer"], int):
             rows_by_layer.setdefault(row["layer"], []).append(row)
     results: dict[str, Any] = {}
-    for i, lyr in _private_layers(built.layers):
+    for i, lyr in private_layers(built.layers):
         rows = rows_by_layer.get(i, [])
         private = hasattr(lyr.stat, "releases")
         if not private and type(lyr.geom).__name__ == "geom_blank":

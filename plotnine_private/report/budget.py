@@ -1,0 +1,185 @@
+"""The plot-level privacy budget: ``plot + privacy_budget(eps, delta)``.
+
+A budget is a layer that draws nothing; when plotnine prepares the geoms
+(after every layer's statistic, so every release is known) it composes the
+releases (:mod:`.composition`) and raises
+:class:`~plotnine_private.exceptions.BudgetExceededError` before anything
+is drawn if they cost more.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+from plotnine import geom_blank
+from plotnine.layer import Layers, layer
+
+from ..exceptions import BudgetExceededError, PlotninePrivateError
+from .composition import Ledger, compose, exceeds, fmt, private_layers
+
+if TYPE_CHECKING:
+    from plotnine import ggplot
+
+__all__ = ["PrivacyBudget", "budget_layer", "privacy_budget"]
+
+
+def _check_budget(eps: Any, delta: Any) -> tuple[float, float]:
+    if (
+        isinstance(eps, bool)
+        or not isinstance(eps, numbers.Real)
+        or not math.isfinite(eps)
+        or eps <= 0
+    ):
+        raise PlotninePrivateError(
+            f"privacy_budget(): eps must be a finite number > 0, got {eps!r}."
+        )
+    if (
+        isinstance(delta, bool)
+        or not isinstance(delta, numbers.Real)
+        or not (0 <= delta < 1)
+    ):
+        raise PlotninePrivateError(
+            f"privacy_budget(): delta must be a number in [0, 1), got "
+            f"{delta!r}; use 0 for pure eps-DP or a small value such as "
+            "1e-6 when a layer thresholds cells from the data."
+        )
+    return float(eps), float(delta)
+
+
+class _BudgetLayer(layer):
+    """A layer that draws nothing and checks the plot's composed cost.
+
+    plotnine builds every layer's statistic (``layers.compute_statistic``)
+    before it prepares any layer's geom data (``layers.setup_data``), so
+    the check in :meth:`setup_data` sees the releases of all layers, also
+    those added after the budget, and runs before anything is drawn.
+    """
+
+    #: composition leaves it out (it releases nothing)
+    is_budget = True
+
+    def __init__(self, eps: float, delta: float):
+        blank = geom_blank(
+            data=pd.DataFrame(), inherit_aes=False, show_legend=False
+        )
+        self.__dict__.update(layer.from_geom(blank).__dict__)
+        self.budget_eps = eps
+        self.budget_delta = delta
+        self.enforce = True
+
+    def __deepcopy__(self, memo: dict[Any, Any]) -> _BudgetLayer:
+        # the plot being built is a build-time reference, never copied
+        plot = self.__dict__.pop("_plot", None)
+        try:
+            return super().__deepcopy__(memo)  # type: ignore[return-value]
+        finally:
+            if plot is not None:
+                self._plot = plot
+
+    def setup(self, plot: ggplot):
+        super().setup(plot)
+        self._plot = plot
+
+    def setup_data(self):
+        plot = self.__dict__.pop("_plot", None)
+        if self.enforce and plot is not None:
+            ledger = compose(private_layers(plot.layers))
+            raise_if_exceeded(ledger, self.budget_eps, self.budget_delta)
+        super().setup_data()
+
+
+class _BudgetedLayers(Layers):
+    """The layers of a plot with a budget: the budget layer stays last, so
+    layers added later keep the indices a user expects (``layer_data(p,
+    i)``) and the budget layer never shifts them."""
+
+    def append(self, lyr):
+        if (
+            self
+            and isinstance(self[-1], _BudgetLayer)
+            and not isinstance(lyr, _BudgetLayer)
+        ):
+            self.insert(len(self) - 1, lyr)
+        else:
+            super().append(lyr)
+
+
+@dataclass(frozen=True)
+class PrivacyBudget:
+    """The most a plot may spend; add it to a ggplot with ``+``.
+
+    Made by :func:`privacy_budget`.
+    """
+
+    eps: float
+    delta: float = 0.0
+
+    def __post_init__(self):
+        _check_budget(self.eps, self.delta)
+
+    def __radd__(self, plot: ggplot) -> ggplot:
+        # ggplot.__add__ has already copied the plot; a later budget
+        # replaces an earlier one
+        plot.layers = _BudgetedLayers(
+            lyr for lyr in plot.layers if not isinstance(lyr, _BudgetLayer)
+        )
+        plot.layers.append(_BudgetLayer(self.eps, self.delta))
+        return plot
+
+
+def privacy_budget(eps: float, delta: float = 0.0) -> PrivacyBudget:
+    """A privacy budget for a whole plot.
+
+    ``plot + privacy_budget(eps=1, delta=1e-6)`` makes drawing, saving and
+    notebook display fail with
+    :class:`~plotnine_private.exceptions.BudgetExceededError` when the
+    layers of the plot compose (see :func:`privacy_report`) to more than
+    ``eps`` or more than ``delta``. CKM layers cost nothing (they have no
+    formal guarantee).
+
+    Parameters
+    ----------
+    eps
+        Total eps, a finite number > 0.
+    delta
+        Total delta in [0, 1). The default 0 allows only pure eps-DP
+        releases: a layer that thresholds cells observed in the data
+        spends its ``delta`` too.
+
+    Examples
+    --------
+    >>> b = privacy_budget(eps=1.5)
+    >>> (b.eps, b.delta)
+    (1.5, 0.0)
+    """
+    return PrivacyBudget(*_check_budget(eps, delta))
+
+
+def budget_layer(plot: ggplot) -> _BudgetLayer | None:
+    found = [lyr for lyr in plot.layers if isinstance(lyr, _BudgetLayer)]
+    return found[-1] if found else None
+
+
+def raise_if_exceeded(ledger: Ledger, eps: float, delta: float) -> None:
+    if not (
+        exceeds(ledger.total_eps, eps) or exceeds(ledger.total_delta, delta)
+    ):
+        return
+    spent = [
+        f"layer {r['layer']} ({r['stat']}, {r['composition']}): "
+        f"eps={fmt(r['charged_eps'])}, delta={fmt(r['charged_delta'])}"
+        for r in ledger.rows
+        if r["charged_eps"] or r["charged_delta"]
+    ]
+    raise BudgetExceededError(
+        f"privacy budget exceeded: the plot's layers compose to "
+        f"eps={fmt(ledger.total_eps)}, delta={fmt(ledger.total_delta)}, "
+        f"more than the budget eps={fmt(eps)}, delta={fmt(delta)}. "
+        f"Spent by: {'; '.join(spent)}. Lower eps in the layers, repeat "
+        "an identical release (same seed and parameters) instead of a "
+        "new one, or raise privacy_budget(). Nothing was drawn."
+    )

@@ -1,0 +1,320 @@
+"""Composition: the releases of a built plot's layers become report rows.
+
+A release is charged once, at its first appearance (same public identity:
+same source, query and seed); everything else composes sequentially;
+parallel composition over declared facets is in each release's own
+privacy map. CKM releases have no eps. A layer without a mechanism is
+"not protected" and the rows say which axis it trains. Nothing here
+looks at data: only at the typed releases the layers recorded.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..mechanisms.release import Release
+
+__all__ = [
+    "COLUMNS",
+    "POLICY_WORDS",
+    "Ledger",
+    "compose",
+    "exceeds",
+    "fmt",
+    "private_layers",
+]
+
+#: relative slack when comparing a composed cost with a budget, so that
+#: 0.1 + 0.2 fits a budget of 0.3
+_SLACK = 1e-9
+
+COLUMNS = [
+    "layer",
+    "stat",
+    "geom",
+    "mechanism",
+    "eps",
+    "delta",
+    "adjacency",
+    "sensitivity",
+    "domain",
+    "cells",
+    "panel",
+    "parameters",
+    "ptable_fingerprint",
+    "seed_policy",
+    "source",
+    "identity",
+    "composition",
+    "charged_eps",
+    "charged_delta",
+]
+
+
+def exceeds(cost: float, cap: float) -> bool:
+    """Whether a composed cost is over a cap (with float slack)."""
+    return cost > cap * (1 + _SLACK) + 1e-15
+
+
+def fmt(v: Any) -> str:
+    """A value as the report shows it."""
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    return str(v)
+
+
+@dataclass
+class Ledger:
+    """Report rows and notes, and the totals they compose to."""
+
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def total_eps(self) -> float:
+        return math.fsum(r["charged_eps"] or 0.0 for r in self.rows)
+
+    @property
+    def total_delta(self) -> float:
+        return math.fsum(r["charged_delta"] or 0.0 for r in self.rows)
+
+
+def private_layers(layers) -> list[tuple[int, Any]]:
+    """The plot's layers with their indices, the budget layer left out
+    (it releases nothing and draws nothing)."""
+    return [
+        (i, lyr)
+        for i, lyr in enumerate(layers)
+        if not getattr(lyr, "is_budget", False)
+    ]
+
+
+#: words for the key policy of a release
+POLICY_WORDS = {
+    "key": "key file (seed is a public label)",
+    "seed-only": (
+        "seed-only key: anyone who has the code can remove the noise"
+    ),
+    "session": "session entropy (not reproducible)",
+    "record keys": "record keys (CKM)",
+}
+
+
+def _parameters(r: Release) -> str:
+    d = r.details or {}
+    parts = []
+    if r.mechanism == "ckm":
+        pt = d.get("ptable") or {}
+        keys = [k for k in ("D", "V", "js", "pstay") if pt.get(k) is not None]
+        parts.append(
+            "p-table "
+            + ", ".join(f"{k}={pt[k]}" for k in keys)
+            + f" (sha256 {str(d.get('ptable_fingerprint', ''))[:12]})"
+        )
+        if d.get("threshold") is not None:
+            parts.append(f"released counts < {d['threshold']} hidden")
+        return "; ".join(parts)
+    if "what" in d:
+        parts.append(str(d["what"]))
+    if "range" in d:
+        lo, hi = d["range"]
+        parts.append(f"estimate [{lo:.4g}, {hi:.4g}]")
+    if "scale" in d:
+        parts.append(f"scale={d['scale']:.4g}")
+    if "laplace_scale_counts" in d:
+        parts.append(f"scale={d['laplace_scale_counts']:.4g}")
+    if d.get("threshold") is not None:
+        parts.append(f"threshold={d['threshold']:.4g}")
+    return "; ".join(parts)
+
+
+def _row(i, lyr, **values) -> dict[str, Any]:
+    row = dict.fromkeys(COLUMNS)
+    row.update(
+        layer=i,
+        stat=type(lyr.stat).__name__,
+        geom=type(lyr.geom).__name__,
+        charged_eps=0.0,
+        charged_delta=0.0,
+    )
+    row.update(values)
+    return row
+
+
+def _release_row(i, lyr, r: Release, composition: str, charged: bool):
+    return _row(
+        i,
+        lyr,
+        mechanism=r.mechanism,
+        eps=r.eps,
+        delta=r.delta if r.formal else None,
+        adjacency=r.adjacency,
+        sensitivity=r.sensitivity,
+        domain=r.domain,
+        cells=r.cells,
+        panel=r.panels,
+        parameters=_parameters(r),
+        ptable_fingerprint=(r.details or {}).get("ptable_fingerprint"),
+        seed_policy=POLICY_WORDS.get(r.policy, r.policy),
+        source=r.source,
+        identity=r.identity,
+        composition=composition,
+        charged_eps=(r.eps or 0.0) if charged else 0.0,
+        charged_delta=(r.delta or 0.0) if charged and r.formal else 0.0,
+    )
+
+
+def _trained_axes(lyr) -> list[str]:
+    """Position axes an unprotected layer trains from its own data."""
+    mapping = getattr(lyr, "mapping", None) or {}
+    names = {str(ae) for ae in mapping}
+    axes = [
+        ax
+        for ax in ("x", "y")
+        if any(n == ax or n.startswith(ax) and n[len(ax):] in
+               ("min", "max", "end", "intercept") for n in names)
+    ]
+    return axes
+
+
+def compose(layers: list[tuple[int, Any]]) -> Ledger:
+    """Compose the releases of built layers into report rows.
+
+    A release is charged once, at its first appearance: releases with the
+    same public identity (a bar and its text layer on one source, with the
+    same query and seed) are one release. Everything else composes
+    sequentially; parallel composition over declared facets is already in
+    each release's privacy map (one histogram over all panels).
+    """
+    ledger = Ledger()
+    first_seen: dict[str, int] = {}
+    for i, lyr in layers:
+        stat_name = type(lyr.stat).__name__
+        releases = getattr(lyr.stat, "releases", None)
+        if releases is None:
+            axes = _trained_axes(lyr)
+            trains = (
+                f"; it trains the {' and '.join(axes)} axis from its data"
+                if axes
+                else ""
+            )
+            ledger.rows.append(
+                _row(
+                    i,
+                    lyr,
+                    composition="not protected",
+                    charged_eps=None,
+                    charged_delta=None,
+                    parameters=f"trains: {', '.join(axes) or 'nothing'}",
+                )
+            )
+            ledger.notes.append(
+                f"layer {i} ({type(lyr.geom).__name__}, {stat_name}) is "
+                "not protected: it draws its data through no privacy "
+                f"mechanism and is not covered by the total{trains}. A "
+                "checker must review it (harmless only if its data is "
+                "public, e.g. an annotation)."
+            )
+            continue
+        if not releases:
+            ledger.rows.append(_row(i, lyr, composition="no release"))
+            continue
+        for r in releases:
+            if r.identity in first_seen:
+                k = first_seen[r.identity]
+                ledger.rows.append(
+                    _release_row(i, lyr, r, f"duplicate of layer {k}", False)
+                )
+                ledger.notes.append(
+                    f"layer {i} repeats a release of layer {k} (same "
+                    "source, query and seed or record keys): counted once."
+                )
+                continue
+            first_seen[r.identity] = i
+            if not r.formal:
+                composition = "no formal guarantee (CKM)"
+            elif r.family == "range":
+                composition = "sequential (private range)"
+            else:
+                composition = f"sequential ({r.composition})"
+            ledger.rows.append(_release_row(i, lyr, r, composition, True))
+        _layer_notes(ledger, i, stat_name, releases)
+    return ledger
+
+
+def _layer_notes(ledger: Ledger, i: int, stat_name: str, releases):
+    if any(not r.formal for r in releases):
+        ledger.notes.append(
+            f"layer {i} ({stat_name}) uses the Cell Key Method: "
+            "statistical disclosure control without a formal privacy "
+            "guarantee; it has no eps and adds nothing to the total. "
+            "Repeated or overlapping outputs (shifted bins, subsets) "
+            "are not accounted for."
+        )
+    for r in releases:
+        if r.family == "range" and r.formal:
+            ledger.notes.append(
+                f"layer {i} ({stat_name}): the "
+                f"{(r.details or {}).get('what', 'range')} was estimated "
+                f"under DP (Durfee quantiles) with eps={fmt(r.eps)}, "
+                "taken from the layer's eps. Give public breaks or limits "
+                "to spend it all on the counts instead."
+            )
+    if any(r.policy == "seed-only" for r in releases):
+        ledger.notes.append(
+            f"layer {i} ({stat_name}): seed-only key: anyone who has the "
+            "code can remove the noise (the seed in it is the secret). "
+            "Keep the code secret, or make a key file with create_key() "
+            "and select it with use_key() or PLOTNINE_PRIVATE_KEY_FILE; "
+            "the seed is then a public label."
+        )
+    _domain_notes(ledger, i, stat_name, releases)
+
+
+def _domain_notes(ledger: Ledger, i: int, stat_name: str, releases):
+    domains = {r.domain for r in releases}
+    if "thresholded" in domains:
+        taus = sorted(
+            {
+                r.details["threshold"]
+                for r in releases
+                if r.domain == "thresholded"
+                and r.details.get("threshold") is not None
+            }
+        )
+        tau = f" (threshold {', '.join(f'{t:.4g}' for t in taus)})"
+        if stat_name == "stat_dp_pca_score":
+            advice = (
+                "This is the 'sparse' (stability) histogram; "
+                "method='add' noises every cell of the private frame."
+            )
+        else:
+            advice = (
+                "Declare categorical levels or give public breaks/limits "
+                "for pure eps-DP."
+            )
+        ledger.notes.append(
+            f"layer {i} ({stat_name}): the cells come from the data, not "
+            "from a public domain: only cells whose noisy value cleared "
+            f"a threshold{tau if taus else ''} are shown, which costs "
+            f"delta. {advice}"
+        )
+    panels = sorted(
+        {r.panels for r in releases if str(r.panels).startswith("observed")}
+    )
+    for source in panels:
+        ledger.notes.append(
+            f"layer {i} ({stat_name}): facet panels come from the {source} "
+            "in the data, so which panels exist is shown unprotected."
+        )
+    if "observed" in domains:
+        ledger.notes.append(
+            f"layer {i} ({stat_name}): CKM on cells observed in the data: "
+            "which cells exist is shown unprotected. Declare categorical "
+            "levels or give public breaks/limits."
+        )
