@@ -118,7 +118,7 @@ class geom_hex(geom):
             [xy["x"].to_numpy(float), xy["y"].to_numpy(float)], axis=-1
         ).reshape(n, 6, 2)
         collection = PolyCollection(
-            verts,
+            list(verts),
             facecolors=to_rgba(data["fill"], data["alpha"]),
             edgecolors=[_edge_colour(c) for c in data["color"]],
             linestyles=list(data["linetype"]),
@@ -166,5 +166,5 @@ def _hexagons_to_polygons(
     )
 
 
-# a future plotnine with its own geom_hex keeps it (spec 2.1)
-geom_hex = keep_upstream(geom_hex, _UPSTREAM)  # type: ignore[misc]
+# a future plotnine with its own geom_hex keeps it
+geom_hex = keep_upstream(geom_hex, _UPSTREAM)  # type: ignore[misc,assignment]

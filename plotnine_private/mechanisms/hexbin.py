@@ -410,7 +410,8 @@ class HexCounts(NamedTuple):
 
     row: NDArray[np.int64]
     col: NDArray[np.int64]
-    count: NDArray[np.int64] | NDArray[np.float64]
+    # shadows tuple.count, on purpose: the name matches R's hexbin
+    count: NDArray[np.int64] | NDArray[np.float64]  # type: ignore[assignment]
     inverse: NDArray[np.int64]
 
 

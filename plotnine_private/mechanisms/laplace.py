@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -318,7 +319,7 @@ def _dlap_chunk(streams, cells, plan, tab, out, nblk, over) -> None:
     low32 = np.int64(0xFFFFFFFF)
     ndone = 0
     j = 0
-    w_block = None
+    w_block: Any = None
     while True:
         jj = j % _WORDS_PER_BLOCK
         if jj == 0 or 2 * ndone > live.size:

@@ -176,7 +176,7 @@ def _siphash_core(k0, k1, message: np.ndarray, wide: bool) -> list:
     _sipround(v0, v1, v2, v3, tmp)
     v0 ^= last
     v2 ^= _U64(0xEE if wide else 0xFF)
-    outs = []
+    outs: list = []
     for _ in range(2 if wide else 1):
         if outs:
             v1 ^= _U64(0xDD)

@@ -141,7 +141,7 @@ class Budget:
         table = pd.DataFrame(rows, index=["eps", "delta", "mechanism"]).T
         table["eps"] = table["eps"].astype(float)
         table["delta"] = table["delta"].astype(float)
-        table.loc["total"] = [
+        table.loc["total"] = [  # type: ignore[assignment]
             table["eps"].sum(),
             table["delta"].sum(),
             "sequential composition",
@@ -660,7 +660,7 @@ def sample_sizes(totals: np.ndarray, n: int) -> np.ndarray:
     with warnings.catch_warnings():
         # a histogram without released mass gets no points: expected
         warnings.simplefilter("ignore", UserWarning)
-        return allocate_group_sizes(int(n), totals.ravel()).reshape(
+        return allocate_group_sizes(int(n), list(totals.ravel())).reshape(
             totals.shape
         )
 

@@ -64,9 +64,9 @@ def _percent_labels(p: pd.Series) -> list[str]:
 
 
 def _plot_frame(ptab: PTable) -> pd.DataFrame:
-    tab = ptab.table
     # ONS tables list runs of keys: add them up per (i, v)
-    tab = tab.groupby(["i", "v"], as_index=False)["p"].sum()
+    tab = ptab.table.groupby(["i", "v"], as_index=False)["p"].sum()
+    assert isinstance(tab, pd.DataFrame)
     rows = _shown_rows(sorted(tab["i"].unique()))
     tab = tab[tab["i"].isin(rows)].copy()
     labels = {i: _panel_label(ptab, i) for i in rows}

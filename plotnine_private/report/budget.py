@@ -40,7 +40,7 @@ def _check_budget(eps: Any, delta: Any) -> tuple[float, float]:
     if (
         isinstance(delta, bool)
         or not isinstance(delta, numbers.Real)
-        or not (0 <= delta < 1)
+        or not (0 <= float(delta) < 1)
     ):
         raise PlotninePrivateError(
             f"privacy_budget(): delta must be a number in [0, 1), got "

@@ -443,7 +443,7 @@ def frame_to_ptable(
     return _uniform_from_frame(df, params, kind)
 
 
-def _unpickle_ptable(fmt: str, frame: pd.DataFrame, params: dict, kind: str):
+def _unpickle_ptable(fmt: Any, frame: pd.DataFrame, params: dict, kind: Any):
     """Rebuild a pickled :class:`PTable` from its canonical frame."""
     pt = frame_to_ptable(frame, format=fmt, kind=kind)
     object.__setattr__(pt, "_params", dict(params))
@@ -555,7 +555,7 @@ def read_ptable(
     if header is None:
         df = _name_headerless(df)
     detected = _detect_format(df, sep) if format is None else format
-    frame_format = "ons" if detected == "ons" else "r"
+    frame_format: Literal["ons", "r"] = "ons" if detected == "ons" else "r"
     if kind is None and detected == "tau_argus" and "type" in df.columns:
         kind = "magnitudes"  # R pt_export writes `type` for these only
     pt = frame_to_ptable(df, format=frame_format, kind=kind)

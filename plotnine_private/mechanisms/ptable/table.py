@@ -291,6 +291,25 @@ class PTable:
         "_frame",
         "_fingerprint",
     )
+    # the slots' types (set once by _new, read-only afterwards)
+    _i: np.ndarray
+    _j: np.ndarray
+    _lb: np.ndarray
+    _ub: np.ndarray
+    _type: str
+    _kind: str
+    _j_scale: int
+    _params: dict
+    _diagnostics: Any
+    _max_noise: Any
+    _key_kind: str
+    _modulus: int
+    # integer-key (ONS) tables only; None for uniform keys
+    _ons: Any
+    _cycle: Any
+    # caches filled on first use
+    _frame: Any
+    _fingerprint: Any
 
     def __init__(self, *args, **kwargs):
         raise TypeError(
@@ -506,7 +525,7 @@ class PTable:
             "create_cnt_ptable": ("D", "V", "js", "pstay", "optim", "mono"),
             "create_num_ptable": ("D", "V", "step", "icat", "optim", "mono",
                                   "type"),
-        }.get(p.get("source"))  # fmt: skip
+        }.get(str(p.get("source")))  # fmt: skip
         if names:
             head = ", ".join(f"{k}={p[k]!r}" for k in names)
         else:
