@@ -129,13 +129,13 @@ def _codes_in(series: pd.Series, levels: list) -> np.ndarray:
     if isinstance(series.dtype, pd.CategoricalDtype):
         cats = list(series.cat.categories)
         if cats == levels:
-            return series.cat.codes.to_numpy()
+            return np.asarray(series.array.codes)
         index = {level_label(v): i for i, v in enumerate(levels)}
         remap = small_codes(
             np.array([index.get(level_label(c), -1) for c in cats] + [-1]),
             len(levels),
         )
-        return remap[series.cat.codes.to_numpy()]
+        return remap[np.asarray(series.array.codes)]
     codes, uniques = pd.factorize(series, use_na_sentinel=True)
     index = {level_label(v): i for i, v in enumerate(levels)}
     remap = small_codes(

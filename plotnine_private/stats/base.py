@@ -175,26 +175,24 @@ def scale_facts(scale) -> tuple:
     return facts
 
 
-def _missing(col: pd.Series) -> np.ndarray:
-    """Whether each value is missing (or infinite, for numbers), a chunk
-    at a time so that no temporary as long as the column is made."""
+def _missing(col: pd.Series):
+    """Chunks of a column with, for each, whether each value is missing
+    (or infinite, for numbers): no temporary as long as the column."""
     n = len(col)
-    out = np.zeros(n, dtype=bool)
     if isinstance(col.dtype, pd.CategoricalDtype):
-        codes = col.cat.codes.to_numpy()
+        codes = np.asarray(col.array.codes)
         for start in range(0, n, CHUNK):
-            out[start:start + CHUNK] = codes[start:start + CHUNK] < 0
-        return out
-    if pd.api.types.is_numeric_dtype(col) and not (
+            part = slice(start, start + CHUNK)
+            yield part, codes[part] < 0
+    elif pd.api.types.is_numeric_dtype(col) and not (
         pd.api.types.is_bool_dtype(col)
     ):
         values = col.to_numpy(dtype=float, na_value=np.nan)
         for start in range(0, n, CHUNK):
-            out[start:start + CHUNK] = ~np.isfinite(
-                values[start:start + CHUNK]
-            )
-        return out
-    return col.isna().to_numpy()
+            part = slice(start, start + CHUNK)
+            yield part, ~np.isfinite(values[part])
+    else:
+        yield slice(0, n), col.isna().to_numpy()
 
 
 class PrivateCountStat(stat):
@@ -386,7 +384,7 @@ class PrivateCountStat(stat):
             if isinstance(col.dtype, pd.CategoricalDtype):
                 # plotnine's PANEL categories are 1..npanel, in order (the
                 # codes are small integers: no copy)
-                codes = col.cat.codes.to_numpy()
+                codes = np.asarray(col.array.codes)
             else:
                 panel = pd.to_numeric(col, errors="coerce").to_numpy(float)
                 codes = np.where(
@@ -459,10 +457,15 @@ class PrivateCountStat(stat):
         record is missing or outside the scale's domain, a fact about the
         data."""
         cols = [c for c in sorted(self.REQUIRED_AES) if c in data.columns]
-        bad = np.zeros(len(data), dtype=bool)
+        bad = None
         for c in cols:
-            bad |= _missing(data[c])
-        return data[~bad] if bad.any() else data
+            for part, miss in _missing(data[c]):
+                if miss.any():
+                    if bad is None:
+                        # allocated only when something is missing
+                        bad = np.zeros(len(data), dtype=bool)
+                    bad[part] |= miss
+        return data if bad is None else data[~bad]
 
     def checked_weights(self, column: pd.Series) -> np.ndarray:
         """Weights must be finite numbers >= 0 (a weighted count is still a
