@@ -27,6 +27,7 @@ from .dates import (
     check_limits,
     check_point,
     check_width,
+    refuse_date_objects,
 )
 from .domains import axis_breaks, bin_index
 
@@ -122,6 +123,7 @@ class _BinFamily(PrivateCountStat):
         return self.axis_cache["x"]
 
     def family_cells(self, data: pd.DataFrame, scales: pos_scales):
+        refuse_date_objects(self.name, data, ("x",))
         self.require_continuous(scales, "x")
         mech = self.make_mechanism() if self.DP else None
         ab = self._breaks(scales, mech)

@@ -23,7 +23,12 @@ from .base import (
     validate_range_share,
 )
 from .bin import normalised_columns
-from .dates import check_breaks, check_limits, check_width
+from .dates import (
+    check_breaks,
+    check_limits,
+    check_width,
+    refuse_date_objects,
+)
 from .domains import axis_breaks, bin_index
 
 if TYPE_CHECKING:
@@ -136,6 +141,7 @@ class _Bin2dFamily(TwoAxisBins, PrivateCountStat):
         validate_range_share(self.name, self.params.get("range_share"))
 
     def family_cells(self, data: pd.DataFrame, scales: pos_scales):
+        refuse_date_objects(self.name, data, ("x", "y"))
         mech = self.make_mechanism() if self.DP else None
         ax = self.axis("x", scales.x, mech)
         ay = self.axis("y", scales.y, mech)

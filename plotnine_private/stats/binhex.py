@@ -38,7 +38,11 @@ from .base import (
 )
 from .bin2d import TwoAxisBins, _Bin2dFamily, per_axis
 from .bin_hex import HEX_COLUMNS, hex_geometry, user_mapping_wins
-from .dates import check_width, width_in_axis_units
+from .dates import (
+    check_width,
+    refuse_date_objects,
+    width_in_axis_units,
+)
 from .domains import axis_breaks
 
 if TYPE_CHECKING:
@@ -165,6 +169,7 @@ class _BinhexFamily(TwoAxisBins, PrivateCountStat):
         return self.axis_cache["hex"]
 
     def family_cells(self, data: pd.DataFrame, scales: pos_scales):
+        refuse_date_objects(self.name, data, ("x", "y"))
         self.require_continuous(scales, "x", "y")
         mech = self.make_mechanism() if self.DP else None
         lat = self.lattice(scales, mech)

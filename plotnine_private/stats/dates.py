@@ -56,6 +56,7 @@ __all__ = [
     "check_width",
     "days_to_stamps",
     "is_date_axis",
+    "refuse_date_objects",
     "stamps_to_days",
     "to_axis_units",
 ]
@@ -403,7 +404,7 @@ def _show(value) -> str:
 def point_in_axis_units(name, param, value, scale, axis):
     """``center`` / ``boundary``: a number (days on a date axis, as in
     plotnine) or a date on a date axis."""
-    if value is None or not is_timelike(value):
+    if value is None or not (isinstance(value, str) or is_timelike(value)):
         return value
     stamp = as_timestamp(name, param, value)
     return float(to_axis_units(name, param, [stamp], scale, axis)[0])
@@ -451,8 +452,10 @@ def calendar_edges(name, axis, rng, step: CalendarStep, scale) -> np.ndarray:
 
 def check_point(name: str, param: str, value: Any):
     """``center`` / ``boundary``: None, a finite number or a date."""
-    if value is None or is_timelike(value):
-        return None if value is None else as_timestamp(name, param, value)
+    if value is None:
+        return None
+    if isinstance(value, str) or is_timelike(value):
+        return as_timestamp(name, param, value)
     if (
         isinstance(value, bool)
         or not isinstance(value, numbers.Real)
@@ -473,3 +476,21 @@ def calendar_points(name, axis, rng, step: CalendarStep, scale):
     return calendar_edges(
         name, axis, (rng[0] - pad, rng[1] + pad), step, scale
     )
+
+
+def refuse_date_objects(name: str, data: pd.DataFrame, axes) -> None:
+    """Python ``datetime.date`` objects make a column of dtype object,
+    which plotnine puts on a discrete scale: say how to make it a date
+    axis instead of "x is discrete"."""
+    for ax in axes:
+        col = data.get(ax)
+        if col is None or col.dtype != object:
+            continue
+        first = col.dropna()
+        if len(first) and isinstance(first.iloc[0], _dt.date):
+            raise _fail(
+                name,
+                f"{ax} holds datetime.date objects (dtype object), which "
+                "plotnine treats as categories; convert the column to "
+                "datetime64 first: df['col'] = pd.to_datetime(df['col']).",
+            )

@@ -25,6 +25,7 @@ from .dates import (
     calendar_points,
     check_limits,
     check_width,
+    refuse_date_objects,
     to_axis_units,
     width_in_axis_units,
 )
@@ -109,6 +110,7 @@ class _SumFamily(PrivateCountStat):
         return full[inside], full, first, (lo, hi), str(step)
 
     def family_cells(self, data: pd.DataFrame, scales: pos_scales):
+        refuse_date_objects(self.name, data, ("x", "y"))
         self.require_continuous(scales, "x", "y")
         p = self.params
         x = data["x"].to_numpy(dtype=float)
