@@ -11,6 +11,8 @@ so a bin edge one day off, or a record in the wrong month, fails.
 from __future__ import annotations
 
 import datetime as dt
+import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -243,11 +245,29 @@ def test_time_zone_mismatch_is_an_error():
         stat="bin_dp", limits=Y2020, binwidth="1 month", **EXACT)
     with pytest.raises(PlotninePrivateError, match="time zone Europe/Berlin"):
         layer_data(p)
-    lim = tuple(t.tz_localize("UTC") for t in Y2020)
+    lim = tuple(t.tz_localize("Asia/Tokyo") for t in Y2020)
     q = ggplot(DATA, aes("t")) + geom_histogram(
         stat="bin_dp", limits=lim, bins=4, **EXACT)
     with pytest.raises(PlotninePrivateError, match="time zone-naive"):
         layer_data(q)
+
+
+def test_naive_axis_reads_utc_dates_and_survives_drawing():
+    # mizani reads naive dates as UTC: UTC limits are the same instants
+    utc = tuple(t.tz_localize("UTC") for t in Y2020)
+    a = layer_data(ggplot(DATA, aes("t")) + geom_histogram(
+        stat="bin_dp", limits=utc, binwidth="1 month", **EXACT))
+    assert list(as_dates(a["xmin"])) == list(MONTHS[:-1])
+    # a user's date scale is labelled in UTC once drawn; naive limits
+    # must still work on it afterwards
+    p = (ggplot(DATA, aes("t"))
+         + geom_histogram(stat="bin_dp", limits=Y2020, binwidth="1 month",
+                          **EXACT)
+         + scale_x_datetime(date_labels="%b"))
+    p.draw()
+    b = layer_data(p)
+    assert np.allclose(a["xmin"], b["xmin"])
+    assert list(a["count"]) == list(b["count"])
 
 
 # -- bin2d ------------------------------------------------------------------
@@ -495,3 +515,15 @@ def test_date_plots_show_only_noisy_numbers_differently(
         labels = a["panel 0 x"]["labels"]
         assert labels[0].startswith("2020-01")
         assert all(len(s) == 10 and s[4] == "-" for s in labels)
+
+
+def test_readme_date_example_runs():
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = readme.split("### Dates and times", 1)[1]
+    code = re.search(r"```text\n(.*?)```", section, re.S).group(1)
+    scope = {"pd": pd, "ggplot": ggplot, "aes": aes,
+             "geom_histogram": geom_histogram,
+             "df": DATA.rename(columns={"t": "date"})}
+    exec(compile(code, "README", "exec"), scope)
+    d = layer_data(scope["p"])
+    assert list(as_dates(d["xmin"])) == list(MONTHS[:-1])

@@ -192,10 +192,11 @@ class stat_bin_dp(DPMixin, _BinFamily):
         plotnine) or a `pd.Timedelta`, the edges starting at the lower
         limit unless `center`/`boundary` is given; or a calendar step,
         `"1 month"`, `"3 months"`, `"1 week"`, `"1 day"`, `"1 year"`,
-        `"6 hours"` (or `pd.offsets.MonthBegin()`, `pd.DateOffset(
-        months=1)`): edges on month starts, Mondays, midnights..., from
-        the last one at or before the lower limit to the first at or
-        after the upper one, and `closed="left"` by default.
+        `"6 hours"` (or a pandas offset such as
+        `pd.offsets.MonthBegin()`): edges on month starts, Mondays,
+        midnights..., from the last one at or before the lower limit to
+        the first at or after the upper one, and `closed="left"` by
+        default.
     bins, center, boundary, closed, pad :
         As in `stat_bin`; `center` and `boundary` may be dates on a date
         axis.

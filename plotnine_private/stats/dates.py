@@ -318,29 +318,38 @@ def is_date_axis(scale) -> bool:
 
 
 def axis_time_zone(scale):
-    """The time zone of a date axis (that of its column), None if naive."""
+    """The time zone a date axis is labelled in: that of its column when
+    time zone-aware, None (or UTC, once labelled) when naive. mizani
+    reads naive dates as UTC, so None and UTC place dates alike."""
     tz = getattr(getattr(scale, "_trans", None), "tz", None)
+    if tz is not None and str(tz) == "UTC":
+        return None
     return tz
 
 
 def _in_axis_zone(name, param, stamps, tz, axis):
+    """Dates in the axis' zone; naive dates only on a naive (UTC) axis,
+    aware ones only on an aware axis (a UTC date on a naive axis too)."""
     out = []
     for s in stamps:
-        if (s.tz is None) != (tz is None):
-            if tz is None:
+        if tz is None:
+            if s.tz is not None and str(s.tz) != "UTC":
                 raise _fail(
                     name,
                     f"{param}: {s} has a time zone but {axis} is "
                     "time zone-naive; give naive dates (or localise the "
                     "column with .dt.tz_localize(...)).",
                 )
+            out.append(s if s.tz is None else s.tz_localize(None))
+            continue
+        if s.tz is None:
             raise _fail(
                 name,
                 f"{param}: {s} is time zone-naive but {axis} is in time "
                 f"zone {tz}; give aware dates, e.g. pd.Timestamp"
                 f"('{s.date()}', tz='{tz}').",
             )
-        out.append(s if tz is None else s.tz_convert(tz))
+        out.append(s.tz_convert(tz))
     return out
 
 
