@@ -96,7 +96,9 @@ def validate_range(name: str, param: str, value: Any) -> tuple[float, float]:
         lo, hi = (float(v) for v in value)
     except (TypeError, ValueError):
         raise fail(
-            name, f"{param} must be a pair (low, high), got {value!r}."
+            name,
+            f"{param} must be a pair (low, high) of numbers (or, for the "
+            f"binned stats on a date axis, of dates), got {value!r}.",
         ) from None
     if not (math.isfinite(lo) and math.isfinite(hi)) or lo >= hi:
         raise fail(
@@ -125,7 +127,14 @@ def validate_range_share(name: str, share: Any) -> float | None:
 
 
 def validate_breaks(name: str, param: str, value: Any) -> np.ndarray:
-    arr = np.asarray(value, dtype=float)
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise fail(
+            name,
+            f"{param} must be numbers (or, for the binned stats on a date "
+            f"axis, all dates), got {value!r}.",
+        ) from None
     if arr.ndim != 1 or arr.size < 2:
         raise fail(
             name, f"{param} must list at least two bin edges, got {value!r}."

@@ -21,6 +21,14 @@ from .base import (
     validate_choice,
     validate_range_share,
 )
+from .dates import (
+    CalendarStep,
+    check_breaks,
+    check_limits,
+    check_point,
+    check_width,
+    refuse_date_objects,
+)
 from .domains import axis_breaks, bin_index
 
 if TYPE_CHECKING:
@@ -81,12 +89,16 @@ class _BinFamily(PrivateCountStat):
                 self.name, "give only one of center and boundary, not both."
             )
         # fail at construction for malformed public domains
-        from .base import validate_breaks, validate_range
-
         if p["breaks"] is not None:
-            validate_breaks(self.name, "breaks", p["breaks"])
+            check_breaks(self.name, "breaks", p["breaks"])
         if p["limits"] is not None:
-            validate_range(self.name, "limits", p["limits"])
+            check_limits(self.name, "limits", p["limits"])
+        width = check_width(self.name, "binwidth", p["binwidth"])
+        for param in ("center", "boundary"):
+            check_point(self.name, param, p[param])
+        if isinstance(width, CalendarStep) and "closed" not in self._kwargs:
+            # a calendar bin holds its first instant: [1 Feb, 1 Mar)
+            p["closed"] = "left"
         validate_range_share(self.name, p.get("range_share"))
 
     def _breaks(self, scales, mechanism):
@@ -111,6 +123,7 @@ class _BinFamily(PrivateCountStat):
         return self.axis_cache["x"]
 
     def family_cells(self, data: pd.DataFrame, scales: pos_scales):
+        refuse_date_objects(self.name, data, ("x",))
         self.require_continuous(scales, "x")
         mech = self.make_mechanism() if self.DP else None
         ab = self._breaks(scales, mech)
@@ -164,15 +177,29 @@ class stat_bin_dp(DPMixin, _BinFamily):
     eps, delta, seed, adjacency, noise :
         As in `stat_count_dp`.
     breaks : array_like, default=None
-        Public bin edges.
+        Public bin edges: numbers, or dates on a date axis
+        (`pd.date_range(...)`, Timestamps, ISO strings).
     limits : tuple, default=None
-        Public (low, high) range cut by `bins` (default 30) or `binwidth`.
-        Without breaks or limits, the scale limits (`xlim`) are used, and
-        without those a private range (1% and 99% quantiles, Durfee) is
-        estimated with `range_share` of eps; records outside it are put
-        in the edge bins.
-    bins, binwidth, center, boundary, closed, pad :
-        As in `stat_bin`.
+        Public (low, high) range cut by `bins` (default 30) or `binwidth`;
+        two dates on a date axis (`pd.Timestamp`, `datetime`, ISO
+        string; numbers are refused there). Without breaks or limits, the
+        scale limits (`xlim`) are used, and without those a private range
+        (1% and 99% quantiles, Durfee) is estimated with `range_share` of
+        eps; records outside it are put in the edge bins. A date axis
+        needs public breaks or limits.
+    binwidth : float | pd.Timedelta | str, default=None
+        Width of the bins. On a date axis: a number of days (as in
+        plotnine) or a `pd.Timedelta`, the edges starting at the lower
+        limit unless `center`/`boundary` is given; or a calendar step,
+        `"1 month"`, `"3 months"`, `"1 week"`, `"1 day"`, `"1 year"`,
+        `"6 hours"` (or a pandas offset such as
+        `pd.offsets.MonthBegin()`): edges on month starts, Mondays,
+        midnights..., from the last one at or before the lower limit to
+        the first at or after the upper one, and `closed="left"` by
+        default.
+    bins, center, boundary, closed, pad :
+        As in `stat_bin`; `center` and `boundary` may be dates on a date
+        axis.
     range_share : float, default=0.2
         Share of eps spent on a private range when one is needed.
 

@@ -21,11 +21,15 @@ from .base import (
     FamilyCells,
     PrivateCountStat,
     _fail,
-    validate_breaks,
-    validate_range,
     validate_range_share,
 )
 from .bin import normalised_columns
+from .dates import (
+    check_breaks,
+    check_limits,
+    check_width,
+    refuse_date_objects,
+)
 from .domains import axis_breaks, bin_index
 
 if TYPE_CHECKING:
@@ -54,7 +58,7 @@ def per_axis(value, name: str, param: str, pair_items: bool = False):
                 f"{value!r}.",
             ) from None
         return vx, vy
-    if np.ndim(value) == 0:
+    if np.ndim(value) == 0 or isinstance(value, str):
         return value, value
     try:
         vx, vy = value
@@ -95,16 +99,21 @@ class TwoAxisBins:
                 self.releases.append(ab.release)
         return self.axis_cache[ax]
 
-    def validate_axes(self) -> None:
+    def validate_axes(self, fixed: bool = False) -> None:
+        """Breaks and limits (numbers or dates) and binwidths (numbers,
+        durations, calendar steps; ``fixed``: durations only) per axis."""
         p = self.params
         b = per_axis(p.get("breaks"), self.name, "breaks", True)
         for ax, v in zip("xy", b):
             if v is not None:
-                validate_breaks(self.name, f"breaks ({ax})", v)
+                check_breaks(self.name, f"breaks ({ax})", v)
         lim = per_axis(p["limits"], self.name, "limits", True)
         for ax, v in zip("xy", lim):
             if v is not None:
-                validate_range(self.name, f"limits ({ax})", v)
+                check_limits(self.name, f"limits ({ax})", v)
+        bw = per_axis(p["binwidth"], self.name, "binwidth")
+        for ax, v in zip("xy", bw):
+            check_width(self.name, f"binwidth ({ax})", v, fixed=fixed)
 
 
 class _Bin2dFamily(TwoAxisBins, PrivateCountStat):
@@ -133,14 +142,15 @@ class _Bin2dFamily(TwoAxisBins, PrivateCountStat):
         validate_range_share(self.name, self.params.get("range_share"))
 
     def family_cells(self, data: pd.DataFrame, scales: pos_scales):
+        refuse_date_objects(self.name, data, ("x", "y"))
         mech = self.make_mechanism() if self.DP else None
         ax = self.axis("x", scales.x, mech)
         ay = self.axis("y", scales.y, mech)
         nx, ny = len(ax.breaks) - 1, len(ay.breaks) - 1
-        ix = bin_index(data["x"].to_numpy(dtype=float), ax.breaks, "right",
-                       ax.clamp)
-        iy = bin_index(data["y"].to_numpy(dtype=float), ay.breaks, "right",
-                       ay.clamp)
+        ix = bin_index(data["x"].to_numpy(dtype=float), ax.breaks,
+                       "left" if ax.calendar else "right", ax.clamp)
+        iy = bin_index(data["y"].to_numpy(dtype=float), ay.breaks,
+                       "left" if ay.calendar else "right", ay.clamp)
         code = chunked_codes(len(ix), nx * ny, lambda part: np.where(
             (ix[part] >= 0) & (iy[part] >= 0),
             iy[part].astype(np.int64) * nx + ix[part], -1,
@@ -184,13 +194,18 @@ class _Bin2dFamily(TwoAxisBins, PrivateCountStat):
 
 _DOC_COMMON = """
     breaks : tuple, default=None
-        Public bin edges (x_breaks, y_breaks).
+        Public bin edges (x_breaks, y_breaks); dates on a date axis.
     limits : tuple, default=None
         Public ((xmin, xmax), (ymin, ymax)) cut by `bins` (default 30,
         scalar or pair) or `binwidth` (scalar or pair). Without either,
-        the scale limits (`xlim`, `ylim`); for DP stats, a private range.
+        the scale limits (`xlim`, `ylim`); for DP stats, a private range
+        (not on a date axis: give its limits as dates there).
+    binwidth : float | str | pd.Timedelta | tuple, default=None
+        As in `stat_bin_dp`, per axis: on a date axis a number of days, a
+        `pd.Timedelta` or a calendar step such as `"1 month"`, e.g.
+        `binwidth=("1 month", 5)`.
     Bins are closed on the right, the lowest edge included, as in
-    `stat_bin_2d`.
+    `stat_bin_2d`; calendar bins are closed on the left ([1 Feb, 1 Mar)).
     drop : bool, default=True
         Hide cells whose *released* count is 0 (after noise: empty cells
         are noised like all others, so hiding is post-processing).

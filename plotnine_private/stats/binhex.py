@@ -39,6 +39,11 @@ from .base import (
 )
 from .bin2d import TwoAxisBins, _Bin2dFamily, per_axis
 from .bin_hex import HEX_COLUMNS, hex_geometry, user_mapping_wins
+from .dates import (
+    check_width,
+    refuse_date_objects,
+    width_in_axis_units,
+)
 from .domains import axis_breaks
 
 if TYPE_CHECKING:
@@ -72,13 +77,22 @@ class _BinhexFamily(TwoAxisBins, PrivateCountStat):
     CREATES = {*HEX_COLUMNS, "noisy_count"}
 
     def validate_params(self) -> None:
-        self.validate_axes()
+        self.validate_axes(fixed=True)
         validate_range_share(self.name, self.params.get("range_share"))
         p = self.params
         try:
             bins_pair(p["bins"])
             if p["binwidth"] is not None:
-                binwidth_pair(p["binwidth"])
+                # durations (date axes) are checked in days
+                binwidth_pair(tuple(
+                    w / pd.Timedelta(days=1)
+                    if isinstance(w, pd.Timedelta) else w
+                    for w in (
+                        check_width(self.name, "binwidth", v, fixed=True)
+                        for v in per_axis(p["binwidth"], self.name,
+                                          "binwidth")
+                    )
+                ))
         except ParameterError as err:
             raise _fail(self.name, str(err)) from None
 
@@ -117,7 +131,18 @@ class _BinhexFamily(TwoAxisBins, PrivateCountStat):
             xlim = (float(ax.breaks[0]), float(ax.breaks[-1]))
             ylim = (float(ay.breaks[0]), float(ay.breaks[-1]))
             bins = per_axis(self.params["bins"], self.name, "bins")
-            bw = per_axis(self.params["binwidth"], self.name, "binwidth")
+            bw = [
+                width_in_axis_units(
+                    self.name, f"binwidth ({a})",
+                    check_width(self.name, "binwidth", w, fixed=True),
+                    sc, a,
+                )
+                for a, w, sc in zip(
+                    "xy",
+                    per_axis(self.params["binwidth"], self.name, "binwidth"),
+                    (scales.x, scales.y),
+                )
+            ]
             binwidth = tuple(
                 float(w) if w is not None else (hi - lo) / float(b)
                 for w, b, (lo, hi) in zip(bw, bins, (xlim, ylim))
@@ -145,6 +170,7 @@ class _BinhexFamily(TwoAxisBins, PrivateCountStat):
         return self.axis_cache["hex"]
 
     def family_cells(self, data: pd.DataFrame, scales: pos_scales):
+        refuse_date_objects(self.name, data, ("x", "y"))
         self.require_continuous(scales, "x", "y")
         mech = self.make_mechanism() if self.DP else None
         lat = self.lattice(scales, mech)
@@ -192,15 +218,19 @@ class _BinhexFamily(TwoAxisBins, PrivateCountStat):
 
 _DOC_COMMON = """
     limits : tuple, default=None
-        Public box ((xmin, xmax), (ymin, ymax)). The lattice is anchored
-        at (xmin, ymin); records outside the box are left out. Without
-        it, the scale limits (`xlim`, `ylim`); for DP stats, a private
-        range estimate (records outside it are moved to its edge).
+        Public box ((xmin, xmax), (ymin, ymax)); dates on a date axis.
+        The lattice is anchored at (xmin, ymin); records outside the box
+        are left out. Without it, the scale limits (`xlim`, `ylim`); for
+        DP stats, a private range estimate (records outside it are moved
+        to its edge), except on a date axis, which needs public limits.
     bins : int | tuple[int, int], default=30
         Number of binwidths across the box, when `binwidth` is not given.
     binwidth : float | tuple[float, float], default=None
         Distance between neighbouring centres in a row (x), and
-        `2 / sqrt(3)` times the distance between rows (y).
+        `2 / sqrt(3)` times the distance between rows (y). On a date axis
+        a number of days, a `pd.Timedelta` or a fixed step such as
+        `"1 week"` or `"6 hours"` (not months or years: hexagons need one
+        width).
     drop : bool, default=True
         Hide hexagons whose *released* count is 0 (after noise: empty
         hexagons are noised like all others, so hiding is

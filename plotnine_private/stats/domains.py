@@ -29,7 +29,17 @@ from ..mechanisms.errors import PrivacyWarning
 from ..mechanisms.ranges import private_range, range_privacy_map
 from ..mechanisms.release import Release, stream_key
 from ..validation import fail as _fail
-from ..validation import validate_breaks, validate_range
+from .dates import (
+    CalendarStep,
+    calendar_edges,
+    check_breaks,
+    check_limits,
+    check_width,
+    is_date_axis,
+    point_in_axis_units,
+    to_axis_units,
+    width_in_axis_units,
+)
 
 __all__ = ["AxisBreaks", "axis_breaks", "bin_index"]
 
@@ -40,6 +50,8 @@ class AxisBreaks:
     source: str  # "public: breaks" / "public: limits" / "private estimate"
     clamp: bool  # clamp records outside into the edge bins
     release: Release | None = None
+    #: edges on calendar boundaries: bins are closed on the left
+    calendar: bool = False
 
 
 def _user_limits(scale):
@@ -55,10 +67,24 @@ def _user_limits(scale):
     return lo, hi
 
 
-def _breaks_over(rng, bins, binwidth, center, boundary, name, axis):
+def _breaks_over(rng, bins, binwidth, center, boundary, name, axis,
+                 scale=None):
+    if isinstance(binwidth, CalendarStep):
+        if center is not None or boundary is not None:
+            raise _fail(
+                name,
+                f"binwidth='{binwidth}' puts the {axis} edges on calendar "
+                "boundaries; drop center/boundary, or give a duration "
+                "(pd.Timedelta) to place the edges yourself.",
+            )
+        return calendar_edges(name, axis, rng, binwidth, scale)
     if binwidth is not None:
         if not (np.isfinite(binwidth) and binwidth > 0):
             raise _fail(name, f"binwidth must be > 0, got {binwidth!r}.")
+        if is_date_axis(scale) and center is None and boundary is None:
+            # fixed widths on dates start at the lower limit (plotnine's
+            # default boundary, half a width, is an odd time of day)
+            boundary = rng[0]
         return np.asarray(
             breaks_from_binwidth(rng, binwidth, center, boundary), float
         )
@@ -88,21 +114,35 @@ def axis_breaks(
     mechanism=None,
     panel=None,
 ) -> AxisBreaks:
-    """Bin edges for one axis of one panel (see module docstring)."""
+    """Bin edges for one axis of one panel (see module docstring).
+
+    On a date axis (:mod:`~plotnine_private.stats.dates`) ``breaks``,
+    ``limits``, ``center`` and ``boundary`` are dates, ``binwidth`` a
+    number of days, a duration or a calendar step.
+    """
     name = stat.name
     if breaks is not None:
-        arr = validate_breaks(name, f"breaks ({axis})", breaks)
-        if hasattr(scale, "transform"):
-            arr = np.asarray(scale.transform(arr), dtype=float)
+        param = f"breaks ({axis})"
+        arr = to_axis_units(
+            name, param, check_breaks(name, param, breaks), scale, axis
+        )
         return AxisBreaks(arr, "public: breaks", clamp=False)
+    width = width_in_axis_units(
+        name, "binwidth", check_width(name, "binwidth", binwidth), scale,
+        axis,
+    )
+    center = point_in_axis_units(name, "center", center, scale, axis)
+    boundary = point_in_axis_units(name, "boundary", boundary, scale, axis)
     rng = None
     source = ""
     if limits is not None:
-        rng = validate_range(name, f"limits ({axis})", limits)
-        source = "public: limits"
+        param = f"limits ({axis})"
+        lim = check_limits(name, param, limits)
         # limits= is in data units; the stat sees transformed positions
-        if hasattr(scale, "transform"):
-            rng = tuple(float(v) for v in scale.transform(np.asarray(rng)))
+        rng = tuple(
+            float(v) for v in to_axis_units(name, param, lim, scale, axis)
+        )
+        source = "public: limits"
     elif _user_limits(scale) is not None:
         # plotnine keeps scale limits already transformed
         rng = _user_limits(scale)
@@ -115,8 +155,22 @@ def axis_breaks(
                 "limits <= 0 on a log scale); give limits inside the "
                 "scale's domain.",
             )
-        arr = _breaks_over(rng, bins, binwidth, center, boundary, name, axis)
-        return AxisBreaks(arr, source, clamp=False)
+        arr = _breaks_over(rng, bins, width, center, boundary, name, axis,
+                           scale)
+        return AxisBreaks(arr, source, clamp=False,
+                          calendar=isinstance(width, CalendarStep))
+    if is_date_axis(scale):
+        raise _fail(
+            name,
+            f"{axis} is a date axis without public bins: give its limits as "
+            "dates, e.g. limits=(pd.Timestamp('2020-01-01'), "
+            "pd.Timestamp('2021-01-01')) with bins= or binwidth='1 month', "
+            f"or breaks=pd.date_range(...), or {axis}lim(...) / "
+            f"scale_{axis}_datetime(limits=...). A private range is not "
+            "estimated on dates: it needs n*eps of about 1000 records at "
+            "the default range_share, and below that it starts near "
+            "1970-01-01.",
+        )
     if not getattr(stat, "DP", False) or mechanism is None:
         raise _fail(
             name,
@@ -126,7 +180,7 @@ def axis_breaks(
             "privately, and the data range would disclose the extremes.",
         )
     return _private_axis(
-        stat, axis, values, bins, binwidth, center, boundary, mechanism,
+        stat, axis, values, bins, width, center, boundary, mechanism,
         panel,
     )
 

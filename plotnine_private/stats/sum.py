@@ -19,9 +19,17 @@ from .base import (
     FamilyCells,
     PrivateCountStat,
     _fail,
-    validate_range,
 )
 from .bin2d import per_axis
+from .dates import (
+    CalendarStep,
+    calendar_points,
+    check_limits,
+    check_width,
+    refuse_date_objects,
+    to_axis_units,
+    width_in_axis_units,
+)
 
 if TYPE_CHECKING:
     from plotnine.typing import pos_scales
@@ -63,50 +71,93 @@ class _SumFamily(PrivateCountStat):
             for ax, v in zip(
                 "xy", per_axis(p["limits"], self.name, "limits", True)
             ):
-                validate_range(self.name, f"limits ({ax})", v)
+                check_limits(self.name, f"limits ({ax})", v)
             for ax, r in zip(
                 "xy", per_axis(p["resolution"], self.name, "resolution")
             ):
-                if not (np.isfinite(r) and r > 0):
-                    raise _fail(
-                        self.name,
-                        f"resolution ({ax}) must be > 0, got {r!r}.",
-                    )
+                check_width(self.name, f"resolution ({ax})", r)
+
+    def grid(self, ax: str, limits, resolution, scale):
+        """Public grid points of one axis: (points, points with one more
+        beyond each end, index of the first point in those, (lo, hi),
+        step: a float when evenly spaced, else the calendar step's
+        text)."""
+        name = self.name
+        lim = check_limits(name, f"limits ({ax})", limits)
+        lo, hi = (
+            float(v)
+            # numbers as given: the grid is on the transformed axis
+            for v in to_axis_units(
+                name, f"limits ({ax})", lim, scale, ax, transform=False
+            )
+        )
+        step = width_in_axis_units(
+            name, f"resolution ({ax})",
+            check_width(name, f"resolution ({ax})", resolution), scale, ax,
+        )
+        if not isinstance(step, CalendarStep):
+            n = int(np.floor((hi - lo) / step + 1e-9)) + 1
+            points = lo + np.arange(n) * step
+            return points, points, 0, (lo, hi), float(step)
+        full = calendar_points(name, ax, (lo, hi), step, scale)
+        inside = (full >= lo) & (full <= hi)
+        if not inside.any():
+            raise _fail(
+                name,
+                f"resolution ({ax})='{step}': no {step.unit} boundary lies "
+                f"within limits ({ax}); widen the limits.",
+            )
+        first = int(np.argmax(inside))
+        return full[inside], full, first, (lo, hi), str(step)
 
     def family_cells(self, data: pd.DataFrame, scales: pos_scales):
+        refuse_date_objects(self.name, data, ("x", "y"))
         self.require_continuous(scales, "x", "y")
         p = self.params
         x = data["x"].to_numpy(dtype=float)
         y = data["y"].to_numpy(dtype=float)
         if p["limits"] is not None:
-            (x0, x1), (y0, y1) = (
-                tuple(map(float, v))
-                for v in per_axis(p["limits"], self.name, "limits", True)
-            )
-            rx, ry = (
-                float(v)
-                for v in per_axis(p["resolution"], self.name, "resolution")
-            )
-            nx = int(np.floor((x1 - x0) / rx + 1e-9)) + 1
-            ny = int(np.floor((y1 - y0) / ry + 1e-9)) + 1
+            lims = per_axis(p["limits"], self.name, "limits", True)
+            ress = per_axis(p["resolution"], self.name, "resolution")
+            pts, idx, rng, res = [], [], [], []
+            for ax, v, lim, r in zip("xy", (x, y), lims, ress):
+                points, full, first, span, step = self.grid(
+                    ax, lim, r, getattr(scales, ax)
+                )
 
-            def code_of(part: slice) -> np.ndarray:
-                with np.errstate(invalid="ignore"):
-                    fx = np.rint((x[part] - x0) / rx)
-                    fy = np.rint((y[part] - y0) / ry)
-                inside = (fx >= 0) & (fx < nx) & (fy >= 0) & (fy < ny)
-                ix = np.where(inside, fx, 0).astype(np.int64)
-                iy = np.where(inside, fy, 0).astype(np.int64)
-                return np.where(inside, iy * nx + ix, -1)
+                def axis_code(part, v=v, points=points, full=full,
+                              first=first, span=span, step=step):
+                    w = v[part]
+                    with np.errstate(invalid="ignore"):
+                        if isinstance(step, float):
+                            f = np.rint((w - span[0]) / step)
+                        else:
+                            # the nearest calendar point (``full`` has one
+                            # beyond each end; np.interp clamps records
+                            # farther out)
+                            f = np.rint(
+                                np.interp(w, full, np.arange(len(full)))
+                            ) - first
+                    ok = (f >= 0) & (f < len(points))
+                    return np.where(ok, f, -1).astype(np.int64)
 
-            code = chunked_codes(len(x), nx * ny, code_of)
+                pts.append(points)
+                idx.append(chunked_codes(len(v), len(points), axis_code))
+                rng.append(span)
+                res.append(step)
+            (gpx, gpy), (ix, iy) = pts, idx
+            nx, ny = len(gpx), len(gpy)
+            code = chunked_codes(len(ix), nx * ny, lambda part: np.where(
+                (ix[part] >= 0) & (iy[part] >= 0),
+                iy[part].astype(np.int64) * nx + ix[part], -1,
+            ))
             gx = np.tile(np.arange(nx), ny)
             gy = np.repeat(np.arange(ny), nx)
-            px, py = x0 + gx * rx, y0 + gy * ry
+            px, py = gpx[gx], gpy[gy]
             frame = pd.DataFrame({"x": px, "y": py})
             return FamilyCells(
                 frame, [px, py], code, public=True, source="public: grid",
-                describe=((x0, x1), (y0, y1), (rx, ry)),
+                describe=(*rng, tuple(res)),
             )
         pos = pd.MultiIndex.from_arrays([x, y])
         uniq = pos.unique().sort_values()
@@ -145,10 +196,15 @@ class stat_sum_dp(DPMixin, _SumFamily):
     eps, delta, seed, adjacency, noise :
         As in `stat_count_dp`.
     limits : tuple, default=None
-        Public ((x0, x1), (y0, y1)) of a grid of positions.
+        Public ((x0, x1), (y0, y1)) of a grid of positions; dates on a
+        date axis.
     resolution : float or tuple, default=None
         Grid spacing (dx, dy). With `limits`, every grid point gets noise
-        (pure eps-DP); without, observed positions are thresholded.
+        (pure eps-DP); without, observed positions are thresholded. On a
+        date axis a number of days, a `pd.Timedelta`, or a calendar step
+        (`"1 month"`, `"1 week"`, ...): the points are then the calendar
+        boundaries within the limits, and each record goes to the
+        nearest one.
 
     Notes
     -----
