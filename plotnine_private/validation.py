@@ -142,11 +142,15 @@ def validate_breaks(name: str, param: str, value: Any) -> np.ndarray:
 
 
 def as_ptable(name: str, obj: Any):
-    """A PTable from a PTable, a DataFrame or a path (any known format)."""
+    """A PTable from a PTable, a DataFrame or a path (any known format);
+    any other type is refused naming the type and how to make a table."""
     from .mechanisms.ptable import PTable, read_ptable
+    from .mechanisms.ptable.io import is_ptable_source, ptable_type_message
 
     if isinstance(obj, PTable):
         return obj
+    if not is_ptable_source(obj):
+        raise fail(name, ptable_type_message(obj))
     try:
         return read_ptable(obj)
     except (ValueError, OSError, TypeError) as err:
