@@ -12,6 +12,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from numpydoc.docscrape import NumpyDocString
 from plotnine import aes, geom_bar, ggplot
@@ -228,3 +229,102 @@ def test_save_release_falls_back_to_the_line_without_source(
     assert meta["results"]["output_0"]["command"] == (
         'pp.save_release(p, tmp_path / "b")  # one line'
     )
+
+
+# -- 4. frames the package cannot take, and polars ---------------------------
+
+WRONG_FRAMES = [
+    ([{"x": "a"}], "list", "pandas.DataFrame(rows)"),
+    (np.array([["a"], ["b"]]), "numpy.ndarray", "columns=[...]"),
+    ({"x": ["a", "b"]}, "dict", "pandas.DataFrame(data)"),
+    (pd.Series(["a", "b"], name="x"), "pandas.Series", "to_frame()"),
+]
+
+
+def _lazy():
+    pl = pytest.importorskip("polars")
+    return pl.DataFrame({"x": ["a", "b"]}).lazy()
+
+
+@pytest.mark.parametrize(("data", "got", "fix"), WRONG_FRAMES)
+def test_tables_name_the_frame_type_and_fix(data, got, fix):
+    ptable = pp.create_cnt_ptable(D=2, V=1.05)
+    calls = {
+        "dp_table": lambda: pp.dp_table(data, "x", eps=1, seed=1),
+        "ckm_table": lambda: pp.ckm_table(data, "x", rkey="k",
+                                          ptable=ptable),
+        "add_record_keys": lambda: pp.add_record_keys(data, seed=1),
+    }
+    for name, call in calls.items():
+        with pytest.raises(ParameterError) as err:
+            call()
+        text = str(err.value)
+        assert text.startswith(
+            f"{name}(): data must be a pandas or polars DataFrame, got {got};"
+        ), text
+        assert fix in text
+
+
+@pytest.mark.parametrize(("data", "got", "fix"), WRONG_FRAMES)
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda d: pp.stat_count_dp(aes("x"), d, eps=1),
+        lambda d: pp.stat_bin_ckm(d, aes("x"), ptable=pp.create_cnt_ptable(
+            D=2, V=1.05)),
+        lambda d: pp.stat_binhex_dp(aes("x", "y"), data=d, eps=1),
+        lambda d: pp.stat_dp_pca_score(data=d, eps=1),
+    ],
+    ids=["count_dp", "bin_ckm (data first)", "binhex_dp", "dp_pca_score"],
+)
+def test_private_stats_name_the_frame_type_and_fix(make, data, got, fix):
+    with pytest.raises(PlotninePrivateError) as err:
+        make(data)
+    text = str(err.value)
+    assert "(): data must be a pandas or polars DataFrame" in text
+    assert f"got {got};" in text and fix in text
+
+
+def test_a_polars_lazy_frame_is_told_to_collect():
+    lazy = _lazy()
+    for call in (
+        lambda: pp.dp_table(lazy, "x", eps=1, seed=1),
+        lambda: pp.add_record_keys(lazy, seed=1),
+        lambda: pp.stat_count_dp(aes("x"), lazy, eps=1),
+    ):
+        with pytest.raises(ParameterError, match=r"got polars\.LazyFrame; "
+                           r"collect it first: data\.collect\(\)"):
+            call()
+
+
+def test_polars_frames_are_accepted_and_keyed_like_pandas(mpg):
+    pl = pytest.importorskip("polars")
+    frame = mpg[["class", "drv"]]
+    keyed_pd = pp.add_record_keys(frame, seed=3)
+    keyed_pl = pp.add_record_keys(pl.from_pandas(frame), seed=3)
+    # a polars frame in, a polars frame out, with the very same keys
+    assert isinstance(keyed_pl, pl.DataFrame)
+    assert keyed_pl.columns == ["class", "drv", "rkey"]
+    np.testing.assert_array_equal(
+        keyed_pl["rkey"].to_numpy(), keyed_pd["rkey"].to_numpy()
+    )
+    ints = pp.add_record_keys(pl.from_pandas(frame), seed=3,
+                              integer_range=256)
+    assert ints["rkey"].to_list() == pp.add_record_keys(
+        frame, seed=3, integer_range=256)["rkey"].tolist()
+    with pytest.raises(ParameterError, match="already has a column 'rkey'"):
+        pp.add_record_keys(keyed_pl, seed=1)
+    # tables and plots take the polars frame: the same numbers as pandas
+    ptable = pp.create_cnt_ptable(D=2, V=1.05)
+    from_pl = pp.ckm_table(keyed_pl, "class", rkey="rkey", ptable=ptable)
+    from_pd = pp.ckm_table(keyed_pd, "class", rkey="rkey", ptable=ptable)
+    pd.testing.assert_frame_equal(from_pl, from_pd)
+    plot = ggplot(keyed_pl, aes("class", rkey="rkey")) + geom_bar(
+        stat="count_ckm", ptable=ptable
+    )
+    drawn = pp.layer_data(plot)
+    assert sorted(drawn["count"].tolist()) == sorted(
+        from_pd["count"].tolist()
+    )
+    dp = pp.dp_table(pl.from_pandas(frame), "class", eps=1, seed=4)
+    assert dp.equals(pp.dp_table(frame, "class", eps=1, seed=4))

@@ -67,6 +67,7 @@ from ..validation import (
     validate_choice,
     validate_delta,
     validate_eps,
+    validate_layer_data,
     validate_range,
     validate_range_share,
     validate_seed,
@@ -214,6 +215,7 @@ class PrivateCountStat(stat):
     QUERY_PARAMS: tuple[str, ...] = ()
 
     def __init__(self, mapping=None, data=None, **kwargs):
+        validate_layer_data(type(self).__name__, mapping, data)
         super().__init__(mapping, data, **kwargs)
         self.releases: list[Release] = []
         self.validate_params()

@@ -40,7 +40,12 @@ from ..pca.validation import (
     feature_columns,
     numeric_matrix,
 )
-from ..validation import fail, validate_choice, validate_seed
+from ..validation import (
+    fail,
+    validate_choice,
+    validate_layer_data,
+    validate_seed,
+)
 from .base import PrivateCountStat
 
 if TYPE_CHECKING:
@@ -166,6 +171,7 @@ class stat_dp_pca_score(stat):
     CREATES = {"count", "prob", "xmin", "xmax", "ymin", "ymax"}
 
     def __init__(self, mapping=None, data=None, **kwargs: Any):
+        validate_layer_data(_NAME, mapping, data)
         output = kwargs.get("output", "histogram")
         validate_choice(_NAME, "output", output, ("histogram", "synthetic"))
         if output == "synthetic" and "geom" not in kwargs:
