@@ -328,3 +328,82 @@ def test_polars_frames_are_accepted_and_keyed_like_pandas(mpg):
     )
     dp = pp.dp_table(pl.from_pandas(frame), "class", eps=1, seed=4)
     assert dp.equals(pp.dp_table(frame, "class", eps=1, seed=4))
+
+
+# -- 5. a p-table that cannot reach V ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("build", "kwargs"),
+    [
+        (pp.create_cnt_ptable, {"D": 3, "V": 50}),
+        (pp.create_cnt_ptable, {"D": 4, "V": 9, "js": 1}),
+        (pp.create_num_ptable, {"D": 3, "V": 50, "icat": [1, 3]}),
+        (pp.create_num_ptable, {"D": 2, "V": 8, "step": 4, "icat": [1, 2]}),
+    ],
+    ids=["cnt D=3 V=50", "cnt js=1", "num D=3 V=50", "num step=4"],
+)
+def test_unreachable_variance_warns_and_the_suggested_d_reaches_it(
+    build, kwargs
+):
+    with pytest.warns(pp.PTableVarianceWarning) as record:
+        pt = build(**kwargs)
+    text = str(record[0].message)
+    reached = pt.diagnostics["p_var"].iloc[-1]
+    assert reached < kwargs["V"]
+    # the message states the variance reached, the V asked and the fix
+    assert f"V={kwargs['V']}" in text
+    assert f"below V: {reached:.4g} in the last row" in text
+    fix = int(re.search(r"use a larger D \(D >= (\d+)\)", text).group(1))
+    assert fix > kwargs["D"]
+    icat = kwargs.get("icat")
+    better = {**kwargs, "D": fix}
+    if icat is not None:
+        better["icat"] = [1, fix]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ok = build(**better)
+    assert ok.diagnostics["p_var"].iloc[-1] >= kwargs["V"] - 1e-6
+    # and it is the smallest D that does
+    if fix - 1 > kwargs["D"]:
+        worse = {**better, "D": fix - 1}
+        if icat is not None:
+            worse["icat"] = [1, fix - 1]
+        with pytest.warns(pp.PTableVarianceWarning):
+            build(**worse)
+
+
+# -- 7. the hint for public bins names parameters the stat takes ------------
+
+
+@pytest.mark.parametrize(
+    ("stat", "mapping", "takes_breaks"),
+    [
+        ("binhex_ckm", {"x": "displ", "y": "hwy"}, False),
+        ("bin_hex_ckm", {"x": "displ", "y": "hwy"}, False),
+        ("bin2d_ckm", {"x": "displ", "y": "hwy"}, True),
+        ("bin_ckm", {"x": "displ"}, True),
+    ],
+)
+def test_ckm_bins_hint_names_only_parameters_of_the_stat(
+    mpg, stat, mapping, takes_breaks
+):
+    keyed = pp.add_record_keys(mpg, seed=1)
+    cls = getattr(pp, f"stat_{stat}")
+    ptable = pp.create_cnt_ptable(D=2, V=1.05)
+    plot = ggplot(keyed, aes(**mapping, rkey="rkey")) + cls(ptable=ptable)
+    with pytest.raises(PlotninePrivateError) as err:
+        pp.layer_data(plot)
+    text = str(err.value)
+    assert text.startswith(f"stat_{stat}(): needs public bins on x: give ")
+    named = set(re.findall(r"(\w+)=", text))
+    assert named <= set(cls.DEFAULT_PARAMS), named - set(cls.DEFAULT_PARAMS)
+    assert ("breaks" in named) is takes_breaks
+    assert {"limits", "bins", "binwidth"} <= named
+    assert "xlim(lo, hi)" in text
+    # following the hint works
+    limits = (1, 7.5) if len(mapping) == 1 else ((1, 7.5), (10, 45))
+    fixed = ggplot(keyed, aes(**mapping, rkey="rkey")) + cls(
+        ptable=ptable, limits=limits, bins=10
+    )
+    assert pp.layer_data(fixed)["count"].sum() > 0

@@ -73,6 +73,30 @@ def _breaks_over(rng, bins, binwidth, center, boundary, name, axis):
     )
 
 
+def _public_bins_hint(stat, axis: str) -> str:
+    """How to give ``stat`` public bins on ``axis``, with the parameters
+    it takes (hexagons take no breaks; 2-D stats take pairs)."""
+    params = getattr(stat, "params", {})
+    two_d = "y" in getattr(stat, "REQUIRED_AES", ())
+    scale = f"the scale limits ({axis}lim(lo, hi))"
+    if two_d:
+        limits = "limits=((xlo, xhi), (ylo, yhi))"
+        if "breaks" in params:
+            return (
+                "give breaks=(x_edges, y_edges), or "
+                f"{limits} with bins=/binwidth=, or set {scale}"
+            )
+        return (
+            f"give {limits} with bins= or binwidth= (the lattice of a "
+            f"hexagon stat is fixed by its box; it takes no breaks), or "
+            f"set {scale}"
+        )
+    return (
+        "give breaks=[...], or limits=(lo, hi) with bins=/binwidth=, or "
+        f"set {scale}"
+    )
+
+
 def axis_breaks(
     stat,
     axis: str,
@@ -120,10 +144,9 @@ def axis_breaks(
     if not getattr(stat, "DP", False) or mechanism is None:
         raise _fail(
             name,
-            f"needs public bins on {axis}: give breaks=..., or limits=(lo, "
-            f"hi) with bins/binwidth, or set the scale limits "
-            f"({axis}lim(lo, hi)). CKM has no budget to estimate a range "
-            "privately, and the data range would disclose the extremes.",
+            f"needs public bins on {axis}: {_public_bins_hint(stat, axis)}. "
+            "CKM has no budget to estimate a range privately, and the data "
+            "range would disclose the extremes.",
         )
     return _private_axis(
         stat, axis, values, bins, binwidth, center, boundary, mechanism,
