@@ -407,3 +407,136 @@ def test_ckm_bins_hint_names_only_parameters_of_the_stat(
         ptable=ptable, limits=limits, bins=10
     )
     assert pp.layer_data(fixed)["count"].sum() > 0
+
+
+# -- 8. advice on a private range that is too narrow -------------------------
+
+EDGE = "edge bins of the privately estimated range"
+
+
+def _build_warnings(plot):
+    from plotnine_private._compat import build
+
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        built = build(plot)
+    edge = [
+        w for w in record
+        if issubclass(w.category, pp.PrivacyWarning) and EDGE in str(w.message)
+    ]
+    return built, edge
+
+
+def _uniform(n: int, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(
+        {"x": rng.uniform(0, 100, n), "y": rng.uniform(0, 100, n)}
+    )
+
+
+def test_edge_pile_of_a_private_range_is_advised_once():
+    # n = 50 at eps = 1 is far below what the private range needs: it
+    # comes out near 0 and every record is clamped into the upper edge bin
+    plot = ggplot(_uniform(50), aes("x")) + pp.stat_bin_dp(eps=1, seed=0)
+    built, edge = _build_warnings(plot)
+    assert len(edge) == 1
+    text = str(edge[0].message)
+    data = built.layers[0].data
+    lo, hi = data["xmin"].min(), data["xmax"].max()
+    assert hi < 50  # the range really is too narrow
+    in_edge = data.loc[
+        (data["xmin"] <= lo) | (data["xmax"] >= hi), "count"
+    ].sum()
+    # most of the 50 records are in the edge bins (the rest is noise)
+    assert in_edge > 0.8 * 50
+    assert data["count"].sum() - in_edge < 30 * 2.5
+    assert text.startswith("stat_bin_dp: nearly all released counts")
+    assert re.search(r"\d+% along x \(range -?[\d.e+-]+ to [\d.e+-]+\)", text)
+    assert "probably too narrow for this eps" in text
+    assert "limits=(lo, hi) with bins=/binwidth=" in text
+
+
+def test_edge_pile_in_hexagons_names_the_hex_fix():
+    hits = 0
+    for seed in range(3):
+        plot = ggplot(_uniform(150), aes("x", "y")) + pp.stat_binhex_dp(
+            eps=1, seed=seed
+        )
+        _, edge = _build_warnings(plot)
+        assert len(edge) <= 1
+        if edge:
+            hits += 1
+            text = str(edge[0].message)
+            assert text.startswith("stat_binhex_dp: nearly all")
+            assert "limits=((xlo, xhi), (ylo, yhi))" in text
+            assert "breaks=" not in text
+    assert hits >= 1
+
+
+@pytest.mark.parametrize(
+    "layer",
+    [
+        lambda: pp.stat_bin_dp(eps=1, seed=0, limits=(0, 100)),
+        lambda: pp.stat_bin_dp(eps=1, seed=0, breaks=np.linspace(0, 100, 11)),
+    ],
+    ids=["limits", "breaks"],
+)
+def test_no_edge_advice_with_public_bins(layer):
+    # the same records that pile up under a private range
+    _, edge = _build_warnings(ggplot(_uniform(50), aes("x")) + layer())
+    assert edge == []
+
+
+@pytest.mark.parametrize(
+    ("stat", "mapping"),
+    [
+        (pp.stat_bin_dp, aes("x")),
+        (pp.stat_bin2d_dp, aes("x", "y")),
+        (pp.stat_binhex_dp, aes("x", "y")),
+    ],
+)
+def test_no_edge_advice_when_the_private_range_is_good(stat, mapping):
+    for seed in range(3):
+        plot = ggplot(_uniform(2000), mapping) + stat(eps=1, seed=seed)
+        built, edge = _build_warnings(plot)
+        assert edge == [], str(edge[0].message)
+        # a private range was used (the advice had a chance to fire)
+        assert any(r.family == "range" for r in built.layers[0].stat.releases)
+
+
+def test_edge_advice_is_post_processing_of_released_values():
+    from types import SimpleNamespace
+
+    from plotnine_private.stats.domains import AxisBreaks, advise_edge_mass
+
+    # a stat whose released histogram piles into its last bin, and the
+    # same with the pile in the middle: only released values differ
+    breaks = np.linspace(0.0, 1.0, 31)
+    release = SimpleNamespace(
+        formal=True, details={"scale": 2.5}, mechanism="discrete_laplace"
+    )
+    stat = SimpleNamespace(
+        name="stat_bin_dp",
+        params={"breaks": None, "limits": None},
+        REQUIRED_AES={"x"},
+        axis_cache={"x": AxisBreaks(breaks, "private estimate", True)},
+    )
+
+    def advice(pile_at: int) -> list:
+        count = np.zeros(30, dtype=int)
+        count[pile_at] = 200
+        count[[3, 11, 20]] = [2, 5, 1]  # noise
+        frame = pd.DataFrame(
+            {"xmin": breaks[:-1], "xmax": breaks[1:], "count": count}
+        )
+        released = SimpleNamespace(values=count, release=release)
+        with warnings.catch_warnings(record=True) as record:
+            warnings.simplefilter("always")
+            advise_edge_mass(stat, frame, released)
+        return [str(w.message) for w in record]
+
+    assert len(advice(29)) == 1 and len(advice(0)) == 1
+    assert advice(15) == []
+    # a CKM release (no formal guarantee, no private range) gets none
+    release.formal = False
+    assert advice(29) == []

@@ -74,6 +74,7 @@ from ..validation import (
     validate_threshold,
 )
 from ..validation import fail as _fail
+from .domains import advise_edge_mass
 
 if TYPE_CHECKING:
     from plotnine.facets.layout import Layout
@@ -304,7 +305,10 @@ class PrivateCountStat(stat):
         if not table.public:
             self.warn_undeclared(fam, gdims, released.release)
         cells = self.cell_frame(fam, panel, gdims, idx, table, released, door)
-        return self.shape_output(cells, released)
+        out = self.shape_output(cells, released)
+        # post-processing advice on a private range (released values only)
+        advise_edge_mass(self, out, released)
+        return out
 
     def warn_undeclared(self, fam, gdims, release: Release) -> None:
         """Say, from public facts only, that an undeclared domain hides
