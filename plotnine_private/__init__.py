@@ -7,6 +7,7 @@ Importing this package registers every private stat (``stat="count_dp"``,
 from __future__ import annotations
 
 from ._compat import install_hooks, layer_data
+from ._version import __version__ as __version__
 from .bundle import save_release
 from .exceptions import (
     BudgetExceededError,

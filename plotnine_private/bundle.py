@@ -22,8 +22,8 @@ they agree by construction (one build, one release).
 
 from __future__ import annotations
 
+import ast
 import hashlib
-import importlib.metadata
 import json
 import linecache
 import math
@@ -32,6 +32,7 @@ import os
 import platform
 import re
 import sys
+import textwrap
 from copy import deepcopy
 from datetime import datetime, timezone
 from pathlib import Path
@@ -42,6 +43,7 @@ import numpy as np
 import pandas as pd
 from plotnine.scales.scale_discrete import scale_discrete
 
+from ._version import installed_version
 from .exceptions import PlotninePrivateError
 from .report.budget import budget_layer
 from .report.composition import private_layers
@@ -131,8 +133,39 @@ def redact_seeds(code: str) -> str:
     return _SEED_ASSIGNMENT.sub(r"\1<secret>", code)
 
 
+def _statement_at(source: str, lineno: int) -> str | None:
+    """The whole statement of ``source`` that contains line ``lineno``
+    (a call spread over several lines), dedented; the header only of a
+    compound statement (``with ...:``) when the line is in its header."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    around = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.stmt)
+        and node.lineno <= lineno <= (node.end_lineno or node.lineno)
+    ]
+    if not around:
+        return None
+    # the innermost: starts last, and of those ends first
+    best = max(
+        around, key=lambda n: (n.lineno, -(n.end_lineno or n.lineno))
+    )
+    body = getattr(best, "body", None)
+    if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+        # a compound statement whose header holds the call: its header
+        lines = source.splitlines()[best.lineno - 1:body[0].lineno - 1]
+        text = "\n".join(lines).rstrip()
+        return textwrap.dedent(text) or None
+    text = ast.get_source_segment(source, best, padded=True)
+    return textwrap.dedent(text).strip() if text else None
+
+
 def _caller_line() -> str:
-    """The source line of the first caller outside this package."""
+    """The statement (every line of it) of the first caller outside this
+    package: what called ``save_release``."""
     here = Path(__file__).resolve().parent
     frame = sys._getframe(1)
     while frame is not None:
@@ -142,6 +175,10 @@ def _caller_line() -> str:
         except (OSError, ValueError):
             inside = False
         if not inside:
+            lines = linecache.getlines(fname, frame.f_globals)
+            statement = _statement_at("".join(lines), frame.f_lineno)
+            if statement:
+                return statement
             line = linecache.getline(fname, frame.f_lineno).strip()
             return line or "<source not available>"
         frame = frame.f_back
@@ -404,12 +441,8 @@ def _layer_output(
 def _versions() -> dict[str, str]:
     import plotnine
 
-    try:
-        ours = importlib.metadata.version("plotnine-private")
-    except importlib.metadata.PackageNotFoundError:
-        ours = "unknown"
     return {
-        "plotnine_private": ours,
+        "plotnine_private": installed_version(),
         "plotnine": plotnine.__version__,
         "numpy": np.__version__,
         "pandas": pd.__version__,

@@ -24,6 +24,7 @@ from .mechanisms.ckm import record_key_integers
 from .mechanisms.release import CKMCounts, LaplaceCounts, release_cells
 from .validation import (
     as_ptable,
+    frame_type_fix,
     validate_choice,
     validate_delta,
     validate_eps,
@@ -50,13 +51,13 @@ def _as_pandas(name: str, data: Any) -> pd.DataFrame:
     ):
         if hasattr(data, "collect"):
             raise PlotninePrivateError(
-                f"{name}(): a polars LazyFrame is not collected here; "
-                "pass a polars or pandas DataFrame."
+                f"{name}(): data must be a pandas or polars DataFrame, "
+                f"{frame_type_fix(data)}"
             )
         return data.to_pandas()
     raise PlotninePrivateError(
-        f"{name}(): data must be a pandas or polars DataFrame, got "
-        f"{type(data).__module__}.{type(data).__name__}."
+        f"{name}(): data must be a pandas or polars DataFrame, "
+        f"{frame_type_fix(data)}"
     )
 
 

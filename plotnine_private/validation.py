@@ -12,6 +12,7 @@ import numbers
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from .exceptions import PlotninePrivateError
 from .mechanisms import laplace as lap
@@ -19,6 +20,8 @@ from .mechanisms import laplace as lap
 __all__ = [
     "as_ptable",
     "fail",
+    "frame_type_fix",
+    "validate_layer_data",
     "validate_breaks",
     "validate_choice",
     "validate_delta",
@@ -151,11 +154,15 @@ def validate_breaks(name: str, param: str, value: Any) -> np.ndarray:
 
 
 def as_ptable(name: str, obj: Any):
-    """A PTable from a PTable, a DataFrame or a path (any known format)."""
+    """A PTable from a PTable, a DataFrame or a path (any known format);
+    any other type is refused naming the type and how to make a table."""
     from .mechanisms.ptable import PTable, read_ptable
+    from .mechanisms.ptable.io import is_ptable_source, ptable_type_message
 
     if isinstance(obj, PTable):
         return obj
+    if not is_ptable_source(obj):
+        raise fail(name, ptable_type_message(obj))
     try:
         return read_ptable(obj)
     except (ValueError, OSError, TypeError) as err:
@@ -178,3 +185,57 @@ def validate_threshold(name: str, thr: Any) -> float | None:
             "whose perturbed count is below it are hidden.",
         )
     return float(thr)
+
+
+def _type_name(obj: Any) -> str:
+    kind = type(obj)
+    if kind.__module__ == "builtins":
+        return kind.__qualname__
+    return f"{kind.__module__.split('.')[0]}.{kind.__qualname__}"
+
+
+def frame_type_fix(data: Any) -> str:
+    """``"got <type>; <how to make a frame of it>"``, for data that is not
+    a frame the package takes (a pandas or an eager polars DataFrame)."""
+    module = type(data).__module__.split(".")[0]
+    if module == "polars" and hasattr(data, "collect"):
+        fix = "collect it first: data.collect()"
+    elif isinstance(data, pd.Series):
+        fix = "make a frame of it: series.to_frame()"
+    elif isinstance(data, dict):
+        fix = "make a frame of it: pandas.DataFrame(data)"
+    elif isinstance(data, np.ndarray):
+        fix = (
+            "make a frame with named columns: pandas.DataFrame(array, "
+            "columns=[...])"
+        )
+    elif isinstance(data, (list, tuple)):
+        fix = (
+            "make a frame of it: pandas.DataFrame(rows) (a list of dicts or "
+            "of tuples with columns=[...])"
+        )
+    else:
+        fix = "convert it to a pandas (or polars) DataFrame first"
+    return f"got {_type_name(data)}; {fix}."
+
+
+def validate_layer_data(name: str, *args: Any) -> None:
+    """The ``mapping``/``data`` arguments of a private stat: plotnine takes
+    them in either order; data must be a frame (pandas, or anything with
+    ``to_pandas`` such as a polars DataFrame) or a function of the plot's
+    data."""
+    from plotnine.mapping.aes import aes
+
+    for arg in args:
+        if (
+            arg is None
+            or isinstance(arg, (aes, pd.DataFrame))
+            or callable(arg)
+            or hasattr(arg, "to_pandas")
+        ):
+            continue
+        raise fail(
+            name,
+            "data must be a pandas or polars DataFrame (or a function of "
+            f"the plot's data), {frame_type_fix(arg)}",
+        )

@@ -147,12 +147,12 @@ def cell_keys(key_sums: Any, modulus: int) -> np.ndarray:
 
 
 def add_record_keys(
-    data: pd.DataFrame,
+    data: Any,
     name: str = "rkey",
     seed: int | None = None,
     digits: int = 8,
     integer_range: int | None = None,
-) -> pd.DataFrame:
+) -> Any:
     """Return a copy of ``data`` with a column of random record keys.
 
     .. warning::
@@ -164,8 +164,9 @@ def add_record_keys(
 
     Parameters
     ----------
-    data : pandas.DataFrame
-        The microdata (not modified).
+    data : pandas.DataFrame or polars.DataFrame
+        The microdata (not modified); a frame of the same kind is
+        returned.
     name : str
         Name of the key column (map it to the ``rkey`` aesthetic).
     seed : int, optional
@@ -185,9 +186,17 @@ def add_record_keys(
     >>> list(keyed.columns), bool(keyed["rkey"].between(0, 1).all())
     (['x', 'rkey'], True)
     """
-    if not isinstance(data, pd.DataFrame):
+    # an eager polars DataFrame gets its keys as a polars column
+    polars = (
+        type(data).__module__.split(".")[0] == "polars"
+        and type(data).__name__ == "DataFrame"
+    )
+    if not polars and not isinstance(data, pd.DataFrame):
+        from ..validation import frame_type_fix
+
         raise ParameterError(
-            f"data must be a pandas DataFrame, got {type(data).__name__}"
+            "add_record_keys(): data must be a pandas or polars "
+            f"DataFrame, {frame_type_fix(data)}"
         )
     if name in data.columns:
         raise ParameterError(
@@ -203,8 +212,8 @@ def add_record_keys(
             stacklevel=2,
         )
     rng = np.random.default_rng(seed)
-    out = data.copy()
-    n = len(out)
+    n = len(data)
+    out = pd.DataFrame(index=range(n)) if polars else data.copy()
     if integer_range is not None:
         if (
             isinstance(integer_range, bool)
@@ -225,6 +234,10 @@ def add_record_keys(
         scale = 10**digits
         # integers first: the stored key has exactly `digits` decimals
         out[name] = rng.integers(0, scale, size=n) / scale
+    if polars:
+        import polars as pl
+
+        return data.with_columns(pl.Series(name, out[name].to_numpy()))
     return out
 
 

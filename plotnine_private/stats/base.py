@@ -67,12 +67,14 @@ from ..validation import (
     validate_choice,
     validate_delta,
     validate_eps,
+    validate_layer_data,
     validate_range,
     validate_range_share,
     validate_seed,
     validate_threshold,
 )
 from ..validation import fail as _fail
+from .domains import advise_edge_mass
 
 if TYPE_CHECKING:
     from plotnine.facets.layout import Layout
@@ -212,6 +214,7 @@ class PrivateCountStat(stat):
     QUERY_PARAMS: tuple[str, ...] = ()
 
     def __init__(self, mapping=None, data=None, **kwargs):
+        validate_layer_data(type(self).__name__, mapping, data)
         super().__init__(mapping, data, **kwargs)
         self.releases: list[Release] = []
         self.validate_params()
@@ -300,7 +303,10 @@ class PrivateCountStat(stat):
         if not table.public:
             self.warn_undeclared(fam, gdims, released.release)
         cells = self.cell_frame(fam, panel, gdims, idx, table, released, door)
-        return self.shape_output(cells, released)
+        out = self.shape_output(cells, released)
+        # post-processing advice on a private range (released values only)
+        advise_edge_mass(self, out, released)
+        return out
 
     def warn_undeclared(self, fam, gdims, release: Release) -> None:
         """Say, from public facts only, that an undeclared domain hides

@@ -179,10 +179,10 @@ class stat_count_dp(DPMixin, _CountFamily):
         in every layer and process. The seed is a secret: whoever knows it
         can remove the noise. Without a seed, noise is keyed by OS entropy
         drawn once per session.
-    adjacency : {{"replace", "add_remove"}}, default="replace"
+    adjacency : {"replace", "add_remove"}, default="replace"
         Neighbouring data sets differ by one replaced record (sensitivity
         2, as DPpack's tableDP) or by one added/removed record (1).
-    noise : {{"discrete_laplace", "laplace"}}, default="discrete_laplace"
+    noise : {"discrete_laplace", "laplace"}, default="discrete_laplace"
         Exact integer noise, or continuous Laplace rounded (DPpack).
     levels : list, default=None
         The public set of x values. Otherwise the categories of a

@@ -41,7 +41,7 @@ from .dates import (
     width_in_axis_units,
 )
 
-__all__ = ["AxisBreaks", "axis_breaks", "bin_index"]
+__all__ = ["AxisBreaks", "advise_edge_mass", "axis_breaks", "bin_index"]
 
 
 @dataclass
@@ -96,6 +96,30 @@ def _breaks_over(rng, bins, binwidth, center, boundary, name, axis,
         return np.linspace(rng[0], rng[1], int(bins) + 1)
     return np.asarray(
         breaks_from_bins(rng, int(bins), center, boundary), dtype=float
+    )
+
+
+def _public_bins_hint(stat, axis: str) -> str:
+    """How to give ``stat`` public bins on ``axis``, with the parameters
+    it takes (hexagons take no breaks; 2-D stats take pairs)."""
+    params = getattr(stat, "params", {})
+    two_d = "y" in getattr(stat, "REQUIRED_AES", ())
+    scale = f"the scale limits ({axis}lim(lo, hi))"
+    if two_d:
+        limits = "limits=((xlo, xhi), (ylo, yhi))"
+        if "breaks" in params:
+            return (
+                "give breaks=(x_edges, y_edges), or "
+                f"{limits} with bins=/binwidth=, or set {scale}"
+            )
+        return (
+            f"give {limits} with bins= or binwidth= (the lattice of a "
+            f"hexagon stat is fixed by its box; it takes no breaks), or "
+            f"set {scale}"
+        )
+    return (
+        "give breaks=[...], or limits=(lo, hi) with bins=/binwidth=, or "
+        f"set {scale}"
     )
 
 
@@ -174,10 +198,9 @@ def axis_breaks(
     if not getattr(stat, "DP", False) or mechanism is None:
         raise _fail(
             name,
-            f"needs public bins on {axis}: give breaks=..., or limits=(lo, "
-            f"hi) with bins/binwidth, or set the scale limits "
-            f"({axis}lim(lo, hi)). CKM has no budget to estimate a range "
-            "privately, and the data range would disclose the extremes.",
+            f"needs public bins on {axis}: {_public_bins_hint(stat, axis)}. "
+            "CKM has no budget to estimate a range privately, and the data "
+            "range would disclose the extremes.",
         )
     return _private_axis(
         stat, axis, values, bins, width, center, boundary, mechanism,
@@ -303,3 +326,114 @@ def _even_index(v: np.ndarray, breaks: np.ndarray, closed: str):
     idx = idx - down + up + below - above
     idx[np.isnan(v)] = -1
     return idx
+
+
+#: share of a layer's clear mass in the edge bands of a private range
+#: above which the range is called too narrow
+EDGE_SHARE = 0.9
+
+
+def _data_units(scale, values):
+    inverse = getattr(scale, "inverse", None)
+    if callable(inverse):
+        try:
+            return [float(v) for v in inverse(np.asarray(values, float))]
+        except (TypeError, ValueError):
+            pass
+    return [float(v) for v in values]
+
+
+def _edge_share(frame, axis, ab, box, ncells, scale_b, mean_pos):
+    """(share of the clear mass in the edge bands, clear edge mass) of one
+    axis: cells are pooled into bands along the axis (a bin of a
+    histogram, a column or row of a grid), so that mass spread along an
+    edge row of a 2-D grid counts as one band."""
+    lo, hi = float(ab.breaks[0]), float(ab.breaks[-1])
+    if f"{axis}min" not in frame or f"{axis}max" not in frame:
+        return 0.0, 0.0
+    tol = 1e-9 * (hi - lo)
+    amin = frame[f"{axis}min"].to_numpy(float)
+    amax = frame[f"{axis}max"].to_numpy(float)
+    key = np.round((amin - lo) / (hi - lo), 9)
+    bands, band = np.unique(key, return_inverse=True)
+    nb = len(bands) if box else max(len(ab.breaks) - 1, 1)
+    k = max(ncells / nb, 1.0)  # noised cells per band
+    count = np.clip(frame["count"].to_numpy(float), 0.0, None)
+    mass = np.bincount(band, weights=count, minlength=len(bands))
+    # what noise alone may put in a band (the mean of the positive part
+    # of the noise a cell, plus a tail bound over the bands: about
+    # 1 / (20 bands) chance to pass it for a band without records)
+    tail = np.log(10.0 * nb)
+    allowance = k * mean_pos + scale_b * max(
+        tail, 0.87 * np.sqrt(2.0 * k * tail)
+    )
+    clear = np.clip(mass - allowance, 0.0, None)
+    edge_cell = (amin <= lo + tol) | (amax >= hi - tol)
+    edge = np.zeros(len(bands), dtype=bool)
+    edge[band[edge_cell]] = True
+    if clear[edge].sum() <= 0:
+        return 0.0, 0.0  # the edge bands hold nothing noise cannot explain
+    # masses less the noise's mean (mean_pos a noised cell): the edge
+    # bands' over the layer's
+    edge_mass = max(mass[edge].sum() - k * edge.sum() * mean_pos, 0.0)
+    total = max(count.sum() - ncells * mean_pos, edge_mass)
+    return edge_mass / total, clear[edge].sum()
+
+
+def advise_edge_mass(stat, frame, released) -> None:
+    """Warn, once per layer, when nearly all of what a layer released sits
+    in the edge bins of a privately estimated range: the range is then
+    probably too narrow for this eps (records outside it are clamped into
+    its edge bins).
+
+    Post-processing: computed from released values only (the released
+    counts, the released range, the public noise scale), so the warning
+    may depend on them. Along each privately ranged axis the released
+    counts are pooled into bands (bins; columns or rows of a grid); a
+    band's *clear* mass is what exceeds what noise alone could put there
+    (see :func:`_edge_share`). The advice is given for an axis whose edge
+    bands hold more than :data:`EDGE_SHARE` of its clear mass.
+    """
+    release = released.release
+    scale_b = (release.details or {}).get("scale")
+    if not release.formal or not scale_b or "count" not in frame:
+        return
+    if not len(frame):
+        return
+    ncells = max(len(released.values), 1)
+    b = float(scale_b)
+    if release.mechanism == "discrete_laplace":
+        q = np.exp(-1.0 / b)  # E max(N, 0), N discrete Laplace of scale b
+        mean_pos = q / ((1.0 + q) * (1.0 - q))
+    else:
+        mean_pos = b / 2
+    named = []
+    for key, ab in getattr(stat, "axis_cache", {}).items():
+        if not (isinstance(ab, AxisBreaks) and ab.clamp):
+            continue
+        axis = key.split()[-1]
+        share, clear = _edge_share(
+            frame, axis, ab, key.startswith("box"), ncells, b, mean_pos
+        )
+        if share > EDGE_SHARE and clear > 0:
+            named.append((axis, share, ab))
+    if not named:
+        return
+    scales = getattr(getattr(stat, "door", None), "scales", None)
+    parts = []
+    for axis, share, ab in named:
+        a, b = _data_units(
+            getattr(scales, axis, None), [ab.breaks[0], ab.breaks[-1]]
+        )
+        parts.append(f"{share:.0%} along {axis} (range {a:.4g} to {b:.4g})")
+    warnings.warn(
+        f"{stat.name}: nearly all released counts beyond the noise sit in "
+        "the edge bins of the privately estimated range: "
+        f"{', '.join(parts)}. The range is probably too narrow for this "
+        "eps, and records outside it were put in its edge bins. Public "
+        f"bins fix it: {_public_bins_hint(stat, named[0][0])}, from public "
+        "knowledge of the variable's range (not from the data); a larger "
+        "eps or range_share improves the estimate.",
+        PrivacyWarning,
+        stacklevel=2,
+    )

@@ -40,7 +40,12 @@ from ..pca.validation import (
     feature_columns,
     numeric_matrix,
 )
-from ..validation import fail, validate_choice, validate_seed
+from ..validation import (
+    fail,
+    validate_choice,
+    validate_layer_data,
+    validate_seed,
+)
 from .base import PrivateCountStat
 
 if TYPE_CHECKING:
@@ -95,7 +100,7 @@ class stat_dp_pca_score(stat):
         spent and eps/delta all go to the score.
     bins : int or tuple, default=(20, 20)
         Number of cells along each axis.
-    method : {{"sparse", "add"}}, default="sparse"
+    method : {"sparse", "add"}, default="sparse"
         Karwa-Vadhan thresholded histogram, or Gaussian noise on every
         cell (needs declared group levels).
     axes : tuple, default=(1, 2)
@@ -104,20 +109,20 @@ class stat_dp_pca_score(stat):
         Display centring by the private frame centre.
     seed : int or str, default=None
         Seed of the release (a label under a key file).
-    output : {{"histogram", "synthetic"}}, default="histogram"
+    output : {"histogram", "synthetic"}, default="histogram"
         Tiles (geom rect) or sampled points (geom point).
     n_sample : int, default=None
         Number of synthetic points of the layer (public; default the
         number of rows, public under replace-one adjacency), split over
         panels and groups in proportion to their *released* totals,
         never their true sizes.
-    sample_method : {{"uniform", "center"}}, default="uniform"
+    sample_method : {"uniform", "center"}, default="uniform"
         How synthetic points are placed in their cell.
     bandwidth_scale : float, default=None
         Gaussian jitter of synthetic points in cell widths.
     scale : array, default=None
         Public column scales to divide by (never sample SDs).
-    calibration : {{"analytic", "classic"}}, default="analytic"
+    calibration : {"analytic", "classic"}, default="analytic"
         Gaussian calibration (classic = dppca's formula).
     drop_zero : bool, default=True
         Omit cells whose released probability is 0 (else they would be
@@ -166,6 +171,7 @@ class stat_dp_pca_score(stat):
     CREATES = {"count", "prob", "xmin", "xmax", "ymin", "ymax"}
 
     def __init__(self, mapping=None, data=None, **kwargs: Any):
+        validate_layer_data(_NAME, mapping, data)
         output = kwargs.get("output", "histogram")
         validate_choice(_NAME, "output", output, ("histogram", "synthetic"))
         if output == "synthetic" and "geom" not in kwargs:

@@ -545,7 +545,8 @@ def _variance_advice(spec: TableSpec) -> str:
     # uniform distribution on -D..D (step 1/step): variance D(D+1/s)/3
     s = spec.step
     need = spec.D
-    while need * (need + 1 / s) / 3 <= spec.V:
+    # the smallest D whose bound reaches V (a row at V is not short)
+    while need * (need + 1 / s) / 3 < spec.V - VARIANCE_TOLERANCE:
         need += 1
     reach = spec.D * (spec.D + 1 / s) / 3
     return (

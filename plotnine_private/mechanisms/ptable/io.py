@@ -33,7 +33,13 @@ from .table import (
     diagnostics_from,
 )
 
-__all__ = ["frame_to_ptable", "read_ptable", "write_ptable"]
+__all__ = [
+    "frame_to_ptable",
+    "is_ptable_source",
+    "ptable_type_message",
+    "read_ptable",
+    "write_ptable",
+]
 
 ONS_COLUMNS = ["pcv", "ckey", "pvalue"]
 FORMATS = ("r", "tau_argus", "ons")
@@ -457,15 +463,53 @@ def _read_text(source: Any) -> tuple[str, str]:
     if isinstance(source, (str, os.PathLike)):
         with open(source, encoding="utf-8-sig") as fh:
             return fh.read(), os.fspath(source)
-    raise ParameterError(
-        f"ptable must be a PTable, a pandas DataFrame, a file path (str or "
-        f"os.PathLike) or an open text file; got {type(source).__name__}"
-        + (
-            " (build a DataFrame from it first: pandas.DataFrame(...))"
-            if isinstance(source, (dict, list, tuple))
-            else ""
-        )
+    raise ParameterError(ptable_type_message(source))
+
+
+#: parameters of create_cnt_ptable / create_num_ptable, to recognise a
+#: dict of them passed as a table
+_BUILD_PARAMS = {"D", "V", "js", "pstay", "optim", "mono", "step", "icat",
+                 "type"}
+
+
+def is_ptable_source(obj: Any) -> bool:
+    """Whether :func:`read_ptable` takes ``obj`` at all (its type)."""
+    return (
+        isinstance(obj, (PTable, pd.DataFrame, str, os.PathLike))
+        or hasattr(obj, "read")
     )
+
+
+def ptable_type_message(obj: Any) -> str:
+    """Why ``obj`` is not a p-table (its type) and how to make one."""
+    kind = type(obj)
+    tname = (
+        kind.__qualname__
+        if kind.__module__ == "builtins"
+        else f"{kind.__module__}.{kind.__qualname__}"
+    )
+    shown = repr(obj)
+    if len(shown) > 60:
+        shown = shown[:57] + "..."
+    text = (
+        "ptable must be a PTable, a pandas DataFrame of a p-table's rows or "
+        "a file path (str, os.PathLike or an open text file) of a p-table "
+        f"in R, Tau-Argus or ONS format; got {tname} {shown}. Build one "
+        "with create_cnt_ptable(D=..., V=...) (counts; create_num_ptable "
+        "for magnitudes) or read your office's table with "
+        "read_ptable(path)"
+    )
+    if isinstance(obj, dict) and obj and set(map(str, obj)) <= _BUILD_PARAMS:
+        text += (
+            f"; these look like its parameters: "
+            f"ptable=create_cnt_ptable(**{shown})"
+        )
+    elif isinstance(obj, (dict, list, tuple)):
+        text += (
+            "; if it holds the table's columns (i, j, p, ...), wrap it: "
+            "pandas.DataFrame(...)"
+        )
+    return text + "."
 
 
 def _has_header(first_line: str, sep: str) -> bool:
