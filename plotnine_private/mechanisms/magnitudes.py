@@ -111,8 +111,8 @@ def laplace_halfwidth(scale: float, noise: str, alpha: float) -> int:
     if not 0 < alpha < 1:
         raise ParameterError(f"alpha must lie in (0, 1), got {alpha!r}")
     if noise == "discrete_laplace":
-        p = math.exp(-1.0 / scale)
-        h = math.log(alpha * (1 + p) / 2) / math.log(p) - 1
+        p = math.exp(-1.0 / scale)  # log p = -1 / scale (p may underflow)
+        h = -scale * math.log(alpha * (1 + p) / 2) - 1
     else:
         h = scale * math.log(1 / alpha) - 0.5
     h = max(0, math.ceil(h - 1e-12))

@@ -255,6 +255,8 @@ class _SummaryFamily(_CountFamily):
         )
         self.add_ckm_columns(sums, dims, idx, k, data)
         est = self.release(door, fam, gdims, table, sums, bound)
+        if not table.public:
+            self.warn_undeclared(fam, gdims, self.releases[-1])
         cells = self.cell_frame(
             fam, panel, gdims, idx, table, est["keep_release"], door
         )
