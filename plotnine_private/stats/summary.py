@@ -39,7 +39,7 @@ from ..validation import (
     validate_range,
     validate_seed,
 )
-from .base import CKM_PARAMS, CKMMixin, scale_facts
+from .base import CKM_PARAMS, CKMMixin
 from .base import _fail as fail
 from .count import _CountFamily
 
@@ -204,7 +204,12 @@ class _SummaryFamily(_CountFamily):
         scale = getattr(self.door.scales, "y", None)
         if isinstance(scale, scale_discrete):
             raise fail(self.name, "y is on a discrete scale; map a number.")
-        if any(k == "transform" for k, _ in scale_facts(scale)):
+        trans = getattr(scale, "trans", None)
+        if isinstance(trans, str):  # plotnine keeps e.g. "identity" as text
+            tname = trans
+        else:
+            tname = type(trans).__name__ if trans is not None else "identity"
+        if "identity" not in tname:
             raise fail(
                 self.name,
                 "a transformed y scale (log10, sqrt ...) is not supported: "
