@@ -55,6 +55,7 @@ from .stats.binhex import (
 from .stats.count import stat_count_ckm, stat_count_dp
 from .stats.dp_pca_score import stat_dp_pca_score
 from .stats.sum import stat_sum_ckm, stat_sum_dp
+from .stats.summary import stat_summary_ckm, stat_summary_dp
 from .tables import ckm_table, dp_table
 
 install_hooks()
@@ -104,5 +105,7 @@ __all__ = [
     "stat_dp_pca_score",
     "stat_sum_ckm",
     "stat_sum_dp",
+    "stat_summary_ckm",
+    "stat_summary_dp",
     "use_key",
 ]

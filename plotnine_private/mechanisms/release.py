@@ -498,7 +498,7 @@ class CKMCounts:
 def release_cells(
     query: Query,
     table: CellTable,
-    mechanism: LaplaceCounts | CKMCounts,
+    mechanism: Any,
     *,
     domain: str,
     panels: str = "single panel",
@@ -515,7 +515,11 @@ def release_cells(
     table
         The cells with their true aggregates.
     mechanism
-        :class:`LaplaceCounts` or :class:`CKMCounts`.
+        :class:`LaplaceCounts` or :class:`CKMCounts`, or a mechanism with
+        the same methods (``privacy_map``, ``parameters``, ``perturb``):
+        the magnitude mechanisms of
+        :mod:`~plotnine_private.mechanisms.magnitudes` set ``DP = True``
+        (a formal guarantee, keyed noise) and their own ``STREAM`` name.
     domain
         Words for the report: where the cells came from.
     panels
@@ -526,12 +530,17 @@ def release_cells(
     details
         Extra words for the report.
     """
-    is_dp = isinstance(mechanism, LaplaceCounts)
+    is_dp = isinstance(mechanism, LaplaceCounts) or bool(
+        getattr(mechanism, "DP", False)
+    )
     secret = query.secret() if is_dp else None
     if is_dp:
         identity = query.identity(secret)
         check_source(query, secret, data_object)
-        key = stream_key(secret, identity, table.digest(), "counts")
+        key = stream_key(
+            secret, identity, table.digest(),
+            getattr(mechanism, "STREAM", "counts"),
+        )
     else:
         # CKM draws nothing: its identity is for the report only (the same
         # record keys give the same noise whatever the seed policy)
