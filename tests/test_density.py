@@ -374,3 +374,15 @@ def test_geoms_draw():
         + geom_density(aes(y=after_stat("count")), stat="density_ckm",
                        limits=(0, 50), ptable=PTAB, kernel="epa", bw=2)
     )
+
+
+def test_one_variable_in_two_aesthetics_is_one_group_dimension():
+    d = cars()
+    lyr = built(
+        ggplot(d, aes("hwy", fill="drv", colour="drv"))
+        + geom_density(stat="density_dp", limits=(0, 50), eps=1, seed=1,
+                       n=5)
+    )
+    assert lyr.stat.fine.values.shape[0] == 3  # not 3 x 3 groups
+    assert len(lyr.data) == 15
+    assert lyr.stat.releases[0].cells == 3 * 256

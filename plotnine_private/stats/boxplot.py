@@ -91,10 +91,9 @@ class _BoxplotFamily(FineFamily):
                 "levels), or leave x out for a single box.",
             )
 
-    def group_columns(self, data: pd.DataFrame) -> list[str]:
+    def leading_groups(self, data: pd.DataFrame) -> list[str]:
         # x is a group dimension here: one box per level
-        cols = super().group_columns(data)
-        return (["x"] if "x" in data.columns else []) + cols
+        return ["x"] if "x" in data.columns else []
 
     def curve(self, hist: FineHistogram) -> pd.DataFrame:
         p = self.params

@@ -101,6 +101,30 @@ class FineFamily(PrivateCountStat):
                 f"{p['outside']!r}.",
             )
 
+    # -- groups ------------------------------------------------------------
+    def leading_groups(self, data: pd.DataFrame) -> list[str]:
+        """Position columns that are group dimensions (boxplots: x)."""
+        return []
+
+    def group_columns(self, data: pd.DataFrame) -> list[str]:
+        """One group dimension per mapped expression: ``fill="cut",
+        colour="cut"`` is one dimension of cuts (not cuts x cuts); the
+        other aesthetics get copies of it in the output."""
+        cols = self.leading_groups(data) + super().group_columns(data)
+        mapping = self.door.mapping
+        first: dict[str, str] = {}
+        self.group_copies: dict[str, str] = {}
+        keep = []
+        for c in cols:
+            expr = mapping.get(c, mapping.get(c.replace("color", "colour")))
+            if expr is not None and expr in first:
+                self.group_copies[c] = first[expr]
+                continue
+            if expr is not None:
+                first[expr] = c
+            keep.append(c)
+        return keep
+
     # -- the family ------------------------------------------------------
     def family_cells(self, data: pd.DataFrame, scales) -> FamilyCells:
         ax = self.AXIS
@@ -133,6 +157,8 @@ class FineFamily(PrivateCountStat):
         order = shown.sort_values(key).index
         info = frame.loc[order].drop(columns=["_bin"]).reset_index(drop=True)
         info = info.drop(columns=[self.AXIS], errors="ignore")
+        for copy, of in getattr(self, "group_copies", {}).items():
+            info[copy] = info[of]
         row_of = {
             (p, g): i for i, (p, g) in enumerate(
                 zip(info["PANEL"].to_numpy(), info["group"].to_numpy())
