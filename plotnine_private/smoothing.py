@@ -131,7 +131,7 @@ def monotone_cdf(noisy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
     >>> cdf, n = monotone_cdf(np.array([[2.0, -1.0, 3.0]]))
     >>> cdf.round(3).tolist(), n.tolist()
-    [[0.0, 0.375, 0.375, 1.0]], [4.0]
+    ([[0.0, 0.375, 0.375, 1.0]], [4.0])
     """
     from scipy.optimize import isotonic_regression
 
