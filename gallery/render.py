@@ -253,6 +253,7 @@ def render(outdir: str | Path = HERE / "images") -> list[Path]:
         ptable_figure(out),
     ]
     sys.path.insert(0, str(HERE))
+    paths += __import__("fine_gallery").render(cars, gems, out)
     from pca_gallery import render as render_pca
 
     paths += render_pca(out)

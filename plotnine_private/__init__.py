@@ -52,8 +52,11 @@ from .stats.binhex import (
     stat_binhex_ckm,
     stat_binhex_dp,
 )
+from .stats.boxplot import stat_boxplot_ckm, stat_boxplot_dp
 from .stats.count import stat_count_ckm, stat_count_dp
+from .stats.density import stat_density_ckm, stat_density_dp
 from .stats.dp_pca_score import stat_dp_pca_score
+from .stats.ecdf import stat_ecdf_ckm, stat_ecdf_dp
 from .stats.sum import stat_sum_ckm, stat_sum_dp
 from .stats.summary import stat_summary_ckm, stat_summary_dp
 from .tables import ckm_table, dp_table
@@ -100,9 +103,15 @@ __all__ = [
     "stat_binhex_ckm",
     "stat_binhex_dp",
     "stat_bin_dp",
+    "stat_boxplot_ckm",
+    "stat_boxplot_dp",
     "stat_count_ckm",
     "stat_count_dp",
+    "stat_density_ckm",
+    "stat_density_dp",
     "stat_dp_pca_score",
+    "stat_ecdf_ckm",
+    "stat_ecdf_dp",
     "stat_sum_ckm",
     "stat_sum_dp",
     "stat_summary_ckm",

@@ -1,0 +1,245 @@
+"""Private box plots for ``geom_boxplot``: ``stat_boxplot_dp``,
+``stat_boxplot_ckm``."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import pandas as pd
+from plotnine.doctools import document
+from plotnine.scales.scale_discrete import scale_discrete
+
+from ..smoothing import monotone_cdf, quantiles
+from .base import CKM_PARAMS, DP_PARAMS, CKMMixin, DPMixin, _fail
+from .fine import FineFamily, FineHistogram, released_total
+
+__all__ = ["stat_boxplot_ckm", "stat_boxplot_dp"]
+
+
+class _BoxplotFamily(FineFamily):
+    """Quartiles and whiskers from the released fine histogram of y, per
+    discrete x (a group dimension) and fill/colour group."""
+
+    AXIS = "y"
+    REQUIRED_AES = {"y"}
+    DEFAULT_AES = {"weight": None}
+    BASE_PARAMS = {
+        "geom": "boxplot",
+        "position": "dodge2",
+        "na_rm": False,
+        **FineFamily.FINE_PARAMS,
+        "coef": 1.5,
+        "whiskers": None,
+        "width": None,
+    }
+    CREATES = {
+        "lower", "upper", "middle", "ymin", "ymax", "outliers",
+        "notchupper", "notchlower", "width", "relvarwidth", "n",
+    }
+
+    def validate_params(self) -> None:
+        super().validate_params()
+        p = self.params
+        coef = p["coef"]
+        if (
+            isinstance(coef, bool)
+            or not isinstance(coef, numbers.Real)
+            or not np.isfinite(coef)
+            or coef < 0
+        ):
+            raise _fail(
+                self.name,
+                f"coef must be a finite number >= 0 (whisker length in "
+                f"IQRs), got {coef!r}.",
+            )
+        w = p["whiskers"]
+        if w is not None:
+            try:
+                lo, hi = (float(v) for v in w)
+            except (TypeError, ValueError):
+                raise _fail(
+                    self.name,
+                    f"whiskers must be None or a pair of probabilities "
+                    f"(low, high), e.g. (0.05, 0.95), got {w!r}.",
+                ) from None
+            if not (0 <= lo <= 0.25 and 0.75 <= hi <= 1):
+                raise _fail(
+                    self.name,
+                    f"whiskers must be (low, high) with 0 <= low <= 0.25 and "
+                    f"0.75 <= high <= 1 (outside the box), got {w!r}.",
+                )
+            p["whiskers"] = (lo, hi)
+        width = p["width"]
+        if width is not None and (
+            isinstance(width, bool)
+            or not isinstance(width, numbers.Real)
+            or not np.isfinite(width)
+            or width <= 0
+        ):
+            raise _fail(self.name, f"width must be > 0, got {width!r}.")
+
+    def check_input(self, data: pd.DataFrame) -> None:
+        super().check_input(data)
+        if "x" in data.columns and not isinstance(
+            self.door.scales.x, scale_discrete
+        ):
+            raise _fail(
+                self.name,
+                "x must be discrete: one box per declared level of x. Map a "
+                "pandas Categorical with explicit categories=[...] (public "
+                "levels), or leave x out for a single box.",
+            )
+
+    def leading_groups(self, data: pd.DataFrame) -> list[str]:
+        # x is a group dimension here: one box per level
+        return ["x"] if "x" in data.columns else []
+
+    def curve(self, hist: FineHistogram) -> pd.DataFrame:
+        p = self.params
+        cdf, _ = monotone_cdf(hist.noisy)
+        edges = hist.edges
+        q1, med, q3 = quantiles(cdf, edges, np.array([0.25, 0.5, 0.75])).T
+        if p["whiskers"] is not None:
+            lo, hi = quantiles(cdf, edges, np.array(p["whiskers"])).T
+        else:
+            lo, hi = self.tukey_whiskers(cdf, edges, q1, q3)
+        n = released_total(hist)
+        iqr = q3 - q1
+        root = np.sqrt(np.maximum(n, 1.0))
+        out = hist.info.copy()
+        if "x" not in out.columns:
+            out["x"] = 0.0
+        out["ymin"] = lo
+        out["lower"] = q1
+        out["middle"] = med
+        out["upper"] = q3
+        out["ymax"] = hi
+        out["outliers"] = [[] for _ in range(len(out))]
+        out["notchlower"] = med - 1.58 * iqr / root
+        out["notchupper"] = med + 1.58 * iqr / root
+        out["width"] = 0.75 if p["width"] is None else float(p["width"])
+        out["relvarwidth"] = np.sqrt(n)
+        out["n"] = n.astype(np.int64)
+        return out
+
+    def tukey_whiskers(self, cdf, edges, q1, q3):
+        """Tukey's fences ``q1 - coef*IQR`` and ``q3 + coef*IQR``, pulled in
+        to the released range: the outer edge of the most extreme fine bin
+        inside the fence to which the released CDF gives mass (never
+        inside the box)."""
+        coef = float(self.params["coef"])
+        iqr = q3 - q1
+        fence_lo, fence_hi = q1 - coef * iqr, q3 + coef * iqr
+        lo_edges, hi_edges = edges[:-1], edges[1:]
+        mass = np.diff(cdf, axis=1) > 0
+        ymin = np.empty(len(cdf))
+        ymax = np.empty(len(cdf))
+        for g in range(len(cdf)):
+            up = mass[g] & (lo_edges < fence_hi[g])
+            top = hi_edges[up].max() if up.any() else q3[g]
+            ymax[g] = max(q3[g], min(fence_hi[g], top))
+            down = mass[g] & (hi_edges > fence_lo[g])
+            bottom = lo_edges[down].min() if down.any() else q1[g]
+            ymin[g] = min(q1[g], max(fence_lo[g], bottom))
+        return ymin, ymax
+
+
+_DOC_COMMON = """\
+    limits : tuple
+        Public (low, high) range of y, required: the fine histogram is
+        counted over it. In data units (transformed like the scale).
+    bins : int, default=128
+        Number of equal fine bins between the limits: the resolution of
+        the quartiles (each is interpolated within its fine bin). Every
+        bin carries its own noise: prefer the coarsest bins that resolve
+        what matters.
+    outside : {"clamp", "drop"}, default="clamp"
+        Records with y beyond the limits are counted in the first or last
+        fine bin (`"clamp"`: they still count in the ranks, so quartiles
+        inside the limits are right), or left out (`"drop"`).
+    coef : float, default=1.5
+        Whisker length in interquartile ranges (Tukey), as in
+        `stat_boxplot`; see Notes.
+    whiskers : tuple, default=None
+        Instead of `coef`, put the whiskers at these private quantiles,
+        e.g. `(0.05, 0.95)`.
+    width : float, default=None
+        Box width (0.75, as plotnine's for a discrete x).
+"""
+
+_DOC_NOTES = """
+    Notes
+    -----
+    Everything is post-processing of the released fine counts of y per
+    box: their running sums (before clipping at 0) are made monotone by
+    isotonic regression and divided by the released total, and the
+    quartiles invert that CDF, interpolating linearly within a fine bin.
+
+    **Whiskers.** With `coef` (default), the upper whisker ends at
+    Tukey's fence `upper + coef * (upper - lower)` or, if lower, at the
+    top edge of the highest fine bin below the fence that the released
+    CDF gives mass to: the private stand-in for "the largest observation
+    within the fence". Under strong noise every bin gets some mass and
+    the whisker is the fence itself. The lower whisker mirrors it. With
+    `whiskers=(p, q)` they are the private p and q quantiles. **No
+    individual outliers are ever drawn**: `outliers` is always empty
+    (single records are what a box plot must not show).
+
+    Computed variables: `ymin`, `lower`, `middle`, `upper`, `ymax`,
+    `notchlower`, `notchupper` (`middle -/+ 1.58 IQR / sqrt(n)`),
+    `width`, `relvarwidth` (`sqrt(n)`), `n` (the released number of
+    records of the box), `outliers` (empty). x is a group: one box per
+    declared level (an undeclared x is released with a threshold under
+    DP); without x there is a single box at x = 0.
+"""
+
+
+@document
+class stat_boxplot_dp(DPMixin, _BoxplotFamily):
+    """
+    Differentially private box plot statistics
+
+    {usage}
+
+    Drop-in for `stat_boxplot`: `geom_boxplot(stat="boxplot_dp",
+    limits=(0, 50), eps=1, seed=7)` with a declared categorical x. The
+    counts of y in fine bins between the public limits are released per
+    box with exact discrete Laplace noise (eps-DP: one histogram, the
+    boxes hold disjoint records), and the box is computed from them.
+
+    Parameters
+    ----------
+    {common_parameters}
+    eps, delta, seed, adjacency, noise :
+        As in `stat_count_dp`.
+    """
+
+    __doc__ = __doc__.replace(
+        "        As in `stat_count_dp`.\n",
+        "        As in `stat_count_dp`.\n" + _DOC_COMMON + _DOC_NOTES,
+    )
+    DEFAULT_PARAMS = {**_BoxplotFamily.BASE_PARAMS, **DP_PARAMS}
+
+
+@document
+class stat_boxplot_ckm(CKMMixin, _BoxplotFamily):
+    """
+    Box plot statistics protected by the Cell Key Method
+
+    {usage}
+
+    Drop-in for `stat_boxplot` with `aes(rkey=...)` and `ptable=`.
+
+    Parameters
+    ----------
+    {common_parameters}
+    ptable, threshold :
+        As in `stat_count_ckm`.
+    """
+
+    __doc__ = __doc__.replace(
+        "        As in `stat_count_ckm`.\n",
+        "        As in `stat_count_ckm`.\n" + _DOC_COMMON + _DOC_NOTES,
+    )
+    DEFAULT_PARAMS = {**_BoxplotFamily.BASE_PARAMS, **CKM_PARAMS}

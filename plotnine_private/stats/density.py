@@ -1,0 +1,226 @@
+"""Private kernel densities for ``geom_density``: ``stat_density_dp``,
+``stat_density_ckm``."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import pandas as pd
+from plotnine.doctools import document
+from plotnine.mapping.evaluation import after_stat
+
+from ..smoothing import kernel_name, kernel_smooth
+from .base import CKM_PARAMS, DP_PARAMS, CKMMixin, DPMixin, _fail
+from .fine import FineFamily, FineHistogram, released_total
+
+__all__ = ["stat_density_ckm", "stat_density_dp"]
+
+#: bandwidth rules on public inputs: (hi - lo) / 32, or four fine bins
+BW_RULES = ("limits", "bins")
+
+
+class _DensityFamily(FineFamily):
+    """A kernel smooth of the released fine histogram of x."""
+
+    AXIS = "x"
+    REQUIRED_AES = {"x"}
+    DEFAULT_AES = {"y": after_stat("density"), "weight": None}
+    BASE_PARAMS = {
+        "geom": "density",
+        "position": "stack",
+        "na_rm": False,
+        **FineFamily.FINE_PARAMS,
+        "bins": 256,
+        "kernel": "gaussian",
+        "bw": "limits",
+        "adjust": 1,
+        "n": 512,
+    }
+    CREATES = {"density", "count", "scaled", "ndensity", "n"}
+
+    def validate_params(self) -> None:
+        super().validate_params()
+        p = self.params
+        short = kernel_name(p["kernel"])
+        if short is None:
+            raise _fail(
+                self.name,
+                f"kernel must be one of 'gaussian', 'epanechnikov', "
+                f"'biweight', 'cosine', 'cosine2', 'triangular', "
+                f"'triweight', 'uniform' (or plotnine's abbreviations "
+                f"'gau', 'epa', ...), got {p['kernel']!r}.",
+            )
+        bw = p["bw"]
+        if isinstance(bw, str):
+            if bw not in BW_RULES:
+                raise _fail(
+                    self.name,
+                    f"bw must be a number > 0 or one of the rules on public "
+                    f"inputs 'limits' ((hi - lo) / 32) or 'bins' (four fine "
+                    f"bins), got {bw!r}. Rules read from the data (nrd0, "
+                    "scott, silverman) would disclose its spread.",
+                )
+        elif (
+            isinstance(bw, bool)
+            or not isinstance(bw, numbers.Real)
+            or not np.isfinite(bw)
+            or bw <= 0
+        ):
+            raise _fail(
+                self.name, f"bw must be a finite number > 0, got {bw!r}."
+            )
+        adjust = p["adjust"]
+        if (
+            isinstance(adjust, bool)
+            or not isinstance(adjust, numbers.Real)
+            or not np.isfinite(adjust)
+            or adjust <= 0
+        ):
+            raise _fail(
+                self.name,
+                f"adjust must be a finite number > 0, got {adjust!r}.",
+            )
+        n = p["n"]
+        if (
+            isinstance(n, bool)
+            or not isinstance(n, numbers.Real)
+            or int(n) != n
+            or n < 2
+        ):
+            raise _fail(
+                self.name,
+                f"n must be a whole number >= 2 of points at which the "
+                f"density is evaluated, got {n!r}.",
+            )
+        p["n"] = int(n)
+
+    def bandwidth(self, edges: np.ndarray) -> float:
+        """The bandwidth in the units of the (transformed) x axis."""
+        p = self.params
+        bw = p["bw"]
+        lo, hi = float(edges[0]), float(edges[-1])
+        if bw == "limits":
+            bw = (hi - lo) / 32
+        elif bw == "bins":
+            bw = 4 * (hi - lo) / (len(edges) - 1)
+        return float(bw) * float(p["adjust"])
+
+    def curve(self, hist: FineHistogram) -> pd.DataFrame:
+        p = self.params
+        edges = hist.edges
+        grid = np.linspace(edges[0], edges[-1], p["n"])
+        bw = self.bandwidth(edges)
+        dens = kernel_smooth(
+            hist.centres, hist.values, grid, bw, kernel_name(p["kernel"])
+        )
+        n = released_total(hist)
+        peak = dens.max(axis=1, keepdims=True) if dens.size else dens
+        scaled = np.where(peak > 0, dens / np.where(peak > 0, peak, 1), 0.0)
+        out = self.expand(hist.info, len(grid))
+        out["x"] = np.tile(grid, len(hist.info))
+        out["density"] = dens.ravel()
+        out["count"] = (dens * n[:, None]).ravel()
+        out["scaled"] = scaled.ravel()
+        out["ndensity"] = scaled.ravel()
+        out["n"] = np.repeat(n, len(grid)).astype(np.int64)
+        return out
+
+
+_DOC_COMMON = """\
+    limits : tuple
+        Public (low, high) range of x, required: the fine histogram is
+        counted over it, and the density is evaluated over it. In data
+        units (transformed like the scale, e.g. by `scale_x_log10`).
+    bins : int, default=256
+        Number of equal fine bins between the limits. More bins resolve
+        narrower kernels, but every bin carries its own noise: keep the
+        bandwidth at least a few fine bins wide.
+    outside : {"clamp", "drop"}, default="clamp"
+        Records with x beyond the limits are counted in the first or last
+        fine bin (`"clamp"`, so every record counts), or left out
+        (`"drop"`, as plotnine drops data outside scale limits).
+    kernel : str, default="gaussian"
+        As in `stat_density`: "gaussian", "epanechnikov", "biweight",
+        "cosine", "cosine2", "triangular", "triweight", "uniform" (or
+        the abbreviations "gau", "epa", ...), scaled as there (the
+        bandwidth is the Gaussian's standard deviation and the half-width
+        of the others).
+    bw : float | str, default="limits"
+        Bandwidth, in units of x. A number, or a rule on public inputs:
+        `"limits"` is `(hi - lo) / 32`, `"bins"` four fine bins. plotnine's
+        rules ("nrd0", "scott", ...) read the data's spread and are not
+        accepted.
+    adjust : float, default=1
+        Multiplies the bandwidth.
+    n : int, default=512
+        Number of equally spaced points between the limits at which the
+        density is evaluated.
+"""
+
+_DOC_NOTES = """
+    Notes
+    -----
+    The density is a kernel smooth of the released fine histogram (counts
+    clipped at 0): `density(x) = sum_j c_j K((x - m_j) / bw) / bw /
+    sum_j c_j` over fine-bin midpoints `m_j`, evaluated directly on the
+    grid; as in plotnine, mass that the kernel spreads beyond the limits
+    is not folded back. Computed variables: `density`, `count` (density
+    times `n`), `scaled` and `ndensity` (density / its maximum), `n` (the
+    released number of records of the group: the sum of the released
+    fine counts before clipping, at least 0). With the same bandwidth and
+    kernel it converges to `stat_density` as the noise vanishes and the
+    fine bins narrow.
+"""
+
+
+@document
+class stat_density_dp(DPMixin, _DensityFamily):
+    """
+    Differentially private kernel density estimate
+
+    {usage}
+
+    Drop-in for `stat_density`: `geom_density(stat="density_dp",
+    limits=(0, 50), eps=1, seed=7)`. The counts of x in fine bins between
+    the public limits are released with exact discrete Laplace noise
+    (every bin, empty ones included, per group and panel: one histogram,
+    eps-DP), and the curve is a kernel smooth of them (post-processing).
+
+    Parameters
+    ----------
+    {common_parameters}
+    eps, delta, seed, adjacency, noise :
+        As in `stat_count_dp`.
+    """
+
+    __doc__ = __doc__.replace(
+        "        As in `stat_count_dp`.\n",
+        "        As in `stat_count_dp`.\n" + _DOC_COMMON + _DOC_NOTES,
+    )
+    DEFAULT_PARAMS = {**_DensityFamily.BASE_PARAMS, **DP_PARAMS}
+
+
+@document
+class stat_density_ckm(CKMMixin, _DensityFamily):
+    """
+    Kernel density estimate protected by the Cell Key Method
+
+    {usage}
+
+    Drop-in for `stat_density` with `aes(rkey=...)` and `ptable=`: the fine
+    counts are perturbed by the p-table at their cell keys (the same
+    records give the same noise), then smoothed.
+
+    Parameters
+    ----------
+    {common_parameters}
+    ptable, threshold :
+        As in `stat_count_ckm`.
+    """
+
+    __doc__ = __doc__.replace(
+        "        As in `stat_count_ckm`.\n",
+        "        As in `stat_count_ckm`.\n" + _DOC_COMMON + _DOC_NOTES,
+    )
+    DEFAULT_PARAMS = {**_DensityFamily.BASE_PARAMS, **CKM_PARAMS}

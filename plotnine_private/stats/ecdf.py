@@ -1,0 +1,162 @@
+"""Private empirical cumulative distributions for ``geom_step``:
+``stat_ecdf_dp``, ``stat_ecdf_ckm``."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import pandas as pd
+from plotnine.doctools import document
+from plotnine.mapping.evaluation import after_stat
+
+from ..smoothing import monotone_cdf
+from .base import CKM_PARAMS, DP_PARAMS, CKMMixin, DPMixin, _fail
+from .fine import FineFamily, FineHistogram, released_total
+
+__all__ = ["stat_ecdf_ckm", "stat_ecdf_dp"]
+
+
+class _EcdfFamily(FineFamily):
+    """A monotone CDF from the released fine histogram of x."""
+
+    AXIS = "x"
+    REQUIRED_AES = {"x"}
+    DEFAULT_AES = {"y": after_stat("ecdf"), "weight": None}
+    BASE_PARAMS = {
+        "geom": "step",
+        "position": "identity",
+        "na_rm": False,
+        **FineFamily.FINE_PARAMS,
+        "n": None,
+        "pad": True,
+    }
+    CREATES = {"ecdf", "n"}
+
+    def validate_params(self) -> None:
+        super().validate_params()
+        p = self.params
+        n = p["n"]
+        if n is not None and (
+            isinstance(n, bool)
+            or not isinstance(n, numbers.Real)
+            or int(n) != n
+            or n < 2
+        ):
+            raise _fail(
+                self.name,
+                f"n must be None (the fine-bin edges) or a whole number >= 2 "
+                f"of points between the limits, got {n!r}.",
+            )
+        if not isinstance(p["pad"], (bool, np.bool_)):
+            raise _fail(
+                self.name, f"pad must be True or False, got {p['pad']!r}."
+            )
+
+    def curve(self, hist: FineHistogram) -> pd.DataFrame:
+        p = self.params
+        edges = hist.edges
+        cdf, _ = monotone_cdf(hist.noisy)
+        if p["n"] is None:
+            x, ecdf = edges, cdf
+        else:
+            x = np.linspace(edges[0], edges[-1], int(p["n"]))
+            ecdf = np.vstack([np.interp(x, edges, row) for row in cdf])
+            ecdf = ecdf.reshape(len(cdf), len(x))
+        if p["pad"]:
+            x = np.r_[-np.inf, x, np.inf]
+            groups = len(ecdf)
+            ecdf = np.hstack(
+                [np.zeros((groups, 1)), ecdf, np.ones((groups, 1))]
+            )
+        out = self.expand(hist.info, len(x))
+        out["x"] = np.tile(x, len(hist.info))
+        out["ecdf"] = ecdf.ravel()
+        out["n"] = np.repeat(released_total(hist), len(x)).astype(np.int64)
+        return out
+
+
+_DOC_COMMON = """\
+    limits : tuple
+        Public (low, high) range of x, required: the fine histogram is
+        counted over it. In data units (transformed like the scale).
+    bins : int, default=128
+        Number of equal fine bins between the limits: the steps of the
+        curve. Every bin carries its own noise, and the noise of a
+        cumulative sum grows with the number of bins summed: prefer the
+        coarsest bins that answer the question.
+    outside : {"clamp", "drop"}, default="clamp"
+        Records with x beyond the limits are counted in the first or last
+        fine bin (`"clamp"`: the curve is right at every fine-bin edge
+        inside the limits), or left out (`"drop"`: the curve is the
+        distribution of the records inside the limits).
+    n : int, default=None
+        As in `stat_ecdf`: `None` evaluates the curve at the fine-bin
+        edges; a number evaluates it at that many equally spaced points
+        between the limits, interpolating linearly within a fine bin.
+    pad : bool, default=True
+        As in `stat_ecdf`: add the points `-inf` (ecdf 0) and `inf`
+        (ecdf 1).
+"""
+
+_DOC_NOTES = """
+    Notes
+    -----
+    The curve is post-processing of the released fine counts: their
+    running sums (before clipping at 0, so the noise does not add phantom
+    records) are made non-decreasing by least squares (isotonic
+    regression), divided by the released total, clipped to [0, 1], and
+    pinned to 0 at the low limit and 1 at the high limit. At a fine-bin
+    edge e it estimates the share of records <= e. Computed variables:
+    `ecdf`, `n` (the released number of records of the group).
+"""
+
+
+@document
+class stat_ecdf_dp(DPMixin, _EcdfFamily):
+    """
+    Differentially private empirical cumulative distribution
+
+    {usage}
+
+    Drop-in for `stat_ecdf`: `stat_ecdf_dp(limits=(0, 50), eps=1,
+    seed=7)` or `geom_step(stat="ecdf_dp", ...)`. The counts of x in fine
+    bins between the public limits are released with exact discrete
+    Laplace noise (every bin, per group and panel: eps-DP); the curve is
+    computed from them.
+
+    Parameters
+    ----------
+    {common_parameters}
+    eps, delta, seed, adjacency, noise :
+        As in `stat_count_dp`.
+    """
+
+    __doc__ = __doc__.replace(
+        "        As in `stat_count_dp`.\n",
+        "        As in `stat_count_dp`.\n" + _DOC_COMMON + _DOC_NOTES,
+    )
+    DEFAULT_PARAMS = {**_EcdfFamily.BASE_PARAMS, **DP_PARAMS}
+
+
+@document
+class stat_ecdf_ckm(CKMMixin, _EcdfFamily):
+    """
+    Empirical cumulative distribution protected by the Cell Key Method
+
+    {usage}
+
+    Drop-in for `stat_ecdf` with `aes(rkey=...)` and `ptable=`.
+
+    Parameters
+    ----------
+    {common_parameters}
+    ptable, threshold :
+        As in `stat_count_ckm`.
+    """
+
+    __doc__ = __doc__.replace(
+        "        As in `stat_count_ckm`.\n",
+        "        As in `stat_count_ckm`.\n" + _DOC_COMMON + _DOC_NOTES,
+    )
+    DEFAULT_PARAMS = {**_EcdfFamily.BASE_PARAMS, **CKM_PARAMS}

@@ -1,0 +1,203 @@
+"""The fine-histogram family: one private histogram on public limits, turned
+into a curve by post-processing.
+
+``density_*``, ``ecdf_*`` and ``boxplot_*`` all release the same thing: the
+counts of a continuous position in ``bins`` equal fine bins between public
+``limits=(lo, hi)``, per group and panel, through the release engine as
+ordinary count cells (every cell of a public domain gets noise, empty ones
+included). What they draw — a kernel smooth, a cumulative curve, quartiles
+and whiskers — is computed from the released counts only, so it costs no
+budget beyond the histogram's, and the report, ``save_release`` and the
+neighbour harness treat the layer like any count layer.
+
+Because the histogram is the release, a density and an ECDF of the same
+data, limits, bins, eps and seed are *one* release (same identity, same
+noise, charged once).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import pandas as pd
+
+from .base import FamilyCells, PrivateCountStat, _fail, validate_range
+from .domains import axis_breaks, bin_index
+
+__all__ = ["FineHistogram", "FineFamily"]
+
+
+class FineHistogram:
+    """The released fine histograms of a layer, one row per group.
+
+    Attributes
+    ----------
+    edges
+        ``(bins + 1,)`` fine-bin edges (in the scale's transformed units).
+    values
+        ``(groups, bins)`` released counts (clipped at 0; 0 where not
+        shown).
+    noisy
+        ``(groups, bins)`` released counts before clipping (DP; equal to
+        ``values`` for CKM; 0 where not shown).
+    info
+        One row per group: ``PANEL``, ``group`` and the group columns
+        (fill, colour, x for boxplots ...).
+    """
+
+    def __init__(self, edges, values, noisy, info):
+        self.edges = edges
+        self.values = values
+        self.noisy = noisy
+        self.info = info
+
+    @property
+    def centres(self) -> np.ndarray:
+        return (self.edges[:-1] + self.edges[1:]) / 2
+
+
+class FineFamily(PrivateCountStat):
+    """Counts of one continuous axis in public fine bins (see module
+    docstring). Subclasses set ``AXIS`` and implement :meth:`curve`."""
+
+    FAMILY = "fine"
+    #: the binned axis ("x" for density and ECDF, "y" for boxplots)
+    AXIS = "x"
+    OUTSIDE = ("clamp", "drop")
+
+    FINE_PARAMS = {"limits": None, "bins": 128, "outside": "clamp"}
+
+    # -- parameters ------------------------------------------------------
+    def validate_params(self) -> None:
+        p = self.params
+        if p["limits"] is None:
+            raise _fail(
+                self.name,
+                f"limits=(lo, hi) is required: the public range of "
+                f"{self.AXIS} over which the fine histogram is counted "
+                "(e.g. from a codebook or the instrument's range). The "
+                "data's own range would disclose its extremes.",
+            )
+        p["limits"] = validate_range(self.name, "limits", p["limits"])
+        bins = p["bins"]
+        if (
+            isinstance(bins, bool)
+            or not isinstance(bins, numbers.Real)
+            or int(bins) != bins
+            or not 2 <= bins <= 100_000
+        ):
+            raise _fail(
+                self.name,
+                f"bins must be a whole number of fine bins in [2, 100000], "
+                f"got {bins!r}.",
+            )
+        p["bins"] = int(bins)
+        if p["outside"] not in self.OUTSIDE:
+            raise _fail(
+                self.name,
+                f"outside must be 'clamp' (records beyond the limits are "
+                f"counted in the edge bins) or 'drop' (left out), got "
+                f"{p['outside']!r}.",
+            )
+
+    # -- groups ------------------------------------------------------------
+    def leading_groups(self, data: pd.DataFrame) -> list[str]:
+        """Position columns that are group dimensions (boxplots: x)."""
+        return []
+
+    def group_columns(self, data: pd.DataFrame) -> list[str]:
+        """One group dimension per mapped expression: ``fill="cut",
+        colour="cut"`` is one dimension of cuts (not cuts x cuts); the
+        other aesthetics get copies of it in the output."""
+        cols = self.leading_groups(data) + super().group_columns(data)
+        mapping = self.door.mapping
+        first: dict[str, str] = {}
+        self.group_copies: dict[str, str] = {}
+        keep = []
+        for c in cols:
+            expr = mapping.get(c, mapping.get(c.replace("color", "colour")))
+            if expr is not None and expr in first:
+                self.group_copies[c] = first[expr]
+                continue
+            if expr is not None:
+                first[expr] = c
+            keep.append(c)
+        return keep
+
+    # -- the family ------------------------------------------------------
+    def family_cells(self, data: pd.DataFrame, scales) -> FamilyCells:
+        ax = self.AXIS
+        self.require_continuous(scales, ax)
+        p = self.params
+        ab = axis_breaks(
+            self, ax, data[ax].to_numpy(dtype=float), getattr(scales, ax),
+            limits=p["limits"], bins=p["bins"],
+        )
+        edges = ab.breaks
+        code = bin_index(
+            data[ax].to_numpy(dtype=float), edges, "right",
+            p["outside"] == "clamp",
+        )
+        lo, hi = edges[:-1], edges[1:]
+        frame = pd.DataFrame({"_bin": np.arange(len(lo))})
+        self.edges = edges
+        return FamilyCells(
+            frame, [lo, hi], code, public=True, source=ab.source,
+            describe=(ax, tuple(edges.tolist()), p["outside"]),
+        )
+
+    def fine_histogram(self, cells, released) -> FineHistogram:
+        """Released cells as one dense row of fine bins per shown group."""
+        frame = cells.frame
+        keep = released.keep
+        k = len(self.edges) - 1
+        key = ["PANEL", "group"]
+        shown = frame.loc[keep, key].drop_duplicates()
+        order = shown.sort_values(key).index
+        info = frame.loc[order].drop(columns=["_bin"]).reset_index(drop=True)
+        info = info.drop(columns=[self.AXIS], errors="ignore")
+        for copy, of in getattr(self, "group_copies", {}).items():
+            info[copy] = info[of]
+        row_of = {
+            (p, g): i for i, (p, g) in enumerate(
+                zip(info["PANEL"].to_numpy(), info["group"].to_numpy())
+            )
+        }
+        rows = np.array(
+            [
+                row_of.get((p, g), -1)
+                for p, g in zip(frame["PANEL"].to_numpy(),
+                                frame["group"].to_numpy())
+            ],
+            dtype=np.int64,
+        )
+        sel = keep & (rows >= 0)
+        cols = frame["_bin"].to_numpy(np.int64)
+        values = np.zeros((len(info), k))
+        noisy = np.zeros((len(info), k))
+        values[rows[sel], cols[sel]] = released.values[sel]
+        noisy[rows[sel], cols[sel]] = np.nan_to_num(released.noisy[sel])
+        return FineHistogram(self.edges, values, noisy, info)
+
+    def shape_output(self, cells, released):
+        hist = self.fine_histogram(cells, released)
+        #: the released fine histogram (for inspection; never drawn raw)
+        self.fine = hist
+        return self.curve(hist)
+
+    def curve(self, hist: FineHistogram) -> pd.DataFrame:
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    @staticmethod
+    def expand(info: pd.DataFrame, per_group: int) -> pd.DataFrame:
+        """Repeat each group's row ``per_group`` times (categoricals and
+        PANEL keep their categories)."""
+        idx = np.repeat(np.arange(len(info)), per_group)
+        return info.iloc[idx].reset_index(drop=True)
+
+
+def released_total(hist: FineHistogram) -> np.ndarray:
+    """Released record count of each group: the sum of its unclipped
+    released counts (unbiased), at least 0, rounded."""
+    return np.rint(np.maximum(hist.noisy.sum(axis=1), 0.0))
