@@ -29,6 +29,7 @@ from .mechanisms.ptable import (
     read_ptable,
 )
 from .mechanisms.release import Release
+from .noise import NoiseIntervals, noise_caption, noise_interval
 from .pca import DPPCAResult, dp_pca, dp_score
 from .plots.ptable import plot_ptable
 from .report import (
@@ -61,6 +62,7 @@ install_hooks()
 __all__ = [
     "BudgetExceededError",
     "DPPCAResult",
+    "NoiseIntervals",
     "PTable",
     "PTableVarianceWarning",
     "PrivacyBudget",
@@ -85,6 +87,8 @@ __all__ = [
     "dp_score",
     "dp_table",
     "geom_hex",
+    "noise_caption",
+    "noise_interval",
     "layer_data",
     "stat_bin2d_ckm",
     "stat_bin2d_dp",
