@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ._compat import install_hooks, layer_data
 from .bundle import save_release
+from .compare import Comparison, compare
 from .exceptions import (
     BudgetExceededError,
     PlotninePrivateError,
@@ -61,6 +62,7 @@ install_hooks()
 
 __all__ = [
     "BudgetExceededError",
+    "Comparison",
     "DPPCAResult",
     "NoiseIntervals",
     "PTable",
@@ -70,6 +72,7 @@ __all__ = [
     "RecordKeyWarning",
     "add_record_keys",
     "cell_keys",
+    "compare",
     "create_key",
     "create_cnt_ptable",
     "create_num_ptable",

@@ -53,6 +53,7 @@ __all__ = [
     "NoiseIntervals",
     "ckm_interval",
     "dlap_interval",
+    "intervals_of_built",
     "noise_caption",
     "noise_interval",
     "rounded_laplace_interval",
@@ -399,7 +400,12 @@ def noise_interval(plot: ggplot, level: float = 0.95) -> NoiseIntervals:
     for lyr in plot.layers:
         if hasattr(lyr, "budget_eps"):
             lyr.enforce = False  # the interval is not a release
-    built = build(plot)
+    return intervals_of_built(build(plot), level)
+
+
+def intervals_of_built(built: ggplot, level: float = 0.95) -> NoiseIntervals:
+    """:func:`noise_interval` of a plot that has been built."""
+    level = _check_level(level)
     rows: list[dict] = []
     for i, lyr in enumerate(built.layers):
         releases = getattr(lyr.stat, "releases", None)
