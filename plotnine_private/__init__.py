@@ -9,6 +9,7 @@ from __future__ import annotations
 from ._compat import install_hooks, layer_data
 from ._version import __version__ as __version__
 from .bundle import save_release
+from .compare import Comparison, compare
 from .exceptions import (
     BudgetExceededError,
     PlotninePrivateError,
@@ -30,6 +31,7 @@ from .mechanisms.ptable import (
     read_ptable,
 )
 from .mechanisms.release import Release
+from .noise import NoiseIntervals, noise_caption, noise_interval
 from .pca import DPPCAResult, dp_pca, dp_score
 from .plots.ptable import plot_ptable
 from .report import (
@@ -65,7 +67,9 @@ install_hooks()
 
 __all__ = [
     "BudgetExceededError",
+    "Comparison",
     "DPPCAResult",
+    "NoiseIntervals",
     "PTable",
     "PTableVarianceWarning",
     "PrivacyBudget",
@@ -73,6 +77,7 @@ __all__ = [
     "RecordKeyWarning",
     "add_record_keys",
     "cell_keys",
+    "compare",
     "create_key",
     "create_cnt_ptable",
     "create_num_ptable",
@@ -90,6 +95,8 @@ __all__ = [
     "dp_score",
     "dp_table",
     "geom_hex",
+    "noise_caption",
+    "noise_interval",
     "layer_data",
     "stat_bin2d_ckm",
     "stat_bin2d_dp",

@@ -26,7 +26,8 @@ from plotnine_private.mechanisms import release as engine
 #: layer columns that carry released numbers (or are computed from them)
 NOISY = {
     "count", "noisy_count", "prop", "density", "ncount", "ndensity", "n",
-    "noisy_n", "label", "y", "ymin", "ymax", "size", "prob", "value", "sum",
+    "noisy_n", "label", "count_label", "y", "ymin", "ymax", "size", "prob",
+    "value", "sum",
 }
 #: report columns that are functions of released values
 NOISY_REPORT = {"cells", "parameters"}

@@ -21,7 +21,9 @@ into released cells, before plotnine trains a scale or lays out a panel.
    The engine decides the release's public identity from the query
    (:meth:`PrivateCountStat.query`) and records a typed ``Release``.
 4. **Shaping** the output like the plotnine stat it replaces, with derived
-   variables (prop, density, ...) recomputed from released counts.
+   variables (prop, density, ...) recomputed from released counts, and
+   ``count_label`` (:func:`count_labels`: the count as text, empty where
+   the released count is 0) for every family with a ``count``.
 
 Writing a family: subclass :class:`PrivateCountStat`, set ``FAMILY`` and
 ``QUERY_PARAMS``, implement ``family_cells(data, scales) -> FamilyCells``
@@ -197,6 +199,26 @@ def _missing(col: pd.Series):
         yield slice(0, n), col.isna().to_numpy()
 
 
+def count_labels(count: pd.Series) -> np.ndarray:
+    """Released counts as label text, empty where the released count is 0.
+
+    The computed variable ``count_label`` of every private count stat:
+    ``aes(label=after_stat("count_label"))`` labels a bar, bin or tile
+    with its count but leaves cells released as 0 unlabelled (stacked or
+    dodged bars over a declared domain then do not print "0" for every
+    empty combination). Post-processing of released values: free.
+
+    >>> count_labels(pd.Series([3, 0, 12])).tolist()
+    ['3', '', '12']
+    """
+    v = np.asarray(count, dtype=float)
+    return np.array(
+        ["" if x == 0 else (f"{x:.0f}" if x == int(x) else f"{x:g}")
+         for x in v],
+        dtype=object,
+    )
+
+
 class PrivateCountStat(stat):
     """Base of all private count stats (not registered under a stat name).
 
@@ -306,6 +328,8 @@ class PrivateCountStat(stat):
         out = self.shape_output(cells, released)
         # post-processing advice on a private range (released values only)
         advise_edge_mass(self, out, released)
+        if "count" in out.columns:
+            out["count_label"] = count_labels(out["count"])
         return out
 
     def warn_undeclared(self, fam, gdims, release: Release) -> None:

@@ -196,7 +196,10 @@ class stat_count_dp(DPMixin, _CountFamily):
     fill/colour group, from released counts; a mapped `group` aesthetic
     is ignored, and plotnine, which makes every (x, fill) pair its own
     group, differs: without `fill` and with `group=1` both agree),
-    `width`, `noisy_count` (before clipping at 0; may be negative).
+    `width`, `noisy_count` (before clipping at 0; may be negative),
+    `count_label` (the count as text, "" where the released count is 0:
+    `aes(label=after_stat("count_label"))` leaves empty cells of stacked
+    or dodged bars unlabelled).
     """
 
     DEFAULT_PARAMS = {**_CountFamily.BASE_PARAMS, **DP_PARAMS}
