@@ -83,6 +83,8 @@ def declared_levels(frame: Any, column: str) -> list | None:
     """
     if frame is None or not isinstance(column, str):
         return None
+    if hasattr(frame, "declared_levels"):  # a table in an engine
+        return frame.declared_levels(column)
     module = type(frame).__module__.split(".")[0]
     if module == "polars":
         import polars as pl
