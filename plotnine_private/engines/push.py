@@ -32,6 +32,7 @@ import pandas as pd
 
 from ..cells import Dimension, categorical_dimension
 from ..door import Door, level_label
+from ..exceptions import PlotninePrivateError
 from ..mechanisms.randomness import cell_words
 from ..mechanisms.release import CellTable, LaplaceCounts, release_cells
 from ..validation import fail
@@ -570,3 +571,31 @@ def _plain_col(column: str):
 
 def is_dp(mechanism) -> bool:
     return isinstance(mechanism, LaplaceCounts)
+
+
+def source_groups(
+    name: str, src, columns: Sequence[str], rkey: str | None, mechanism
+) -> tuple[pd.DataFrame, np.ndarray, np.ndarray | None]:
+    """The rows of a private table of a :class:`Source`: one per
+    combination of ``columns`` (named as the columns), with the record
+    counts and exact key sums of each."""
+    import narwhals as nw
+
+    missing = [c for c in [*columns, *([rkey] if rkey else [])]
+               if c not in src.columns]
+    if missing:
+        raise PlotninePrivateError(
+            f"{name}(): column {missing[0]!r} is not in the table; columns "
+            f"are {src.columns}."
+        )
+    names = list(dict.fromkeys(columns))
+    keys = {f"_c{i}": nw.col(c) for i, c in enumerate(names)}
+    rk = None
+    if rkey is not None:
+        rk = key_integers(nw.col(rkey), mechanism.ptable)
+    g = grouped(src.frame, keys, rkey=rk)
+    check_aggregates(name, g)
+    rows = pd.DataFrame({c: _plain(g[f"_c{i}"]) for i, c in
+                         enumerate(names)})
+    return (rows, g["_n"].to_numpy(dtype=np.int64),
+            key_sums(g) if rk is not None else None)

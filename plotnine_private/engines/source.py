@@ -35,10 +35,12 @@ class Source:
     given.
     """
 
-    def __init__(self, frame: Any, native: Any, engine: str):
+    def __init__(self, frame: Any, native: Any, engine: str,
+                 levels: dict | None = None):
         self.frame = frame
         self.native = native
         self.engine = engine
+        self.levels = dict(levels or {})
         self._empty: pd.DataFrame | None = None
 
     def __repr__(self) -> str:
@@ -62,6 +64,11 @@ class Source:
         """
         if self._empty is None:
             empty = self.frame.head(0).collect().to_pandas()
+            for c in empty.columns:
+                # an enum declares levels, as a pandas Categorical does,
+                # not an order (polars Enums arrive ordered)
+                if isinstance(empty[c].dtype, pd.CategoricalDtype):
+                    empty[c] = empty[c].cat.as_unordered()
             self._empty = empty.reset_index(drop=True)
         return self._empty.copy()
 
@@ -71,6 +78,8 @@ class Source:
         polars Categorical's categories are the values seen)."""
         import narwhals as nw
 
+        if column in self.levels:
+            return list(self.levels[column])
         schema = self.schema
         if column not in schema:
             return None
@@ -85,7 +94,7 @@ class Source:
         """A source with more columns (narwhals expressions), e.g. stored
         record keys: ``src.with_columns(rkey=record_key_expr("id", 7))``."""
         return Source(self.frame.with_columns(*exprs, **named), self.native,
-                      self.engine)
+                      self.engine, self.levels)
 
 
 def is_source(obj: Any) -> bool:
@@ -108,7 +117,13 @@ def _parquet(path: str, con: Any) -> Any:
     return con.read_parquet(path)
 
 
-def source(obj: Any, table: str | None = None, *, con: Any = None) -> Source:
+def source(
+    obj: Any,
+    table: str | None = None,
+    *,
+    con: Any = None,
+    levels: dict[str, list] | None = None,
+) -> Source:
     """A lazy data source for ``ggplot`` and the private tables.
 
     Parameters
@@ -123,6 +138,10 @@ def source(obj: Any, table: str | None = None, *, con: Any = None) -> Source:
         Table or view name when ``obj`` is a DuckDB connection.
     con
         DuckDB connection to read a Parquet path with.
+    levels
+        Public levels of columns (``{"region": ["N", "S"]}``), for engines
+        and files without an enum type (Spark, Parquet strings): declared
+        as a pandas Categorical's categories are.
 
     Returns
     -------
@@ -139,7 +158,8 @@ def source(obj: Any, table: str | None = None, *, con: Any = None) -> Source:
 
     native = obj
     if isinstance(obj, Source):
-        return obj
+        return Source(obj.frame, obj.native, obj.engine,
+                      {**obj.levels, **(levels or {})})
     if isinstance(obj, (str, os.PathLike)):
         obj = _parquet(os.fspath(obj), con)
     elif type(obj).__module__.lstrip("_").split(".")[0] == "duckdb" and (
@@ -171,4 +191,9 @@ def source(obj: Any, table: str | None = None, *, con: Any = None) -> Source:
     if isinstance(frame, nw.DataFrame):
         frame = frame.lazy()
     engine = str(frame.implementation).lower().rsplit(".", 1)[-1]
-    return Source(frame, native, engine)
+    bad = [c for c in (levels or {}) if c not in frame.collect_schema()]
+    if bad:
+        raise PlotninePrivateError(
+            f"source(): levels= names {bad[0]!r}, which is not a column."
+        )
+    return Source(frame, native, engine, levels)
