@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ._compat import install_hooks, layer_data
 from .bundle import save_release
+from .engines import record_key_expr, record_keys_sql, source
 from .exceptions import (
     BudgetExceededError,
     PlotninePrivateError,
@@ -75,8 +76,11 @@ __all__ = [
     "privacy_budget",
     "privacy_report",
     "read_ptable",
+    "record_key_expr",
     "record_key_integers",
+    "record_keys_sql",
     "save_release",
+    "source",
     "PlotninePrivateError",
     "PrivacyWarning",
     "Release",
