@@ -256,6 +256,7 @@ def render(outdir: str | Path = HERE / "images") -> list[Path]:
     from pca_gallery import render as render_pca
 
     paths += render_pca(out)
+    paths += __import__("engines_gallery").render(out)
     return paths
 
 

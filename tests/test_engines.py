@@ -391,3 +391,27 @@ def test_polars_eager_frames_work_like_pandas():
     b = _released(ggplot(ref, aes("g", rkey="rkey"))
                   + geom_bar(stat="count_ckm", ptable=PTABLE))
     pd.testing.assert_frame_equal(a, b)
+
+
+def test_readme_example_runs_and_table_equals_plot():
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = text.split("## Data beyond memory", 1)[1]
+    block = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    scope: dict = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exec(compile(block, "README", "exec"), scope)
+        bars = layer_data(scope["bars"])
+        ages = layer_data(scope["ages"])
+    assert list(bars["count"]) == list(scope["table"]["count"])
+    assert len(bars) == 4 and len(ages) == 12
+    # the CKM histogram is the in-memory one of the same rows and keys
+    rows = scope["people"].frame.collect().to_pandas()
+    rows = pp.add_record_keys(rows, seed=99, row_id="id")
+    mem = ggplot(rows, aes("age", rkey="rkey")) + geom_histogram(
+        stat="bin_ckm", ptable=pp.create_cnt_ptable(D=3, V=2, js=1),
+        limits=(20, 80), bins=12)
+    pd.testing.assert_frame_equal(ages, _released(mem))
