@@ -255,6 +255,14 @@ def facet_skeleton(
                 "Categorical with explicit categories=[...] (or a polars "
                 "Enum) in the data."
             )
+        if hasattr(frame, "declared_levels"):  # a table in an engine
+            raise PlotninePrivateError(
+                f"{type(lyr.stat).__name__}(): facet variable(s) "
+                f"{', '.join(undeclared)} of a table in an engine have no "
+                "declared levels, and the panels are laid out before any "
+                "query runs. Declare them: an enum column, or "
+                "pp.source(..., levels={...})."
+            )
         lyr._pnp_panels = f"observed values of {', '.join(undeclared)}"
         return data
     lyr._pnp_panels = f"public: declared facets ({', '.join(facet_vars)})"

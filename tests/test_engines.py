@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 from plotnine import (
     aes,
+    facet_grid,
     facet_wrap,
     geom_bar,
     geom_bin_2d,
@@ -311,6 +312,20 @@ def test_undeclared_facet_is_refused_for_dp():
         layer_data(plot)
 
 
+def test_undeclared_facet_is_refused_for_ckm_and_margins_too():
+    src = _polars_source()
+    ckm = geom_bar(stat="count_ckm", ptable=PTABLE)
+    plot = ggplot(src, aes("g", rkey="rkey")) + ckm + facet_wrap("f")
+    with pytest.raises(PlotninePrivateError, match="levels="):
+        layer_data(plot)
+    declared = source(src, levels={"f": FACETS})
+    plot = ggplot(declared, aes("g", rkey="rkey")) + ckm + facet_grid(
+        "f~.", margins=True
+    )
+    with pytest.raises(PlotninePrivateError, match="margins"):
+        layer_data(plot)
+
+
 def test_bad_keys_in_engine_are_refused():
     lf = pl.from_pandas(RECORDS).lazy().with_columns(
         pl.when(pl.col("id") == 3).then(1.5).otherwise(pl.col("rkey"))
@@ -415,3 +430,26 @@ def test_readme_example_runs_and_table_equals_plot():
         stat="bin_ckm", ptable=pp.create_cnt_ptable(D=3, V=2, js=1),
         limits=(20, 80), bins=12)
     pd.testing.assert_frame_equal(ages, _released(mem))
+
+
+@pytest.mark.parametrize("closed", ["right", "left"])
+@pytest.mark.parametrize(
+    "breaks",
+    [np.linspace(-5, 5, 31), np.linspace(0.1, 0.7, 8),
+     np.linspace(1999, 2008, 10), np.array([0, 1, 2.5, 4, 10.0])],
+)
+def test_bin_index_in_engine_is_exact_at_edges(breaks, closed):
+    from plotnine_private.engines.push import bin_index_expr
+    from plotnine_private.stats.domains import bin_index
+
+    rng = np.random.default_rng(3)
+    x = np.r_[
+        rng.uniform(breaks[0] - 1, breaks[-1] + 1, 20000), breaks,
+        np.nextafter(breaks, np.inf), np.nextafter(breaks, -np.inf),
+    ]
+    ref = bin_index(x.copy(), breaks, closed, False)
+    expr = bin_index_expr(nw.col("x"), breaks, closed).alias("i")
+    table = pl.DataFrame({"x": x})
+    for native in (table.lazy(), duckdb.from_arrow(table.to_arrow())):
+        got = nw.from_native(native).select(expr).collect()["i"]
+        assert np.array_equal(got.to_numpy(), ref)

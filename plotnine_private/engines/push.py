@@ -75,11 +75,54 @@ def rint_expr(v):
     return (f + nw.when(up).then(1.0).otherwise(0.0)).cast(nw.Int64)
 
 
-def bin_index_expr(x, breaks: np.ndarray, closed: str):
-    """:func:`~plotnine_private.stats.domains.bin_index` (no clamp) as an
-    expression: a sum of exact comparisons with the public edges."""
+def _linspace_step(breaks: np.ndarray) -> float | None:
+    """The step if ``breaks`` are exactly ``k * step + lo`` (and the last
+    one ``hi``), as ``numpy.linspace`` makes them; else None."""
+    nb = len(breaks) - 1
+    lo, hi = float(breaks[0]), float(breaks[-1])
+    if nb < 2 or not hi > lo:
+        return None
+    step = (hi - lo) / nb
+    edges = np.arange(nb, dtype=float) * step + lo
+    if np.array_equal(edges, breaks[:-1]) and edges[-1] < hi:
+        return step
+    return None
+
+
+def _uniform_index(x, breaks: np.ndarray, closed: str, step: float):
+    """Equal-width bins: an arithmetic guess within one bin of the truth,
+    corrected by exact comparisons with the two edges around it (the
+    edges computed in the engine as ``numpy.linspace`` computes them)."""
     import narwhals as nw
 
+    nb = len(breaks) - 1
+    lo, hi = float(breaks[0]), float(breaks[-1])
+    guess = ((x - lo) / step).floor()
+    k0 = nw.when(guess < 0).then(0).otherwise(
+        nw.when(guess > nb - 1).then(nb - 1).otherwise(guess)
+    ).cast(nw.Int64)
+    left = k0.cast(nw.Float64) * step + lo
+    right = nw.when(k0 + 1 == nb).then(hi).otherwise(
+        (k0 + 1).cast(nw.Float64) * step + lo
+    )
+    if closed == "right":
+        down, up = (x <= left) & (k0 > 0), (x > right) & (k0 < nb - 1)
+    else:
+        down, up = (x < left) & (k0 > 0), (x >= right) & (k0 < nb - 1)
+    idx = k0 - down.cast(nw.Int64) + up.cast(nw.Int64)
+    return nw.when((x >= lo) & (x <= hi)).then(idx).otherwise(-1)
+
+
+def bin_index_expr(x, breaks: np.ndarray, closed: str):
+    """:func:`~plotnine_private.stats.domains.bin_index` (no clamp) as an
+    expression: exact comparisons with the public edges (around an
+    arithmetic guess for equal widths, else with every edge)."""
+    import narwhals as nw
+
+    breaks = np.asarray(breaks, dtype=float)
+    step = _linspace_step(breaks)
+    if step is not None:
+        return _uniform_index(x, breaks, closed, step)
     nb = len(breaks) - 1
     edges = [float(b) for b in breaks]
     if closed == "right":
