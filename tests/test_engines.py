@@ -454,3 +454,15 @@ def test_bin_index_in_engine_is_exact_at_edges(breaks, closed):
     for native in (table.lazy(), duckdb.from_arrow(table.to_arrow())):
         got = nw.from_native(native).select(expr).collect()["i"]
         assert np.array_equal(got.to_numpy(), ref)
+
+
+def test_pca_takes_polars_frames_and_refuses_sources():
+    frame = RECORDS[["x", "y", "w"]].dropna().reset_index(drop=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = pp.dp_pca(pl.from_pandas(frame), ["x", "y", "w"], eps=2,
+                      delta=1e-5, seed=1)
+        b = pp.dp_pca(frame, ["x", "y", "w"], eps=2, delta=1e-5, seed=1)
+    assert np.array_equal(a.directions, b.directions)
+    with pytest.raises(PlotninePrivateError, match="needs the rows"):
+        pp.dp_pca(_polars_source(), ["x", "y"], eps=2, delta=1e-5, seed=1)
