@@ -466,3 +466,34 @@ def test_pca_takes_polars_frames_and_refuses_sources():
     assert np.array_equal(a.directions, b.directions)
     with pytest.raises(PlotninePrivateError, match="needs the rows"):
         pp.dp_pca(_polars_source(), ["x", "y"], eps=2, delta=1e-5, seed=1)
+
+
+@pytest.mark.parametrize("name", ["count_dp", "bin2d_dp", "binhex_ckm"])
+def test_neighbours_differ_only_in_noisy_numbers(name):
+    """The differential harness on DuckDB sources: one record changed,
+    one seed: everything but the released numbers is equal."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from neighbours import differences, snapshot
+
+    other = RECORDS.copy()
+    other.loc[100, ["g", "c", "x", "y"]] = ["d", "blue", 9.9, 0.1]
+
+    def duck(d):
+        con = duckdb.connect()
+        con.register("v", d)
+        con.execute(f"CREATE TYPE colour AS ENUM {tuple(COLOURS)}")
+        con.execute(f"CREATE TYPE facet AS ENUM {tuple(FACETS)}")
+        con.execute("CREATE TABLE t AS SELECT * REPLACE (c::colour AS c, "
+                    "f::facet AS f) FROM v")
+        return source(con, "t")
+
+    make = PLOTS[name]
+    hidden = name != "count_dp"  # drop= hides cells by released value
+    axes = ("y",) if name == "count_dp" else ()
+    a = snapshot(make(duck(RECORDS)), axes, hidden)
+    b = snapshot(make(duck(other)), axes, hidden)
+    assert differences(a, b) == []
+    assert a["report"] and a["layer 0"]
