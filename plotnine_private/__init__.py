@@ -10,6 +10,7 @@ from ._compat import install_hooks, layer_data
 from ._version import __version__ as __version__
 from .bundle import save_release
 from .compare import Comparison, compare
+from .engines import record_key_expr, record_keys_sql, source
 from .exceptions import (
     BudgetExceededError,
     PlotninePrivateError,
@@ -85,8 +86,11 @@ __all__ = [
     "privacy_budget",
     "privacy_report",
     "read_ptable",
+    "record_key_expr",
     "record_key_integers",
+    "record_keys_sql",
     "save_release",
+    "source",
     "PlotninePrivateError",
     "PrivacyWarning",
     "Release",

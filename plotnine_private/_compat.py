@@ -103,6 +103,11 @@ def _evaluate_mapping(lyr, plot) -> None:
 
 def _compute_aesthetics(original):
     def compute_aesthetics(self, plot):
+        from .engines.plot import compute_in_engine, engine_layer
+
+        if engine_layer(plot, self):
+            # a table in an engine: the layer aggregates there
+            return compute_in_engine(self, plot)
         if not is_private(self):
             return original(self, plot)
         rows = self.data

@@ -83,6 +83,8 @@ def declared_levels(frame: Any, column: str) -> list | None:
     """
     if frame is None or not isinstance(column, str):
         return None
+    if hasattr(frame, "declared_levels"):  # a table in an engine
+        return frame.declared_levels(column)
     module = type(frame).__module__.split(".")[0]
     if module == "polars":
         import polars as pl
@@ -252,6 +254,14 @@ def facet_skeleton(
                 "value. Declare them from public knowledge: a pandas "
                 "Categorical with explicit categories=[...] (or a polars "
                 "Enum) in the data."
+            )
+        if hasattr(frame, "declared_levels"):  # a table in an engine
+            raise PlotninePrivateError(
+                f"{type(lyr.stat).__name__}(): facet variable(s) "
+                f"{', '.join(undeclared)} of a table in an engine have no "
+                "declared levels, and the panels are laid out before any "
+                "query runs. Declare them: an enum column, or "
+                "pp.source(..., levels={...})."
             )
         lyr._pnp_panels = f"observed values of {', '.join(undeclared)}"
         return data

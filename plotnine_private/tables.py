@@ -19,6 +19,8 @@ import pandas as pd
 
 from .cells import Dimension, assemble, categorical_dimension, cell_query
 from .door import declared_levels, level_label
+from .engines.push import assemble_counts, source_groups
+from .engines.source import is_source
 from .exceptions import PlotninePrivateError
 from .mechanisms.ckm import record_key_integers
 from .mechanisms.release import CKMCounts, LaplaceCounts, release_cells
@@ -109,9 +111,17 @@ def _release_table(
     name, data, x, groups, facets, levels, mechanism, seed, rkey=None
 ):
     frame = data
-    data = _as_pandas(name, data)
     groups, facets = _as_list(groups), _as_list(facets)
-    for c in [x, *groups, *facets, *([rkey] if rkey else [])]:
+    counts = key_sums = None
+    if is_source(data):
+        # a table in an engine: one row per combination, with its counts
+        data, counts, key_sums = source_groups(
+            name, data, [*facets, *groups, x], rkey, mechanism
+        )
+    else:
+        data = _as_pandas(name, data)
+    stored = [rkey] if rkey and counts is None else []
+    for c in [x, *groups, *facets, *stored]:
         if c not in data.columns:
             raise PlotninePrivateError(
                 f"{name}(): column {c!r} is not in the data; columns are "
@@ -134,7 +144,7 @@ def _release_table(
         column = pd.Series(column.to_numpy(dtype=float))
     xdim = categorical_dimension(x, column, declared)
     key_ints = None
-    if rkey is not None:
+    if rkey is not None and counts is None:
         pt = mechanism.ptable
         try:
             key_ints = record_key_integers(
@@ -144,7 +154,11 @@ def _release_table(
             )
         except ValueError as err:
             raise PlotninePrivateError(f"{name}(): rkey: {err}") from None
-    table, idx = assemble([panel, *gdims, xdim], key_ints=key_ints)
+    if counts is None:
+        table, idx = assemble([panel, *gdims, xdim], key_ints=key_ints)
+    else:
+        table, idx = assemble_counts([panel, *gdims, xdim], counts,
+                                     key_sum=key_sums)
     query = cell_query(
         "count",
         "data",
@@ -201,7 +215,8 @@ def dp_table(
     Parameters
     ----------
     data
-        The records: a pandas or polars DataFrame.
+        The records: a pandas or polars DataFrame, or a table in an
+        engine (:func:`~plotnine_private.engines.source`), counted there.
     x
         Column counted (the bars).
     groups
@@ -256,7 +271,8 @@ def ckm_table(
     Parameters
     ----------
     data
-        The records: a pandas or polars DataFrame.
+        The records: a pandas or polars DataFrame, or a table in an
+        engine (:func:`~plotnine_private.engines.source`).
     x, groups, facets, levels
         As in :func:`dp_table` (undeclared facets are allowed: CKM shows
         the observed ones).

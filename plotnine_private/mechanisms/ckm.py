@@ -152,6 +152,7 @@ def add_record_keys(
     seed: int | None = None,
     digits: int = 8,
     integer_range: int | None = None,
+    row_id: str | None = None,
 ) -> Any:
     """Return a copy of ``data`` with a column of random record keys.
 
@@ -164,9 +165,11 @@ def add_record_keys(
 
     Parameters
     ----------
-    data : pandas.DataFrame or polars.DataFrame
-        The microdata (not modified); a frame of the same kind is
-        returned.
+    data : pandas.DataFrame, polars.DataFrame or Source
+        The microdata (not modified). A table in an engine
+        (:func:`~plotnine_private.engines.source`) needs ``row_id`` and
+        ``seed``; it gets the key column as an expression evaluated in the
+        engine.
     name : str
         Name of the key column (map it to the ``rkey`` aesthetic).
     seed : int, optional
@@ -178,6 +181,13 @@ def add_record_keys(
     integer_range : int, optional
         Draw integer keys ``0..integer_range-1`` for ONS p-tables
         (e.g. 256) instead of uniform keys.
+    row_id : str, optional
+        Column of a stable integer record identifier (>= 0). The keys are
+        then a keyed function of it and of ``seed``
+        (:mod:`plotnine_private.engines.keys`), not numpy draws: pandas,
+        polars and every engine (DuckDB, Polars, Spark) give the same keys
+        to the same identifiers, and a table's keys can be stored with
+        SQL (:func:`~plotnine_private.engines.record_keys_sql`).
 
     Examples
     --------
@@ -186,17 +196,19 @@ def add_record_keys(
     >>> list(keyed.columns), bool(keyed["rkey"].between(0, 1).all())
     (['x', 'rkey'], True)
     """
-    # an eager polars DataFrame gets its keys as a polars column
-    polars = (
-        type(data).__module__.split(".")[0] == "polars"
-        and type(data).__name__ == "DataFrame"
+    from ..engines import keys as row_key_fn
+    from ..engines.source import is_source
+
+    polars_frame = type(data).__module__.split(".")[0] == "polars" and (
+        not hasattr(data, "collect")
     )
-    if not polars and not isinstance(data, pd.DataFrame):
+    if not (isinstance(data, pd.DataFrame) or polars_frame
+            or is_source(data)):
         from ..validation import frame_type_fix
 
         raise ParameterError(
             "add_record_keys(): data must be a pandas or polars "
-            f"DataFrame, {frame_type_fix(data)}"
+            f"DataFrame or a source(...) table, {frame_type_fix(data)}"
         )
     if name in data.columns:
         raise ParameterError(
@@ -211,9 +223,33 @@ def add_record_keys(
             RecordKeyWarning,
             stacklevel=2,
         )
+    if row_id is not None:
+        if seed is None:
+            raise ParameterError(
+                "row_id= needs seed=: the keys are a function of the seed "
+                "and the identifier (keep the seed secret)"
+            )
+        if row_id not in data.columns:
+            raise ParameterError(
+                f"row_id {row_id!r} is not a column of data"
+            )
+        if is_source(data):
+            expr = row_key_fn.record_key_expr(
+                row_id, seed, digits, integer_range
+            )
+            return data.with_columns(**{name: expr})
+        keys = row_key_fn.row_keys(
+            np.asarray(data[row_id]), seed, digits, integer_range
+        )
+        return _with_keys(data, name, keys)
+    if is_source(data):
+        raise ParameterError(
+            "a table in an engine gets keys from a row identifier: "
+            "add_record_keys(src, seed=..., row_id='<id column>')"
+        )
     rng = np.random.default_rng(seed)
-    n = len(data)
-    out = pd.DataFrame(index=range(n)) if polars else data.copy()
+    out = data.copy() if isinstance(data, pd.DataFrame) else data
+    n = len(out)
     if integer_range is not None:
         if (
             isinstance(integer_range, bool)
@@ -224,7 +260,7 @@ def add_record_keys(
                 f"integer_range must be a positive whole number such as "
                 f"256, got {integer_range!r}"
             )
-        out[name] = rng.integers(0, int(integer_range), size=n)
+        keys = rng.integers(0, int(integer_range), size=n)
     else:
         digits = int(digits)
         if not 1 <= digits <= 15:
@@ -233,12 +269,18 @@ def add_record_keys(
             )
         scale = 10**digits
         # integers first: the stored key has exactly `digits` decimals
-        out[name] = rng.integers(0, scale, size=n) / scale
-    if polars:
-        import polars as pl
+        keys = rng.integers(0, scale, size=n) / scale
+    return _with_keys(out, name, keys)
 
-        return data.with_columns(pl.Series(name, out[name].to_numpy()))
-    return out
+
+def _with_keys(data: Any, name: str, keys: np.ndarray) -> Any:
+    if isinstance(data, pd.DataFrame):
+        out = data.copy()
+        out[name] = keys
+        return out
+    import polars as pl
+
+    return data.with_columns(pl.Series(name, keys))
 
 
 def perturb_counts(

@@ -219,6 +219,18 @@ def as_frame(fn: str, data: Any) -> pd.DataFrame:
     """A DataFrame from a DataFrame or a 2-D array (columns X1..Xp)."""
     if isinstance(data, pd.DataFrame):
         return data
+    if hasattr(data, "declared_levels"):  # a table in an engine
+        raise fail(
+            fn,
+            "the private PCA needs the rows (its directions and scores "
+            "are not group-by counts), which a table in an engine does "
+            "not hand out: collect the feature columns into a pandas or "
+            "polars DataFrame and pass that.",
+        )
+    if type(data).__module__.split(".")[0] == "polars" and not hasattr(
+        data, "collect"
+    ):
+        return data.to_pandas()  # a polars DataFrame works as pandas does
     arr = np.asarray(data)
     if arr.ndim != 2:
         raise fail(

@@ -325,8 +325,15 @@ class PrivateCountStat(stat):
         if not table.public:
             self.warn_undeclared(fam, gdims, released.release)
         cells = self.cell_frame(fam, panel, gdims, idx, table, released, door)
+        return self.finish_output(cells, released)
+
+    def finish_output(self, cells: CellFrame, released: Released):
+        """The layer's rows from its released cells: the family's
+        :meth:`shape_output`, then what every family adds (post-processing
+        of released values only): the ``count_label`` text and the advice
+        on a privately estimated range that is too narrow. Both the
+        in-memory door and the engine push-down end here."""
         out = self.shape_output(cells, released)
-        # post-processing advice on a private range (released values only)
         advise_edge_mass(self, out, released)
         if "count" in out.columns:
             out["count_label"] = count_labels(out["count"])

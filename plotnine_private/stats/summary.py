@@ -587,7 +587,7 @@ class stat_summary_dp(_DPSummary):
         Public `(lo, hi)` of y, required. Values outside are clamped to
         it (a record above `hi` counts as `hi`), so the mean is that of
         the clamped values; the noise is calibrated to it.
-    fun : {{"mean", "sum"}}, default="mean"
+    fun : {"mean", "sum"}, default="mean"
         Released y: the mean or the total of the clamped y per cell.
     sum_share : float, default=None
         Share of eps for the totals: 0.5 for a mean (must be < 1: a mean
@@ -598,7 +598,7 @@ class stat_summary_dp(_DPSummary):
         `resolution` from the grid centre, so totals are exact integers
         and the noise is exact. Default: the largest power of ten at most
         (hi - lo) / 1000 (0.01 for bounds (10, 45)).
-    errorbar : {{"noise", None}}, default="noise"
+    errorbar : {"noise", None}, default="noise"
         `"noise"`: ymin/ymax hold an interval that contains the noise-free
         mean (total) of the clamped, gridded y of the cell with
         probability at least `level`, computed from the released values
@@ -669,13 +669,13 @@ class stat_summary_ckm(_CKMSummary):
     {common_parameters}
     bounds : tuple
         Public `(lo, hi)` of y, required; values outside are clamped.
-    fun : {{"mean", "sum"}}, default="mean"
+    fun : {"mean", "sum"}, default="mean"
         Released y: the mean or the total of the clamped y per cell.
     ptable : PTable
         Count p-table (`create_cnt_ptable`) for the record counts.
     num_ptable : PTable
         Magnitude p-table (`create_num_ptable`) for the totals.
-    magnifier : {{"top_contr", "sum"}}, default="top_contr"
+    magnifier : {"top_contr", "sum"}, default="top_contr"
         What the noise of a total scales with, as in cellKey's
         `ck_params_nums(type=...)`: the cell's largest absolute
         contribution, or its absolute total.
@@ -693,7 +693,7 @@ class stat_summary_ckm(_CKMSummary):
     resolution : float, default=None
         Public grid y is rounded to before summing (exact, order-free
         totals); as in `stat_summary_dp`.
-    errorbar : {{"noise", None}}, default="noise"
+    errorbar : {"noise", None}, default="noise"
         `"noise"`: ymin/ymax hold the range the bounded CKM noise cannot
         leave, from the released values and public parameters: the count
         moves by at most the count table's D, a total by at most `p * D *

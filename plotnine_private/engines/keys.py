@@ -1,0 +1,175 @@
+"""Record keys from a row identifier, the same in numpy and in any engine.
+
+:func:`~plotnine_private.mechanisms.ckm.add_record_keys` without
+``row_id`` draws keys with numpy's generator: they cannot be drawn again
+inside a database. With ``row_id=`` the key of a record is a keyed
+function of its (integer) row identifier, written with integer ``+``,
+``*``, ``//`` and ``%`` only, so that numpy, DuckDB, Polars and Spark
+compute the very same keys (:func:`row_keys`, :func:`record_key_expr`,
+:func:`record_keys_sql`).
+
+The function: ``x0 = id mod P``, ``x1 = id div P`` (``P = 2147483579``, a
+prime with ``P mod 3 = 2``, so ``a -> a**3 mod P`` is a permutation); two
+chains of four rounds ``a -> (a + k_r [+ x1])**3 mod P`` with eight round
+keys ``k_r`` taken from a hash of the seed give ``hA`` and ``hB``; the key
+integer is ``(hA * P + hB) mod 10**digits`` (or ``mod integer_range``).
+Every product stays below ``2**63``. This is a pseudorandom function for
+statistical purposes (uniform keys, no visible pattern along the ids),
+not a cryptographic one: keep the seed secret, like the keys.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import numpy as np
+
+from ..mechanisms.errors import ParameterError
+
+__all__ = ["PRIME", "key_scale", "record_key_expr", "record_keys_sql",
+           "round_keys", "row_keys"]
+
+#: the modulus of the rounds: prime, below 2**31, and 2 mod 3
+PRIME = 2147483579
+
+
+def round_keys(seed: Any) -> list[int]:
+    """The eight round keys of ``seed`` (an int or a non-empty str)."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer, str)):
+        raise ParameterError(
+            f"seed must be an int or a str to derive keys from a row "
+            f"identifier, got {seed!r}; keys from row_id= need a seed."
+        )
+    h = hashlib.blake2b(
+        str(int(seed) if not isinstance(seed, str) else seed).encode(),
+        digest_size=64, person=b"pnp-row-keys",
+    ).digest()
+    return [int.from_bytes(h[8 * i:8 * i + 8], "big") % PRIME
+            for i in range(8)]
+
+
+def key_scale(digits: int, integer_range: int | None) -> int:
+    """The range of the key integers: ``10**digits`` or ``integer_range``."""
+    if integer_range is not None:
+        if (isinstance(integer_range, bool)
+                or int(integer_range) != integer_range
+                or integer_range < 1):
+            raise ParameterError(
+                f"integer_range must be a positive whole number such as "
+                f"256, got {integer_range!r}"
+            )
+        return int(integer_range)
+    digits = int(digits)
+    if not 1 <= digits <= 15:
+        raise ParameterError(
+            f"digits must be between 1 and 15, got {digits}"
+        )
+    return 10**digits
+
+
+def _cube(a):
+    return (a * a % PRIME) * a % PRIME
+
+
+def _key_ints(ident, seed, scale: int):
+    """The key integers of ``ident`` (numpy int64 array or narwhals
+    expression: both use the same integer operations)."""
+    k = round_keys(seed)
+    x0 = ident % PRIME
+    x1 = ident // PRIME % PRIME
+    chains = []
+    for base in (0, 4):
+        a = _cube((x0 + k[base]) % PRIME)
+        a = _cube((a + x1 + k[base + 1]) % PRIME)
+        a = _cube((a + k[base + 2]) % PRIME)
+        a = _cube((a + k[base + 3]) % PRIME)
+        chains.append(a)
+    return (chains[0] * PRIME + chains[1]) % scale
+
+
+def row_keys(
+    ids: Any, seed: Any, digits: int = 8, integer_range: int | None = None
+) -> np.ndarray:
+    """Record keys of integer row identifiers (numpy).
+
+    Uniform keys in [0, 1) with ``digits`` decimals, or integers
+    ``0..integer_range-1``; equal to what :func:`record_key_expr` and
+    :func:`record_keys_sql` compute in an engine.
+
+    >>> row_keys([0, 1, 2], seed=1).tolist() == row_keys(
+    ...     [0, 1, 2], seed=1).tolist()
+    True
+    """
+    arr = np.asarray(ids)
+    if arr.dtype.kind not in "iu" and not (
+        arr.dtype.kind == "f" and np.all(arr == np.floor(arr))
+    ):
+        raise ParameterError(
+            "row_id must name a column of whole numbers (a stable record "
+            f"identifier), got values of type {arr.dtype}."
+        )
+    arr = arr.astype(np.int64)
+    if arr.size and arr.min() < 0:
+        raise ParameterError(
+            "row_id values must be >= 0: number the records 0, 1, 2, ..."
+        )
+    scale = key_scale(digits, integer_range)
+    ints = _key_ints(arr, seed, scale)
+    return ints if integer_range is not None else ints / scale
+
+
+def record_key_expr(
+    row_id: str, seed: Any, digits: int = 8,
+    integer_range: int | None = None,
+):
+    """A narwhals expression of the record keys of column ``row_id``.
+
+    Works on every narwhals backend (DuckDB, Polars, PySpark, Ibis):
+    ``nw.from_native(t).with_columns(record_key_expr("id", seed=7)
+    .alias("rkey"))``.
+    """
+    import narwhals as nw
+
+    scale = key_scale(digits, integer_range)
+    ints = _key_ints(nw.col(row_id).cast(nw.Int64), seed, scale)
+    if integer_range is not None:
+        return ints
+    return ints.cast(nw.Float64) / float(scale)
+
+
+def record_keys_sql(
+    row_id: str, seed: Any, digits: int = 8,
+    integer_range: int | None = None,
+) -> str:
+    """The record keys of column ``row_id`` as a DuckDB SQL expression.
+
+    Store the keys once, e.g. ``CREATE TABLE keyed AS SELECT *, <expr> AS
+    rkey FROM people`` or ``COPY (SELECT *, <expr> AS rkey FROM
+    'people.parquet') TO 'keyed.parquet'``; they equal
+    ``add_record_keys(frame, seed=seed, row_id=row_id)`` on the same rows.
+
+    >>> record_keys_sql("id", seed=1).startswith("(CAST(")
+    True
+    """
+    scale = key_scale(digits, integer_range)
+    k = round_keys(seed)
+    p = PRIME
+
+    def cube(a: str) -> str:
+        return f"((({a}) * ({a}) % {p}) * ({a}) % {p})"
+
+    ident = f'CAST("{row_id}" AS BIGINT)'
+    x0 = f"({ident} % {p})"
+    x1 = f"({ident} // {p} % {p})"
+    chains = []
+    for base in (0, 4):
+        a = cube(f"({x0} + {k[base]}) % {p}")
+        a = cube(f"({a} + {x1} + {k[base + 1]}) % {p}")
+        a = cube(f"({a} + {k[base + 2]}) % {p}")
+        a = cube(f"({a} + {k[base + 3]}) % {p}")
+        chains.append(a)
+    ints = f"(({chains[0]}) * {p} + ({chains[1]})) % {scale}"
+    if integer_range is not None:
+        return f"({ints})"
+    return f"(CAST({ints} AS DOUBLE) / {scale})"

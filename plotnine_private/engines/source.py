@@ -1,0 +1,199 @@
+"""Lazy data sources: tables that stay in their engine.
+
+:func:`source` wraps a DuckDB relation (or a connection and a table
+name), a Parquet path or glob (read through DuckDB), a Polars LazyFrame,
+an Ibis table or a PySpark DataFrame in a :class:`Source`. All engines are
+reached through one dataframe-agnostic layer, narwhals: its lazy API
+(``filter``, ``with_columns``, ``group_by().agg()``) is translated to each
+engine's own query, so a private layer's aggregation runs where the data
+are and only the cell table comes back.
+
+plotnine sees a :class:`Source` as an empty frame with the table's columns
+and types (:meth:`Source.to_pandas`): enough to choose scales and lay out
+declared facets, and nothing to train a scale on. The private layers
+release through :mod:`plotnine_private.engines.push`.
+"""
+
+from __future__ import annotations
+
+import glob as _glob
+import os
+from typing import Any
+
+import pandas as pd
+
+from ..exceptions import PlotninePrivateError
+
+__all__ = ["Source", "is_source", "source"]
+
+
+class Source:
+    """A table in an engine, for private plots and tables.
+
+    Build it with :func:`source`. Attributes: ``frame``, the narwhals
+    LazyFrame; ``engine``, the backend's name; ``native``, the object
+    given.
+    """
+
+    def __init__(self, frame: Any, native: Any, engine: str,
+                 levels: dict | None = None):
+        self.frame = frame
+        self.native = native
+        self.engine = engine
+        self.levels = dict(levels or {})
+        self._empty: pd.DataFrame | None = None
+
+    def __repr__(self) -> str:
+        cols = ", ".join(self.columns)
+        return f"<plotnine_private source ({self.engine}): {cols}>"
+
+    @property
+    def columns(self) -> list[str]:
+        return list(self.frame.collect_schema().names())
+
+    @property
+    def schema(self):
+        return self.frame.collect_schema()
+
+    def to_pandas(self) -> pd.DataFrame:
+        """An empty frame with the table's columns and types.
+
+        plotnine converts a plot's data with ``to_pandas``: what it gets is
+        no row at all, so nothing but the private layers (which aggregate
+        in the engine) can use the data, and no scale is trained on it.
+        """
+        if self._empty is None:
+            empty = self.frame.head(0).collect().to_pandas()
+            for c in empty.columns:
+                # an enum declares levels, as a pandas Categorical does,
+                # not an order (polars Enums arrive ordered)
+                if isinstance(empty[c].dtype, pd.CategoricalDtype):
+                    empty[c] = empty[c].cat.as_unordered()
+            self._empty = empty.reset_index(drop=True)
+        return self._empty.copy()
+
+    def declared_levels(self, column: str) -> list | None:
+        """Public levels of a column: an Enum's categories (DuckDB ENUM,
+        polars Enum) or (False, True) for a boolean; None otherwise (a
+        polars Categorical's categories are the values seen)."""
+        import narwhals as nw
+
+        if column in self.levels:
+            return list(self.levels[column])
+        schema = self.schema
+        if column not in schema:
+            return None
+        dtype = schema[column]
+        if isinstance(dtype, nw.Enum):
+            return list(dtype.categories)
+        if dtype == nw.Boolean:
+            return [False, True]
+        return None
+
+    def with_columns(self, *exprs: Any, **named: Any) -> Source:
+        """A source with more columns (narwhals expressions), e.g. stored
+        record keys: ``src.with_columns(rkey=record_key_expr("id", 7))``."""
+        return Source(self.frame.with_columns(*exprs, **named), self.native,
+                      self.engine, self.levels)
+
+
+def is_source(obj: Any) -> bool:
+    return isinstance(obj, Source)
+
+
+def _parquet(path: str, con: Any) -> Any:
+    try:
+        import duckdb
+    except ImportError:
+        raise PlotninePrivateError(
+            "source(): reading Parquet needs DuckDB: pip install "
+            "'plotnine_private[duckdb]'."
+        ) from None
+    if not _glob.has_magic(path) and not os.path.exists(path):
+        raise PlotninePrivateError(
+            f"source(): no file {path!r}; give a Parquet path or glob."
+        )
+    con = con if con is not None else duckdb.connect()
+    return con.read_parquet(path)
+
+
+def source(
+    obj: Any,
+    table: str | None = None,
+    *,
+    con: Any = None,
+    levels: dict[str, list] | None = None,
+) -> Source:
+    """A lazy data source for ``ggplot`` and the private tables.
+
+    Parameters
+    ----------
+    obj
+        A DuckDB relation; a DuckDB connection (with ``table``); a path or
+        glob of Parquet files (read through DuckDB, on ``con`` or a new
+        in-memory connection); a Polars LazyFrame; an Ibis table; a
+        PySpark DataFrame. (A pandas or polars DataFrame in memory needs no
+        source: pass it to ``ggplot`` directly.)
+    table
+        Table or view name when ``obj`` is a DuckDB connection.
+    con
+        DuckDB connection to read a Parquet path with.
+    levels
+        Public levels of columns (``{"region": ["N", "S"]}``), for engines
+        and files without an enum type (Spark, Parquet strings): declared
+        as a pandas Categorical's categories are.
+
+    Returns
+    -------
+    Source
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> src = source(pl.LazyFrame({"g": ["a", "b"]}))
+    >>> src.engine, src.columns
+    ('polars', ['g'])
+    """
+    import narwhals as nw
+
+    native = obj
+    if isinstance(obj, Source):
+        return Source(obj.frame, obj.native, obj.engine,
+                      {**obj.levels, **(levels or {})})
+    if isinstance(obj, (str, os.PathLike)):
+        obj = _parquet(os.fspath(obj), con)
+    elif type(obj).__module__.lstrip("_").split(".")[0] == "duckdb" and (
+        hasattr(obj, "table") and hasattr(obj, "execute")
+    ):
+        if table is None:
+            raise PlotninePrivateError(
+                "source(): a DuckDB connection needs table='<name>' (or "
+                "pass con.table('<name>'))."
+            )
+        obj = obj.table(table)
+    if isinstance(obj, pd.DataFrame) or (
+        type(obj).__module__.split(".")[0] == "polars"
+        and not hasattr(obj, "collect")
+    ):
+        raise PlotninePrivateError(
+            "source(): a data frame in memory needs no source; pass it to "
+            "ggplot() directly (pp.source is for tables in an engine)."
+        )
+    try:
+        frame = nw.from_native(obj)
+    except TypeError:
+        raise PlotninePrivateError(
+            f"source(): cannot read {type(obj).__module__}."
+            f"{type(obj).__name__}; give a DuckDB relation or connection "
+            "and table, a Parquet path, a Polars LazyFrame, an Ibis table "
+            "or a PySpark DataFrame."
+        ) from None
+    if isinstance(frame, nw.DataFrame):
+        frame = frame.lazy()
+    engine = str(frame.implementation).lower().rsplit(".", 1)[-1]
+    bad = [c for c in (levels or {}) if c not in frame.collect_schema()]
+    if bad:
+        raise PlotninePrivateError(
+            f"source(): levels= names {bad[0]!r}, which is not a column."
+        )
+    return Source(frame, native, engine, levels)

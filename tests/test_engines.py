@@ -1,0 +1,499 @@
+"""Tables in an engine (``pp.source``): the same released numbers as the
+in-memory path, for every pushable stat, DP and CKM, through DuckDB,
+Polars (lazy) and Spark (local mode); clear errors for what cannot be
+pushed down; record keys from a row identifier, equal everywhere."""
+
+from __future__ import annotations
+
+import shutil
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from plotnine import (
+    aes,
+    facet_grid,
+    facet_wrap,
+    geom_bar,
+    geom_bin_2d,
+    geom_count,
+    geom_histogram,
+    geom_point,
+    ggplot,
+    scale_x_log10,
+)
+
+import plotnine_private as pp
+from plotnine_private import layer_data
+from plotnine_private.engines import (
+    record_key_expr,
+    record_keys_sql,
+    row_keys,
+    source,
+)
+from plotnine_private.exceptions import PlotninePrivateError
+from plotnine_private.mechanisms.ckm import record_key_integers
+
+duckdb = pytest.importorskip("duckdb")
+pl = pytest.importorskip("polars")
+nw = pytest.importorskip("narwhals")
+
+N = 4000
+PTABLE = pp.create_cnt_ptable(D=3, V=2.0, js=1)
+FACETS = ["u", "v"]
+COLOURS = ["red", "green", "blue", "none"]
+
+
+def _records() -> pd.DataFrame:
+    rng = np.random.default_rng(20261130)
+    x = rng.normal(5, 2, N)
+    x[:7] = np.nan  # missing positions are left out, as in memory
+    x[7:9] = [0.0, 10.0]  # exactly on the outer edges
+    y = rng.gamma(2, 2, N)
+    d = pd.DataFrame({
+        "id": np.arange(N, dtype=np.int64),
+        "g": rng.choice(["a", "b", "c", "d"], N),
+        "c": rng.choice(COLOURS[:3], N),
+        "f": rng.choice(FACETS, N),
+        "k": rng.integers(0, 6, N),
+        "x": x,
+        "y": y,
+        "xr": np.round(rng.uniform(0, 4, N) * 2) / 2,
+        "yr": np.round(rng.uniform(0, 3, N) * 2) / 2,
+        "w": rng.integers(1, 4, N).astype(float),
+    })
+    return pp.add_record_keys(d, seed=11, row_id="id")
+
+
+RECORDS = _records()
+
+
+def _pandas(d: pd.DataFrame) -> pd.DataFrame:
+    out = d.copy()
+    out["c"] = pd.Categorical(out["c"], categories=COLOURS)
+    out["f"] = pd.Categorical(out["f"], categories=FACETS)
+    return out
+
+
+@pytest.fixture(scope="session")
+def spark():
+    pytest.importorskip("pyspark")
+    if shutil.which("java") is None:
+        pytest.skip("Spark local mode needs Java")
+    from pyspark.sql import SparkSession
+
+    session = (
+        SparkSession.builder.master("local[1]")
+        .appName("plotnine_private tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+def _source(kind: str, request) -> object:
+    d = RECORDS
+    if kind == "pandas":
+        return _pandas(d)
+    if kind == "polars":
+        lf = pl.from_pandas(d).lazy().with_columns(
+            pl.col("c").cast(pl.Enum(COLOURS)),
+            pl.col("f").cast(pl.Enum(FACETS)),
+        )
+        return source(lf)
+    if kind == "duckdb":
+        con = duckdb.connect()
+        con.register("records_view", d)
+        con.execute(f"CREATE TYPE colour AS ENUM {tuple(COLOURS)}")
+        con.execute(f"CREATE TYPE facet AS ENUM {tuple(FACETS)}")
+        con.execute(
+            "CREATE TABLE records AS SELECT * REPLACE (c::colour AS c, "
+            "f::facet AS f) FROM records_view"
+        )
+        return source(con, "records")
+    return request.getfixturevalue("spark_records")
+
+
+@pytest.fixture(scope="session")
+def spark_records(spark):
+    # Spark has no enum type: public levels are declared on the source
+    return source(spark.createDataFrame(RECORDS),
+                  levels={"c": COLOURS, "f": FACETS})
+
+
+ENGINES = ["duckdb", "polars", "spark"]
+
+
+def _plots():
+    """Every pushable family, DP and CKM, with groups and facets."""
+    rk = {"rkey": "rkey"}
+    return {
+        "count_dp": lambda d: ggplot(d, aes("g", fill="c"))
+        + geom_bar(stat="count_dp", eps=1, seed=5) + facet_wrap("f"),
+        "count_dp_observed": lambda d: ggplot(d, aes("k"))
+        + geom_bar(stat="count_dp", eps=1, seed=6),
+        "count_ckm": lambda d: ggplot(d, aes("g", fill="c", weight="w",
+                                             **rk))
+        + geom_bar(stat="count_ckm", ptable=PTABLE) + facet_wrap("f"),
+        "bin_dp": lambda d: ggplot(d, aes("x", fill="c"))
+        + geom_histogram(stat="bin_dp", eps=0.5, seed=7, limits=(0, 10),
+                         bins=12, closed="left", pad=True),
+        "bin_ckm": lambda d: ggplot(d, aes("x", **rk))
+        + geom_histogram(stat="bin_ckm", ptable=PTABLE,
+                         breaks=[0, 1, 2.5, 4, 5, 6, 8, 10]),
+        "bin2d_dp": lambda d: ggplot(d, aes("x", "y"))
+        + geom_bin_2d(stat="bin2d_dp", eps=1, seed=8,
+                      limits=((0, 10), (0, 12)), bins=(10, 8))
+        + facet_wrap("f"),
+        "bin2d_ckm": lambda d: ggplot(d, aes("x", "y", **rk))
+        + geom_bin_2d(stat="bin2d_ckm", ptable=PTABLE,
+                      limits=((0, 10), (0, 12)), bins=7),
+        "binhex_dp": lambda d: ggplot(d, aes("x", "y"))
+        + pp.geom_hex(stat="binhex_dp", eps=1, seed=9,
+                      limits=((0, 10), (0, 12)), bins=9),
+        "binhex_ckm": lambda d: ggplot(d, aes("x", "y", **rk))
+        + pp.geom_hex(stat="binhex_ckm", ptable=PTABLE,
+                      limits=((0, 10), (0, 12)), bins=(6, 5)),
+        "sum_dp": lambda d: ggplot(d, aes("xr", "yr"))
+        + geom_count(stat="sum_dp", eps=1, seed=10,
+                     limits=((0, 4), (0, 3)), resolution=(0.5, 0.5)),
+        "sum_ckm": lambda d: ggplot(d, aes("xr", "yr", **rk))
+        + geom_count(stat="sum_ckm", ptable=PTABLE),
+    }
+
+
+PLOTS = _plots()
+
+
+def _released(plot) -> pd.DataFrame:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return layer_data(plot)
+
+
+# Spark is slow to answer small queries: one plot per kind of expression
+# (raw categories with keys, weights and facets; bin edges; the hexagon
+# arithmetic; rounding to a grid), the rest through DuckDB and Polars
+SPARK_PLOTS = ("count_ckm", "bin_dp", "binhex_dp", "sum_dp")
+CASES = [
+    (engine, name)
+    for name in sorted(PLOTS)
+    for engine in ENGINES
+    if engine != "spark" or name in SPARK_PLOTS
+]
+
+
+@pytest.mark.parametrize(("engine", "name"), CASES)
+def test_same_numbers_as_in_memory(engine, name, request):
+    make = PLOTS[name]
+    expected = _released(make(_source("pandas", request)))
+    got = _released(make(_source(engine, request)))
+    assert len(expected) > 0
+    pd.testing.assert_frame_equal(
+        got.reset_index(drop=True), expected.reset_index(drop=True)
+    )
+
+
+def test_engine_counts_are_not_the_true_counts(request):
+    """The engine path perturbs: released != true for some cell."""
+    d = _source("duckdb", request)
+    out = _released(PLOTS["count_dp"](d))
+    truth = RECORDS.groupby(["f", "g", "c"]).size()
+    released = out.set_index(["PANEL", "group"])["count"]
+    assert len(released) == len(truth)
+    assert not np.array_equal(np.sort(released.to_numpy()),
+                              np.sort(truth.to_numpy()))
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_tables_accept_sources(engine, request):
+    d = _source(engine, request)
+    p = _source("pandas", request)
+    a = pp.dp_table(p, "g", groups="c", facets="f", eps=1, seed=3)
+    b = pp.dp_table(d, "g", groups="c", facets="f", eps=1, seed=3)
+    pd.testing.assert_frame_equal(a, b, check_dtype=False)
+    a = pp.ckm_table(p, "k", rkey="rkey", ptable=PTABLE, groups="g")
+    b = pp.ckm_table(d, "k", rkey="rkey", ptable=PTABLE, groups="g")
+    pd.testing.assert_frame_equal(a, b, check_dtype=False)
+    # and the table is the plot's release: same counts
+    plot = _released(PLOTS["count_dp"](d))
+    assert sorted(plot["count"]) == sorted(
+        pp.dp_table(d, "g", groups="c", facets="f", eps=1, seed=5)["count"]
+    )
+
+
+def test_spark_table(request):
+    d = _source("spark", request)
+    a = pp.ckm_table(_source("pandas", request), "g", rkey="rkey",
+                     ptable=PTABLE, facets="f")
+    b = pp.ckm_table(d, "g", rkey="rkey", ptable=PTABLE, facets="f")
+    pd.testing.assert_frame_equal(a, b, check_dtype=False)
+
+
+def test_parquet_path(tmp_path):
+    path = tmp_path / "records.parquet"
+    RECORDS.to_parquet(path)
+    plot = ggplot(source(str(path)), aes("g")) + geom_bar(
+        stat="count_dp", eps=1, seed=12, levels=["a", "b", "c", "d"]
+    )
+    mem = ggplot(RECORDS, aes("g")) + geom_bar(
+        stat="count_dp", eps=1, seed=12, levels=["a", "b", "c", "d"]
+    )
+    pd.testing.assert_frame_equal(_released(plot), _released(mem))
+    with pytest.raises(PlotninePrivateError, match="no file"):
+        source(str(tmp_path / "missing.parquet"))
+
+
+# -- what cannot be pushed down fails early and says what to do ------------
+def _polars_source():
+    return source(pl.from_pandas(RECORDS).lazy())
+
+
+def test_expression_in_aes_is_refused():
+    plot = ggplot(_polars_source(), aes("x * 2")) + geom_histogram(
+        stat="bin_dp", eps=1, limits=(0, 10)
+    )
+    with pytest.raises(PlotninePrivateError, match=r"aes\(x='x \* 2'\).*"
+                       "Add the column in the engine"):
+        layer_data(plot)
+
+
+def test_non_private_layer_is_refused():
+    plot = ggplot(_polars_source(), aes("x", "y")) + geom_point()
+    with pytest.raises(PlotninePrivateError, match="not private.*every "
+                       "row"):
+        layer_data(plot)
+
+
+def test_stat_needing_rows_is_refused():
+    plot = ggplot(_polars_source(), aes("x", "y")) + geom_point(
+        stat="dp_pca_score", eps=1, delta=1e-5, seed=1
+    )
+    with pytest.raises(PlotninePrivateError, match="needs the rows"):
+        layer_data(plot)
+
+
+def test_private_range_is_refused():
+    plot = ggplot(_polars_source(), aes("x")) + geom_histogram(
+        stat="bin_dp", eps=1, seed=1
+    )
+    with pytest.raises(PlotninePrivateError, match="limits=.*breaks="):
+        layer_data(plot)
+
+
+def test_scale_transform_is_refused():
+    plot = ggplot(_polars_source(), aes("y")) + geom_histogram(
+        stat="bin_dp", eps=1, seed=1, limits=(0.1, 10)
+    ) + scale_x_log10()
+    with pytest.raises(PlotninePrivateError, match="transforms positions"):
+        layer_data(plot)
+
+
+def test_dp_weight_is_refused():
+    plot = ggplot(_polars_source(), aes("g", weight="w")) + geom_bar(
+        stat="count_dp", eps=1, seed=1
+    )
+    with pytest.raises(PlotninePrivateError, match="weight aesthetic"):
+        layer_data(plot)
+
+
+def test_undeclared_facet_is_refused_for_dp():
+    plot = ggplot(_polars_source(), aes("g")) + geom_bar(
+        stat="count_dp", eps=1, seed=1
+    ) + facet_wrap("f")
+    with pytest.raises(PlotninePrivateError, match="facet variable"):
+        layer_data(plot)
+
+
+def test_undeclared_facet_is_refused_for_ckm_and_margins_too():
+    src = _polars_source()
+    ckm = geom_bar(stat="count_ckm", ptable=PTABLE)
+    plot = ggplot(src, aes("g", rkey="rkey")) + ckm + facet_wrap("f")
+    with pytest.raises(PlotninePrivateError, match="levels="):
+        layer_data(plot)
+    declared = source(src, levels={"f": FACETS})
+    plot = ggplot(declared, aes("g", rkey="rkey")) + ckm + facet_grid(
+        "f~.", margins=True
+    )
+    with pytest.raises(PlotninePrivateError, match="margins"):
+        layer_data(plot)
+
+
+def test_bad_keys_in_engine_are_refused():
+    lf = pl.from_pandas(RECORDS).lazy().with_columns(
+        pl.when(pl.col("id") == 3).then(1.5).otherwise(pl.col("rkey"))
+        .alias("rkey")
+    )
+    plot = ggplot(source(lf), aes("g", rkey="rkey")) + geom_bar(
+        stat="count_ckm", ptable=PTABLE
+    )
+    with pytest.raises(PlotninePrivateError, match="rkey"):
+        layer_data(plot)
+
+
+def test_memory_frames_need_no_source():
+    with pytest.raises(PlotninePrivateError, match="needs no source"):
+        source(RECORDS)
+
+
+# -- record keys -----------------------------------------------------------
+def test_row_keys_equal_in_every_engine(request):
+    ids = np.r_[np.arange(5000), 2**40 + 7, 2**62 + 1]
+    ref = row_keys(ids, seed=11)
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t (id BIGINT)")
+    con.executemany("INSERT INTO t VALUES (?)", [[int(i)] for i in ids])
+    sql = con.sql(
+        f"SELECT {record_keys_sql('id', 11)} AS k FROM t ORDER BY id"
+    ).fetchnumpy()["k"]
+    assert np.array_equal(sql, ref)
+    lazy = nw.from_native(pl.LazyFrame({"id": ids})).with_columns(
+        record_key_expr("id", 11).alias("k")
+    ).collect()["k"].to_numpy()
+    # polars divides by a constant through its reciprocal (a last-bit
+    # difference); the key integers the CKM sums are equal
+    assert np.array_equal(record_key_integers(lazy),
+                          record_key_integers(ref))
+    ints = row_keys(ids, seed=11, integer_range=256)
+    sql = con.sql(
+        f"SELECT {record_keys_sql('id', 11, integer_range=256)} AS k "
+        "FROM t ORDER BY id"
+    ).fetchnumpy()["k"]
+    assert np.array_equal(sql, ints)
+    assert ints.min() >= 0 and ints.max() < 256
+    # polars eager and the pandas path agree; an engine table gets them
+    # as an expression
+    pf = pp.add_record_keys(pl.DataFrame({"id": ids}), seed=11,
+                            row_id="id")
+    assert np.array_equal(pf["rkey"].to_numpy(), ref)
+    src = pp.add_record_keys(source(con, "t"), seed=11, row_id="id")
+    got = src.frame.sort("id").collect()["rkey"].to_numpy()
+    assert np.array_equal(got, ref)
+
+
+def test_row_keys_are_uniform_and_seeded():
+    ids = np.arange(200_000)
+    k = row_keys(ids, seed=1)
+    counts = np.histogram(k, bins=20, range=(0, 1))[0]
+    expected = len(ids) / 20
+    chi2 = ((counts - expected) ** 2 / expected).sum()
+    assert chi2 < 43.8  # 99.9% point of chi2(19)
+    assert abs(np.corrcoef(k[:-1], k[1:])[0, 1]) < 0.01
+    # digits decimals exactly, and another seed gives other keys
+    assert np.array_equal(record_key_integers(k), np.rint(k * 1e8))
+    other = row_keys(ids, seed=2)
+    assert np.mean(other == k) < 0.001
+    with pytest.raises(ValueError, match="seed"):
+        pp.add_record_keys(pd.DataFrame({"id": [1]}), row_id="id")
+    with pytest.raises(ValueError, match=">= 0"):
+        row_keys([-1], seed=1)
+
+
+def test_polars_eager_frames_work_like_pandas():
+    pf = pl.from_pandas(RECORDS.drop(columns="rkey"))
+    keyed = pp.add_record_keys(pf, seed=4)
+    ref = pp.add_record_keys(RECORDS.drop(columns="rkey"), seed=4)
+    assert np.array_equal(keyed["rkey"].to_numpy(), ref["rkey"].to_numpy())
+    a = _released(ggplot(keyed, aes("g", rkey="rkey"))
+                  + geom_bar(stat="count_ckm", ptable=PTABLE))
+    b = _released(ggplot(ref, aes("g", rkey="rkey"))
+                  + geom_bar(stat="count_ckm", ptable=PTABLE))
+    pd.testing.assert_frame_equal(a, b)
+
+
+def test_readme_example_runs_and_table_equals_plot():
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = text.split("## Data beyond memory", 1)[1]
+    # a "py" fence: the README's other tests count its "python" blocks
+    block = re.search(r"```py\n(.*?)```", section, re.S).group(1)
+    scope: dict = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exec(compile(block, "README", "exec"), scope)
+        bars = layer_data(scope["bars"])
+        ages = layer_data(scope["ages"])
+    assert list(bars["count"]) == list(scope["table"]["count"])
+    assert len(bars) == 4 and len(ages) == 12
+    # the CKM histogram is the in-memory one of the same rows and keys
+    rows = scope["people"].frame.collect().to_pandas()
+    rows = pp.add_record_keys(rows, seed=99, row_id="id")
+    mem = ggplot(rows, aes("age", rkey="rkey")) + geom_histogram(
+        stat="bin_ckm", ptable=pp.create_cnt_ptable(D=3, V=2, js=1),
+        limits=(20, 80), bins=12)
+    pd.testing.assert_frame_equal(ages, _released(mem))
+
+
+@pytest.mark.parametrize("closed", ["right", "left"])
+@pytest.mark.parametrize(
+    "breaks",
+    [np.linspace(-5, 5, 31), np.linspace(0.1, 0.7, 8),
+     np.linspace(1999, 2008, 10), np.array([0, 1, 2.5, 4, 10.0])],
+)
+def test_bin_index_in_engine_is_exact_at_edges(breaks, closed):
+    from plotnine_private.engines.push import bin_index_expr
+    from plotnine_private.stats.domains import bin_index
+
+    rng = np.random.default_rng(3)
+    x = np.r_[
+        rng.uniform(breaks[0] - 1, breaks[-1] + 1, 20000), breaks,
+        np.nextafter(breaks, np.inf), np.nextafter(breaks, -np.inf),
+    ]
+    ref = bin_index(x.copy(), breaks, closed, False)
+    expr = bin_index_expr(nw.col("x"), breaks, closed).alias("i")
+    table = pl.DataFrame({"x": x})
+    for native in (table.lazy(), duckdb.from_arrow(table.to_arrow())):
+        got = nw.from_native(native).select(expr).collect()["i"]
+        assert np.array_equal(got.to_numpy(), ref)
+
+
+def test_pca_takes_polars_frames_and_refuses_sources():
+    frame = RECORDS[["x", "y", "w"]].dropna().reset_index(drop=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = pp.dp_pca(pl.from_pandas(frame), ["x", "y", "w"], eps=2,
+                      delta=1e-5, seed=1)
+        b = pp.dp_pca(frame, ["x", "y", "w"], eps=2, delta=1e-5, seed=1)
+    assert np.array_equal(a.directions, b.directions)
+    with pytest.raises(PlotninePrivateError, match="needs the rows"):
+        pp.dp_pca(_polars_source(), ["x", "y"], eps=2, delta=1e-5, seed=1)
+
+
+@pytest.mark.parametrize("name", ["count_dp", "bin2d_dp", "binhex_ckm"])
+def test_neighbours_differ_only_in_noisy_numbers(name):
+    """The differential harness on DuckDB sources: one record changed,
+    one seed: everything but the released numbers is equal."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from neighbours import differences, snapshot
+
+    other = RECORDS.copy()
+    other.loc[100, ["g", "c", "x", "y"]] = ["d", "blue", 9.9, 0.1]
+
+    def duck(d):
+        con = duckdb.connect()
+        con.register("v", d)
+        con.execute(f"CREATE TYPE colour AS ENUM {tuple(COLOURS)}")
+        con.execute(f"CREATE TYPE facet AS ENUM {tuple(FACETS)}")
+        con.execute("CREATE TABLE t AS SELECT * REPLACE (c::colour AS c, "
+                    "f::facet AS f) FROM v")
+        return source(con, "t")
+
+    make = PLOTS[name]
+    hidden = name != "count_dp"  # drop= hides cells by released value
+    axes = ("y",) if name == "count_dp" else ()
+    a = snapshot(make(duck(RECORDS)), axes, hidden)
+    b = snapshot(make(duck(other)), axes, hidden)
+    assert differences(a, b) == []
+    assert a["report"] and a["layer 0"]
