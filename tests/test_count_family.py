@@ -8,6 +8,7 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
+from alpha import ALPHA, dlap_moments, variance_ratio_bounds
 from plotnine import (
     aes,
     after_stat,
@@ -396,10 +397,19 @@ def test_noise_variance_per_cell_follows_adjacency(adjacency, sens):
         position="identity",  # plotnine's stacking loops per bar: slow
     )
     noise = layer_data(p)["noisy_count"].to_numpy()[1:]
-    expected = pp.mechanisms.laplace.dlap_variance(sens / 1.0)
-    # close to 2 (s/eps)^2: 7.84 for s = 2, 1.84 for s = 1
-    assert abs(noise.var() / expected - 1) < 0.06
-    assert abs(noise.var() / (2 * sens**2) - 1) < 0.15
+    # DLap(sens / eps): variance 7.84 for s = 2, 1.84 for s = 1; the
+    # sample variance of 19,999 cells is within these bounds but with
+    # probability ALPHA (normal approximation with the exact kurtosis)
+    expected, kurtosis = dlap_moments(sens / 1.0)
+    assert expected == pytest.approx(
+        pp.mechanisms.laplace.dlap_variance(sens / 1.0))
+    lo, hi = variance_ratio_bounds(len(noise), kurtosis, ALPHA)
+    assert lo < noise.var() / expected < hi
+    # negative control: the same bounds reject a 10% wrong scale, in
+    # either direction
+    for wrong in (0.9 * sens, 1.1 * sens):
+        ratio = noise.var() / dlap_moments(wrong)[0]
+        assert not lo < ratio < hi
 
 
 def test_different_data_get_independent_noise_in_every_cell(mpg_cat):
