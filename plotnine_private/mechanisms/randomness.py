@@ -480,8 +480,8 @@ def keyed_uniform(query_key: bytes, n: int, offset: int = 0) -> np.ndarray:
 def keyed_normal(query_key: bytes, n: int, offset: int = 0) -> np.ndarray:
     """``n`` standard normal floats by inversion of keyed uniforms.
 
-    Floating-point noise: use for real-valued releases that the spec
-    allows to be continuous (PCA quantities), not for integer counts.
+    Floating-point noise: use for real-valued releases whose privacy
+    argument allows continuous noise (PCA quantities), not for integer counts.
     """
     from scipy.special import ndtri
 
