@@ -3,9 +3,9 @@ Bar charts: plotnine, DP and CKM
 ================================
 
 The vehicle classes of ``mpg`` are declared as public levels, so every
-class gets a bar, empty or not. Left: plotnine's ``stat_count`` (not
-private). Middle: ``stat_count_dp`` with exact discrete Laplace noise
-(eps = 1). Right: ``stat_count_ckm`` with record keys and a p-table.
+class gets a bar, empty or not. First plotnine's ``stat_count`` (not
+private), then ``stat_count_dp`` with exact discrete Laplace noise
+(eps = 1), then ``stat_count_ckm`` with record keys and a p-table.
 """
 
 import pandas as pd
