@@ -5,7 +5,7 @@ Every random number that perturbs a release comes from a stream keyed by
 
 * ``secret`` is 32 bytes derived from the user's ``seed`` or, when no seed
   is given, from OS entropy drawn once per process (:func:`master_key`).
-  A seed is a secret: whoever knows it can subtract the noise.
+  Without a key file, whoever knows the seed can subtract the noise.
 * ``query`` names the release (stat kind, mechanism, parameters, panel,
   group); it is hashed once with keyed BLAKE2b (:func:`derive_key`).
 * ``cell`` is the content of one output cell (a category label, bin edges),
