@@ -93,6 +93,7 @@ class Dimension:
 
     @property
     def size(self) -> int:
+        """Number of cells along this dimension."""
         return len(self.values)
 
 

@@ -40,6 +40,25 @@ def fail(name: str, message: str) -> PlotninePrivateError:
 
 
 def validate_eps(name: str, eps: Any) -> float:
+    """A finite number ``eps > 0`` that the exact sampler can use.
+
+    Parameters
+    ----------
+    name
+        The stat, table or function, for the message.
+    eps
+        The value given.
+
+    Returns
+    -------
+    float
+        ``eps``.
+
+    Raises
+    ------
+    PlotninePrivateError
+        If ``eps`` is missing, not a number, or not finite and positive.
+    """
     if eps is None:
         raise fail(
             name,
@@ -58,6 +77,25 @@ def validate_eps(name: str, eps: Any) -> float:
 
 
 def validate_delta(name: str, delta: Any) -> float:
+    """A number ``0 < delta < 1``.
+
+    Parameters
+    ----------
+    name
+        The stat, table or function, for the message.
+    delta
+        The value given.
+
+    Returns
+    -------
+    float
+        ``delta``.
+
+    Raises
+    ------
+    PlotninePrivateError
+        If ``delta`` is not a number in (0, 1).
+    """
     if isinstance(delta, bool) or not isinstance(delta, numbers.Real):
         raise fail(name, f"delta must be a number in (0, 1), got {delta!r}.")
     if not (0 < delta < 1):
@@ -87,6 +125,13 @@ def validate_seed(name: str, seed: Any) -> int | str | None:
 
 
 def validate_choice(name: str, param: str, value: Any, choices) -> str:
+    """``value`` if it is one of ``choices``, else an error that lists
+    them.
+
+    >>> validate_choice("stat_count_dp", "noise", "laplace",
+    ...                 ("discrete_laplace", "laplace"))
+    'laplace'
+    """
     if value not in choices:
         valid = ", ".join(repr(c) for c in choices)
         raise fail(name, f"{param} must be one of {valid}; got {value!r}.")
@@ -130,6 +175,27 @@ def validate_range_share(name: str, share: Any) -> float | None:
 
 
 def validate_breaks(name: str, param: str, value: Any) -> np.ndarray:
+    """Public bin edges: at least two finite, strictly increasing numbers.
+
+    Parameters
+    ----------
+    name
+        The stat, table or function, for the message.
+    param
+        The parameter's name (``"breaks"``).
+    value
+        The edges given.
+
+    Returns
+    -------
+    numpy.ndarray
+        The edges as floats.
+
+    Raises
+    ------
+    PlotninePrivateError
+        Naming the parameter, the value and the fix.
+    """
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError):

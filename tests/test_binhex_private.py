@@ -7,6 +7,7 @@ from copy import deepcopy
 import numpy as np
 import pandas as pd
 import pytest
+from alpha import ALPHA, dlap_moments, mean_bound, variance_ratio_bounds
 from plotnine import aes, after_stat, facet_wrap, geom_text, ggplot
 from plotnine._utils.registry import Registry
 from plotnine.exceptions import PlotnineError
@@ -175,8 +176,15 @@ def test_noise_is_discrete_laplace_with_scale_2_over_eps():
     assert np.allclose(noise, np.round(noise))
     q = np.exp(-1 / 2)
     var = 2 * q / (1 - q) ** 2
-    assert abs(noise.mean()) < 0.25
-    assert noise.var() == pytest.approx(var, rel=0.15)
+    expected, kurtosis = dlap_moments(2.0)
+    assert var == pytest.approx(expected)
+    # each check rejects the correct mechanism with probability <= ALPHA
+    assert abs(noise.mean()) < mean_bound(np.sqrt(var), len(noise), ALPHA)
+    lo, hi = variance_ratio_bounds(len(noise), kurtosis, ALPHA)
+    assert lo < noise.var() / var < hi
+    # negative control: a 25% wrong scale (eps = 0.8 or 1.25) fails
+    for wrong in (1.6, 2.5):
+        assert not lo < noise.var() / dlap_moments(wrong)[0] < hi
 
 
 def test_ckm_keeps_zeros_and_bounds_the_noise(points):

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from alpha import ALPHA, gaussian_sd_ratio_bounds
 
 from plotnine_private.mechanisms.errors import ParameterError
 from plotnine_private.mechanisms.gaussian import (
@@ -87,8 +88,12 @@ def test_add_noises_every_cell_with_expected_sigma():
     sigma = analytic_gaussian_sigma(eps, delta, math.sqrt(2))
     noisy = c + sigma * keyed_normal(stream, c.size)
     assert p == pytest.approx(noisy / noisy.sum())
-    # fixed seed: empirical SD of the noise within 5% of sigma
-    assert np.std(noisy - c) == pytest.approx(sigma, rel=0.05)
+    # empirical SD of the noise: an exact chi-square test at ALPHA (+-5.5%
+    # for 4000 cells), which rejects a 10% wrong sigma (negative control)
+    lo, hi = gaussian_sd_ratio_bounds(c.size, ALPHA)
+    assert lo < np.std(noisy - c) / sigma < hi
+    for wrong in (0.9 * sigma, 1.1 * sigma):
+        assert not lo < np.std(noisy - c) / wrong < hi
 
 
 def test_add_classic_sigma_and_warning():

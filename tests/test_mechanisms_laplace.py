@@ -7,6 +7,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from alpha import ALPHA, dlap_moments, mean_bound, variance_ratio_bounds
 from scipy import stats
 
 from plotnine_private.mechanisms import laplace as lap
@@ -21,8 +22,6 @@ from plotnine_private.mechanisms.randomness import (
     siphash24,
     siphash24_128,
 )
-
-ALPHA = 1e-6
 
 
 def _streams(n, *parts):
@@ -97,10 +96,13 @@ def test_discrete_laplace_matches_exact_pmf(scale):
     samples = lap.discrete_laplace(_streams(100000, "pmf", b), scale)
     chi2, df = _chi_square_pmf(samples, b)
     assert chi2 < stats.chi2.isf(ALPHA, df)
-    # symmetric, mean 0, exact variance 2p/(1-p)^2
-    se = math.sqrt(lap.dlap_variance(b) / len(samples))
-    assert abs(samples.mean()) < 6 * se
-    assert abs(samples.var() / lap.dlap_variance(b) - 1) < 0.05
+    # symmetric, mean 0, exact variance 2p/(1-p)^2: normal-approximation
+    # tests at ALPHA (the variance one with the exact kurtosis)
+    var, kurtosis = dlap_moments(b)
+    assert var == pytest.approx(lap.dlap_variance(b))
+    assert abs(samples.mean()) < mean_bound(math.sqrt(var), len(samples))
+    lo, hi = variance_ratio_bounds(len(samples), kurtosis, ALPHA)
+    assert lo < samples.var() / var < hi
 
 
 def test_chi_square_rejects_the_wrong_scale():
@@ -315,4 +317,8 @@ def test_huge_scale_takes_the_scalar_path():
     b = lap.discrete_laplace(_streams(200, "huge"), scale)
     assert np.array_equal(a, b)
     mean_abs = np.abs(a).mean() / (scale[0] / scale[1])
-    assert 0.7 < mean_abs < 1.3  # E|X| ~ b for a large scale
+    # for a large scale |X| is Exponential(b) (up to O(1/b)): the mean of
+    # 200 is Gamma(200, b/200); exact two-sided bounds at ALPHA
+    lo = stats.gamma.ppf(ALPHA / 2, len(a)) / len(a)
+    hi = stats.gamma.isf(ALPHA / 2, len(a)) / len(a)
+    assert lo < mean_abs < hi

@@ -72,8 +72,10 @@ def test_public_domain_spends_no_delta(mpg_cat):
 
 
 def test_records_outside_xlim_leave_no_trace(mpg):
-    # one record moved far outside the public range (neighbouring data):
-    # only the noisy counts may differ, never the bins or a warning
+    # neighbouring data: one record (hwy 29) moved far outside the public
+    # range 0..50. It must vanish without a trace: no bin counts it (not
+    # even an edge bin, where a private range would clamp it) and no
+    # warning says that a record was removed.
     import warnings
 
     from plotnine import xlim
@@ -82,20 +84,35 @@ def test_records_outside_xlim_leave_no_trace(mpg):
 
     far = mpg.copy()
     far.loc[0, "hwy"] = 1000.0
-    outs, caught = [], []
-    for data in (mpg, far):
+
+    def run(data, stat, **params):
         release._SOURCES.clear()  # a fresh session for each data set
         with warnings.catch_warnings(record=True) as ws:
             warnings.simplefilter("always")
-            outs.append(layer_data(ggplot(data, aes("hwy")) + geom_histogram(
-                stat="bin_dp", bins=5, eps=1, seed=1, na_rm=False)
-                + xlim(0, 50)))
-        caught.append(sorted(str(w.message) for w in ws))
+            out = layer_data(ggplot(data, aes("hwy")) + geom_histogram(
+                stat=stat, bins=5, na_rm=False, **params) + xlim(0, 50))
+        return out, sorted(str(w.message) for w in ws)
+
+    # control: in this situation plotnine's own stat_bin does warn, so a
+    # private stat that passed the removal on would be caught here
+    _, plain = run(far, "bin")
+    assert any("Removed 1 rows" in m for m in plain)
+    # huge eps: the released counts are the true ones
+    (exact, warned), (exact_far, warned_far) = (
+        run(d, "bin_dp", eps=1e9, seed=1) for d in (mpg, far)
+    )
+    assert warned == warned_far == []
     for col in ("x", "xmin", "xmax", "PANEL", "group"):
-        assert np.array_equal(outs[0][col], outs[1][col])
-    assert caught[0] == caught[1]
-    # the record changed the true counts: a changed release, not a copy
-    assert not np.array_equal(outs[0]["noisy_count"], outs[1]["noisy_count"])
+        assert np.array_equal(exact[col], exact_far[col])
+    lost = exact["count"].to_numpy() - exact_far["count"].to_numpy()
+    assert lost.tolist() == [0, 0, 1, 0, 0]  # the bin 20..30 of hwy 29
+    # eps = 1: a changed release (new noise), with the same public parts
+    (noisy, _), (noisy_far, _) = (
+        run(d, "bin_dp", eps=1, seed=1) for d in (mpg, far)
+    )
+    for col in ("x", "xmin", "xmax", "PANEL", "group"):
+        assert np.array_equal(noisy[col], noisy_far[col])
+    assert not np.array_equal(noisy["noisy_count"], noisy_far["noisy_count"])
 
 
 def test_adjacency_sets_sensitivity_in_the_release(mpg_cat):

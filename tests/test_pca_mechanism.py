@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 import pytest
+from alpha import ALPHA, gaussian_sd_ratio_bounds
+from scipy import stats
 
 from plotnine_private.mechanisms.errors import ParameterError
 from plotnine_private.mechanisms.pca import (
@@ -132,8 +134,15 @@ def test_noise_layout_is_frobenius_isotropic():
     e = symmetric_gaussian_noise(p, sigma, key("t"))
     assert np.array_equal(e, e.T)
     off = e[np.tril_indices(p, -1)]
-    assert np.std(np.diag(e)) == pytest.approx(sigma, rel=0.25)
-    assert np.std(off) == pytest.approx(sigma / math.sqrt(2), rel=0.05)
+    # exact chi-square tests at ALPHA: N(0, sigma^2) on the 60 diagonal
+    # entries, N(0, sigma^2 / 2) on the 1770 below it
+    lo, hi = gaussian_sd_ratio_bounds(p, ALPHA)
+    assert lo < np.std(np.diag(e)) / sigma < hi
+    lo, hi = gaussian_sd_ratio_bounds(off.size, ALPHA)
+    assert lo < np.std(off) / (sigma / math.sqrt(2)) < hi
+    # negative control: noise of sigma^2 off the diagonal (a layout that
+    # is not isotropic in the Frobenius norm) fails the same test
+    assert not lo < np.std(off) / sigma < hi
 
 
 def angle_error(v, truth=0):
@@ -198,7 +207,16 @@ def test_eigenvalues_large_eps_are_pair_variances():
     rng = np.random.default_rng(7)
     y = rng.normal(size=(4000, 3)) * [3.0, 2.0, 0.5]
     ev = private_eigenvalues(y, 1e9, 1e-6, clip=1e6, key=key(1))
-    assert ev.values == pytest.approx([9, 4, 0.25], rel=0.08)
+    # the mean of m = 2000 pair variances is sigma^2 chi2(m) / m: exact
+    # two-sided bounds at ALPHA are about -15% .. +16%
+    m = len(y) // 2
+    lo = stats.chi2.ppf(ALPHA / 2, m) / m
+    hi = stats.chi2.isf(ALPHA / 2, m) / m
+    truth = np.array([9, 4, 0.25])
+    assert np.all((lo < ev.values / truth) & (ev.values / truth < hi))
+    # negative control: pair differences not divided by sqrt(2) (twice
+    # the variance) fail the same bounds
+    assert not np.any(2 * ev.values / truth < hi)
     assert ev.pve.sum() == pytest.approx(1)
     assert ev.clip_source == "public"
 

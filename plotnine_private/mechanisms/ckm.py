@@ -1,4 +1,4 @@
-"""Record keys and cell keys for the Cell Key Method (spec section 3).
+"""Record keys and cell keys for the Cell Key Method (``docs/ptables.md``).
 
 Every microdata record carries a fixed random **record key**. The key of a
 cell (a bar, a bin, a tile) is the sum of the keys of the records in it,

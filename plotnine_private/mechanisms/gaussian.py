@@ -93,7 +93,7 @@ def analytic_gaussian_sigma(
     Solves ``gaussian_delta(sigma) = delta`` with Brent's method (the left
     side decreases in sigma), then steps sigma up until
     ``gaussian_delta(sigma) <= delta`` holds in floating point
-    (dp-mechanisms spec, section 4).
+    (Balle & Wang 2018, section 4).
 
     Parameters
     ----------

@@ -1,7 +1,7 @@
 """Hexagonal binning with ggplot2's exact geometry (pure numpy).
 
 The lattice is the one of R's ``hexbin`` package as called by ggplot2's
-``stat_bin_hex`` (spec ``hexbin-and-output-checking.md`` section 1.4).
+``stat_bin_hex`` (ggplot2's ``R/hexbin.R``, Carr et al. 1987).
 With origin ``(ox, oy)`` and binwidth ``(bwx, bwy)``, hexagon
 ``(row, col)`` has its centre at::
 

@@ -1,4 +1,4 @@
-"""Private 2-D histograms on a fixed grid (dp-pca spec, section 4).
+"""Private 2-D histograms on a fixed grid (``docs/mechanisms.md``, PCA).
 
 The grid (:func:`score_grid`) is built from public bin numbers and a
 frame that is either public or a private estimate charged separately.

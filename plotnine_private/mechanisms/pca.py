@@ -1,4 +1,4 @@
-"""Private PCA directions and eigenvalues (dppca's g-DPPCA, dp-pca spec §2).
+"""Private PCA directions and eigenvalues (g-DPPCA, docs/mechanisms.md).
 
 Directions: the Gaussian mechanism on the spherical (multivariate)
 Kendall matrix

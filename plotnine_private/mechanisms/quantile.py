@@ -1,6 +1,6 @@
 """Durfee's unbounded private quantiles and the private PCA score frame.
 
-Implements dppca's NEWEST frame (dp-pca spec, section 3): a one-sided
+Implements dppca's frame (Durfee 2023; ``docs/mechanisms.md``): a one-sided
 search on the geometric grid ``t_i = beta**i + lower - 1`` (i >= 1), its
 two-sided (signed) version, and a square frame from two signed medians and
 the radial 0.99 quantile.
@@ -31,7 +31,7 @@ both signs, which one replace never gives.
 
 Add/remove one row (``n`` not public) costs the same ``eps``: the
 threshold moves by ``q`` and the counts by a 0-then-1 step in ``i``; the
-coupling of the dp-mechanisms spec (section 3.2) shifts ``E_0`` and
+coupling of ``ranges.py`` (Durfee 2023, written out there) shifts ``E_0`` and
 ``E_k`` upward by at most 1 each. Written out in ``ranges.py``.
 
 The signed search runs two such searches with ``eps/2`` each

@@ -5,7 +5,7 @@ Every random number that perturbs a release comes from a stream keyed by
 
 * ``secret`` is 32 bytes derived from the user's ``seed`` or, when no seed
   is given, from OS entropy drawn once per process (:func:`master_key`).
-  A seed is a secret: whoever knows it can subtract the noise.
+  Without a key file, whoever knows the seed can subtract the noise.
 * ``query`` names the release (stat kind, mechanism, parameters, panel,
   group); it is hashed once with keyed BLAKE2b (:func:`derive_key`).
 * ``cell`` is the content of one output cell (a category label, bin edges),
@@ -480,8 +480,8 @@ def keyed_uniform(query_key: bytes, n: int, offset: int = 0) -> np.ndarray:
 def keyed_normal(query_key: bytes, n: int, offset: int = 0) -> np.ndarray:
     """``n`` standard normal floats by inversion of keyed uniforms.
 
-    Floating-point noise: use for real-valued releases that the spec
-    allows to be continuous (PCA quantities), not for integer counts.
+    Floating-point noise: use for real-valued releases whose privacy
+    argument allows continuous noise (PCA quantities), not for integer counts.
     """
     from scipy.special import ndtri
 

@@ -114,8 +114,8 @@ only (the centre, the first end), so a neighbouring data set changes one
   The generic ``eps_1 + 2 eps_2`` bound (1.5x with an even split, as the
   old range code charged) is for queries whose changes can have both
   signs, which one replace never gives.
-* **Add or remove one record: cost 1x** (derived as in the dp-mechanisms
-  spec, section 3.2). ``n`` moves by one, so ``T`` moves by ``q``, while
+* **Add or remove one record: cost 1x** (a coupling as in Durfee 2023,
+  derived here). ``n`` moves by one, so ``T`` moves by ``q``, while
   ``c_i`` moves by ``a_i = [z < t_i]``, a 0-then-1 step in ``i``. With
   ``g_i = c_i - q n`` the change ``a_i - q`` is ``-q`` then ``1 - q``:
   mixed signs, not monotonic. Couple a run that stops at ``k`` by
@@ -228,8 +228,8 @@ def range_privacy_map(eps: float, adjacency: str) -> tuple[float, float]:
     """``(eps, delta)`` charged for :func:`private_range` with ``eps``.
 
     Pure DP at exactly the given budget under both adjacencies (module
-    docstring: monotone queries under replace, the coupling of the
-    dp-mechanisms spec section 3.2 under add/remove).
+    docstring: monotone queries under replace, the coupling written out
+    there under add/remove).
 
     >>> range_privacy_map(1, "replace")
     (1.0, 0.0)

@@ -117,6 +117,11 @@ class Query:
         return cls(family, source, seed, canon)
 
     def part(self, name: str, default: Any = None) -> Any:
+        """The value of one part of the query, or ``default``.
+
+        >>> Query.make("count", "data", 1, eps=1.0).part("eps")
+        1.0
+        """
         return dict(self.parts).get(name, default)
 
     def derive(self, family: str, **more: Any) -> Query:
@@ -126,6 +131,9 @@ class Query:
         )
 
     def secret(self) -> Secret:
+        """The secret of the query's seed under the current key policy
+        (key file, seed only or session; see
+        :mod:`plotnine_private.mechanisms.keys`)."""
         return secret_for(self.seed)
 
     def identity(self, secret: Secret | None = None) -> str:
@@ -380,10 +388,13 @@ class LaplaceCounts:
 
     @property
     def sensitivity(self) -> int:
+        """L1 sensitivity of a count vector: 2 (replace), 1 (add/remove)."""
         return lap.ADJACENCY_SENSITIVITY[self.adjacency]
 
     @property
     def scale(self) -> float:
+        """Noise scale ``sensitivity / eps``, with ``eps`` as the exact
+        rational the sampler uses."""
         return self.sensitivity / float(lap.exact_epsilon(self.eps))
 
     @property
@@ -409,6 +420,8 @@ class LaplaceCounts:
         return eps, delta
 
     def with_eps(self, eps: float) -> LaplaceCounts:
+        """The same mechanism with another ``eps`` (what is left of a
+        layer's budget after a private range estimate)."""
         return LaplaceCounts(eps, self.delta, self.adjacency, self.noise)
 
     def parameters(self) -> dict[str, Any]:
@@ -421,6 +434,32 @@ class LaplaceCounts:
         }
 
     def perturb(self, table: CellTable, key: bytes):
+        """Add noise to the cells of ``table``.
+
+        Every cell of a public table gets noise; otherwise only non-empty
+        cells are candidates and a cell is kept iff its noisy count reaches
+        :attr:`threshold`. Each cell's noise comes from its own stream,
+        named by its words under ``key``.
+
+        Parameters
+        ----------
+        table
+            The cells and their true counts.
+        key
+            The release's stream key (:func:`stream_key`).
+
+        Returns
+        -------
+        values : numpy.ndarray
+            Released counts: clipped at 0, 0 where not shown.
+        noisy : numpy.ndarray
+            Unclipped noisy counts (NaN for cells that were never
+            candidates).
+        keep : numpy.ndarray
+            Whether each cell is shown.
+        details : dict
+            Report words: the scale, and the threshold if any.
+        """
         n = np.asarray(table.n, dtype=np.int64)
         streams = CellStreams(key, table.words)
         cells = np.arange(len(n))
@@ -461,15 +500,40 @@ class CKMCounts:
     threshold: float | None = None
 
     def privacy_map(self, public: bool, multiplicity: int = 1):
+        """``(None, 0.0)``: the Cell Key Method has no formal guarantee,
+        so no eps; it adds nothing to a report's total."""
         return None, 0.0
 
     def parameters(self) -> dict[str, Any]:
+        """Public parameters that belong to a query: the p-table's
+        fingerprint and the threshold."""
         return {
             "ptable": self.ptable.fingerprint,
             "threshold": self.threshold,
         }
 
     def perturb(self, table: CellTable, key: bytes | None = None):
+        """Read each cell's deviation from the p-table at its cell key.
+
+        Parameters
+        ----------
+        table
+            The cells with their true counts and exact record-key sums.
+        key
+            Unused: CKM draws nothing (its noise is fixed by the keys).
+
+        Returns
+        -------
+        values : numpy.ndarray
+            Perturbed counts (times the mean weight for weighted counts);
+            0 where suppressed by ``threshold``.
+        noisy : numpy.ndarray
+            A copy of ``values``.
+        keep : numpy.ndarray
+            Whether each cell is shown.
+        details : dict
+            Report words: the p-table, its fingerprint, the threshold.
+        """
         n = np.asarray(table.n, dtype=np.int64)
         if table.key_sum is None:
             raise ParameterError("CKM needs the record-key sums of the cells.")

@@ -1,4 +1,4 @@
-"""Synthetic points from a private 2-D histogram (dp-pca spec, section 6).
+"""Synthetic points from a private 2-D histogram (``docs/mechanisms.md``).
 
 Pure post-processing of released cell probabilities: no privacy cost.
 The sample size must be public or released: a given number, or the

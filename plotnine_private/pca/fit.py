@@ -12,7 +12,8 @@ recording one engine :class:`~plotnine_private.mechanisms.release.Release`:
 4. :func:`release_histogram`: one histogram of the scores over every
    (panel, group, grid cell), ``0.65 eps_score, delta_score``.
 
-Identity and noise follow the release engine (DESIGN rule 5): the
+Identity and noise follow the release engine (``docs/privacy-model.md``,
+"Release identity, keys and seeds"): the
 :class:`~plotnine_private.mechanisms.release.Query` of the whole PCA is
 public (columns, budget, split, bins, method, axes, groups and their
 declared levels, facets...); each component's identity is the query's
@@ -90,7 +91,8 @@ FRAME_INFLATE = 0.2
 # --------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Budget:
-    """``(eps, delta)`` of each component (spec section 5).
+    """``(eps, delta)`` of each component (``docs/mechanisms.md``, "Private
+    PCA").
 
     The score share is split 0.35 frame (pure DP) / 0.65 histogram (with
     all the score delta); with given directions nothing goes to loading.

@@ -88,6 +88,22 @@ def _base(result: DPPCAResult, title: str, limits=None):
 
 
 def score_plot(result: DPPCAResult, alpha_range=(0.0, 1.0)):
+    """The private score histogram as tiles (``fit.plot("score")``).
+
+    Parameters
+    ----------
+    result
+        A private PCA.
+    alpha_range
+        Tile transparency from the lowest to the highest released
+        probability.
+
+    Returns
+    -------
+    plotnine.ggplot
+        Post-processing of released values only (beside the ordinary PCA
+        in a panel labelled "not private" if the fit has a reference).
+    """
     import plotnine as p9
 
     h = _with_panel(result.histogram, DP_PANEL, result)
@@ -128,6 +144,19 @@ def score_plot(result: DPPCAResult, alpha_range=(0.0, 1.0)):
 
 
 def reference_points(result: DPPCAResult):
+    """A layer of the ordinary (not private) PCA scores, for the panel
+    labelled "not private" of a fit made with ``reference=True``.
+
+    Parameters
+    ----------
+    result
+        A private PCA with a reference.
+
+    Returns
+    -------
+    plotnine.geoms.geom_point
+        Points of the ordinary scores, coloured by group if any.
+    """
     import plotnine as p9
 
     lx, ly = result.labels
@@ -142,6 +171,20 @@ def reference_points(result: DPPCAResult):
 
 
 def synthetic_plot(result: DPPCAResult, **sample_args: Any):
+    """Synthetic points drawn from the private histogram
+    (``fit.plot("synthetic")``): free post-processing.
+
+    Parameters
+    ----------
+    result
+        A private PCA.
+    **sample_args
+        Passed to :meth:`DPPCAResult.sample` (n, method, seed...).
+
+    Returns
+    -------
+    plotnine.ggplot
+    """
     import plotnine as p9
 
     lx, ly = result.labels
@@ -181,6 +224,24 @@ def _arrows(
 
 
 def biplot(result: DPPCAResult, variables: int = 10, **sample_args: Any):
+    """Synthetic points with the private loadings as arrows
+    (``fit.plot("biplot")``).
+
+    Parameters
+    ----------
+    result
+        A private PCA.
+    variables
+        How many variables get an arrow (the longest ones).
+    **sample_args
+        Passed to :meth:`DPPCAResult.sample`.
+
+    Returns
+    -------
+    plotnine.ggplot
+        The arrows are scaled to the spread of the synthetic points, so
+        the whole figure is post-processing of released values.
+    """
     import plotnine as p9
 
     lx, ly = result.labels
@@ -249,6 +310,23 @@ def biplot(result: DPPCAResult, variables: int = 10, **sample_args: Any):
 
 
 def scree_plot(result: DPPCAResult):
+    """The private proportions of variance explained
+    (``fit.plot("scree")``).
+
+    Parameters
+    ----------
+    result
+        A private PCA fitted by ``dp_pca`` (with eigenvalues).
+
+    Returns
+    -------
+    plotnine.ggplot
+
+    Raises
+    ------
+    PlotninePrivateError
+        If the fit has no private eigenvalues (``dp_score``).
+    """
     import plotnine as p9
 
     if result.pve is None:

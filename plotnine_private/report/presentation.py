@@ -78,16 +78,22 @@ class PrivacyReport:
 
     @property
     def remaining_eps(self) -> float | None:
+        """The plot's eps budget minus the composed eps, or ``None``
+        without a ``privacy_budget``."""
         return None if self.budget is None else self.budget[0] - self.total_eps
 
     @property
     def remaining_delta(self) -> float | None:
+        """The plot's delta budget minus the composed delta, or ``None``
+        without a ``privacy_budget``."""
         if self.budget is None:
             return None
         return self.budget[1] - self.total_delta
 
     @property
     def exceeded(self) -> bool:
+        """Whether the composed cost exceeds the plot's budget (then
+        drawing and saving raise ``BudgetExceededError``)."""
         if self.budget is None:
             return False
         return exceeds(self.total_eps, self.budget[0]) or exceeds(

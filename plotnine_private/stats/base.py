@@ -248,28 +248,109 @@ class PrivateCountStat(stat):
     def family_cells(
         self, data: pd.DataFrame, scales
     ) -> FamilyCells:  # pragma: no cover - abstract
+        """Map each record to a cell of the family's domain.
+
+        Extension hook: every family implements it. The domain must come
+        from public facts only (parameters, ``self.door.declared``, user
+        scale limits); when it cannot, return the observed cells with
+        ``public=False`` and the engine thresholds the release.
+
+        Parameters
+        ----------
+        data
+            The layer's rows after the mapping, without missing positions.
+        scales
+            The plot's position scales (``scales.x``, ``scales.y``).
+
+        Returns
+        -------
+        FamilyCells
+            The domain's cells, their naming content and each record's
+            cell (``-1``: outside, not counted).
+        """
         raise NotImplementedError
 
     def shape_output(
         self, cells: CellFrame, released: Released
     ) -> pd.DataFrame:  # pragma: no cover - abstract
+        """Shape released cells like the plotnine stat the family replaces.
+
+        Extension hook: every family implements it. Use released values
+        only (``released.values``, ``released.noisy``, ``released.keep``);
+        derived variables (``prop``, ``density``...) are recomputed from
+        them, which is free post-processing.
+
+        Parameters
+        ----------
+        cells
+            One row per cell: the family's columns, group columns,
+            ``PANEL`` and ``group``, aligned with ``released``.
+        released
+            The engine's output for those cells.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The layer's computed data, one row per shown cell.
+        """
         raise NotImplementedError
 
     def make_mechanism(self):  # pragma: no cover - provided by mixins
+        """The layer's count mechanism, built from its parameters.
+
+        Provided by :class:`DPMixin` (``LaplaceCounts``) and
+        :class:`CKMMixin` (``CKMCounts``); a new mechanism comes with a
+        mixin that overrides it.
+
+        Returns
+        -------
+        LaplaceCounts or CKMCounts
+            An object with ``parameters()``, ``privacy_map()`` and
+            ``perturb()`` (see :mod:`plotnine_private.mechanisms.release`).
+        """
         raise NotImplementedError
 
     def record_key_integers(self, data: pd.DataFrame):
+        """The CKM record keys of the rows, as exact integers.
+
+        Parameters
+        ----------
+        data
+            The layer's rows.
+
+        Returns
+        -------
+        numpy.ndarray or None
+            ``None`` here (DP stats need no keys); :class:`CKMMixin`
+            reads the ``rkey`` aesthetic.
+        """
         return None
 
     # -- plotnine entry points -----------------------------------------
     @property
     def name(self) -> str:
+        """The stat's class name, used in error messages and reports."""
         return type(self).__name__
 
     def setup_params(self, data):
-        pass
+        """Nothing to set up from the data: parameters are validated when
+        the layer is created, and nothing may be read from the rows."""
 
     def compute_layer(self, data: pd.DataFrame, layout: Layout):
+        """Return ``data`` unchanged: it holds cells released at the door.
+
+        Parameters
+        ----------
+        data
+            The released cells of every panel.
+        layout
+            plotnine's facet layout (unused).
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``data``.
+        """
         return data
 
     # -- the door --------------------------------------------------------
@@ -410,10 +491,27 @@ class PrivateCountStat(stat):
         )
 
     def range_digest(self, values: np.ndarray) -> bytes:
+        """Digest of the values a private range estimate perturbs (keys its
+        noise together with the range query's identity)."""
         return data_digest(np.asarray(values, dtype=np.float64))
 
     @staticmethod
     def panel_dimension(data: pd.DataFrame, door: Door) -> Dimension:
+        """The panel dimension of the cells: every panel of the public
+        layout, each record in the panel plotnine assigned it to.
+
+        Parameters
+        ----------
+        data
+            The layer's rows, with plotnine's ``PANEL`` column.
+        door
+            The layer's public facts (its layout and panel labels).
+
+        Returns
+        -------
+        Dimension
+            Always public: panels come from declared facet levels.
+        """
         layout_panels = door.layout["PANEL"]
         npanel = len(layout_panels)
         if "PANEL" in data.columns and len(data):
@@ -472,6 +570,19 @@ class PrivateCountStat(stat):
 
     # -- shared steps --------------------------------------------------
     def check_input(self, data: pd.DataFrame) -> None:
+        """Refuse missing required aesthetics and a mapped ``y`` (the stat
+        computes it), before anything is released.
+
+        Parameters
+        ----------
+        data
+            The layer's rows after the mapping.
+
+        Raises
+        ------
+        PlotninePrivateError
+            Naming the aesthetic and the fix.
+        """
         missing = [
             ae for ae in sorted(self.REQUIRED_AES) if ae not in data.columns
         ]
@@ -532,6 +643,20 @@ class PrivateCountStat(stat):
                 )
 
     def group_columns(self, data: pd.DataFrame) -> list[str]:
+        """Columns that define groups (discrete aesthetics such as
+        ``fill`` or ``colour``), in the layer's column order.
+
+        Parameters
+        ----------
+        data
+            The layer's rows after the mapping.
+
+        Returns
+        -------
+        list of str
+            Categorical, string, boolean or object columns other than
+            positions, weights, keys, labels and layout columns.
+        """
         cols = []
         for c in data.columns:
             if c in _NON_GROUP or c.startswith("_"):
@@ -553,6 +678,14 @@ class DPMixin:
     DP = True
 
     def validate_params(self) -> None:
+        """Check ``eps``, ``delta``, ``seed``, ``adjacency`` and ``noise``,
+        then the family's own parameters.
+
+        Raises
+        ------
+        PlotninePrivateError
+            Naming the parameter, the value and the fix.
+        """
         p = self.params
         name = type(self).__name__
         p["eps"] = validate_eps(name, p["eps"])
@@ -567,10 +700,20 @@ class DPMixin:
         super().validate_params()  # type: ignore[misc]
 
     def make_mechanism(self) -> LaplaceCounts:
+        """Discrete (or continuous) Laplace noise on counts, from ``eps``,
+        ``delta``, ``adjacency`` and ``noise``."""
         p = self.params
         return LaplaceCounts(p["eps"], p["delta"], p["adjacency"], p["noise"])
 
     def check_input(self, data: pd.DataFrame) -> None:
+        """The base checks, and refuse weights: one record of unbounded
+        weight has unbounded sensitivity.
+
+        Parameters
+        ----------
+        data
+            The layer's rows after the mapping.
+        """
         super().check_input(data)  # type: ignore[misc]
         if "weight" in data.columns:
             w = pd.to_numeric(data["weight"], errors="coerce")
@@ -588,6 +731,14 @@ class CKMMixin:
     """Parameters, validation and mechanism of the CKM stats."""
 
     def validate_params(self) -> None:
+        """Check ``ptable`` (required) and ``threshold``, then the
+        family's own parameters.
+
+        Raises
+        ------
+        PlotninePrivateError
+            Naming the parameter, the value and the fix.
+        """
         p = self.params
         name = type(self).__name__
         if p["ptable"] is None:
@@ -601,10 +752,29 @@ class CKMMixin:
         super().validate_params()  # type: ignore[misc]
 
     def make_mechanism(self) -> CKMCounts:
+        """The Cell Key Method with the layer's p-table and threshold."""
         p = self.params
         return CKMCounts(p["ptable"], p["threshold"])
 
     def record_key_integers(self, data: pd.DataFrame):
+        """The ``rkey`` aesthetic as exact integers, in the p-table's key
+        convention (uniform keys in [0, 1) or integer keys mod K).
+
+        Parameters
+        ----------
+        data
+            The layer's rows after the mapping.
+
+        Returns
+        -------
+        numpy.ndarray
+            int64 keys whose per-cell sums give exact cell keys.
+
+        Raises
+        ------
+        PlotninePrivateError
+            If ``rkey`` is not mapped or holds invalid keys.
+        """
         name = type(self).__name__
         if "rkey" not in data.columns:
             raise _fail(

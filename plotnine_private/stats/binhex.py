@@ -7,7 +7,8 @@ or, for DP only, a private range estimate), shared by all groups and
 panels. The domain is every hexagon that a point of the box can fall in
 (:func:`~plotnine_private.mechanisms.hexbin.hex_lattice`); DP noises all of
 them, empty ones included; CKM perturbs the non-empty ones (zeros stay
-zero). Geometry as ggplot2 (spec ``hexbin-and-output-checking.md`` 1.4).
+zero). Geometry as ggplot2's ``stat_bin_hex`` (R package hexbin's
+lattice; :mod:`plotnine_private.mechanisms.hexbin`).
 """
 
 from __future__ import annotations

@@ -174,11 +174,13 @@ class stat_count_dp(DPMixin, _CountFamily):
     delta : float, default=1e-6
         Used only for an undeclared (observed) domain, which is released
         with a threshold and costs (eps, delta).
-    seed : int, default=None
-        Makes the noise reproducible: the same seed gives the same numbers
-        in every layer and process. The seed is a secret: whoever knows it
-        can remove the noise. Without a seed, noise is keyed by OS entropy
-        drawn once per session.
+    seed : int or str, default=None
+        Names the release and makes it reproducible: the same seed, data
+        and query give the same numbers in every layer and process. With
+        a key file (`create_key`, `use_key`) the seed is a public label;
+        without one the seed is the secret, and whoever knows it can
+        remove the noise. Without a seed, noise is keyed by OS entropy
+        drawn once per session. One seed per figure.
     adjacency : {"replace", "add_remove"}, default="replace"
         Neighbouring data sets differ by one replaced record (sensitivity
         2, as DPpack's tableDP) or by one added/removed record (1).

@@ -46,6 +46,22 @@ __all__ = ["AxisBreaks", "advise_edge_mass", "axis_breaks", "bin_index"]
 
 @dataclass
 class AxisBreaks:
+    """The bin edges of one axis and where they came from.
+
+    Attributes
+    ----------
+    breaks
+        The edges (increasing).
+    source
+        ``"public: breaks"``, ``"public: limits"`` (or scale limits), or
+        ``"private estimate"``.
+    clamp
+        Whether records outside go into the edge bins (a private range);
+        with public edges they are left out.
+    release
+        The record of the private range estimate, if any.
+    """
+
     breaks: np.ndarray
     source: str  # "public: breaks" / "public: limits" / "private estimate"
     clamp: bool  # clamp records outside into the edge bins
