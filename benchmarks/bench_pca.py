@@ -127,9 +127,7 @@ def bench_frame_histogram(n: int) -> pd.DataFrame:
         {"step": "grid_counts", "seconds": t_count},
     ]
     for method in ("add", "sparse"):
-        _, sec = timed(
-            private_histogram, counts, method, 1.0, 1e-6, key=KEY
-        )
+        _, sec = timed(private_histogram, counts, method, 1.0, 1e-6, key=KEY)
         rows.append({"step": f"histogram {method}", "seconds": sec})
     out = pd.DataFrame(rows)
     out["seconds"] = out["seconds"].round(3)

@@ -36,9 +36,7 @@ from plotnine_private.mechanisms.ranges import private_range
 SHAPES = {
     "U(0,100)": lambda rng, n: rng.uniform(0, 100, n),
     "N(50,10)": lambda rng, n: rng.normal(50, 10, n),
-    "hwy 12..44": lambda rng, n: rng.choice(
-        mpg["hwy"].to_numpy(float), n
-    ),
+    "hwy 12..44": lambda rng, n: rng.choice(mpg["hwy"].to_numpy(float), n),
     "year 1999..2008": lambda rng, n: rng.integers(1999, 2009, n) * 1.0,
     "lognormal(0,1)": lambda rng, n: rng.lognormal(0, 1, n),
     "1e6+N(0,10)": lambda rng, n: 1e6 + rng.normal(0, 10, n),
@@ -72,11 +70,13 @@ def measure(method, x, eps, keys, label):
     for k in range(keys):
         lo, hi = method(x, eps, derive_key(SECRET, "bench_range", label, k))
         covered = max(0.0, min(hi, b) - max(lo, a))
-        missed.append(1 - covered / span if b > a else float(
-            not lo <= a <= hi))
+        missed.append(
+            1 - covered / span if b > a else float(not lo <= a <= hi)
+        )
         width.append((hi - lo) / span)
         inside = np.searchsorted(xs, hi, "right") - np.searchsorted(
-            xs, lo, "left")
+            xs, lo, "left"
+        )
         out.append(1 - inside / x.size)
     q = lambda v: (np.median(v), np.quantile(v, 0.9))  # noqa: E731
     return q(missed), q(width), q(out)

@@ -82,13 +82,17 @@ def _plot(data, stat: str):
             stat="bin_dp", eps=1, seed=1, limits=(-5, 5), bins=30
         )
     return ggplot(data, aes("x", "y")) + geom_bin_2d(
-        stat="bin2d_dp", eps=1, seed=1, limits=((-5, 5), (-9, 11)),
+        stat="bin2d_dp",
+        eps=1,
+        seed=1,
+        limits=((-5, 5), (-9, 11)),
         bins=30,
     )
 
 
-def one_case(path: str, engine: str, stat: str, pandas_rows: int,
-             spark_memory: str) -> dict:
+def one_case(
+    path: str, engine: str, stat: str, pandas_rows: int, spark_memory: str
+) -> dict:
     """Run in a child process: time source -> drawn figure."""
     import resource
     import warnings
@@ -138,8 +142,13 @@ def one_case(path: str, engine: str, stat: str, pandas_rows: int,
 
     plt.close(fig)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {"engine": engine, "stat": stat, "seconds": round(elapsed, 2),
-            "peak_rss_mb": round(peak), **extra}
+    return {
+        "engine": engine,
+        "stat": stat,
+        "seconds": round(elapsed, 2),
+        "peak_rss_mb": round(peak),
+        **extra,
+    }
 
 
 def main() -> None:
@@ -156,37 +165,70 @@ def main() -> None:
     path = os.path.join(args.dir, f"pnp_engines_{rows}.parquet")
     if args.child:
         engine, stat = args.child.split(":")
-        print(json.dumps(one_case(path, engine, stat, int(args.pandas_rows),
-                                  args.spark_memory)))
+        print(
+            json.dumps(
+                one_case(
+                    path,
+                    engine,
+                    stat,
+                    int(args.pandas_rows),
+                    args.spark_memory,
+                )
+            )
+        )
         return
     spent = generate(path, rows)
     size = os.path.getsize(path) / 2**30
-    print(f"table: {rows:.0e} rows, {size:.2f} GiB Parquet at {path}"
-          + (f" (generated in {spent:.0f} s)" if spent else ""))
-    print(f"{'engine':8} {'stat':10} {'rows':>6} {'seconds':>8} "
-          f"{'peak RSS MB':>12}  notes")
+    print(
+        f"table: {rows:.0e} rows, {size:.2f} GiB Parquet at {path}"
+        + (f" (generated in {spent:.0f} s)" if spent else "")
+    )
+    print(
+        f"{'engine':8} {'stat':10} {'rows':>6} {'seconds':>8} "
+        f"{'peak RSS MB':>12}  notes"
+    )
     for engine in args.engines.split(","):
         for stat in args.stats.split(","):
             out = subprocess.run(
-                [sys.executable, __file__, "--child", f"{engine}:{stat}",
-                 "--rows", str(rows), "--pandas-rows",
-                 str(int(args.pandas_rows)), "--dir", args.dir,
-                 "--spark-memory", args.spark_memory],
-                capture_output=True, text=True, check=False,
+                [
+                    sys.executable,
+                    __file__,
+                    "--child",
+                    f"{engine}:{stat}",
+                    "--rows",
+                    str(rows),
+                    "--pandas-rows",
+                    str(int(args.pandas_rows)),
+                    "--dir",
+                    args.dir,
+                    "--spark-memory",
+                    args.spark_memory,
+                ],
+                capture_output=True,
+                text=True,
+                check=False,
             )
-            lines = [ln for ln in out.stdout.splitlines()
-                     if ln.startswith("{")]
+            lines = [
+                ln for ln in out.stdout.splitlines() if ln.startswith("{")
+            ]
             if out.returncode or not lines:
-                print(f"{engine:8} {stat:10} failed: "
-                      f"{out.stderr.strip().splitlines()[-1:]}")
+                print(
+                    f"{engine:8} {stat:10} failed: "
+                    f"{out.stderr.strip().splitlines()[-1:]}"
+                )
                 continue
             r = json.loads(lines[-1])
             n = int(args.pandas_rows) if engine == "pandas" else rows
-            notes = ", ".join(f"{k}={v}" for k, v in r.items()
-                              if k not in ("engine", "stat", "seconds",
-                                           "peak_rss_mb"))
-            print(f"{engine:8} {stat:10} {n:6.0e} {r['seconds']:8.2f} "
-                  f"{r['peak_rss_mb']:12d}  {notes}", flush=True)
+            notes = ", ".join(
+                f"{k}={v}"
+                for k, v in r.items()
+                if k not in ("engine", "stat", "seconds", "peak_rss_mb")
+            )
+            print(
+                f"{engine:8} {stat:10} {n:6.0e} {r['seconds']:8.2f} "
+                f"{r['peak_rss_mb']:12d}  {notes}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -122,8 +122,7 @@ def build_time(plot, repeat: int) -> tuple[float, float, float]:
             deepcopy(plot)._build()
             builds.append(time.perf_counter() - t0)
         stats.append(st.seconds)
-    return (float(np.median(builds)), min(builds),
-            float(np.median(stats)))
+    return (float(np.median(builds)), min(builds), float(np.median(stats)))
 
 
 def peak_memory(plot) -> float:
@@ -154,46 +153,55 @@ def stat_pairs(d: pd.DataFrame):
     yield (
         "bin",
         ggplot(d, aes("x")) + geom_histogram(bins=30),
-        ggplot(d, aes("x")) + geom_histogram(
-            stat="bin_dp", bins=30, limits=(-4, 4), **dp),
-        ggplot(d, aes("x", rkey="rk")) + geom_histogram(
-            stat="bin_ckm", bins=30, limits=(-4, 4), **ck),
+        ggplot(d, aes("x"))
+        + geom_histogram(stat="bin_dp", bins=30, limits=(-4, 4), **dp),
+        ggplot(d, aes("x", rkey="rk"))
+        + geom_histogram(stat="bin_ckm", bins=30, limits=(-4, 4), **ck),
     )
     yield (
         "bin2d",
         ggplot(d, xy) + geom_bin_2d(bins=30),
-        ggplot(d, xy) + geom_bin_2d(stat="bin2d_dp", bins=30, limits=lim,
-                                    **dp),
-        ggplot(d, xyk) + geom_bin_2d(stat="bin2d_ckm", bins=30, limits=lim,
-                                     **ck),
+        ggplot(d, xy)
+        + geom_bin_2d(stat="bin2d_dp", bins=30, limits=lim, **dp),
+        ggplot(d, xyk)
+        + geom_bin_2d(stat="bin2d_ckm", bins=30, limits=lim, **ck),
     )
     yield (
         "binhex (vs bin_hex)",
         ggplot(d, xy) + pp.geom_hex(bins=30),
-        ggplot(d, xy) + pp.geom_hex(stat="binhex_dp", bins=30, limits=lim,
-                                    **dp),
-        ggplot(d, xyk) + pp.geom_hex(stat="binhex_ckm", bins=30,
-                                     limits=lim, **ck),
+        ggplot(d, xy)
+        + pp.geom_hex(stat="binhex_dp", bins=30, limits=lim, **dp),
+        ggplot(d, xyk)
+        + pp.geom_hex(stat="binhex_ckm", bins=30, limits=lim, **ck),
     )
     yield (
         "sum",
         ggplot(d, aes("gx", "gy")) + geom_count(),
         ggplot(d, aes("gx", "gy")) + geom_count(stat="sum_dp", **grid, **dp),
-        ggplot(d, aes("gx", "gy", rkey="rk")) + geom_count(
-            stat="sum_ckm", **grid, **ck),
+        ggplot(d, aes("gx", "gy", rkey="rk"))
+        + geom_count(stat="sum_ckm", **grid, **ck),
     )
 
 
-COLUMNS = {"count": ["cat"], "bin": ["x"], "bin2d": ["x", "y"],
-           "binhex (vs bin_hex)": ["x", "y"], "sum": ["gx", "gy"]}
+COLUMNS = {
+    "count": ["cat"],
+    "bin": ["x"],
+    "bin2d": ["x", "y"],
+    "binhex (vs bin_hex)": ["x", "y"],
+    "sum": ["gx", "gy"],
+}
 
 
 def bench_stats(sizes, repeat, memory_at):
-    print("\n## stats: whole build and stat step, seconds (median of "
-          f"{repeat}); ratio private / plotnine")
-    print(f"{'stat':20s} {'rows':>7s} | {'plotnine':>8s} {'step':>7s} | "
-          f"{'DP':>7s} {'ratio':>5s} {'step':>6s} | {'CKM':>7s} "
-          f"{'ratio':>5s} {'step':>6s}")
+    print(
+        "\n## stats: whole build and stat step, seconds (median of "
+        f"{repeat}); ratio private / plotnine"
+    )
+    print(
+        f"{'stat':20s} {'rows':>7s} | {'plotnine':>8s} {'step':>7s} | "
+        f"{'DP':>7s} {'ratio':>5s} {'step':>6s} | {'CKM':>7s} "
+        f"{'ratio':>5s} {'step':>6s}"
+    )
     for n in sizes:
         d = make_data(n)
         for name, base, dp, ckm in stat_pairs(d):
@@ -207,8 +215,10 @@ def bench_stats(sizes, repeat, memory_at):
                 flush=True,
             )
             if n == memory_at:
-                read = sum(d[c].memory_usage(deep=True, index=False)
-                           for c in COLUMNS[name])
+                read = sum(
+                    d[c].memory_usage(deep=True, index=False)
+                    for c in COLUMNS[name]
+                )
                 mem = [peak_memory(p) for p in (base, dp, ckm)]
                 print(
                     f"{'':20s} peak memory MB: plotnine {mem[0] / 1e6:.0f}, "
@@ -263,8 +273,10 @@ def main() -> None:
         for m in ("plotnine", "pandas", "numpy", "matplotlib")
     )
     strings = pd.Series(["a"]).dtype
-    print(f"versions: {versions}, python {platform.python_version()}; "
-          f"pandas strings: {strings!r}")
+    print(
+        f"versions: {versions}, python {platform.python_version()}; "
+        f"pandas strings: {strings!r}"
+    )
     if args.only != "mechanisms":
         bench_stats(sizes, args.repeat, max(sizes))
     if args.only != "stats":

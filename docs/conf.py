@@ -137,7 +137,7 @@ def plotnine_to_rest(app, what, name, obj, options, lines):
             j = i + 2
             while j < len(src) and src[j].strip():
                 j += 1
-            out += _table(line, src[i + 2:j], rule.group(1))
+            out += _table(line, src[i + 2 : j], rule.group(1))
             i = j
             continue
         out.append(line)

@@ -28,8 +28,12 @@ WINDOW = "1280,1600"
 
 def chromium() -> str:
     """The Chromium executable: ``$CHROMIUM`` or the first one on PATH."""
-    names = [os.environ.get("CHROMIUM", ""), "chromium", "chromium-browser",
-             "google-chrome"]
+    names = [
+        os.environ.get("CHROMIUM", ""),
+        "chromium",
+        "chromium-browser",
+        "google-chrome",
+    ]
     for name in names:
         if name and (path := shutil.which(name)):
             return path

@@ -45,13 +45,15 @@ def render(outdir: str | Path) -> list[Path]:
         incomes = pp.source(str(path), levels={"region": REGIONS})
         plot = (
             ggplot(incomes, aes("income", fill="region"))
-            + geom_histogram(stat="bin_dp", eps=1, seed=2026,
-                             limits=(0, 150), bins=30)
+            + geom_histogram(
+                stat="bin_dp", eps=1, seed=2026, limits=(0, 150), bins=30
+            )
             + labs(
                 title="2,000,000 Parquet rows, counted in DuckDB (DP, "
                 "eps = 1)",
                 subtitle="only the 120 cells (region x bin) left the engine",
-                x="income (public limits 0..150)", y="released count",
+                x="income (public limits 0..150)",
+                y="released count",
             )
             + theme_bw()
         )
@@ -61,8 +63,10 @@ def render(outdir: str | Path) -> list[Path]:
 
 
 if __name__ == "__main__":
-    target = Path(sys.argv[1]) if len(sys.argv) > 1 else (
-        Path(__file__).resolve().parent / "images"
+    target = (
+        Path(sys.argv[1])
+        if len(sys.argv) > 1
+        else (Path(__file__).resolve().parent / "images")
     )
     for p in render(target):
         print(p)

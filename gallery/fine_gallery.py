@@ -50,16 +50,20 @@ def densities(gems, out: Path) -> Path:
     look = {"alpha": 0.25}
     base = ggplot(gems, aes("price", colour="cut", fill="cut"))
     plain = base + geom_density(bw=bw, **look) + xlim(*PRICE)
-    dp = base + geom_density(stat="density_dp", limits=PRICE, bw=bw,
-                             eps=1, seed=11, **look)
+    dp = base + geom_density(
+        stat="density_dp", limits=PRICE, bw=bw, eps=1, seed=11, **look
+    )
     ckm = ggplot(gems, aes("price", colour="cut", fill="cut", rkey="rk")) + (
-        geom_density(stat="density_ckm", limits=PRICE, bw=bw,
-                     ptable=PTABLE, **look)
+        geom_density(
+            stat="density_ckm", limits=PRICE, bw=bw, ptable=PTABLE, **look
+        )
     )
     return _save(
-        [plain + ggtitle("unperturbed (stat_density, bw = 300)"),
-         dp + ggtitle("DP: density_dp, eps = 1, 256 fine bins"),
-         ckm + ggtitle("CKM: density_ckm")],
+        [
+            plain + ggtitle("unperturbed (stat_density, bw = 300)"),
+            dp + ggtitle("DP: density_dp, eps = 1, 256 fine bins"),
+            ckm + ggtitle("CKM: density_ckm"),
+        ],
         out / "density.png",
     )
 
@@ -67,16 +71,21 @@ def densities(gems, out: Path) -> Path:
 def ecdfs(cars, out: Path) -> Path:
     base = ggplot(cars, aes("hwy", colour="drv"))
     plain = base + stat_ecdf()
-    dp = base + geom_step(stat="ecdf_dp", limits=MILEAGE, bins=40, eps=1,
-                          seed=11)
+    dp = base + geom_step(
+        stat="ecdf_dp", limits=MILEAGE, bins=40, eps=1, seed=11
+    )
     ckm = ggplot(cars, aes("hwy", colour="drv", rkey="rk")) + geom_step(
         stat="ecdf_ckm", limits=MILEAGE, bins=40, ptable=PTABLE
     )
     return _save(
-        [p + labs(y="ecdf") + ggtitle(t) for p, t in
-         [(plain, "unperturbed (stat_ecdf)"),
-          (dp, "DP: ecdf_dp, eps = 1, 1-mpg fine bins"),
-          (ckm, "CKM: ecdf_ckm")]],
+        [
+            p + labs(y="ecdf") + ggtitle(t)
+            for p, t in [
+                (plain, "unperturbed (stat_ecdf)"),
+                (dp, "DP: ecdf_dp, eps = 1, 1-mpg fine bins"),
+                (ckm, "CKM: ecdf_ckm"),
+            ]
+        ],
         out / "ecdf.png",
     )
 
@@ -84,15 +93,18 @@ def ecdfs(cars, out: Path) -> Path:
 def boxplots(gems, out: Path) -> Path:
     base = ggplot(gems, aes("cut", "price"))
     plain = base + geom_boxplot()
-    dp = base + geom_boxplot(stat="boxplot_dp", limits=PRICE, bins=200,
-                             eps=1, seed=11)
+    dp = base + geom_boxplot(
+        stat="boxplot_dp", limits=PRICE, bins=200, eps=1, seed=11
+    )
     ckm = ggplot(gems, aes("cut", "price", rkey="rk")) + geom_boxplot(
         stat="boxplot_ckm", limits=PRICE, bins=200, ptable=PTABLE
     )
     return _save(
-        [plain + ggtitle("unperturbed (outliers are single diamonds)"),
-         dp + ggtitle("DP: boxplot_dp, eps = 1, no outliers"),
-         ckm + ggtitle("CKM: boxplot_ckm, no outliers")],
+        [
+            plain + ggtitle("unperturbed (outliers are single diamonds)"),
+            dp + ggtitle("DP: boxplot_dp, eps = 1, no outliers"),
+            ckm + ggtitle("CKM: boxplot_ckm, no outliers"),
+        ],
         out / "boxplot.png",
         width=16,
     )

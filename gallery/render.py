@@ -46,8 +46,15 @@ HERE = Path(__file__).resolve().parent
 
 # Public facts, not read from the data: the vehicle classes and drive types
 # of the survey, and a p-table of the kind an office publishes.
-CLASSES = ["2seater", "compact", "midsize", "minivan", "pickup",
-           "subcompact", "suv"]
+CLASSES = [
+    "2seater",
+    "compact",
+    "midsize",
+    "minivan",
+    "pickup",
+    "subcompact",
+    "suv",
+]
 DRIVES = ["4", "f", "r"]
 PTABLE = pp.create_cnt_ptable(D=5, V=2.01, js=2)
 
@@ -77,24 +84,38 @@ def _save(plot, path: Path, width=15, **twins):
 
 def bar_charts(cars, out):
     label = {"va": "top", "nudge_y": -0.5, "color": "white", "size": 8}
-    dp = ggplot(cars, aes("class")) + geom_bar(
-        stat="count_dp", eps=1, seed=42) + geom_text(
-        aes(label=after_stat("count_label")), stat="count_dp", eps=1,
-        seed=42, **label)
+    dp = (
+        ggplot(cars, aes("class"))
+        + geom_bar(stat="count_dp", eps=1, seed=42)
+        + geom_text(
+            aes(label=after_stat("count_label")),
+            stat="count_dp",
+            eps=1,
+            seed=42,
+            **label,
+        )
+    )
     return _save(_look(dp), out / "bar.png")
 
 
 def stacked_bars(cars, out):
     # count_label is "" where the released count is 0: empty declared
     # (class, drv) cells get no "0" label
-    lab = {"color": "white", "size": 7,
-           "position": position_stack(vjust=0.5)}
-    dp = (ggplot(cars, aes("class", fill="drv"))
-          + geom_bar(stat="count_dp", eps=1, seed=42)
-          + geom_text(aes(label=after_stat("count_label")), stat="count_dp",
-                      eps=1, seed=42, **lab))
-    return _save(_look(dp) + theme(axis_text_x=_rotated()),
-                 out / "bar_stacked.png")
+    lab = {"color": "white", "size": 7, "position": position_stack(vjust=0.5)}
+    dp = (
+        ggplot(cars, aes("class", fill="drv"))
+        + geom_bar(stat="count_dp", eps=1, seed=42)
+        + geom_text(
+            aes(label=after_stat("count_label")),
+            stat="count_dp",
+            eps=1,
+            seed=42,
+            **lab,
+        )
+    )
+    return _save(
+        _look(dp) + theme(axis_text_x=_rotated()), out / "bar_stacked.png"
+    )
 
 
 def _rotated():
@@ -111,11 +132,25 @@ PRICE_BREAKS = [0, 500, 1000, 1500, 2500, 4000, 6000, 9000, 13000, 19000]
 def histograms(gems, out):
     y = after_stat("count / width")
     text = {"size": 7, "va": "bottom"}
-    dp = (ggplot(gems, aes("price", y))
-          + geom_histogram(stat="bin_dp", breaks=PRICE_BREAKS, eps=1,
-                           seed=23, fill="white", color="black")
-          + geom_text(aes(label=after_stat("count_label")), stat="bin_dp",
-                      breaks=PRICE_BREAKS, eps=1, seed=23, **text))
+    dp = (
+        ggplot(gems, aes("price", y))
+        + geom_histogram(
+            stat="bin_dp",
+            breaks=PRICE_BREAKS,
+            eps=1,
+            seed=23,
+            fill="white",
+            color="black",
+        )
+        + geom_text(
+            aes(label=after_stat("count_label")),
+            stat="bin_dp",
+            breaks=PRICE_BREAKS,
+            eps=1,
+            seed=23,
+            **text,
+        )
+    )
     return _save(_look(dp + labs(y="count / width")), out / "histogram.png")
 
 
@@ -123,28 +158,41 @@ def freqpolys(gems, out):
     lims = (0, 20000)  # public: the price range of the survey
     style = {"linetype": "dotted", "color": "blue"}
     text = {"size": 7, "va": "bottom"}
-    dp = (ggplot(gems, aes("price"))
-          + geom_freqpoly(stat="bin_dp", bins=10, limits=lims, eps=0.5,
-                          seed=23, **style)
-          + geom_text(aes(label=after_stat("count_label")), stat="bin_dp",
-                      bins=10, limits=lims, eps=0.5, seed=23, **text))
+    dp = (
+        ggplot(gems, aes("price"))
+        + geom_freqpoly(
+            stat="bin_dp", bins=10, limits=lims, eps=0.5, seed=23, **style
+        )
+        + geom_text(
+            aes(label=after_stat("count_label")),
+            stat="bin_dp",
+            bins=10,
+            limits=lims,
+            eps=0.5,
+            seed=23,
+            **text,
+        )
+    )
     return _save(_look(dp), out / "freqpoly.png")
 
 
 def bins_2d(cars, out):
     dp = ggplot(cars, aes("cty", "hwy")) + geom_bin_2d(
-        stat="bin2d_dp", bins=10, eps=0.5, seed=1234)
+        stat="bin2d_dp", bins=10, eps=0.5, seed=1234
+    )
     return _save(_look(dp + xlim(8, 38) + ylim(10, 45)), out / "bin2d.png")
 
 
 def hexes(cars, gems, out):
     box = ((8, 38), (10, 45))
     dp = ggplot(cars, aes("cty", "hwy")) + pp.geom_hex(
-        stat="binhex_dp", bins=12, limits=box, eps=0.5, seed=1234)
+        stat="binhex_dp", bins=12, limits=box, eps=0.5, seed=1234
+    )
     small = _save(_look(dp), out / "hex_mpg.png")
     gbox = ((0, 5.5), (0, 19000))
     gdp = ggplot(gems, aes("carat", "price")) + pp.geom_hex(
-        stat="binhex_dp", bins=30, limits=gbox, eps=0.5, seed=7)
+        stat="binhex_dp", bins=30, limits=gbox, eps=0.5, seed=7
+    )
     large = _save(_look(gdp), out / "hex_diamonds.png")
     return [small, large]
 
@@ -153,7 +201,8 @@ def point_counts(cars, out):
     grid = {"limits": ((8, 38), (10, 45)), "resolution": 1}
     size = scale_size_area(breaks=[3, 6, 12])
     dp = ggplot(cars, aes("cty", "hwy")) + geom_count(
-        stat="sum_dp", eps=0.5, seed=1000, **grid)
+        stat="sum_dp", eps=0.5, seed=1000, **grid
+    )
     return _save(_look(dp + size), out / "count.png")
 
 
@@ -193,4 +242,3 @@ if __name__ == "__main__":
     target = Path(sys.argv[1]) if len(sys.argv) > 1 else HERE / "images"
     for path in render(target):
         print(path)
-

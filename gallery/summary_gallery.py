@@ -38,8 +38,15 @@ HERE = Path(__file__).resolve().parent
 
 # public facts: the survey's classes, and a plausible range of highway
 # mileage known before looking at the data
-CLASSES = ["2seater", "compact", "midsize", "minivan", "pickup",
-           "subcompact", "suv"]
+CLASSES = [
+    "2seater",
+    "compact",
+    "midsize",
+    "minivan",
+    "pickup",
+    "subcompact",
+    "suv",
+]
 BOUNDS = (10, 45)
 COUNTS = pp.create_cnt_ptable(D=5, V=2.01, js=2)
 MAGNITUDES = pp.create_num_ptable(D=5, V=2, step=4, icat=[1, 3, 5])
@@ -68,7 +75,9 @@ def render(outdir: str | Path = HERE / "images") -> list[Path]:
         stat="summary_dp", bounds=BOUNDS, eps=1, seed=42
     )
     ckm = ggplot(cars, aes("class", "hwy", rkey="rk")) + geom_pointrange(
-        stat="summary_ckm", bounds=BOUNDS, ptable=COUNTS,
+        stat="summary_ckm",
+        bounds=BOUNDS,
+        ptable=COUNTS,
         num_ptable=MAGNITUDES,
     )
     composed = (

@@ -150,13 +150,11 @@ def _statement_at(source: str, lineno: int) -> str | None:
     if not around:
         return None
     # the innermost: starts last, and of those ends first
-    best = max(
-        around, key=lambda n: (n.lineno, -(n.end_lineno or n.lineno))
-    )
+    best = max(around, key=lambda n: (n.lineno, -(n.end_lineno or n.lineno)))
     body = getattr(best, "body", None)
     if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
         # a compound statement whose header holds the call: its header
-        lines = source.splitlines()[best.lineno - 1:body[0].lineno - 1]
+        lines = source.splitlines()[best.lineno - 1 : body[0].lineno - 1]
         text = "\n".join(lines).rstrip()
         return textwrap.dedent(text) or None
     text = ast.get_source_segment(source, best, padded=True)
@@ -350,13 +348,7 @@ def _layer_output(
 
     stat_name = type(lyr.stat).__name__
     otype, statbarn = _output_type(stat_name)
-    privacy = [
-        {
-            k: plain(r[k])
-            for k in release_fields
-        }
-        for r in rows
-    ]
+    privacy = [{k: plain(r[k]) for k in release_fields} for r in rows]
     mechanisms = {r["mechanism"] for r in rows if r["mechanism"]}
     properties: dict[str, Any] = {
         "method": stat_name,

@@ -120,8 +120,9 @@ def categorical_dimension(
         levels = list(uniques)
         public = False
     labels = np.array([level_label(v) for v in levels], dtype=object)
-    return Dimension(name, small_codes(codes, len(levels)), [labels], levels,
-                     public)
+    return Dimension(
+        name, small_codes(codes, len(levels)), [labels], levels, public
+    )
 
 
 def _codes_in(series: pd.Series, levels: list) -> np.ndarray:
@@ -188,20 +189,25 @@ class _Accumulator:
 def _merge_observed(parts, weight, key_ints):
     if not parts:
         empty = np.zeros(0, dtype=np.int64)
-        return (empty, empty.copy(),
-                None if weight is None else np.zeros(0),
-                None if key_ints is None else empty.copy())
+        return (
+            empty,
+            empty.copy(),
+            None if weight is None else np.zeros(0),
+            None if key_ints is None else empty.copy(),
+        )
     cells, inv = np.unique(
         np.concatenate([p[0] for p in parts]), return_inverse=True
     )
     inv = inv.ravel()
     size = len(cells)
-    n = np.bincount(inv, weights=np.concatenate([p[1] for p in parts]),
-                    minlength=size).astype(np.int64)
+    n = np.bincount(
+        inv, weights=np.concatenate([p[1] for p in parts]), minlength=size
+    ).astype(np.int64)
     ws = None
     if weight is not None:
-        ws = np.bincount(inv, weights=np.concatenate([p[2] for p in parts]),
-                         minlength=size)
+        ws = np.bincount(
+            inv, weights=np.concatenate([p[2] for p in parts]), minlength=size
+        )
     ks = None
     if key_ints is not None:
         ks = exact_sums(inv, np.concatenate([p[3] for p in parts]), size)
@@ -258,8 +264,7 @@ def assemble(
         cells = np.arange(total, dtype=np.int64)
         n, weighted, key_sum = acc.n, acc.weighted, acc.key_sum
     else:
-        cells, n, weighted, key_sum = _merge_observed(parts, weight,
-                                                      key_ints)
+        cells, n, weighted, key_sum = _merge_observed(parts, weight, key_ints)
     ncell = len(cells)
     index = (
         np.column_stack(np.unravel_index(cells, sizes))

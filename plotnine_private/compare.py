@@ -84,8 +84,9 @@ def _labelled(base):
 
     name = f"_{base.__name__}_labelled"
     cls = type(
-        name, (base,), {"compute_layer": compute_layer,
-                        "__doc__": base.__doc__}
+        name,
+        (base,),
+        {"compute_layer": compute_layer, "__doc__": base.__doc__},
     )
     Registry.pop(name, None)
     return cls
@@ -157,18 +158,23 @@ def _edges(stat, family: str) -> dict:
         b = np.asarray(cache["x"].breaks, dtype=float)
         if stat.params.get("pad"):
             b = np.r_[b[0] - (b[1] - b[0]), b, b[-1] + (b[-1] - b[-2])]
-        return {"plain": {"breaks": b, "pad": False},
-                "twin": {"breaks": b, "pad": False}}
+        return {
+            "plain": {"breaks": b, "pad": False},
+            "twin": {"breaks": b, "pad": False},
+        }
     if family == "bin2d" and "x" in cache and "y" in cache:
         bx = np.asarray(cache["x"].breaks, dtype=float)
         by = np.asarray(cache["y"].breaks, dtype=float)
-        return {"plain": {"breaks": (bx, by)},
-                "twin": {"breaks": (bx, by)}}
+        return {"plain": {"breaks": (bx, by)}, "twin": {"breaks": (bx, by)}}
     if family == "binhex" and "hex" in cache:
         lat = cache["hex"]
-        return {"plain": {"binwidth": tuple(lat["binwidth"])},
-                "twin": {"limits": (lat["xlim"], lat["ylim"]),
-                         "binwidth": tuple(lat["binwidth"])}}
+        return {
+            "plain": {"binwidth": tuple(lat["binwidth"])},
+            "twin": {
+                "limits": (lat["xlim"], lat["ylim"]),
+                "binwidth": tuple(lat["binwidth"]),
+            },
+        }
     return {"plain": {}, "twin": {}}
 
 
@@ -177,11 +183,13 @@ def _swap(lyr, cls, params: dict, drop: set) -> None:
     without ``drop``, updated with ``params``."""
     old = lyr.stat
     kwargs = {
-        k: v for k, v in old._kwargs.items()
+        k: v
+        for k, v in old._kwargs.items()
         if k not in drop and k not in ("mapping", "data")
     }
     kwargs.update(
-        (k, v) for k, v in old.params.items()
+        (k, v)
+        for k, v in old.params.items()
         if k not in drop and k in cls.DEFAULT_PARAMS
     )
     kwargs.update(params)
@@ -217,20 +225,26 @@ def _version(
         if target == "plain":
             # the same public bins; a privately estimated range is a noisy
             # guess, so the unperturbed panel bins as plotnine would
-            _swap(lyr, plain, {} if ranged else edges["plain"],
-                  _MECHANISM_KEYS | {"limits", "levels", "resolution"})
+            _swap(
+                lyr,
+                plain,
+                {} if ranged else edges["plain"],
+                _MECHANISM_KEYS | {"limits", "levels", "resolution"},
+            )
         elif target != kind:
             params = {k: v for k, v in twin.items() if k != "rkey"}
             if target == "ckm" and ranged:
                 # the DP layer estimated its bins privately: the released
                 # edges are public now, and CKM needs public bins
                 params.update(edges["twin"])
-            _swap(lyr, ckm if target == "ckm" else dp, params,
-                  _MECHANISM_KEYS)
+            _swap(lyr, ckm if target == "ckm" else dp, params, _MECHANISM_KEYS)
             if target == "ckm":
                 lyr.mapping["rkey"] = twin["rkey"]
-    kinds = {_family(lyr.stat)[1] for lyr in plot.layers
-             if is_private(lyr) and _family(lyr.stat)}
+    kinds = {
+        _family(lyr.stat)[1]
+        for lyr in plot.layers
+        if is_private(lyr) and _family(lyr.stat)
+    }
     if target == "plain" or (target == "dp" and "dp" not in kinds):
         # record keys are for CKM only (a DP query would count them)
         _drop_rkey(out, out.layers)
@@ -258,7 +272,8 @@ def _join_discrete(limits: list) -> list:
 
 def _position_limits(builds: list[ggplot], ax: str):
     scales = [
-        s for b in builds
+        s
+        for b in builds
         for s in getattr(b.layout, f"panel_scales_{ax}") or []
     ]
     if not scales:
@@ -266,15 +281,18 @@ def _position_limits(builds: list[ggplot], ax: str):
     if all(isinstance(s, scale_discrete) for s in scales):
         per_plot = [
             _join_discrete(
-                [list(s.final_limits)
-                 for s in getattr(b.layout, f"panel_scales_{ax}")]
+                [
+                    list(s.final_limits)
+                    for s in getattr(b.layout, f"panel_scales_{ax}")
+                ]
             )
             for b in builds
         ]
         return "discrete", per_plot
     cont = [s for s in scales if isinstance(s, scale_continuous)]
-    joined = _join_continuous([s.final_limits for s in cont if
-                               not s.is_empty()])
+    joined = _join_continuous(
+        [s.final_limits for s in cont if not s.is_empty()]
+    )
     if joined is None:
         return None, None
     data_space = tuple(float(v) for v in cont[0].inverse(np.array(joined)))
@@ -463,15 +481,21 @@ def compare(
             "the plot has no private layer: use a _dp or _ckm stat, e.g. "
             "geom_bar(stat='count_dp', eps=1)."
         )
-    if "ckm" in kinds and dp_params is not None and dp_params.get(
-        "eps"
-    ) is None:
+    if (
+        "ckm" in kinds
+        and dp_params is not None
+        and dp_params.get("eps") is None
+    ):
         raise _fail(
             "the DP panel needs eps for the CKM layers' DP twin: give "
             "dp=dict(eps=1, seed=...) or dp=False to leave it out."
         )
-    if "dp" in kinds and ckm_params is not None and (
-        ckm_params.get("ptable") is None or ckm_params.get("rkey") is None
+    if (
+        "dp" in kinds
+        and ckm_params is not None
+        and (
+            ckm_params.get("ptable") is None or ckm_params.get("rkey") is None
+        )
     ):
         raise _fail(
             "the CKM panel needs a p-table and record keys for the DP "
@@ -480,8 +504,9 @@ def compare(
             "out."
         )
     original = _built(plot)
-    plots: dict[str, ggplot] = {"unperturbed": _version(plot, original,
-                                                          "plain", None)}
+    plots: dict[str, ggplot] = {
+        "unperturbed": _version(plot, original, "plain", None)
+    }
     if dp_params is not None:
         plots["dp"] = _version(plot, original, "dp", dp_params)
     if ckm_params is not None:
@@ -542,5 +567,6 @@ def compare(
             f"the {ax} levels differ between panels (an undeclared "
             "domain): the private panels show the levels they released."
         )
-    return Comparison(final, limits, intervals, captions,
-                      tuple(figure_size), notes)
+    return Comparison(
+        final, limits, intervals, captions, tuple(figure_size), notes
+    )

@@ -41,7 +41,13 @@ __all__ = [
 ]
 
 _LAYOUT_COLUMNS = {
-    "PANEL", "ROW", "COL", "SCALE_X", "SCALE_Y", "AXIS_X", "AXIS_Y",
+    "PANEL",
+    "ROW",
+    "COL",
+    "SCALE_X",
+    "SCALE_Y",
+    "AXIS_X",
+    "AXIS_Y",
 }
 
 
@@ -199,10 +205,14 @@ def make_door(
             declared[str(ae)] = levels
     layout = plot.layout.layout
     cols = [c for c in layout.columns if c not in _LAYOUT_COLUMNS]
-    labels = [
-        "|".join(level_label(v) for v in row)
-        for row in layout[cols].itertuples(index=False)
-    ] if cols else [""] * len(layout)
+    labels = (
+        [
+            "|".join(level_label(v) for v in row)
+            for row in layout[cols].itertuples(index=False)
+        ]
+        if cols
+        else [""] * len(layout)
+    )
     multiplicity = 1
     if cols:
         patterns = {

@@ -103,8 +103,9 @@ def dlap_interval(scale: float, level: float) -> tuple[int, float]:
         return 1.0 - 2.0 * p ** (k + 1) / (1.0 + p)
 
     # p^(k+1) <= (1 - level)(1 + p)/2, then correct float rounding
-    k = max(0, math.ceil(math.log((1 - level) * (1 + p) / 2) / math.log(p))
-            - 1)
+    k = max(
+        0, math.ceil(math.log((1 - level) * (1 + p) / 2) / math.log(p)) - 1
+    )
     while k > 0 and cover(k - 1) >= level:
         k -= 1
     while cover(k) < level:
@@ -182,9 +183,7 @@ def ckm_interval(
     high = min(k, max(float(dists[r].index.max()) for r in rows))
     coverage = min(
         float(
-            dists[r][
-                (dists[r].index >= low) & (dists[r].index <= high)
-            ].sum()
+            dists[r][(dists[r].index >= low) & (dists[r].index <= high)].sum()
         )
         for r in rows
     )
@@ -211,8 +210,13 @@ def _count_rows(i, lyr, releases, level, mapped) -> list[dict]:
         if r.family == "range":
             continue
         row = dict.fromkeys(COLUMNS)
-        row.update(layer=i, stat=_short(stat), mechanism=r.mechanism,
-                   eps=r.eps, level=level)
+        row.update(
+            layer=i,
+            stat=_short(stat),
+            mechanism=r.mechanism,
+            eps=r.eps,
+            level=level,
+        )
         notes = []
         if r.mechanism in ("discrete_laplace", "laplace"):
             b = float(r.details["scale"])
@@ -252,7 +256,8 @@ def _count_rows(i, lyr, releases, level, mapped) -> list[dict]:
             row.update(low=low, high=high, coverage=cov)
             top = ptable.max_i
             which = (
-                f"p-table row {top}" if len(rows_used) == 1
+                f"p-table row {top}"
+                if len(rows_used) == 1
                 else f"p-table rows {rows_used[0]}-{rows_used[-1]}"
             )
             notes.append(
@@ -279,20 +284,28 @@ def _pca_rows(i, lyr, releases, level) -> list[dict]:
     rows = []
     for r in hist:
         row = dict.fromkeys(COLUMNS)
-        row.update(layer=i, stat=_short(stat), mechanism=r.mechanism,
-                   eps=r.eps, level=level)
+        row.update(
+            layer=i,
+            stat=_short(stat),
+            mechanism=r.mechanism,
+            eps=r.eps,
+            level=level,
+        )
         tail = (
             "the principal axes and the frame are private estimates too "
             "and are not covered"
         )
         if r.mechanism == "gaussian":
             sigma = gaussian_sigma(
-                r.eps, r.delta, r.sensitivity,
+                r.eps,
+                r.delta,
+                r.sensitivity,
                 stat.params.get("calibration", "analytic"),
             )
             z = NormalDist().inv_cdf((1 + level) / 2)
-            row.update(low=-z * sigma, high=z * sigma, coverage=level,
-                       scale=sigma)
+            row.update(
+                low=-z * sigma, high=z * sigma, coverage=level, scale=sigma
+            )
             note = (
                 f"Gaussian noise (sigma {sigma:.4g}) on each tile's count "
                 f"before it is clipped and normalised to prob; {tail}"
@@ -333,9 +346,15 @@ class NoiseIntervals(pd.DataFrame):
         layers
             Layer indices to describe (default: all rows).
         """
-        rows = self if layers is None else self[self["layer"].isin(
-            [layers] if np.ndim(layers) == 0 else list(layers)
-        )]
+        rows = (
+            self
+            if layers is None
+            else self[
+                self["layer"].isin(
+                    [layers] if np.ndim(layers) == 0 else list(layers)
+                )
+            ]
+        )
         parts: list[str] = []
         for _, r in rows.iterrows():
             part = _caption_part(r)

@@ -183,8 +183,9 @@ def quantiles(
         j = np.clip(j, 1, len(row) - 1)
         f0, f1 = row[j - 1], row[j]
         step = f1 - f0
-        frac = np.where(step > 0, (probs - f0) / np.where(step > 0, step, 1),
-                        0.0)
+        frac = np.where(
+            step > 0, (probs - f0) / np.where(step > 0, step, 1), 0.0
+        )
         frac = np.clip(frac, 0.0, 1.0)
         out[g] = edges[j - 1] + frac * (edges[j] - edges[j - 1])
     return out

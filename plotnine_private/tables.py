@@ -53,12 +53,14 @@ def _as_pandas(name: str, data: Any) -> pd.DataFrame:
     ):
         if hasattr(data, "collect"):
             raise PlotninePrivateError(
-                f"{name}(): data must be a pandas or polars DataFrame, "
+                f"{name}(): data must be a pandas or polars DataFrame or a "
+                f"source(...) table, "
                 f"{frame_type_fix(data)}"
             )
         return data.to_pandas()
     raise PlotninePrivateError(
-        f"{name}(): data must be a pandas or polars DataFrame, "
+        f"{name}(): data must be a pandas or polars DataFrame or a "
+        f"source(...) table, "
         f"{frame_type_fix(data)}"
     )
 
@@ -68,8 +70,9 @@ def _panels(name, frame, data, facets, dp) -> tuple[Dimension, list]:
     levels (observed combinations for CKM when undeclared)."""
     if not facets:
         codes = np.zeros(len(data), dtype=np.int64)
-        return Dimension("PANEL", codes, [np.array([""], object)], [()],
-                         True), [""]
+        return Dimension(
+            "PANEL", codes, [np.array([""], object)], [()], True
+        ), [""]
     levels = {f: declared_levels(frame, f) for f in facets}
     undeclared = [f for f, lv in levels.items() if lv is None]
     if undeclared and dp:
@@ -98,7 +101,8 @@ def _panels(name, frame, data, facets, dp) -> tuple[Dimension, list]:
     for d in dims:
         bad |= d.codes < 0
     codes = np.fromiter(
-        (index.get(tuple(r), -1) for r in rec), dtype=np.int64,
+        (index.get(tuple(r), -1) for r in rec),
+        dtype=np.int64,
         count=len(data),
     )
     codes[bad] = -1
@@ -135,8 +139,10 @@ def _release_table(
     ]
     declared = levels if levels is not None else declared_levels(frame, x)
     column = data[x]
-    if declared is None and pd.api.types.is_numeric_dtype(column) and not (
-        pd.api.types.is_bool_dtype(column)
+    if (
+        declared is None
+        and pd.api.types.is_numeric_dtype(column)
+        and not (pd.api.types.is_bool_dtype(column))
     ):
         column = pd.Series(column.to_numpy(dtype=float))
     elif levels is not None and pd.api.types.is_numeric_dtype(column):
@@ -157,8 +163,9 @@ def _release_table(
     if counts is None:
         table, idx = assemble([panel, *gdims, xdim], key_ints=key_ints)
     else:
-        table, idx = assemble_counts([panel, *gdims, xdim], counts,
-                                     key_sum=key_sums)
+        table, idx = assemble_counts(
+            [panel, *gdims, xdim], counts, key_sum=key_sums
+        )
     query = cell_query(
         "count",
         "data",
@@ -244,9 +251,7 @@ def dp_table(
         validate_choice(
             name, "adjacency", adjacency, ("replace", "add_remove")
         ),
-        validate_choice(
-            name, "noise", noise, ("discrete_laplace", "laplace")
-        ),
+        validate_choice(name, "noise", noise, ("discrete_laplace", "laplace")),
     )
     seed = validate_seed(name, seed)
     return _release_table(name, data, x, groups, facets, levels, mech, seed)

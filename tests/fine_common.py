@@ -20,8 +20,16 @@ DRIVES = ["4", "f", "r"]
 #: computed columns of these stats that carry released numbers (added to
 #: the neighbour harness's list for these tests only)
 FINE_NOISY = {
-    "scaled", "ecdf", "lower", "middle", "upper", "notchlower",
-    "notchupper", "relvarwidth", "ymin_final", "ymax_final",
+    "scaled",
+    "ecdf",
+    "lower",
+    "middle",
+    "upper",
+    "notchlower",
+    "notchupper",
+    "relvarwidth",
+    "ymin_final",
+    "ymax_final",
 }
 
 
@@ -64,8 +72,7 @@ def draws(plot) -> None:
     buf = io.BytesIO()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        plot.save(buf, format="png", verbose=False, width=4, height=3,
-                  dpi=50)
+        plot.save(buf, format="png", verbose=False, width=4, height=3, dpi=50)
     assert buf.getvalue()[:4] == b"\x89PNG"
 
 

@@ -25,9 +25,23 @@ from plotnine_private.mechanisms import release as engine
 
 #: layer columns that carry released numbers (or are computed from them)
 NOISY = {
-    "count", "noisy_count", "prop", "density", "ncount", "ndensity", "n",
-    "noisy_n", "label", "count_label", "y", "ymin", "ymax", "size", "prob",
-    "value", "sum",
+    "count",
+    "noisy_count",
+    "prop",
+    "density",
+    "ncount",
+    "ndensity",
+    "n",
+    "noisy_n",
+    "label",
+    "count_label",
+    "y",
+    "ymin",
+    "ymax",
+    "size",
+    "prob",
+    "value",
+    "sum",
 }
 #: report columns that are functions of released values
 NOISY_REPORT = {"cells", "parameters"}
@@ -100,9 +114,7 @@ def snapshot(
                     c: sorted(set(_column(data, c))) for c in keep
                 }
             else:
-                out[f"layer {i}"] = {
-                    c: _column(data, c) for c in sorted(keep)
-                }
+                out[f"layer {i}"] = {c: _column(data, c) for c in sorted(keep)}
         else:
             out[f"layer {i}"] = {"rows": len(data)}
     for k, params in enumerate(built.layout.panel_params):

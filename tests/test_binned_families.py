@@ -272,8 +272,13 @@ def test_bin_index_agrees_with_pandas_cut(closed):
     breaks = np.array([0.0, 1.0, 2.5, 4.0])
     values = np.r_[rng.integers(0, 9, 500) / 2, breaks]  # edges included
     ours = bin_index(values, breaks, closed, clamp=False)
-    cut = pd.cut(values, breaks, right=closed == "right",
-                 include_lowest=True, labels=False)
+    cut = pd.cut(
+        values,
+        breaks,
+        right=closed == "right",
+        include_lowest=True,
+        labels=False,
+    )
     expect = np.where(np.isnan(cut), -1, cut)
     if closed == "left":  # pandas keeps the top edge out; we include it
         expect[values == breaks[-1]] = len(breaks) - 2
@@ -284,11 +289,17 @@ def test_log_scale_limits_are_used_once_transformed():
     from plotnine import scale_x_log10
     from plotnine.data import diamonds
 
-    d = layer_data(ggplot(diamonds, aes("price")) + geom_histogram(
-        stat="bin_dp", bins=6, eps=1, seed=1)
-        + scale_x_log10(limits=(100, 100000)))
+    d = layer_data(
+        ggplot(diamonds, aes("price"))
+        + geom_histogram(stat="bin_dp", bins=6, eps=1, seed=1)
+        + scale_x_log10(limits=(100, 100000))
+    )
     assert np.allclose(d["xmin"], [2, 2.5, 3, 3.5, 4, 4.5])
-    e = layer_data(ggplot(diamonds, aes("price")) + geom_histogram(
-        stat="bin_dp", bins=6, limits=(100, 100000), eps=1, seed=1)
-        + scale_x_log10())
+    e = layer_data(
+        ggplot(diamonds, aes("price"))
+        + geom_histogram(
+            stat="bin_dp", bins=6, limits=(100, 100000), eps=1, seed=1
+        )
+        + scale_x_log10()
+    )
     assert np.allclose(e["xmin"], d["xmin"])

@@ -46,13 +46,21 @@ def test_converges_to_plotnines_boxplot():
     d = synthetic()
     ours = layer_data(
         ggplot(d, aes("g", "v"))
-        + geom_boxplot(stat="boxplot_dp", limits=LIM, bins=BINS, eps=1e6,
-                       seed=1)
+        + geom_boxplot(
+            stat="boxplot_dp", limits=LIM, bins=BINS, eps=1e6, seed=1
+        )
     )
     ref = layer_data(ggplot(d, aes("g", "v")) + geom_boxplot())
     assert list(ours["x"]) == list(ref["x"]) == [1, 2, 3]
-    for col in ("lower", "middle", "upper", "ymin", "ymax", "notchlower",
-                "notchupper"):
+    for col in (
+        "lower",
+        "middle",
+        "upper",
+        "ymin",
+        "ymax",
+        "notchlower",
+        "notchupper",
+    ):
         assert np.allclose(ours[col], ref[col], atol=2 * STEP), col
     assert list(ours["n"]) == list(ref["n"])
     assert np.allclose(ours["relvarwidth"], np.sqrt(ref["n"]))
@@ -65,8 +73,9 @@ def test_quartiles_invert_the_released_cdf():
     d = cars()
     lyr = built(
         ggplot(d, aes("drv", "hwy"))
-        + geom_boxplot(stat="boxplot_dp", limits=(0, 50), bins=50, eps=0.5,
-                       seed=3)
+        + geom_boxplot(
+            stat="boxplot_dp", limits=(0, 50), bins=50, eps=0.5, seed=3
+        )
     )
     hist, out = lyr.stat.fine, lyr.data
     cdf, total = monotone_cdf(hist.noisy)
@@ -89,18 +98,16 @@ def test_whisker_parameters():
 
     def box(**kw):
         return layer_data(
-            ggplot(d, aes("g", "v")) + geom_boxplot(stat="boxplot_dp",
-                                                    **base, **kw)
+            ggplot(d, aes("g", "v"))
+            + geom_boxplot(stat="boxplot_dp", **base, **kw)
         )
 
     # quantile whiskers converge to the sample quantiles
     out = box(whiskers=(0.05, 0.95))
     for k, g in enumerate(["a", "b", "c"]):
         v = d.loc[d["g"] == g, "v"]
-        assert np.isclose(out["ymin"].iloc[k], v.quantile(0.05),
-                          atol=2 * STEP)
-        assert np.isclose(out["ymax"].iloc[k], v.quantile(0.95),
-                          atol=2 * STEP)
+        assert np.isclose(out["ymin"].iloc[k], v.quantile(0.05), atol=2 * STEP)
+        assert np.isclose(out["ymax"].iloc[k], v.quantile(0.95), atol=2 * STEP)
     # coef=0: whiskers at the hinges; a larger coef reaches further
     zero = box(coef=0)
     assert np.allclose(zero["ymin"], zero["lower"])
@@ -116,8 +123,13 @@ def test_whiskers_stop_at_the_released_range():
     # whiskers stop at the edges of the outermost bins with mass
     d = pd.DataFrame({"y": np.linspace(10.01, 11.99, 200)})
     out = layer_data(
-        ggplot(d, aes(y="y")) + geom_boxplot(
-            stat="boxplot_dp", limits=(0, 20), bins=20, eps=1e6, seed=1,
+        ggplot(d, aes(y="y"))
+        + geom_boxplot(
+            stat="boxplot_dp",
+            limits=(0, 20),
+            bins=20,
+            eps=1e6,
+            seed=1,
             coef=5,
         )
     )
@@ -128,7 +140,8 @@ def test_whiskers_stop_at_the_released_range():
 def test_width_parameter():
     d = cars()
     out = layer_data(
-        ggplot(d, aes("drv", "hwy")) + geom_boxplot(
+        ggplot(d, aes("drv", "hwy"))
+        + geom_boxplot(
             stat="boxplot_dp", limits=(0, 50), eps=1, seed=1, width=0.4
         )
     )
@@ -139,8 +152,9 @@ def test_eps_accounting_boxes_and_facets_are_one_histogram():
     d = cars()
     p = (
         ggplot(d, aes("drv", "hwy"))
-        + geom_boxplot(stat="boxplot_dp", limits=(0, 50), bins=64, eps=1.5,
-                       seed=2)
+        + geom_boxplot(
+            stat="boxplot_dp", limits=(0, 50), bins=64, eps=1.5, seed=2
+        )
         + facet_wrap("year")
     )
     r = pp.privacy_report(p)
@@ -166,14 +180,13 @@ def test_undeclared_x_is_thresholded_with_a_warning(mpg):
     assert lyr.stat.releases[0].domain == "thresholded"
 
 
-@pytest.mark.parametrize("change", ["outlier", "missing", "other panel",
-                                    "empty level"])
+@pytest.mark.parametrize(
+    "change", ["outlier", "missing", "other panel", "empty level"]
+)
 @pytest.mark.parametrize("stat", ["boxplot_dp", "boxplot_ckm"])
 def test_neighbours_differ_only_in_noisy_numbers(monkeypatch, stat, change):
     monkeypatch.setattr(neighbours, "NOISY", neighbours.NOISY | FINE_NOISY)
-    params = (
-        {"eps": 2, "seed": 7} if stat.endswith("dp") else {"ptable": PTAB}
-    )
+    params = {"eps": 2, "seed": 7} if stat.endswith("dp") else {"ptable": PTAB}
 
     def make(d):
         return (
@@ -224,14 +237,20 @@ def test_ckm_same_records_same_noise():
 
 def test_outside_the_limits_clamp_or_drop():
     # 90 records at 1..9 and 10 far above the limits
-    d = pd.DataFrame({"y": np.r_[np.repeat(np.arange(1.0, 10.0), 10),
-                                 np.full(10, 1e6)]})
+    d = pd.DataFrame(
+        {"y": np.r_[np.repeat(np.arange(1.0, 10.0), 10), np.full(10, 1e6)]}
+    )
 
     def box(outside):
         return layer_data(
-            ggplot(d, aes(y="y")) + geom_boxplot(
-                stat="boxplot_dp", limits=(0, 20), bins=20, eps=1e6,
-                seed=1, outside=outside,
+            ggplot(d, aes(y="y"))
+            + geom_boxplot(
+                stat="boxplot_dp",
+                limits=(0, 20),
+                bins=20,
+                eps=1e6,
+                seed=1,
+                outside=outside,
             )
         ).iloc[0]
 
@@ -277,8 +296,14 @@ def test_geoms_draw_with_notches_and_varwidth():
     d = cars()
     draws(
         ggplot(d, aes("drv", "hwy"))
-        + geom_boxplot(stat="boxplot_dp", limits=(0, 50), eps=1, seed=1,
-                       notch=True, varwidth=True)
+        + geom_boxplot(
+            stat="boxplot_dp",
+            limits=(0, 50),
+            eps=1,
+            seed=1,
+            notch=True,
+            varwidth=True,
+        )
         + facet_wrap("year")
     )
     draws(

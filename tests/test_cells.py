@@ -47,13 +47,15 @@ def test_bin_index_equals_searchsorted_on_every_edge(closed, clamp):
             if trial % 2
             else lo + width * np.arange(nb + 1)
         )
-        values = np.concatenate([
-            rng.uniform(lo - 1, breaks[-1] + 1, 500),
-            breaks,
-            np.nextafter(breaks, np.inf),
-            np.nextafter(breaks, -np.inf),
-            [np.inf, -np.inf],
-        ])
+        values = np.concatenate(
+            [
+                rng.uniform(lo - 1, breaks[-1] + 1, 500),
+                breaks,
+                np.nextafter(breaks, np.inf),
+                np.nextafter(breaks, -np.inf),
+                [np.inf, -np.inf],
+            ]
+        )
         got = bin_index(values, breaks, closed, clamp)
         want = _reference(values, breaks, closed, clamp)
         np.testing.assert_array_equal(got, want)
@@ -110,17 +112,22 @@ def _door_data(plot):
 
 
 def test_private_panel_column_is_one_byte_a_record():
-    d = pd.DataFrame({"x": np.arange(1000.0) % 10,
-                      "f": pd.Categorical(np.arange(1000) % 3)})
+    d = pd.DataFrame(
+        {"x": np.arange(1000.0) % 10, "f": pd.Categorical(np.arange(1000) % 3)}
+    )
     plain = ggplot(d, aes("x")) + geom_histogram(
-        stat="bin_dp", bins=10, limits=(0, 10), eps=1, seed=1)
+        stat="bin_dp", bins=10, limits=(0, 10), eps=1, seed=1
+    )
     rows = _door_data(plain)
     assert isinstance(rows["PANEL"].dtype, pd.CategoricalDtype)
     assert rows["PANEL"].cat.codes.dtype == np.int8
     assert (rows["PANEL"].cat.codes == 0).all()
 
-    faceted = ggplot(d, aes("x")) + geom_bar(
-        stat="count_dp", eps=1, seed=1) + facet_wrap("f")
+    faceted = (
+        ggplot(d, aes("x"))
+        + geom_bar(stat="count_dp", eps=1, seed=1)
+        + facet_wrap("f")
+    )
     rows = _door_data(faceted)
     assert rows["PANEL"].cat.codes.dtype == np.int8
     np.testing.assert_array_equal(

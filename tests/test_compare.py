@@ -42,8 +42,11 @@ def _panel_ranges(plot):
         b._build()
         b.layout.setup_panel_params(b.coordinates)
     pp_ = b.layout.panel_params[0]
-    scales = {s.aesthetics[0]: tuple(s.final_limits) for s in b.scales
-              if s.aesthetics[0] not in ("x", "y")}
+    scales = {
+        s.aesthetics[0]: tuple(s.final_limits)
+        for s in b.scales
+        if s.aesthetics[0] not in ("x", "y")
+    }
     return tuple(pp_.x.range), tuple(pp_.y.range), scales
 
 
@@ -74,8 +77,13 @@ def test_count_stacked_shares_fill_and_position(cars):
     p = (
         ggplot(cars, aes("class", fill="drv"))
         + geom_bar(stat="count_dp", eps=1, seed=42)
-        + geom_text(aes(label=after_stat("count_label")), stat="count_dp",
-                    eps=1, seed=42, **lab)
+        + geom_text(
+            aes(label=after_stat("count_label")),
+            stat="count_dp",
+            eps=1,
+            seed=42,
+            **lab,
+        )
     )
     c = pp.compare(p, ckm=CKM)
     _check_shared(c, ["fill"])
@@ -110,8 +118,9 @@ def test_histogram_from_ckm_with_dp_twin(cars):
     # every panel bins on the same public edges
     for q in c.plots.values():
         d = layer_data(q, 0)
-        assert np.allclose(np.r_[d["xmin"], d["xmax"].iloc[-1]],
-                           np.arange(10, 46, 5.0))
+        assert np.allclose(
+            np.r_[d["xmin"], d["xmax"].iloc[-1]], np.arange(10, 46, 5.0)
+        )
     # the DP twin does not count record keys
     assert "rkey" not in c.plots["dp"].mapping
 
@@ -132,8 +141,11 @@ def test_bin2d_shares_fill_scale(cars):
 def test_hex_and_ckm_twin_of_a_private_range():
     rng = np.random.default_rng(4)
     pts = pp.add_record_keys(
-        pd.DataFrame({"x": rng.normal(50, 10, 3000),
-                      "y": rng.normal(20, 5, 3000)}), name="rk", seed=1
+        pd.DataFrame(
+            {"x": rng.normal(50, 10, 3000), "y": rng.normal(20, 5, 3000)}
+        ),
+        name="rk",
+        seed=1,
     )
     p = ggplot(pts, aes("x", "y")) + pp.geom_hex(
         stat="binhex_dp", bins=12, eps=1, seed=5

@@ -69,11 +69,15 @@ def test_undeclared_facets_are_refused_by_dp(mpg, mpg_cat):
     # CKM does not hide emptiness: it accepts observed facets, and the
     # report says the panels are unprotected
     k = pp.add_record_keys(mpg, seed=1)
-    r = pp.privacy_report(ggplot(k, aes("drv", rkey="rkey"))
-                          + geom_bar(stat="count_ckm", ptable=PTAB)
-                          + facet_wrap("year"))
-    assert any("facet panels come from the observed values of year" in n
-               for n in r.notes)
+    r = pp.privacy_report(
+        ggplot(k, aes("drv", rkey="rkey"))
+        + geom_bar(stat="count_ckm", ptable=PTAB)
+        + facet_wrap("year")
+    )
+    assert any(
+        "facet panels come from the observed values of year" in n
+        for n in r.notes
+    )
 
 
 def test_same_seed_same_numbers_across_processes(mpg_cat):
@@ -356,8 +360,9 @@ def test_missing_x_is_dropped_silently_and_never_drawn(mpg):
     release._SOURCES.clear()  # no seed reuse from other tests
     with warnings.catch_warnings(record=True) as ws:
         warnings.simplefilter("always")
-        q = pp._compat.build(ggplot(d, aes("cls")) + geom_bar(
-            stat="count_dp", eps=1e9, seed=1))
+        q = pp._compat.build(
+            ggplot(d, aes("cls")) + geom_bar(stat="count_dp", eps=1e9, seed=1)
+        )
     assert [str(w.message) for w in ws] == []
     assert len(q.layers[0].data) == 7
     assert "nan" not in map(str, q.layout.panel_scales_x[0].final_limits)
@@ -402,7 +407,8 @@ def test_noise_variance_per_cell_follows_adjacency(adjacency, sens):
     # probability ALPHA (normal approximation with the exact kurtosis)
     expected, kurtosis = dlap_moments(sens / 1.0)
     assert expected == pytest.approx(
-        pp.mechanisms.laplace.dlap_variance(sens / 1.0))
+        pp.mechanisms.laplace.dlap_variance(sens / 1.0)
+    )
     lo, hi = variance_ratio_bounds(len(noise), kurtosis, ALPHA)
     assert lo < noise.var() / expected < hi
     # negative control: the same bounds reject a 10% wrong scale, in
@@ -453,24 +459,29 @@ def test_stats_work_as_layers_on_their_own(mpg_cat):
 def test_numeric_levels_give_the_same_noise_in_plot_and_table(mpg):
     levels = [4, 5, 6, 8]
     table = pp.dp_table(mpg, "cyl", levels=levels, eps=1, seed=1)
-    bars = layer_data(ggplot(mpg, aes("cyl")) + geom_bar(
-        stat="count_dp", levels=levels, eps=1, seed=1))
+    bars = layer_data(
+        ggplot(mpg, aes("cyl"))
+        + geom_bar(stat="count_dp", levels=levels, eps=1, seed=1)
+    )
     assert list(table["cyl"]) == levels
     assert list(table["count"]) == list(bars["count"])
 
 
 def test_nothing_released_means_an_empty_axis():
     d = pd.DataFrame({"x": ["alice_hiv+", "bob_hiv-", "carol_hiv+"]})
-    q = pp._compat.build(ggplot(d, aes("x")) + geom_bar(
-        stat="count_dp", eps=1, seed=1))
+    q = pp._compat.build(
+        ggplot(d, aes("x")) + geom_bar(stat="count_dp", eps=1, seed=1)
+    )
     assert len(q.layers[0].data) == 0
     assert list(q.layout.panel_scales_x[0].final_limits) == []
 
 
 def test_factor_in_a_mapping_is_not_a_declared_domain(mpg):
     # factor(cyl) takes its levels from the data: thresholded, not public
-    q = pp._compat.build(ggplot(mpg, aes("factor(cyl)")) + geom_bar(
-        stat="count_dp", eps=1, seed=1))
+    q = pp._compat.build(
+        ggplot(mpg, aes("factor(cyl)"))
+        + geom_bar(stat="count_dp", eps=1, seed=1)
+    )
     assert q.layers[0].stat.releases[0].domain == "thresholded"
     assert "5" not in map(str, q.layout.panel_scales_x[0].final_limits)
 
@@ -504,8 +515,9 @@ def test_two_queries_on_an_undeclared_domain_are_two_releases(mpg):
     p = (
         ggplot(mpg, aes("class"))
         + geom_bar(stat="count_dp", eps=1, seed=1)
-        + geom_text(aes(label=after_stat("count")), stat="count_dp",
-                    eps=0.5, seed=1)
+        + geom_text(
+            aes(label=after_stat("count")), stat="count_dp", eps=0.5, seed=1
+        )
     )
     q = pp._compat.build(p)
     first, second = (lyr.stat.releases[0] for lyr in q.layers)

@@ -56,8 +56,9 @@ def _plotnine_density(d, **params):
 def _ours(d, **params):
     return layer_data(
         ggplot(d, aes("v"))
-        + geom_line(stat="density_dp", limits=LIM, bins=2000, eps=1e6,
-                    seed=1, **params)
+        + geom_line(
+            stat="density_dp", limits=LIM, bins=2000, eps=1e6, seed=1, **params
+        )
     )
 
 
@@ -74,8 +75,16 @@ ONE = ONE[ONE["g"] == "a"]  # one group: plotnine's compact kernels are slow
 
 @pytest.mark.parametrize(
     "kernel",
-    ["gaussian", "epanechnikov", "biweight", "cosine", "cosine2",
-     "triangular", "triweight", "uniform"],
+    [
+        "gaussian",
+        "epanechnikov",
+        "biweight",
+        "cosine",
+        "cosine2",
+        "triangular",
+        "triweight",
+        "uniform",
+    ],
 )
 def test_converges_to_plotnines_density_with_the_same_bw_and_kernel(kernel):
     ref = _plotnine_density(ONE, bw=1.2, kernel=kernel)
@@ -88,8 +97,14 @@ def test_converges_to_plotnines_density_with_the_same_bw_and_kernel(kernel):
     # n and count come from the released total (exact at this eps)
     assert ours["n"].iloc[0] == ref["n"].iloc[0] == len(ONE)
     assert np.allclose(ours["count"], ours["density"] * ours["n"])
-    assert set(ours.columns) >= {"density", "count", "scaled", "ndensity",
-                                 "n", "x"}
+    assert set(ours.columns) >= {
+        "density",
+        "count",
+        "scaled",
+        "ndensity",
+        "n",
+        "x",
+    }
 
 
 def test_a_wrong_bandwidth_or_kernel_scale_would_be_caught():
@@ -103,8 +118,13 @@ def test_a_wrong_bandwidth_or_kernel_scale_would_be_caught():
 def test_density_is_the_smooth_of_the_clipped_released_histogram():
     d = cars()
     p = ggplot(d, aes("hwy", fill="drv")) + geom_density(
-        stat="density_dp", limits=(0, 50), bins=64, bw=2.0, eps=0.5,
-        seed=3, n=100,
+        stat="density_dp",
+        limits=(0, 50),
+        bins=64,
+        bw=2.0,
+        eps=0.5,
+        seed=3,
+        n=100,
     )
     lyr = built(p)
     hist, out = lyr.stat.fine, lyr.data
@@ -135,7 +155,11 @@ def test_bandwidth_rules_and_adjust():
 
     def dens(**kw):
         p = ggplot(d, aes("hwy")) + geom_density(
-            stat="density_dp", limits=(0, 48), bins=96, eps=1e6, seed=2,
+            stat="density_dp",
+            limits=(0, 48),
+            bins=96,
+            eps=1e6,
+            seed=2,
             **kw,
         )
         return layer_data(p)["density"].to_numpy()
@@ -150,10 +174,15 @@ def test_bandwidth_rules_and_adjust():
 def test_n_sets_the_grid_and_bins_the_histogram():
     d = cars()
     lyr = built(
-        ggplot(d, aes("hwy")) + geom_density(
-            stat="density_ckm", limits=(0, 50), bins=50, n=77,
+        ggplot(d, aes("hwy"))
+        + geom_density(
+            stat="density_ckm",
+            limits=(0, 50),
+            bins=50,
+            n=77,
             ptable=PTAB,
-        ) + aes(rkey="rk")
+        )
+        + aes(rkey="rk")
     )
     assert len(lyr.data) == 77
     assert np.allclose(lyr.stat.fine.edges, np.arange(51))
@@ -189,8 +218,7 @@ def test_declared_facets_and_groups_all_get_a_curve():
     d = d[d["drv"] != "r"]  # a declared drive without records
     out = layer_data(
         ggplot(d, aes("hwy", fill="drv"))
-        + geom_density(stat="density_dp", limits=(0, 50), eps=1, seed=1,
-                       n=10)
+        + geom_density(stat="density_dp", limits=(0, 50), eps=1, seed=1, n=10)
         + facet_wrap("year")
     )
     assert len(out) == 2 * 3 * 10
@@ -206,20 +234,18 @@ def test_undeclared_groups_are_thresholded_with_a_warning(mpg):
     assert lyr.stat.releases[0].domain == "thresholded"
 
 
-@pytest.mark.parametrize("change", ["outlier", "missing", "other panel",
-                                    "empty level"])
+@pytest.mark.parametrize(
+    "change", ["outlier", "missing", "other panel", "empty level"]
+)
 @pytest.mark.parametrize("stat", ["density_dp", "density_ckm"])
 def test_neighbours_differ_only_in_noisy_numbers(monkeypatch, stat, change):
     monkeypatch.setattr(neighbours, "NOISY", neighbours.NOISY | FINE_NOISY)
-    params = (
-        {"eps": 2, "seed": 7} if stat.endswith("dp") else {"ptable": PTAB}
-    )
+    params = {"eps": 2, "seed": 7} if stat.endswith("dp") else {"ptable": PTAB}
 
     def make(d):
         return (
             ggplot(d, aes("hwy", fill="drv", rkey="rk"))
-            + geom_density(stat=stat, limits=(0, 50), bins=50, n=64,
-                           **params)
+            + geom_density(stat=stat, limits=(0, 50), bins=50, n=64, **params)
             + facet_wrap("year")
         )
 
@@ -251,8 +277,13 @@ def test_released_fine_counts_pass_an_epsilon_audit():
     def first_bin(count, seed):
         d = audit_frame(levels, count)
         p = ggplot(d, aes("x", colour="g")) + geom_density(
-            stat="density_dp", limits=(0, 4), bins=2, n=2, eps=eps,
-            seed=seed, adjacency="add_remove",
+            stat="density_dp",
+            limits=(0, 4),
+            bins=2,
+            n=2,
+            eps=eps,
+            seed=seed,
+            adjacency="add_remove",
         )
         return fine_of(p).noisy[:, 0]
 
@@ -291,7 +322,11 @@ def test_outside_the_limits_clamp_or_drop():
 
     def fine(outside):
         p = ggplot(d, aes("x")) + geom_density(
-            stat="density_dp", limits=(0, 4), bins=4, eps=1e6, seed=1,
+            stat="density_dp",
+            limits=(0, 4),
+            bins=4,
+            eps=1e6,
+            seed=1,
             outside=outside,
         )
         return fine_of(p).values[0], layer_data(p)["n"].iloc[0]
@@ -305,9 +340,11 @@ def test_outside_the_limits_clamp_or_drop():
 def test_log_scale_transforms_the_limits():
     d = cars()
     lyr = built(
-        ggplot(d, aes("hwy")) + geom_density(
+        ggplot(d, aes("hwy"))
+        + geom_density(
             stat="density_dp", limits=(10, 100), bins=20, eps=1, seed=1
-        ) + scale_x_log10()
+        )
+        + scale_x_log10()
     )
     assert np.allclose(lyr.stat.fine.edges[[0, -1]], [1.0, 2.0])
 
@@ -365,14 +402,21 @@ def test_geoms_draw():
     d = cars()
     draws(
         ggplot(d, aes("hwy", fill="drv"))
-        + geom_density(stat="density_dp", limits=(0, 50), eps=1, seed=1,
-                       alpha=0.4)
+        + geom_density(
+            stat="density_dp", limits=(0, 50), eps=1, seed=1, alpha=0.4
+        )
         + facet_wrap("year")
     )
     draws(
         ggplot(d, aes("hwy", rkey="rk"))
-        + geom_density(aes(y=after_stat("count")), stat="density_ckm",
-                       limits=(0, 50), ptable=PTAB, kernel="epa", bw=2)
+        + geom_density(
+            aes(y=after_stat("count")),
+            stat="density_ckm",
+            limits=(0, 50),
+            ptable=PTAB,
+            kernel="epa",
+            bw=2,
+        )
     )
 
 
@@ -380,8 +424,7 @@ def test_one_variable_in_two_aesthetics_is_one_group_dimension():
     d = cars()
     lyr = built(
         ggplot(d, aes("hwy", fill="drv", colour="drv"))
-        + geom_density(stat="density_dp", limits=(0, 50), eps=1, seed=1,
-                       n=5)
+        + geom_density(stat="density_dp", limits=(0, 50), eps=1, seed=1, n=5)
     )
     assert lyr.stat.fine.values.shape[0] == 3  # not 3 x 3 groups
     assert len(lyr.data) == 15

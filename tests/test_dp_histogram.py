@@ -33,6 +33,7 @@ def key(label):
     """A fixed stream key for a test (the engine derives real ones)."""
     return derive_key(bytes(32), "test", label)
 
+
 BIG = 1e9
 
 
@@ -99,9 +100,7 @@ def test_add_noises_every_cell_with_expected_sigma():
 def test_add_classic_sigma_and_warning():
     c = np.array([50.0, 60.0])
     with pytest.warns(UserWarning, match="eps < 1"):
-        gaussian_histogram(
-            c, 2.0, 1e-5, calibration="classic", key=key(1)
-        )
+        gaussian_histogram(c, 2.0, 1e-5, calibration="classic", key=key(1))
     stream = derive_key(key(1), "gaussian_histogram")
     sigma = classic_gaussian_sigma(0.5, 1e-5, math.sqrt(2))
     noisy = np.maximum(c + sigma * keyed_normal(stream, 2), 0)

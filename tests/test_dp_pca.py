@@ -65,7 +65,10 @@ def test_releases_one_per_mechanism(fit):
     what = [r.details["what"] for r in fit.releases]
     assert what == ["directions", "eigenvalues", "frame", "histogram"]
     assert [r.family for r in fit.releases] == [
-        "pca:directions", "pca:scree", "pca:frame", "pca:histogram"
+        "pca:directions",
+        "pca:scree",
+        "pca:frame",
+        "pca:histogram",
     ]
     # one identity per component: the query's, plus the component
     assert [r.identity for r in fit.releases] == [
@@ -145,10 +148,12 @@ def test_top_eigenvalue_is_unbiased_on_average(gau, fit):
     # 8.5) is a quarter of it, so one release says little. A t test of the
     # mean of 40 releases (fixed seeds) against the ordinary PCA's value,
     # at ALPHA: about +-7 (20%).
-    tops = np.array([
-        dp_pca(gau, COLS, eps=5, delta=1e-4, seed=s).eigenvalues.iloc[0]
-        for s in range(40)
-    ])
+    tops = np.array(
+        [
+            dp_pca(gau, COLS, eps=5, delta=1e-4, seed=s).eigenvalues.iloc[0]
+            for s in range(40)
+        ]
+    )
     truth = fit.reference["eigenvalues"][0]
     bound = t_bound(tops.std(ddof=1), len(tops), ALPHA)
     assert abs(tops.mean() - truth) < bound
@@ -261,7 +266,12 @@ def test_undeclared_groups_are_thresholded(gau):
 
 def test_group_sample_sizes_from_released_totals(gau_cat):
     r = dp_pca(
-        gau_cat, COLS, eps=5, delta=1e-4, seed=2, group="group",
+        gau_cat,
+        COLS,
+        eps=5,
+        delta=1e-4,
+        seed=2,
+        group="group",
         method="add",
     )
     s = r.sample(n=13)
@@ -459,8 +469,11 @@ def test_stat_facets_are_released_separately(gau):
     # an undeclared facet variable would reveal which values occur
     g2 = gau.assign(half=half)
     with pytest.raises(PlotninePrivateError, match="no public set"):
-        layer_data(ggplot(g2) + stat_dp_pca_score(
-            columns=COLS, eps=4, delta=1e-5, seed=1) + facet_wrap("half"))
+        layer_data(
+            ggplot(g2)
+            + stat_dp_pca_score(columns=COLS, eps=4, delta=1e-5, seed=1)
+            + facet_wrap("half")
+        )
 
 
 def test_stat_errors(gau):
@@ -505,7 +518,11 @@ def test_stat_reads_features_of_the_right_rows(gau):
         return layer_data(
             ggplot(data)
             + stat_dp_pca_score(
-                columns=COLS, eps=4, delta=1e-5, seed=1, method="add",
+                columns=COLS,
+                eps=4,
+                delta=1e-5,
+                seed=1,
+                method="add",
                 drop_zero=False,
             )
             + facet_wrap("half")
@@ -521,9 +538,7 @@ def test_key_file_policy_reaches_every_release(gau, tmp_path, monkeypatch):
     keys.use_key(keys.create_key(tmp_path / "pp.key"))
     r = dp_pca(gau, COLS, eps=5, delta=1e-4, seed=1)
     assert {x.policy for x in r.releases} == {"key"}
-    assert {x.details["key_id"] for x in r.releases} == {
-        keys.current_key_id()
-    }
+    assert {x.details["key_id"] for x in r.releases} == {keys.current_key_id()}
     keys.use_key(None)
     other = dp_pca(gau, COLS, eps=5, delta=1e-4, seed=1)
     # another secret: another identity and other noise

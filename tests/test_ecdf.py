@@ -75,8 +75,7 @@ def test_curve_is_the_isotonic_cdf_of_the_released_counts():
     d = cars()
     lyr = built(
         ggplot(d, aes("hwy", colour="drv"))
-        + stat_ecdf_step(limits=(0, 50), bins=25, eps=0.5, seed=2,
-                         pad=False)
+        + stat_ecdf_step(limits=(0, 50), bins=25, eps=0.5, seed=2, pad=False)
     )
     hist, out = lyr.stat.fine, lyr.data
     cdf, total = monotone_cdf(hist.noisy)
@@ -128,8 +127,9 @@ def test_eps_accounting_in_the_report():
     d = cars()
     p = (
         ggplot(d, aes("hwy", colour="drv"))
-        + stat_ecdf_step(limits=(0, 50), eps=0.4, seed=2,
-                         adjacency="add_remove")
+        + stat_ecdf_step(
+            limits=(0, 50), eps=0.4, seed=2, adjacency="add_remove"
+        )
         + facet_wrap("year")
     )
     r = pp.privacy_report(p)
@@ -140,14 +140,13 @@ def test_eps_accounting_in_the_report():
     assert row["domain"] == "public: limits"
 
 
-@pytest.mark.parametrize("change", ["outlier", "missing", "other panel",
-                                    "empty level", "new fill"])
+@pytest.mark.parametrize(
+    "change", ["outlier", "missing", "other panel", "empty level", "new fill"]
+)
 @pytest.mark.parametrize("stat", ["ecdf_dp", "ecdf_ckm"])
 def test_neighbours_differ_only_in_noisy_numbers(monkeypatch, stat, change):
     monkeypatch.setattr(neighbours, "NOISY", neighbours.NOISY | FINE_NOISY)
-    params = (
-        {"eps": 2, "seed": 7} if stat.endswith("dp") else {"ptable": PTAB}
-    )
+    params = {"eps": 2, "seed": 7} if stat.endswith("dp") else {"ptable": PTAB}
 
     def make(d):
         return (
@@ -168,8 +167,14 @@ def test_released_fine_counts_pass_an_epsilon_audit():
 
     def first_bin(count, seed):
         p = ggplot(audit_frame(levels, count), aes("x", colour="g")) + (
-            stat_ecdf_step(limits=(0, 4), bins=2, eps=eps, seed=seed,
-                           adjacency="replace", pad=False)
+            stat_ecdf_step(
+                limits=(0, 4),
+                bins=2,
+                eps=eps,
+                seed=seed,
+                adjacency="replace",
+                pad=False,
+            )
         )
         return fine_of(p).noisy[:, 0]
 
@@ -193,8 +198,7 @@ def test_ckm_same_records_same_noise():
         assert np.array_equal(t["count"].to_numpy(), hist.values[k])
     # reversed rows, other columns dropped: the same noise
     again = fine_of(
-        ggplot(d[["v", "g", "rk"]].iloc[::-1], aes("v", colour="g",
-                                                   rkey="rk"))
+        ggplot(d[["v", "g", "rk"]].iloc[::-1], aes("v", colour="g", rkey="rk"))
         + geom_step(stat="ecdf_ckm", **kw)
     )
     assert np.array_equal(again.values, hist.values)
@@ -205,8 +209,13 @@ def test_outside_the_limits_clamp_or_drop():
 
     def curve(outside):
         return layer_data(
-            ggplot(d, aes("x")) + stat_ecdf_step(
-                limits=(0, 4), bins=4, eps=1e6, seed=1, pad=False,
+            ggplot(d, aes("x"))
+            + stat_ecdf_step(
+                limits=(0, 4),
+                bins=4,
+                eps=1e6,
+                seed=1,
+                pad=False,
                 outside=outside,
             )
         )

@@ -51,18 +51,20 @@ def _records() -> pd.DataFrame:
     x[:7] = np.nan  # missing positions are left out, as in memory
     x[7:9] = [0.0, 10.0]  # exactly on the outer edges
     y = rng.gamma(2, 2, N)
-    d = pd.DataFrame({
-        "id": np.arange(N, dtype=np.int64),
-        "g": rng.choice(["a", "b", "c", "d"], N),
-        "c": rng.choice(COLOURS[:3], N),
-        "f": rng.choice(FACETS, N),
-        "k": rng.integers(0, 6, N),
-        "x": x,
-        "y": y,
-        "xr": np.round(rng.uniform(0, 4, N) * 2) / 2,
-        "yr": np.round(rng.uniform(0, 3, N) * 2) / 2,
-        "w": rng.integers(1, 4, N).astype(float),
-    })
+    d = pd.DataFrame(
+        {
+            "id": np.arange(N, dtype=np.int64),
+            "g": rng.choice(["a", "b", "c", "d"], N),
+            "c": rng.choice(COLOURS[:3], N),
+            "f": rng.choice(FACETS, N),
+            "k": rng.integers(0, 6, N),
+            "x": x,
+            "y": y,
+            "xr": np.round(rng.uniform(0, 4, N) * 2) / 2,
+            "yr": np.round(rng.uniform(0, 3, N) * 2) / 2,
+            "w": rng.integers(1, 4, N).astype(float),
+        }
+    )
     return pp.add_record_keys(d, seed=11, row_id="id")
 
 
@@ -103,9 +105,13 @@ def _source(kind: str, request) -> object:
     if kind == "pandas":
         return _pandas(d)
     if kind == "polars":
-        lf = pl.from_pandas(d).lazy().with_columns(
-            pl.col("c").cast(pl.Enum(COLOURS)),
-            pl.col("f").cast(pl.Enum(FACETS)),
+        lf = (
+            pl.from_pandas(d)
+            .lazy()
+            .with_columns(
+                pl.col("c").cast(pl.Enum(COLOURS)),
+                pl.col("f").cast(pl.Enum(FACETS)),
+            )
         )
         return source(lf)
     if kind == "duckdb":
@@ -124,8 +130,9 @@ def _source(kind: str, request) -> object:
 @pytest.fixture(scope="session")
 def spark_records(spark):
     # Spark has no enum type: public levels are declared on the source
-    return source(spark.createDataFrame(RECORDS),
-                  levels={"c": COLOURS, "f": FACETS})
+    return source(
+        spark.createDataFrame(RECORDS), levels={"c": COLOURS, "f": FACETS}
+    )
 
 
 ENGINES = ["duckdb", "polars", "spark"]
@@ -135,37 +142,92 @@ def _plots():
     """Every pushable family, DP and CKM, with groups and facets."""
     rk = {"rkey": "rkey"}
     return {
-        "count_dp": lambda d: ggplot(d, aes("g", fill="c"))
-        + geom_bar(stat="count_dp", eps=1, seed=5) + facet_wrap("f"),
-        "count_dp_observed": lambda d: ggplot(d, aes("k"))
-        + geom_bar(stat="count_dp", eps=1, seed=6),
-        "count_ckm": lambda d: ggplot(d, aes("g", fill="c", weight="w",
-                                             **rk))
-        + geom_bar(stat="count_ckm", ptable=PTABLE) + facet_wrap("f"),
-        "bin_dp": lambda d: ggplot(d, aes("x", fill="c"))
-        + geom_histogram(stat="bin_dp", eps=0.5, seed=7, limits=(0, 10),
-                         bins=12, closed="left", pad=True),
-        "bin_ckm": lambda d: ggplot(d, aes("x", **rk))
-        + geom_histogram(stat="bin_ckm", ptable=PTABLE,
-                         breaks=[0, 1, 2.5, 4, 5, 6, 8, 10]),
-        "bin2d_dp": lambda d: ggplot(d, aes("x", "y"))
-        + geom_bin_2d(stat="bin2d_dp", eps=1, seed=8,
-                      limits=((0, 10), (0, 12)), bins=(10, 8))
-        + facet_wrap("f"),
-        "bin2d_ckm": lambda d: ggplot(d, aes("x", "y", **rk))
-        + geom_bin_2d(stat="bin2d_ckm", ptable=PTABLE,
-                      limits=((0, 10), (0, 12)), bins=7),
-        "binhex_dp": lambda d: ggplot(d, aes("x", "y"))
-        + pp.geom_hex(stat="binhex_dp", eps=1, seed=9,
-                      limits=((0, 10), (0, 12)), bins=9),
-        "binhex_ckm": lambda d: ggplot(d, aes("x", "y", **rk))
-        + pp.geom_hex(stat="binhex_ckm", ptable=PTABLE,
-                      limits=((0, 10), (0, 12)), bins=(6, 5)),
-        "sum_dp": lambda d: ggplot(d, aes("xr", "yr"))
-        + geom_count(stat="sum_dp", eps=1, seed=10,
-                     limits=((0, 4), (0, 3)), resolution=(0.5, 0.5)),
-        "sum_ckm": lambda d: ggplot(d, aes("xr", "yr", **rk))
-        + geom_count(stat="sum_ckm", ptable=PTABLE),
+        "count_dp": lambda d: (
+            ggplot(d, aes("g", fill="c"))
+            + geom_bar(stat="count_dp", eps=1, seed=5)
+            + facet_wrap("f")
+        ),
+        "count_dp_observed": lambda d: (
+            ggplot(d, aes("k")) + geom_bar(stat="count_dp", eps=1, seed=6)
+        ),
+        "count_ckm": lambda d: (
+            ggplot(d, aes("g", fill="c", weight="w", **rk))
+            + geom_bar(stat="count_ckm", ptable=PTABLE)
+            + facet_wrap("f")
+        ),
+        "bin_dp": lambda d: (
+            ggplot(d, aes("x", fill="c"))
+            + geom_histogram(
+                stat="bin_dp",
+                eps=0.5,
+                seed=7,
+                limits=(0, 10),
+                bins=12,
+                closed="left",
+                pad=True,
+            )
+        ),
+        "bin_ckm": lambda d: (
+            ggplot(d, aes("x", **rk))
+            + geom_histogram(
+                stat="bin_ckm",
+                ptable=PTABLE,
+                breaks=[0, 1, 2.5, 4, 5, 6, 8, 10],
+            )
+        ),
+        "bin2d_dp": lambda d: (
+            ggplot(d, aes("x", "y"))
+            + geom_bin_2d(
+                stat="bin2d_dp",
+                eps=1,
+                seed=8,
+                limits=((0, 10), (0, 12)),
+                bins=(10, 8),
+            )
+            + facet_wrap("f")
+        ),
+        "bin2d_ckm": lambda d: (
+            ggplot(d, aes("x", "y", **rk))
+            + geom_bin_2d(
+                stat="bin2d_ckm",
+                ptable=PTABLE,
+                limits=((0, 10), (0, 12)),
+                bins=7,
+            )
+        ),
+        "binhex_dp": lambda d: (
+            ggplot(d, aes("x", "y"))
+            + pp.geom_hex(
+                stat="binhex_dp",
+                eps=1,
+                seed=9,
+                limits=((0, 10), (0, 12)),
+                bins=9,
+            )
+        ),
+        "binhex_ckm": lambda d: (
+            ggplot(d, aes("x", "y", **rk))
+            + pp.geom_hex(
+                stat="binhex_ckm",
+                ptable=PTABLE,
+                limits=((0, 10), (0, 12)),
+                bins=(6, 5),
+            )
+        ),
+        "sum_dp": lambda d: (
+            ggplot(d, aes("xr", "yr"))
+            + geom_count(
+                stat="sum_dp",
+                eps=1,
+                seed=10,
+                limits=((0, 4), (0, 3)),
+                resolution=(0.5, 0.5),
+            )
+        ),
+        "sum_ckm": lambda d: (
+            ggplot(d, aes("xr", "yr", **rk))
+            + geom_count(stat="sum_ckm", ptable=PTABLE)
+        ),
     }
 
 
@@ -208,8 +270,9 @@ def test_engine_counts_are_not_the_true_counts(request):
     truth = RECORDS.groupby(["f", "g", "c"]).size()
     released = out.set_index(["PANEL", "group"])["count"]
     assert len(released) == len(truth)
-    assert not np.array_equal(np.sort(released.to_numpy()),
-                              np.sort(truth.to_numpy()))
+    assert not np.array_equal(
+        np.sort(released.to_numpy()), np.sort(truth.to_numpy())
+    )
 
 
 @pytest.mark.parametrize("engine", ["duckdb", "polars"])
@@ -231,8 +294,9 @@ def test_tables_accept_sources(engine, request):
 
 def test_spark_table(request):
     d = _source("spark", request)
-    a = pp.ckm_table(_source("pandas", request), "g", rkey="rkey",
-                     ptable=PTABLE, facets="f")
+    a = pp.ckm_table(
+        _source("pandas", request), "g", rkey="rkey", ptable=PTABLE, facets="f"
+    )
     b = pp.ckm_table(d, "g", rkey="rkey", ptable=PTABLE, facets="f")
     pd.testing.assert_frame_equal(a, b, check_dtype=False)
 
@@ -260,15 +324,17 @@ def test_expression_in_aes_is_refused():
     plot = ggplot(_polars_source(), aes("x * 2")) + geom_histogram(
         stat="bin_dp", eps=1, limits=(0, 10)
     )
-    with pytest.raises(PlotninePrivateError, match=r"aes\(x='x \* 2'\).*"
-                       "Add the column in the engine"):
+    with pytest.raises(
+        PlotninePrivateError,
+        match=r"aes\(x='x \* 2'\).*"
+        "Add the column in the engine",
+    ):
         layer_data(plot)
 
 
 def test_non_private_layer_is_refused():
     plot = ggplot(_polars_source(), aes("x", "y")) + geom_point()
-    with pytest.raises(PlotninePrivateError, match="not private.*every "
-                       "row"):
+    with pytest.raises(PlotninePrivateError, match="not private.*every row"):
         layer_data(plot)
 
 
@@ -289,9 +355,11 @@ def test_private_range_is_refused():
 
 
 def test_scale_transform_is_refused():
-    plot = ggplot(_polars_source(), aes("y")) + geom_histogram(
-        stat="bin_dp", eps=1, seed=1, limits=(0.1, 10)
-    ) + scale_x_log10()
+    plot = (
+        ggplot(_polars_source(), aes("y"))
+        + geom_histogram(stat="bin_dp", eps=1, seed=1, limits=(0.1, 10))
+        + scale_x_log10()
+    )
     with pytest.raises(PlotninePrivateError, match="transforms positions"):
         layer_data(plot)
 
@@ -305,9 +373,11 @@ def test_dp_weight_is_refused():
 
 
 def test_undeclared_facet_is_refused_for_dp():
-    plot = ggplot(_polars_source(), aes("g")) + geom_bar(
-        stat="count_dp", eps=1, seed=1
-    ) + facet_wrap("f")
+    plot = (
+        ggplot(_polars_source(), aes("g"))
+        + geom_bar(stat="count_dp", eps=1, seed=1)
+        + facet_wrap("f")
+    )
     with pytest.raises(PlotninePrivateError, match="facet variable"):
         layer_data(plot)
 
@@ -319,17 +389,25 @@ def test_undeclared_facet_is_refused_for_ckm_and_margins_too():
     with pytest.raises(PlotninePrivateError, match="levels="):
         layer_data(plot)
     declared = source(src, levels={"f": FACETS})
-    plot = ggplot(declared, aes("g", rkey="rkey")) + ckm + facet_grid(
-        "f~.", margins=True
+    plot = (
+        ggplot(declared, aes("g", rkey="rkey"))
+        + ckm
+        + facet_grid("f~.", margins=True)
     )
     with pytest.raises(PlotninePrivateError, match="margins"):
         layer_data(plot)
 
 
 def test_bad_keys_in_engine_are_refused():
-    lf = pl.from_pandas(RECORDS).lazy().with_columns(
-        pl.when(pl.col("id") == 3).then(1.5).otherwise(pl.col("rkey"))
-        .alias("rkey")
+    lf = (
+        pl.from_pandas(RECORDS)
+        .lazy()
+        .with_columns(
+            pl.when(pl.col("id") == 3)
+            .then(1.5)
+            .otherwise(pl.col("rkey"))
+            .alias("rkey")
+        )
     )
     plot = ggplot(source(lf), aes("g", rkey="rkey")) + geom_bar(
         stat="count_ckm", ptable=PTABLE
@@ -354,13 +432,15 @@ def test_row_keys_equal_in_every_engine(request):
         f"SELECT {record_keys_sql('id', 11)} AS k FROM t ORDER BY id"
     ).fetchnumpy()["k"]
     assert np.array_equal(sql, ref)
-    lazy = nw.from_native(pl.LazyFrame({"id": ids})).with_columns(
-        record_key_expr("id", 11).alias("k")
-    ).collect()["k"].to_numpy()
+    lazy = (
+        nw.from_native(pl.LazyFrame({"id": ids}))
+        .with_columns(record_key_expr("id", 11).alias("k"))
+        .collect()["k"]
+        .to_numpy()
+    )
     # polars divides by a constant through its reciprocal (a last-bit
     # difference); the key integers the CKM sums are equal
-    assert np.array_equal(record_key_integers(lazy),
-                          record_key_integers(ref))
+    assert np.array_equal(record_key_integers(lazy), record_key_integers(ref))
     ints = row_keys(ids, seed=11, integer_range=256)
     sql = con.sql(
         f"SELECT {record_keys_sql('id', 11, integer_range=256)} AS k "
@@ -370,8 +450,7 @@ def test_row_keys_equal_in_every_engine(request):
     assert ints.min() >= 0 and ints.max() < 256
     # polars eager and the pandas path agree; an engine table gets them
     # as an expression
-    pf = pp.add_record_keys(pl.DataFrame({"id": ids}), seed=11,
-                            row_id="id")
+    pf = pp.add_record_keys(pl.DataFrame({"id": ids}), seed=11, row_id="id")
     assert np.array_equal(pf["rkey"].to_numpy(), ref)
     src = pp.add_record_keys(source(con, "t"), seed=11, row_id="id")
     got = src.frame.sort("id").collect()["rkey"].to_numpy()
@@ -401,10 +480,14 @@ def test_polars_eager_frames_work_like_pandas():
     keyed = pp.add_record_keys(pf, seed=4)
     ref = pp.add_record_keys(RECORDS.drop(columns="rkey"), seed=4)
     assert np.array_equal(keyed["rkey"].to_numpy(), ref["rkey"].to_numpy())
-    a = _released(ggplot(keyed, aes("g", rkey="rkey"))
-                  + geom_bar(stat="count_ckm", ptable=PTABLE))
-    b = _released(ggplot(ref, aes("g", rkey="rkey"))
-                  + geom_bar(stat="count_ckm", ptable=PTABLE))
+    a = _released(
+        ggplot(keyed, aes("g", rkey="rkey"))
+        + geom_bar(stat="count_ckm", ptable=PTABLE)
+    )
+    b = _released(
+        ggplot(ref, aes("g", rkey="rkey"))
+        + geom_bar(stat="count_ckm", ptable=PTABLE)
+    )
     pd.testing.assert_frame_equal(a, b)
 
 
@@ -428,16 +511,23 @@ def test_readme_example_runs_and_table_equals_plot():
     rows = scope["people"].frame.collect().to_pandas()
     rows = pp.add_record_keys(rows, seed=99, row_id="id")
     mem = ggplot(rows, aes("age", rkey="rkey")) + geom_histogram(
-        stat="bin_ckm", ptable=pp.create_cnt_ptable(D=3, V=2, js=1),
-        limits=(20, 80), bins=12)
+        stat="bin_ckm",
+        ptable=pp.create_cnt_ptable(D=3, V=2, js=1),
+        limits=(20, 80),
+        bins=12,
+    )
     pd.testing.assert_frame_equal(ages, _released(mem))
 
 
 @pytest.mark.parametrize("closed", ["right", "left"])
 @pytest.mark.parametrize(
     "breaks",
-    [np.linspace(-5, 5, 31), np.linspace(0.1, 0.7, 8),
-     np.linspace(1999, 2008, 10), np.array([0, 1, 2.5, 4, 10.0])],
+    [
+        np.linspace(-5, 5, 31),
+        np.linspace(0.1, 0.7, 8),
+        np.linspace(1999, 2008, 10),
+        np.array([0, 1, 2.5, 4, 10.0]),
+    ],
 )
 def test_bin_index_in_engine_is_exact_at_edges(breaks, closed):
     from plotnine_private.engines.push import bin_index_expr
@@ -445,8 +535,10 @@ def test_bin_index_in_engine_is_exact_at_edges(breaks, closed):
 
     rng = np.random.default_rng(3)
     x = np.r_[
-        rng.uniform(breaks[0] - 1, breaks[-1] + 1, 20000), breaks,
-        np.nextafter(breaks, np.inf), np.nextafter(breaks, -np.inf),
+        rng.uniform(breaks[0] - 1, breaks[-1] + 1, 20000),
+        breaks,
+        np.nextafter(breaks, np.inf),
+        np.nextafter(breaks, -np.inf),
     ]
     ref = bin_index(x.copy(), breaks, closed, False)
     expr = bin_index_expr(nw.col("x"), breaks, closed).alias("i")
@@ -460,8 +552,9 @@ def test_pca_takes_polars_frames_and_refuses_sources():
     frame = RECORDS[["x", "y", "w"]].dropna().reset_index(drop=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        a = pp.dp_pca(pl.from_pandas(frame), ["x", "y", "w"], eps=2,
-                      delta=1e-5, seed=1)
+        a = pp.dp_pca(
+            pl.from_pandas(frame), ["x", "y", "w"], eps=2, delta=1e-5, seed=1
+        )
         b = pp.dp_pca(frame, ["x", "y", "w"], eps=2, delta=1e-5, seed=1)
     assert np.array_equal(a.directions, b.directions)
     with pytest.raises(PlotninePrivateError, match="needs the rows"):
@@ -486,8 +579,10 @@ def test_neighbours_differ_only_in_noisy_numbers(name):
         con.register("v", d)
         con.execute(f"CREATE TYPE colour AS ENUM {tuple(COLOURS)}")
         con.execute(f"CREATE TYPE facet AS ENUM {tuple(FACETS)}")
-        con.execute("CREATE TABLE t AS SELECT * REPLACE (c::colour AS c, "
-                    "f::facet AS f) FROM v")
+        con.execute(
+            "CREATE TABLE t AS SELECT * REPLACE (c::colour AS c, "
+            "f::facet AS f) FROM v"
+        )
         return source(con, "t")
 
     make = PLOTS[name]

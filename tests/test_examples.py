@@ -18,7 +18,9 @@ def executed():
     nb = nbformat.read(EXAMPLES / "naive_swap.ipynb", as_version=4)
     # kernel "python3" is ipykernel's native spec: this interpreter
     client = NotebookClient(
-        nb, timeout=600, kernel_name="python3",
+        nb,
+        timeout=600,
+        kernel_name="python3",
         resources={"metadata": {"path": str(EXAMPLES)}},
     )
     client.execute()
@@ -34,21 +36,26 @@ def _outputs(cell):
 
 def test_every_cell_runs_without_error(executed):
     errors = [
-        o for c in executed.cells if c.cell_type == "code"
-        for o in c.outputs if o.output_type == "error"
+        o
+        for c in executed.cells
+        if c.cell_type == "code"
+        for o in c.outputs
+        if o.output_type == "error"
     ]
     assert errors == []
     drawn = sum(
         "image/png" in o.get("data", {})
-        for c in executed.cells if c.cell_type == "code"
+        for c in executed.cells
+        if c.cell_type == "code"
         for o in c.outputs
     )
     assert drawn >= 15
 
 
 def test_the_naive_swaps_warn_with_their_fix(executed):
-    text = "\n".join(_outputs(c) for c in executed.cells
-                     if c.cell_type == "code")
+    text = "\n".join(
+        _outputs(c) for c in executed.cells if c.cell_type == "code"
+    )
     assert "the domain of 'class' is not declared" in text
     assert "Declare the levels" in text
     assert "the range of x was estimated privately" in text
@@ -58,8 +65,9 @@ def test_the_naive_swaps_warn_with_their_fix(executed):
 
 
 def test_noise_caption_comparison_and_report(executed):
-    text = "\n".join(_outputs(c) for c in executed.cells
-                     if c.cell_type == "code")
+    text = "\n".join(
+        _outputs(c) for c in executed.cells if c.cell_type == "code"
+    )
     assert "count_dp" in text and "Privacy report" in text
     sources = [c.source for c in executed.cells]
     assert any("pp.compare(" in s for s in sources)

@@ -44,10 +44,20 @@ def test_ckm_histogram_with_labels(keyed):
     breaks = [10, 15, 20, 25, 30, 35, 45]
     p = (
         ggplot(keyed, aes("hwy", rkey="rk"))
-        + geom_histogram(stat="bin_ckm", breaks=breaks, ptable=PTAB,
-                         fill="white", color="black")
-        + geom_text(aes(label=after_stat("count")), stat="bin_ckm",
-                    breaks=breaks, ptable=PTAB, va="bottom")
+        + geom_histogram(
+            stat="bin_ckm",
+            breaks=breaks,
+            ptable=PTAB,
+            fill="white",
+            color="black",
+        )
+        + geom_text(
+            aes(label=after_stat("count")),
+            stat="bin_ckm",
+            breaks=breaks,
+            ptable=PTAB,
+            va="bottom",
+        )
     )
     assert_image_matches(p, "ckm_histogram")
 
@@ -59,7 +69,12 @@ def test_dp_bars_with_an_empty_declared_level(mpg_cat):
     p = (
         ggplot(mpg_cat, aes("class"))
         + geom_bar(stat="count_dp", eps=1, seed=42)
-        + geom_text(aes(label=after_stat("count")), stat="count_dp",
-                    eps=1, seed=42, va="bottom")
+        + geom_text(
+            aes(label=after_stat("count")),
+            stat="count_dp",
+            eps=1,
+            seed=42,
+            va="bottom",
+        )
     )
     assert_image_matches(p, "dp_bars_declared_levels")

@@ -160,15 +160,20 @@ def test_keyed_uniform_is_reproducible_and_in_open_interval():
 
 def _ref_key():
     k = bytes(range(16))
-    return (np.uint64(int.from_bytes(k[:8], "little")),
-            np.uint64(int.from_bytes(k[8:], "little")))
+    return (
+        np.uint64(int.from_bytes(k[:8], "little")),
+        np.uint64(int.from_bytes(k[8:], "little")),
+    )
 
 
-@pytest.mark.parametrize("length, tag", [
-    (0, "a3817f04ba25a8e66df67214c7550293"),
-    (8, "3b62a9ba6258f5610f83e264f31497b4"),
-    (16, "6ee2a4ca67b054bbfd3315bf85230577"),
-])
+@pytest.mark.parametrize(
+    "length, tag",
+    [
+        (0, "a3817f04ba25a8e66df67214c7550293"),
+        (8, "3b62a9ba6258f5610f83e264f31497b4"),
+        (16, "6ee2a4ca67b054bbfd3315bf85230577"),
+    ],
+)
 def test_siphash128_matches_reference_vectors(length, tag):
     # SipHash-2-4 with 16-byte output (reference vectors_sip128):
     # key 00..0f, message 00..(len-1)
@@ -184,8 +189,12 @@ def _rfc_nonce(hexstr):
 
 def test_chacha20_block_matches_rfc8439():
     # RFC 8439 section 2.3.2: key 00..1f, counter 1
-    out = chacha_block(bytes(range(32)), [1],
-                       _rfc_nonce("000000090000004a00000000"), rounds=20)
+    out = chacha_block(
+        bytes(range(32)),
+        [1],
+        _rfc_nonce("000000090000004a00000000"),
+        rounds=20,
+    )
     assert out[:, 0].astype("<u4").tobytes().hex() == (
         "10f1e7e4d13b5915500fdd1fa32071c4c7d1f4c733c068030422aa9ac3d46c4e"
         "d2826446079faa0914c2d705d98b02a2b5129cd1de164eb9cbd083e8a2503c4e"
@@ -201,8 +210,12 @@ def test_chacha20_block_matches_rfc8439():
 def _chacha_scalar(key: bytes, counter: int, nonce: list, rounds: int):
     """Plain-integer ChaCha block, written from RFC 8439 section 2.3."""
     mask = 0xFFFFFFFF
-    x = [*np.frombuffer(b"expand 32-byte k", "<u4").tolist(),
-         *np.frombuffer(key, "<u4").tolist(), counter, *nonce]
+    x = [
+        *np.frombuffer(b"expand 32-byte k", "<u4").tolist(),
+        *np.frombuffer(key, "<u4").tolist(),
+        counter,
+        *nonce,
+    ]
     x = [int(a) for a in x]
     init = list(x)
 
@@ -230,12 +243,14 @@ def test_vector_chacha_matches_plain_reference(rounds):
     # one vector code serves ChaCha20 (checked above) and fewer rounds
     key = bytes(range(100, 132))
     counters = np.array([0, 1, 7, 2**32 - 1])
-    nonce = np.array([[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 2**32 - 1]],
-                     dtype=np.uint32)
+    nonce = np.array(
+        [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 2**32 - 1]], dtype=np.uint32
+    )
     out = chacha_block(key, counters, nonce, rounds)
     for i in range(4):
-        ref = _chacha_scalar(key, int(counters[i]), nonce[:, i].tolist(),
-                             rounds)
+        ref = _chacha_scalar(
+            key, int(counters[i]), nonce[:, i].tolist(), rounds
+        )
         assert out[:, i].tolist() == ref
     with pytest.raises(ValueError, match="counter"):
         chacha_block(key, [2**32], nonce[:, :1], rounds)
@@ -254,8 +269,7 @@ def test_stream_words_are_uniform_and_independent():
     assert p > ALPHA
     expected = blk.size / 16
     nib = np.bincount((blk & 0xF).ravel(), minlength=16)  # lowest bits
-    assert ((nib - expected) ** 2 / expected).sum() < stats.chi2.isf(
-        ALPHA, 15)
+    assert ((nib - expected) ** 2 / expected).sum() < stats.chi2.isf(ALPHA, 15)
     u = blk.astype(np.float64)
     corr = np.corrcoef(u)  # words 0..15 against each other
     assert np.abs(corr[~np.eye(16, dtype=bool)]).max() < 0.04
@@ -277,8 +291,9 @@ def test_streams_advance_only_for_the_cells_drawn():
 # --- the sampler: vector automaton vs. plain reference ---------------------
 
 
-@pytest.mark.parametrize("scale", [(2, 1), (1, 1), (1, 2), (20, 1), (4, 3),
-                                   (7, 5), (1000, 1)])
+@pytest.mark.parametrize(
+    "scale", [(2, 1), (1, 1), (1, 2), (20, 1), (4, 3), (7, 5), (1000, 1)]
+)
 def test_vector_sampler_equals_scalar_reference(scale):
     # every cell's value is the plain-integer CKS20 sampler run on that
     # cell's own stream; the vector automaton is only a faster evaluation

@@ -87,100 +87,138 @@ LIM2 = {"limits": ((0, 8), (0, 50)), "bins": 8, "drop": False}
 CASES = [
     (
         "count, declared, labels",
-        lambda d: ggplot(d, aes("class"))
-        + geom_bar(stat="count_dp", **DP)
-        + geom_text(aes(label=after_stat("count")), stat="count_dp", **DP),
+        lambda d: (
+            ggplot(d, aes("class"))
+            + geom_bar(stat="count_dp", **DP)
+            + geom_text(aes(label=after_stat("count")), stat="count_dp", **DP)
+        ),
         ("y",),
     ),
     (
         "count, undeclared fill, dodge",
-        lambda d: ggplot(d, aes("drv", fill="trans"))
-        + geom_bar(stat="count_dp", position=position_dodge(), **DP),
+        lambda d: (
+            ggplot(d, aes("drv", fill="trans"))
+            + geom_bar(stat="count_dp", position=position_dodge(), **DP)
+        ),
         ("y",),
     ),
     (
         "count, fill, position fill, facet grid free",
-        lambda d: ggplot(d, aes("class", fill="drv"))
-        + geom_bar(stat="count_dp", position=position_fill(), **DP)
-        + facet_grid("year ~ .", scales="free"),
+        lambda d: (
+            ggplot(d, aes("class", fill="drv"))
+            + geom_bar(stat="count_dp", position=position_fill(), **DP)
+            + facet_grid("year ~ .", scales="free")
+        ),
         ("y",),
     ),
     (
         "count, facets of a declared level without records",
-        lambda d: ggplot(d, aes("drv"))
-        + geom_bar(stat="count_dp", **DP)
-        + facet_wrap("era"),
+        lambda d: (
+            ggplot(d, aes("drv"))
+            + geom_bar(stat="count_dp", **DP)
+            + facet_wrap("era")
+        ),
         ("y",),
     ),
     (
         "count ckm, coord_flip",
-        lambda d: ggplot(d, aes("class", rkey="rk"))
-        + geom_bar(stat="count_ckm", **CKM)
-        + coord_flip(),
+        lambda d: (
+            ggplot(d, aes("class", rkey="rk"))
+            + geom_bar(stat="count_ckm", **CKM)
+            + coord_flip()
+        ),
         ("y",),
     ),
     (
         "bin with breaks, facet_null no shrink",
-        lambda d: ggplot(d, aes("hwy"))
-        + geom_histogram(stat="bin_dp", breaks=[0, 10, 20, 30, 40, 50],
-                         **DP)
-        + facet_null(shrink=False),
+        lambda d: (
+            ggplot(d, aes("hwy"))
+            + geom_histogram(
+                stat="bin_dp", breaks=[0, 10, 20, 30, 40, 50], **DP
+            )
+            + facet_null(shrink=False)
+        ),
         ("y",),
     ),
     (
         "bin with limits, facet_wrap no shrink free",
-        lambda d: ggplot(d, aes("hwy"))
-        + geom_histogram(stat="bin_dp", **LIM, **DP)
-        + facet_wrap("year", shrink=False, scales="free"),
+        lambda d: (
+            ggplot(d, aes("hwy"))
+            + geom_histogram(stat="bin_dp", **LIM, **DP)
+            + facet_wrap("year", shrink=False, scales="free")
+        ),
         ("y",),
     ),
     (
         "bin ckm, log scale",
-        lambda d: ggplot(d, aes("hwy", rkey="rk"))
-        + geom_histogram(stat="bin_ckm", limits=(5, 50), bins=6, **CKM)
-        + scale_x_log10(),
+        lambda d: (
+            ggplot(d, aes("hwy", rkey="rk"))
+            + geom_histogram(stat="bin_ckm", limits=(5, 50), bins=6, **CKM)
+            + scale_x_log10()
+        ),
         ("y",),
     ),
     (
         "bin2d with limits, no shrink",
-        lambda d: ggplot(d, aes("displ", "hwy"))
-        + geom_bin_2d(stat="bin2d_dp", **LIM2, **DP)
-        + facet_wrap("drv", shrink=False),
+        lambda d: (
+            ggplot(d, aes("displ", "hwy"))
+            + geom_bin_2d(stat="bin2d_dp", **LIM2, **DP)
+            + facet_wrap("drv", shrink=False)
+        ),
         (),
     ),
     (
         "binhex with limits",
-        lambda d: ggplot(d, aes("displ", "hwy"))
-        + pp.geom_hex(stat="binhex_dp", **LIM2, **DP)
-        + facet_null(shrink=False),
+        lambda d: (
+            ggplot(d, aes("displ", "hwy"))
+            + pp.geom_hex(stat="binhex_dp", **LIM2, **DP)
+            + facet_null(shrink=False)
+        ),
         (),
     ),
     (
         "sum on a public grid, no shrink",
-        lambda d: ggplot(d, aes("cty", "hwy"))
-        + geom_count(stat="sum_dp", limits=((0, 40), (0, 50)),
-                     resolution=1, **DP)
-        + facet_null(shrink=False),
+        lambda d: (
+            ggplot(d, aes("cty", "hwy"))
+            + geom_count(
+                stat="sum_dp", limits=((0, 40), (0, 50)), resolution=1, **DP
+            )
+            + facet_null(shrink=False)
+        ),
         ("x", "y", "shown by noise"),
     ),
     (
         "sum ckm thresholded, no shrink",
-        lambda d: ggplot(d, aes("cty", "hwy", rkey="rk"))
-        + geom_count(stat="sum_ckm", limits=((0, 40), (0, 50)),
-                     resolution=1, threshold=3, **CKM)
-        + facet_null(shrink=False),
+        lambda d: (
+            ggplot(d, aes("cty", "hwy", rkey="rk"))
+            + geom_count(
+                stat="sum_ckm",
+                limits=((0, 40), (0, 50)),
+                resolution=1,
+                threshold=3,
+                **CKM,
+            )
+            + facet_null(shrink=False)
+        ),
         ("x", "y", "shown by noise"),
     ),
     (
         "bin2d dropping zero cells",
-        lambda d: ggplot(d, aes("displ", "hwy"))
-        + geom_bin_2d(stat="bin2d_dp", limits=((0, 8), (0, 50)), bins=8,
-                      **DP),
+        lambda d: (
+            ggplot(d, aes("displ", "hwy"))
+            + geom_bin_2d(
+                stat="bin2d_dp", limits=((0, 8), (0, 50)), bins=8, **DP
+            )
+        ),
         ("x", "y", "shown by noise"),
     ),
 ]
 CHANGES = [
-    "outlier", "missing", "new fill", "other panel", "empty level",
+    "outlier",
+    "missing",
+    "new fill",
+    "other panel",
+    "empty level",
     "log domain",
 ]
 
@@ -236,9 +274,11 @@ def test_a_one_record_panel_looks_like_any_other():
 def test_unprotected_layer_is_reported_with_the_axis_it_trains():
     from plotnine import geom_blank
 
-    p = ggplot(BASE, aes("hwy")) + geom_histogram(
-        stat="bin_dp", **LIM, **DP
-    ) + geom_blank(aes(x="displ"))
+    p = (
+        ggplot(BASE, aes("hwy"))
+        + geom_histogram(stat="bin_dp", **LIM, **DP)
+        + geom_blank(aes(x="displ"))
+    )
     r = pp.privacy_report(p)
     row = r.table[r.table["layer"] == 1].iloc[0]
     assert row["composition"] == "not protected"

@@ -136,8 +136,12 @@ def test_bin_dp_coverage_add_remove():
     df = pd.DataFrame({"x": x})
     breaks = np.arange(2001.0)
     p = ggplot(df, aes("x")) + geom_histogram(
-        stat="bin_dp", breaks=breaks, eps=0.5, adjacency="add_remove",
-        seed=4, closed="left",
+        stat="bin_dp",
+        breaks=breaks,
+        eps=0.5,
+        adjacency="add_remove",
+        seed=4,
+        closed="left",
     )
     d = layer_data(p)
     true = np.histogram(x, breaks)[0]
@@ -150,8 +154,12 @@ def test_bin2d_dp_rounded_laplace_coverage():
     # empty data on a public grid: every cell's true count is 0
     df = pd.DataFrame({"x": np.array([], float), "y": np.array([], float)})
     p = ggplot(df, aes("x", "y")) + geom_bin_2d(
-        stat="bin2d_dp", breaks=(np.arange(46.0), np.arange(46.0)),
-        eps=2, noise="laplace", drop=False, seed=5,
+        stat="bin2d_dp",
+        breaks=(np.arange(46.0), np.arange(46.0)),
+        eps=2,
+        noise="laplace",
+        drop=False,
+        seed=5,
     )
     d = layer_data(p)
     assert len(d) == 45 * 45
@@ -163,8 +171,12 @@ def test_bin2d_dp_rounded_laplace_coverage():
 def test_binhex_dp_coverage():
     df = pd.DataFrame({"x": np.array([], float), "y": np.array([], float)})
     p = ggplot(df, aes("x", "y")) + pp.geom_hex(
-        stat="binhex_dp", limits=((0, 40), (0, 40)), bins=40, eps=0.3,
-        drop=False, seed=6,
+        stat="binhex_dp",
+        limits=((0, 40), (0, 40)),
+        bins=40,
+        eps=0.3,
+        drop=False,
+        seed=6,
     )
     d = layer_data(p)
     assert len(d) > 1500
@@ -177,10 +189,14 @@ def test_sum_dp_coverage():
     # 40 records on every point of a public 45 x 45 grid: no released
     # count reaches 0, so no cell is hidden and every draw is seen
     gx, gy = np.meshgrid(np.arange(45.0), np.arange(45.0))
-    df = pd.DataFrame({"x": np.repeat(gx.ravel(), 40),
-                       "y": np.repeat(gy.ravel(), 40)})
+    df = pd.DataFrame(
+        {"x": np.repeat(gx.ravel(), 40), "y": np.repeat(gy.ravel(), 40)}
+    )
     p = ggplot(df, aes("x", "y")) + geom_count(
-        stat="sum_dp", limits=((0, 44), (0, 44)), resolution=1, eps=1,
+        stat="sum_dp",
+        limits=((0, 44), (0, 44)),
+        resolution=1,
+        eps=1,
         seed=7,
     )
     d = layer_data(p)
@@ -222,9 +238,12 @@ def test_pca_add_interval_is_the_gaussian_of_the_release(mpg):
     assert row["high"] == pytest.approx(NormalDist().inv_cdf(0.975) * sigma)
     assert "not covered" in row["note"]
     # the engine's own Gaussian histogram noise has that coverage
-    noise = gaussian_counts(
-        np.full(20000, 50.0), row["eps"], 1e-5 / 2, key=bytes(16)
-    ) - 50.0
+    noise = (
+        gaussian_counts(
+            np.full(20000, 50.0), row["eps"], 1e-5 / 2, key=bytes(16)
+        )
+        - 50.0
+    )
     _assert_coverage(noise, row)
 
 
@@ -236,9 +255,10 @@ def test_pca_sparse_interval_is_the_laplace_of_the_release(mpg):
     assert row["mechanism"] == "stability_histogram"
     assert row["scale"] == pytest.approx(2 / row["eps"])
     assert "hidden" in row["note"]
-    noise = sparse_counts(
-        np.full(20000, 1000.0), row["eps"], 5e-6, key=bytes(16)
-    ) - 1000.0
+    noise = (
+        sparse_counts(np.full(20000, 1000.0), row["eps"], 5e-6, key=bytes(16))
+        - 1000.0
+    )
     _assert_coverage(noise, row)
 
 
@@ -250,8 +270,9 @@ def test_interval_does_not_depend_on_the_data(mpg, mpg_cat):
     cols = ["layer", "stat", "mechanism", "eps", "low", "high", "note"]
 
     def table(d):
-        p = ggplot(d, aes("class")) + geom_bar(stat="count_dp", eps=0.7,
-                                              seed=2)
+        p = ggplot(d, aes("class")) + geom_bar(
+            stat="count_dp", eps=0.7, seed=2
+        )
         return pp.noise_interval(p)[cols]
 
     pd.testing.assert_frame_equal(table(mpg_cat), table(other))
@@ -262,16 +283,22 @@ def test_caption_merges_a_bar_and_its_labels(mpg_cat):
     p = (
         ggplot(cars, aes("class", rkey="rk"))
         + geom_bar(stat="count_dp", eps=1, seed=42)
-        + geom_text(aes(label=after_stat("count")), stat="count_dp",
-                    eps=1, seed=42)
-        + geom_point(aes(y=after_stat("count")), stat="count_ckm",
-                     ptable=PTAB)
+        + geom_text(
+            aes(label=after_stat("count")), stat="count_dp", eps=1, seed=42
+        )
+        + geom_point(aes(y=after_stat("count")), stat="count_ckm", ptable=PTAB)
         + geom_point(aes(y="hwy"))  # not private: no row
     )
     t = pp.noise_interval(p)
     assert t["layer"].tolist() == [0, 1, 2]
     assert list(t.columns[:7]) == [
-        "layer", "stat", "mechanism", "eps", "level", "low", "high"
+        "layer",
+        "stat",
+        "mechanism",
+        "eps",
+        "level",
+        "low",
+        "high",
     ]
     assert t.caption() == (
         "noise: ±6 (95%) for count_dp eps=1; "
@@ -283,8 +310,7 @@ def test_caption_merges_a_bar_and_its_labels(mpg_cat):
 
 
 def test_private_range_and_threshold_are_said(mpg):
-    p = ggplot(mpg, aes("cty")) + geom_histogram(stat="bin_dp", eps=1,
-                                                 seed=3)
+    p = ggplot(mpg, aes("cty")) + geom_histogram(stat="bin_dp", eps=1, seed=3)
     row = pp.noise_interval(p).iloc[0]
     assert row["eps"] == pytest.approx(0.8)  # 20% went to the range
     assert "private range" in row["note"]
@@ -298,7 +324,9 @@ def test_no_private_layer_gives_an_empty_table(mpg):
 
 
 def test_budget_is_not_enforced(mpg):
-    p = ggplot(mpg, aes("cty")) + geom_bar(
-        stat="count_dp", eps=2, seed=1
-    ) + pp.privacy_budget(eps=1)
+    p = (
+        ggplot(mpg, aes("cty"))
+        + geom_bar(stat="count_dp", eps=2, seed=1)
+        + pp.privacy_budget(eps=1)
+    )
     assert len(pp.noise_interval(p)) == 1

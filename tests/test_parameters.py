@@ -17,36 +17,53 @@ def _release(p, i=0):
 
 
 def test_pad_adds_an_empty_noised_bin_at_each_end(mpg):
-    base = {"stat": "bin_dp", "breaks": [10, 20, 30, 40], "eps": 1,
-            "seed": 3}
+    base = {"stat": "bin_dp", "breaks": [10, 20, 30, 40], "eps": 1, "seed": 3}
     plain = layer_data(ggplot(mpg, aes("hwy")) + geom_histogram(**base))
-    padded = layer_data(ggplot(mpg, aes("hwy")) + geom_histogram(
-        **base, pad=True))
+    padded = layer_data(
+        ggplot(mpg, aes("hwy")) + geom_histogram(**base, pad=True)
+    )
     assert len(padded) == len(plain) + 2
     assert padded["xmin"].iloc[0] == 0 and padded["xmax"].iloc[-1] == 50
 
 
-@pytest.mark.parametrize(("kw", "edge"), [({"boundary": 0}, 0.0),
-                                          ({"center": 0}, -2.5)])
+@pytest.mark.parametrize(
+    ("kw", "edge"), [({"boundary": 0}, 0.0), ({"center": 0}, -2.5)]
+)
 def test_center_and_boundary_align_the_bins(mpg, kw, edge):
-    d = layer_data(ggplot(mpg, aes("hwy")) + geom_histogram(
-        stat="bin_dp", binwidth=5, limits=(10, 45), eps=1, seed=1, **kw))
+    d = layer_data(
+        ggplot(mpg, aes("hwy"))
+        + geom_histogram(
+            stat="bin_dp", binwidth=5, limits=(10, 45), eps=1, seed=1, **kw
+        )
+    )
     assert np.allclose((d["xmin"] - edge) % 5, 0)
     assert np.allclose(d["xmax"] - d["xmin"], 5)
 
 
 def test_binwidth_per_axis_in_2d(mpg):
-    d = layer_data(ggplot(mpg, aes("cty", "hwy")) + geom_bin_2d(
-        stat="bin2d_dp", binwidth=(5, 10), limits=((5, 40), (10, 50)),
-        eps=1, seed=1, drop=False))
+    d = layer_data(
+        ggplot(mpg, aes("cty", "hwy"))
+        + geom_bin_2d(
+            stat="bin2d_dp",
+            binwidth=(5, 10),
+            limits=((5, 40), (10, 50)),
+            eps=1,
+            seed=1,
+            drop=False,
+        )
+    )
     assert np.allclose(d["xmax"] - d["xmin"], 5)
     assert np.allclose(d["ymax"] - d["ymin"], 10)
     assert len(d) == d["xmin"].nunique() * d["ymin"].nunique()
 
 
 def test_range_share_sets_the_cost_of_a_private_range(mpg):
-    rel = _release(ggplot(mpg, aes("hwy")) + geom_histogram(
-        stat="bin_dp", bins=10, eps=2, seed=1, range_share=0.4))
+    rel = _release(
+        ggplot(mpg, aes("hwy"))
+        + geom_histogram(
+            stat="bin_dp", bins=10, eps=2, seed=1, range_share=0.4
+        )
+    )
     rng = [r for r in rel if r.mechanism == "durfee_quantile"]
     counts = [r for r in rel if r.mechanism == "discrete_laplace"]
     assert rng[0].eps == pytest.approx(0.8)
@@ -58,16 +75,21 @@ def test_range_share_sets_the_cost_of_a_private_range(mpg):
 def test_delta_and_noise_set_the_threshold_of_an_observed_domain(
     mpg, noise, delta
 ):
-    rel = _release(ggplot(mpg, aes("class")) + geom_bar(
-        stat="count_dp", eps=1, seed=1, delta=delta, noise=noise))[0]
+    rel = _release(
+        ggplot(mpg, aes("class"))
+        + geom_bar(stat="count_dp", eps=1, seed=1, delta=delta, noise=noise)
+    )[0]
     assert rel.domain == "thresholded" and rel.delta == delta
-    assert rel.details["threshold"] == threshold_for(1, delta, "replace",
-                                                     noise)
+    assert rel.details["threshold"] == threshold_for(
+        1, delta, "replace", noise
+    )
 
 
 def test_public_domain_spends_no_delta(mpg_cat):
-    rel = _release(ggplot(mpg_cat, aes("class")) + geom_bar(
-        stat="count_dp", eps=1, seed=1))[0]
+    rel = _release(
+        ggplot(mpg_cat, aes("class"))
+        + geom_bar(stat="count_dp", eps=1, seed=1)
+    )[0]
     assert rel.delta == 0 and rel.domain.startswith("public")
 
 
@@ -89,8 +111,11 @@ def test_records_outside_xlim_leave_no_trace(mpg):
         release._SOURCES.clear()  # a fresh session for each data set
         with warnings.catch_warnings(record=True) as ws:
             warnings.simplefilter("always")
-            out = layer_data(ggplot(data, aes("hwy")) + geom_histogram(
-                stat=stat, bins=5, na_rm=False, **params) + xlim(0, 50))
+            out = layer_data(
+                ggplot(data, aes("hwy"))
+                + geom_histogram(stat=stat, bins=5, na_rm=False, **params)
+                + xlim(0, 50)
+            )
         return out, sorted(str(w.message) for w in ws)
 
     # control: in this situation plotnine's own stat_bin does warn, so a
@@ -117,15 +142,19 @@ def test_records_outside_xlim_leave_no_trace(mpg):
 
 def test_adjacency_sets_sensitivity_in_the_release(mpg_cat):
     for adjacency, sens in (("replace", 2), ("add_remove", 1)):
-        rel = _release(ggplot(mpg_cat, aes("class")) + geom_bar(
-            stat="count_dp", eps=1, seed=1, adjacency=adjacency))[0]
+        rel = _release(
+            ggplot(mpg_cat, aes("class"))
+            + geom_bar(stat="count_dp", eps=1, seed=1, adjacency=adjacency)
+        )[0]
         assert rel.sensitivity == sens
         assert rel.details["scale"] == pytest.approx(sens)
 
 
 def test_continuous_x_with_public_levels(mpg):
-    d = layer_data(ggplot(mpg, aes("cyl")) + geom_bar(
-        stat="count_dp", eps=1, seed=1, levels=[4, 5, 6, 8, 10]))
+    d = layer_data(
+        ggplot(mpg, aes("cyl"))
+        + geom_bar(stat="count_dp", eps=1, seed=1, levels=[4, 5, 6, 8, 10])
+    )
     assert list(d["x"]) == [4, 5, 6, 8, 10]
 
 

@@ -110,9 +110,7 @@ def test_incomplete_is_close_to_exact():
     rng = np.random.default_rng(4)
     x = spiked(3000, 5, rng)
     exact = spherical_kendall(x, estimator="exact").matrix
-    inc = spherical_kendall(
-        x, estimator="incomplete", shifts=40, key=key(2)
-    )
+    inc = spherical_kendall(x, estimator="incomplete", shifts=40, key=key(2))
     assert inc.n_pairs == 40 * 3000
     assert np.linalg.norm(inc.matrix - exact) < 0.01
     assert np.trace(inc.matrix) == pytest.approx(1)
@@ -121,9 +119,7 @@ def test_incomplete_is_close_to_exact():
 def test_auto_switches_to_incomplete():
     rng = np.random.default_rng(5)
     x = rng.normal(size=(500, 3))
-    k = spherical_kendall(
-        x, max_pairs=5000, max_exact_pairs=5000, key=key(0)
-    )
+    k = spherical_kendall(x, max_pairs=5000, max_exact_pairs=5000, key=key(0))
     assert k.estimator == "incomplete"
     assert k.shifts == 10
     assert spherical_kendall(x).estimator == "exact"
@@ -181,9 +177,7 @@ def test_directions_are_orthonormal_and_ordered():
 def test_classic_calibration_warns_for_large_eps():
     x = np.random.default_rng(0).normal(size=(50, 3))
     with pytest.warns(UserWarning, match="eps < 1"):
-        private_directions(
-            x, 2.0, 1e-5, calibration="classic", key=key(1)
-        )
+        private_directions(x, 2.0, 1e-5, calibration="classic", key=key(1))
 
 
 def test_same_key_same_directions():
@@ -237,9 +231,7 @@ def test_eigenvalue_sensitivity_bound():
     y = rng.normal(size=(101, 3))
     c = 2.0
     m = 101 // 2
-    base = private_eigenvalues(
-        y, 1e9, 0.5, clip=c, mono=False, key=key(1)
-    )
+    base = private_eigenvalues(y, 1e9, 0.5, clip=c, mono=False, key=key(1))
     worst = 0.0
     for r in range(101):
         z = y.copy()
@@ -266,9 +258,7 @@ def test_incomplete_matches_its_pair_design():
 
     n = 101
     x = np.random.default_rng(1).normal(size=(n, 3))
-    got = spherical_kendall(
-        x, estimator="incomplete", shifts=7, key=key(3)
-    )
+    got = spherical_kendall(x, estimator="incomplete", shifts=7, key=key(3))
     design = derive_key(key(3), "kendall_design")
     xp = x[np.argsort(keyed_uniform(design, n), kind="stable")]
     shifts = mod._distinct_shifts(n, 7, derive_key(design, "shifts"))

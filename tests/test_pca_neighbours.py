@@ -39,8 +39,8 @@ def neighbours():
     d2 = d.copy()
     # replace record 0: new features, another group, another panel
     d2.loc[0, COLS] = d.loc[0, COLS].to_numpy() * -2.0 + 3.0
-    d2.loc[0, "group"] = "group4" if d.loc[0, "group"] != "group4" else (
-        "group1"
+    d2.loc[0, "group"] = (
+        "group4" if d.loc[0, "group"] != "group4" else ("group1")
     )
     d2.loc[0, "half"] = "b"
     return d, d2
@@ -92,9 +92,11 @@ def test_every_stream_key_includes_the_data(neighbours, monkeypatch):
     runs = []
     for data in (d, d2, d):
         keys.clear()
-        res, _ = _fresh(lambda data=data: dp_pca(
-            data, COLS, eps=6, delta=1e-5, seed=11, group="group"
-        ))
+        res, _ = _fresh(
+            lambda data=data: dp_pca(
+                data, COLS, eps=6, delta=1e-5, seed=11, group="group"
+            )
+        )
         runs.append((list(keys), res.sample_key))
     (on_d, sample_d), (on_d2, sample_d2), (again, sample_again) = runs
     assert [n for n, _ in on_d] == [
@@ -119,11 +121,21 @@ def test_released_difference_is_not_the_true_difference(neighbours):
         x = data[COLS].to_numpy(float)
         v = np.eye(len(COLS))  # public directions: the grid is comparable
         settings = fit_module.Settings(
-            fn="t", eps=eps, delta=delta,
-            shares={"loading": 0.0, "score": 1.0}, bins=(6, 6),
-            method="add", axes=(1, 2), center=False, seed=11, k=None,
-            scale=None, scree_clip=None, calibration="analytic",
-            estimator="auto", directions=v,
+            fn="t",
+            eps=eps,
+            delta=delta,
+            shares={"loading": 0.0, "score": 1.0},
+            bins=(6, 6),
+            method="add",
+            axes=(1, 2),
+            center=False,
+            seed=11,
+            k=None,
+            scale=None,
+            scree_clip=None,
+            calibration="analytic",
+            estimator="auto",
+            directions=v,
         )
         group = data["group"].cat.codes.to_numpy().astype(np.int64)
         part = fit_module.Partition(
@@ -145,8 +157,9 @@ def test_released_difference_is_not_the_true_difference(neighbours):
 def test_same_data_same_seed_same_figure(neighbours, output):
     d, _ = neighbours
     p = _stat_plot(d, output=output, method="add")
-    (a, wa), (b, wb) = _fresh(lambda: layer_data(p)), _fresh(
-        lambda: layer_data(p)
+    (a, wa), (b, wb) = (
+        _fresh(lambda: layer_data(p)),
+        _fresh(lambda: layer_data(p)),
     )
     pd.testing.assert_frame_equal(a, b)
     assert wa == wb
@@ -156,14 +169,29 @@ def test_same_data_same_seed_same_figure(neighbours, output):
 
 # --- (c) everything but the noisy numbers is equal --------------------------
 
-NOISY = {"xmin", "xmax", "ymin", "ymax", "x", "y", "PC1", "PC2", "count",
-         "prob", "alpha"}
+NOISY = {
+    "xmin",
+    "xmax",
+    "ymin",
+    "ymax",
+    "x",
+    "y",
+    "PC1",
+    "PC2",
+    "count",
+    "prob",
+    "alpha",
+}
 
 
 @pytest.mark.parametrize(
     ("method", "output"),
-    [("add", "histogram"), ("sparse", "histogram"), ("add", "synthetic"),
-     ("sparse", "synthetic")],
+    [
+        ("add", "histogram"),
+        ("sparse", "histogram"),
+        ("add", "synthetic"),
+        ("sparse", "synthetic"),
+    ],
 )
 def test_neighbours_differ_only_in_noisy_numbers(neighbours, method, output):
     d, d2 = neighbours
@@ -200,9 +228,11 @@ def test_neighbours_differ_only_in_noisy_numbers(neighbours, method, output):
 def test_dp_pca_neighbours_differ_only_in_noisy_numbers(neighbours):
     d, d2 = neighbours
     res = [
-        _fresh(lambda data=data: dp_pca(
-            data, COLS, eps=6, delta=1e-5, seed=11, group="group"
-        ))[0]
+        _fresh(
+            lambda data=data: dp_pca(
+                data, COLS, eps=6, delta=1e-5, seed=11, group="group"
+            )
+        )[0]
         for data in (d, d2)
     ]
     a, b = res
@@ -213,7 +243,11 @@ def test_dp_pca_neighbours_differ_only_in_noisy_numbers(neighbours):
     assert len(a.sample()) == len(b.sample()) == 500
     for ra, rb in zip(a.releases, b.releases):
         assert (ra.identity, ra.family, ra.eps, ra.delta, ra.cells) == (
-            rb.identity, rb.family, rb.eps, rb.delta, rb.cells
+            rb.identity,
+            rb.family,
+            rb.eps,
+            rb.delta,
+            rb.cells,
         )
         assert ra.details.get("threshold") == rb.details.get("threshold")
 
@@ -229,7 +263,9 @@ def test_declared_facets_are_charged_once(neighbours):
     assert rep.total_eps == pytest.approx(6)
     assert rep.total_delta == pytest.approx(1e-5)
     assert list(t["mechanism"]) == [
-        "gaussian", "durfee_quantile", "stability_histogram"
+        "gaussian",
+        "durfee_quantile",
+        "stability_histogram",
     ]
     hist = t.iloc[2]
     assert hist["composition"] == (
@@ -253,7 +289,11 @@ def test_declared_facets_are_charged_once(neighbours):
 def test_declared_group_order_is_kept(neighbours):
     d, _ = neighbours
     p = ggplot(d, aes(fill="group")) + stat_dp_pca_score(
-        columns=COLS, eps=6, delta=1e-5, seed=11, method="add",
+        columns=COLS,
+        eps=6,
+        delta=1e-5,
+        seed=11,
+        method="add",
         drop_zero=False,
     )
     built, _ = _fresh(lambda: build(p))
@@ -264,9 +304,9 @@ def test_declared_group_order_is_kept(neighbours):
     first = data.drop_duplicates("group").sort_values("group")
     assert first["group"].tolist() == [1, 2, 3, 4, 5]
     assert first["fill"].tolist() == list(scale.map(pd.Series(GROUPS)))
-    r, _ = _fresh(lambda: dp_pca(
-        d, COLS, eps=6, delta=1e-5, seed=11, group="group"
-    ))
+    r, _ = _fresh(
+        lambda: dp_pca(d, COLS, eps=6, delta=1e-5, seed=11, group="group")
+    )
     assert list(r.histogram["group"].cat.categories) == GROUPS
     assert list(r.sample()["group"].cat.categories) == GROUPS
 

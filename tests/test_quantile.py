@@ -148,10 +148,7 @@ def test_same_key_same_value_and_other_keys_separate_streams():
     x = rng.normal(size=500)
     a = signed_quantile(x, 0.5, 0.2, key=K(11))
     assert a == signed_quantile(x, 0.5, 0.2, key=K(11))
-    vals = {
-        signed_quantile(x, 0.5, 0.2, key=K(11, k))
-        for k in range(20)
-    }
+    vals = {signed_quantile(x, 0.5, 0.2, key=K(11, k)) for k in range(20)}
     assert len(vals) > 5
 
 

@@ -238,8 +238,11 @@ def test_bad_input_raises(kwargs, match):
 
 @pytest.mark.parametrize(
     ("eps", "adjacency", "match"),
-    [(0, "replace", "eps"), (1, "add/remove", "adjacency"),
-     (float("inf"), "replace", "eps")],
+    [
+        (0, "replace", "eps"),
+        (1, "add/remove", "adjacency"),
+        (float("inf"), "replace", "eps"),
+    ],
 )
 def test_bad_map_input_raises(eps, adjacency, match):
     with pytest.raises(ParameterError, match=match):
@@ -248,6 +251,8 @@ def test_bad_map_input_raises(eps, adjacency, match):
 
 def test_defaults_are_the_documented_ones():
     assert (ranges.CENTRE_SHARE, ranges.END_LEVEL, ranges.WIDEN) == (
-        0.4, 0.99, 0.2
+        0.4,
+        0.99,
+        0.2,
     )
     assert (ranges.BETA, ranges.MAX_STEPS) == (1.01, 5000)

@@ -25,8 +25,7 @@ def test_quick_start_runs_and_table_equals_plot(tmp_path, monkeypatch):
     table = pp.dp_table(scope["mpg"], "class", eps=1, seed=42)
     assert list(bars["count"]) == list(table["count"])
     ckm_bars = pp.layer_data(scope["q"], 0)
-    ckm = pp.ckm_table(scope["cars"], "class", rkey="rk",
-                       ptable=scope["ptab"])
+    ckm = pp.ckm_table(scope["cars"], "class", rkey="rk", ptable=scope["ptab"])
     assert list(ckm_bars["count"]) == list(ckm["count"])
     scope["p"].save(tmp_path / "p.png", verbose=False)
 

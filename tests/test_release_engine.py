@@ -75,8 +75,10 @@ def test_ckm_has_no_privacy_map():
 
 
 def test_release_records_what_the_map_says(mpg_cat):
-    q = built(ggplot(mpg_cat, aes("class")) + geom_bar(
-        stat="count_dp", eps=0.7, seed=1, adjacency="add_remove"))
+    q = built(
+        ggplot(mpg_cat, aes("class"))
+        + geom_bar(stat="count_dp", eps=0.7, seed=1, adjacency="add_remove")
+    )
     (r,) = q.layers[0].stat.releases
     assert (r.eps, r.delta, r.sensitivity) == (0.7, 0.0, 1.0)
     assert r.policy == "seed-only" and r.source == "data"
@@ -96,14 +98,17 @@ def test_create_key_writes_32_private_bytes_and_never_overwrites(tmp_path):
 def test_a_key_file_makes_the_seed_a_public_label(tmp_path, mpg_cat):
     def counts():
         p = ggplot(mpg_cat, aes("class")) + geom_bar(
-            stat="count_dp", eps=1, seed=3)
+            stat="count_dp", eps=1, seed=3
+        )
         return list(pp.layer_data(p)["count"])
 
     without = counts()
     pp.use_key(pp.create_key(tmp_path / "a"))
     first = counts()
-    r = pp.privacy_report(ggplot(mpg_cat, aes("class")) + geom_bar(
-        stat="count_dp", eps=1, seed=3))
+    r = pp.privacy_report(
+        ggplot(mpg_cat, aes("class"))
+        + geom_bar(stat="count_dp", eps=1, seed=3)
+    )
     assert r.table.iloc[0]["seed_policy"] == (
         "key file (seed is a public label)"
     )
@@ -129,8 +134,11 @@ def test_the_same_key_seed_and_data_give_the_same_figure_in_any_process(
     env = {**os.environ, keys.KEY_ENV: str(key)}
     outs = [
         subprocess.run(
-            [sys.executable, "-c", code], env=env, capture_output=True,
-            text=True, check=True,
+            [sys.executable, "-c", code],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout
         for _ in range(2)
     ]
@@ -138,11 +146,13 @@ def test_the_same_key_seed_and_data_give_the_same_figure_in_any_process(
 
 
 def test_without_a_key_the_seed_is_stretched_and_the_report_says_so(mpg):
-    r = pp.privacy_report(ggplot(mpg, aes("class")) + geom_bar(
-        stat="count_dp", eps=1, seed=3))
+    r = pp.privacy_report(
+        ggplot(mpg, aes("class")) + geom_bar(stat="count_dp", eps=1, seed=3)
+    )
     assert r.table.iloc[0]["seed_policy"].startswith("seed-only key")
-    assert any("anyone who has the code can remove the noise" in n
-               for n in r.notes)
+    assert any(
+        "anyone who has the code can remove the noise" in n for n in r.notes
+    )
     assert keys.secret_for(3).policy == "seed-only"
 
 
@@ -160,8 +170,10 @@ def test_identity_is_keyed_by_the_secret(tmp_path):
     # a secret seed cannot be found by hashing candidate seeds
     q = Query.make("count", "data", 1, x="class")
     plain = q.identity()
-    assert len(plain) == 24 and plain != Query.make(
-        "count", "data", 2, x="class").identity()
+    assert (
+        len(plain) == 24
+        and plain != Query.make("count", "data", 2, x="class").identity()
+    )
     pp.use_key(pp.create_key(tmp_path / "k"))
     assert q.identity() != plain
 
@@ -195,8 +207,13 @@ def test_two_layers_on_one_data_object_are_one_source(mpg_cat):
     p = (
         ggplot(mpg_cat, aes("class"))
         + geom_bar(data=mpg_cat, stat="count_dp", eps=1, seed=4)
-        + geom_text(aes(label=after_stat("count")), data=mpg_cat,
-                    stat="count_dp", eps=1, seed=4)
+        + geom_text(
+            aes(label=after_stat("count")),
+            data=mpg_cat,
+            stat="count_dp",
+            eps=1,
+            seed=4,
+        )
     )
     q = built(p)
     assert list(q.layers[0].data["count"]) == list(q.layers[1].data["label"])
@@ -208,22 +225,22 @@ def test_two_layers_on_one_data_object_are_one_source(mpg_cat):
 # --------------------------------------------------------------------------
 def range_of(d, eps, seed):
     p = ggplot(d, aes("hwy")) + geom_histogram(
-        stat="bin_dp", eps=eps, seed=seed, bins=10)
-    (r,) = [x for x in built(p).layers[0].stat.releases
-            if x.family == "range"]
+        stat="bin_dp", eps=eps, seed=seed, bins=10
+    )
+    (r,) = [x for x in built(p).layers[0].stat.releases if x.family == "range"]
     return r.details["range"]
 
 
 def test_range_noise_depends_on_the_data_and_on_eps(mpg):
     near = mpg.copy()
     near.loc[0, "hwy"] = near.loc[0, "hwy"] + 1
-    same_data = [range_of(mpg, 1, s) == range_of(mpg, 1, s)
-                 for s in range(5)]
+    same_data = [range_of(mpg, 1, s) == range_of(mpg, 1, s) for s in range(5)]
     assert all(same_data)  # one seed, one data: one release
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", pp.PrivacyWarning)
-        shared = [range_of(mpg, 1, s) == range_of(near, 1, s)
-                  for s in range(20)]
+        shared = [
+            range_of(mpg, 1, s) == range_of(near, 1, s) for s in range(20)
+        ]
         eps = [range_of(mpg, 1, s) == range_of(mpg, 3, s) for s in range(20)]
     # with shared noise nearly all would be equal (the data differ by one)
     assert sum(shared) <= 10 and sum(eps) <= 10
@@ -231,28 +248,37 @@ def test_range_noise_depends_on_the_data_and_on_eps(mpg):
 
 def test_count_noise_is_not_shared_between_neighbours(mpg_cat):
     near = mpg_cat.copy()
-    near.loc[0, "class"] = "suv" if near.loc[0, "class"] != "suv" else (
-        "compact")
+    near.loc[0, "class"] = (
+        "suv" if near.loc[0, "class"] != "suv" else ("compact")
+    )
 
     def noisy(d):
         release._SOURCES.clear()
-        p = ggplot(d, aes("class")) + geom_bar(stat="count_dp", eps=1,
-                                               seed=9)
+        p = ggplot(d, aes("class")) + geom_bar(stat="count_dp", eps=1, seed=9)
         return pp.layer_data(p)["noisy_count"].to_numpy()
 
     a, b = noisy(mpg_cat), noisy(near)
-    true_a = mpg_cat["class"].value_counts(sort=False).reindex(
-        mpg_cat["class"].cat.categories).to_numpy()
-    true_b = near["class"].value_counts(sort=False).reindex(
-        near["class"].cat.categories).to_numpy()
+    true_a = (
+        mpg_cat["class"]
+        .value_counts(sort=False)
+        .reindex(mpg_cat["class"].cat.categories)
+        .to_numpy()
+    )
+    true_b = (
+        near["class"]
+        .value_counts(sort=False)
+        .reindex(near["class"].cat.categories)
+        .to_numpy()
+    )
     # shared noise would make (a - b) equal the true difference exactly
     assert not np.array_equal(a - b, true_a - true_b)
 
 
 def test_reusing_a_seed_on_another_frame_warns_by_object_identity(mpg_cat):
     def plot(d):
-        return ggplot(d, aes("class")) + geom_bar(stat="count_dp", eps=1,
-                                                  seed=11)
+        return ggplot(d, aes("class")) + geom_bar(
+            stat="count_dp", eps=1, seed=11
+        )
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -272,8 +298,9 @@ def test_bar_and_text_agree_on_an_undeclared_domain(mpg):
     p = (
         ggplot(mpg, aes("class"))
         + geom_bar(stat="count_dp", eps=1, seed=42)
-        + geom_text(aes(label=after_stat("count")), stat="count_dp", eps=1,
-                    seed=42)
+        + geom_text(
+            aes(label=after_stat("count")), stat="count_dp", eps=1, seed=42
+        )
     )
     q = built(p)
     bars, text = q.layers[0].data, q.layers[1].data
@@ -289,8 +316,7 @@ def _plot_counts(d, x, fill=None, facet=None, **params):
     from plotnine import facet_wrap
 
     mapping = aes(x, fill=fill) if fill else aes(x)
-    p = ggplot(d, mapping) + geom_bar(stat="count_dp", eps=1, seed=5,
-                                      **params)
+    p = ggplot(d, mapping) + geom_bar(stat="count_dp", eps=1, seed=5, **params)
     if facet:
         p = p + facet_wrap(facet)
     return built(p).layers[0].data
@@ -315,8 +341,9 @@ def _declared(d):
         ("class", {"fill": "drv"}, {"groups": "drv"}),
     ],
 )
-def test_tables_equal_plots_for_every_domain_kind(x, kwargs, table_kwargs,
-                                                  order):
+def test_tables_equal_plots_for_every_domain_kind(
+    x, kwargs, table_kwargs, order
+):
     d = _declared(_mpg)
     if order == "shuffled":
         d = d.sample(frac=1, random_state=3).reset_index(drop=True)
@@ -353,7 +380,8 @@ def test_a_private_range_costs_its_share_under_both_adjacencies(
     mpg, adjacency
 ):
     p = ggplot(mpg, aes("hwy")) + geom_histogram(
-        stat="bin_dp", eps=1, seed=2, bins=10, adjacency=adjacency)
+        stat="bin_dp", eps=1, seed=2, bins=10, adjacency=adjacency
+    )
     rels = built(p).layers[0].stat.releases
     rng = [r for r in rels if r.family == "range"]
     counts = [r for r in rels if r.family == "bin"]

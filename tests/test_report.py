@@ -61,9 +61,9 @@ def test_two_dp_layers_compose_sequentially(cars):
     r = privacy_report(p)
     assert r.total_eps == pytest.approx(1.5)
     assert r.total_delta == 0
-    assert list(r.table["composition"][:2]) == [
-        "sequential (one histogram)"
-    ] * 2
+    assert (
+        list(r.table["composition"][:2]) == ["sequential (one histogram)"] * 2
+    )
     total = r.table.iloc[-1]
     assert total["layer"] == "total" and total["charged_eps"] == 1.5
     assert r.budget is None and r.remaining_eps is None

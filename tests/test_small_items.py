@@ -51,8 +51,14 @@ CKM_STATS = sorted(
 
 def test_every_private_stat_and_geom_is_checked():
     # the registry lists them all (a stat missing here escapes the check)
-    assert {"stat_count_dp", "stat_bin_ckm", "stat_binhex_dp",
-            "stat_sum_ckm", "stat_dp_pca_score", "geom_hex"} <= set(CLASSES)
+    assert {
+        "stat_count_dp",
+        "stat_bin_ckm",
+        "stat_binhex_dp",
+        "stat_sum_ckm",
+        "stat_dp_pca_score",
+        "geom_hex",
+    } <= set(CLASSES)
     assert len(CKM_STATS) >= 7
 
 
@@ -106,6 +112,14 @@ def test_version_falls_back_without_metadata(monkeypatch):
 
 # -- 3. a wrong ptable type --------------------------------------------------
 
+#: what a CKM stat needs besides its count p-table before it looks at it
+CKM_REQUIRED = {
+    "stat_summary_ckm": {
+        "bounds": (0, 10),
+        "num_ptable": pp.create_num_ptable(D=5, V=2, step=4, icat=[1, 3, 5]),
+    },
+}
+
 WRONG_PTABLES = [
     ({"D": 2, "V": 1.05}, "dict", "create_cnt_ptable(**{'D': 2, 'V': 1.05})"),
     ({"i": [0, 1], "j": [0, 1]}, "dict", "pandas.DataFrame(...)"),
@@ -128,7 +142,7 @@ def _ptable_message_ok(text: str, got: str, extra: str | None) -> None:
 @pytest.mark.parametrize(("value", "got", "extra"), WRONG_PTABLES)
 def test_ckm_stat_names_ptable_type_and_fix(stat_name, value, got, extra):
     with pytest.raises(PlotninePrivateError) as err:
-        CLASSES[stat_name](ptable=value)
+        CLASSES[stat_name](ptable=value, **CKM_REQUIRED.get(stat_name, {}))
     text = str(err.value)
     assert text.startswith(f"{stat_name}(): ptable must be a PTable")
     _ptable_message_ok(text, got, extra)
@@ -155,8 +169,9 @@ def test_the_suggested_ptable_works(mpg):
     # the fix the message gives, run as written, makes a table that works
     with pytest.raises(PlotninePrivateError) as err:
         pp.stat_count_ckm(ptable={"D": 2, "V": 1.05})
-    fix = re.search(r"ptable=(create_cnt_ptable\(\*\*\{.*?\}\))",
-                    str(err.value)).group(1)
+    fix = re.search(
+        r"ptable=(create_cnt_ptable\(\*\*\{.*?\}\))", str(err.value)
+    ).group(1)
     ptable = eval(fix, {"create_cnt_ptable": pp.create_cnt_ptable})
     assert ptable == pp.create_cnt_ptable(D=2, V=1.05)
     keyed = pp.add_record_keys(mpg, seed=1)
@@ -168,9 +183,7 @@ def test_the_suggested_ptable_works(mpg):
 
 
 def test_save_release_records_a_multiline_call(mpg, tmp_path):
-    p = ggplot(mpg, aes("class")) + geom_bar(
-        stat="count_dp", eps=1, seed=5
-    )
+    p = ggplot(mpg, aes("class")) + geom_bar(stat="count_dp", eps=1, seed=5)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         folder = pp.save_release(
@@ -251,8 +264,7 @@ def test_tables_name_the_frame_type_and_fix(data, got, fix):
     ptable = pp.create_cnt_ptable(D=2, V=1.05)
     calls = {
         "dp_table": lambda: pp.dp_table(data, "x", eps=1, seed=1),
-        "ckm_table": lambda: pp.ckm_table(data, "x", rkey="k",
-                                          ptable=ptable),
+        "ckm_table": lambda: pp.ckm_table(data, "x", rkey="k", ptable=ptable),
         "add_record_keys": lambda: pp.add_record_keys(data, seed=1),
     }
     for name, call in calls.items():
@@ -260,7 +272,8 @@ def test_tables_name_the_frame_type_and_fix(data, got, fix):
             call()
         text = str(err.value)
         assert text.startswith(
-            f"{name}(): data must be a pandas or polars DataFrame, got {got};"
+            f"{name}(): data must be a pandas or polars DataFrame or a "
+            f"source(...) table, got {got};"
         ), text
         assert fix in text
 
@@ -270,8 +283,9 @@ def test_tables_name_the_frame_type_and_fix(data, got, fix):
     "make",
     [
         lambda d: pp.stat_count_dp(aes("x"), d, eps=1),
-        lambda d: pp.stat_bin_ckm(d, aes("x"), ptable=pp.create_cnt_ptable(
-            D=2, V=1.05)),
+        lambda d: pp.stat_bin_ckm(
+            d, aes("x"), ptable=pp.create_cnt_ptable(D=2, V=1.05)
+        ),
         lambda d: pp.stat_binhex_dp(aes("x", "y"), data=d, eps=1),
         lambda d: pp.stat_dp_pca_score(data=d, eps=1),
     ],
@@ -292,8 +306,11 @@ def test_a_polars_lazy_frame_is_told_to_collect():
         lambda: pp.add_record_keys(lazy, seed=1),
         lambda: pp.stat_count_dp(aes("x"), lazy, eps=1),
     ):
-        with pytest.raises(ParameterError, match=r"got polars\.LazyFrame; "
-                           r"collect it first: data\.collect\(\)"):
+        with pytest.raises(
+            ParameterError,
+            match=r"got polars\.LazyFrame; "
+            r"collect it first: data\.collect\(\)",
+        ):
             call()
 
 
@@ -308,10 +325,13 @@ def test_polars_frames_are_accepted_and_keyed_like_pandas(mpg):
     np.testing.assert_array_equal(
         keyed_pl["rkey"].to_numpy(), keyed_pd["rkey"].to_numpy()
     )
-    ints = pp.add_record_keys(pl.from_pandas(frame), seed=3,
-                              integer_range=256)
-    assert ints["rkey"].to_list() == pp.add_record_keys(
-        frame, seed=3, integer_range=256)["rkey"].tolist()
+    ints = pp.add_record_keys(pl.from_pandas(frame), seed=3, integer_range=256)
+    assert (
+        ints["rkey"].to_list()
+        == pp.add_record_keys(frame, seed=3, integer_range=256)[
+            "rkey"
+        ].tolist()
+    )
     with pytest.raises(ParameterError, match="already has a column 'rkey'"):
         pp.add_record_keys(keyed_pl, seed=1)
     # tables and plots take the polars frame: the same numbers as pandas
@@ -323,9 +343,7 @@ def test_polars_frames_are_accepted_and_keyed_like_pandas(mpg):
         stat="count_ckm", ptable=ptable
     )
     drawn = pp.layer_data(plot)
-    assert sorted(drawn["count"].tolist()) == sorted(
-        from_pd["count"].tolist()
-    )
+    assert sorted(drawn["count"].tolist()) == sorted(from_pd["count"].tolist())
     dp = pp.dp_table(pl.from_pandas(frame), "class", eps=1, seed=4)
     assert dp.equals(pp.dp_table(frame, "class", eps=1, seed=4))
 
@@ -421,7 +439,8 @@ def _build_warnings(plot):
         warnings.simplefilter("always")
         built = build(plot)
     edge = [
-        w for w in record
+        w
+        for w in record
         if issubclass(w.category, pp.PrivacyWarning) and EDGE in str(w.message)
     ]
     return built, edge

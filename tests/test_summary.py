@@ -101,8 +101,9 @@ def test_mean_charges_the_split_budget_with_centred_sensitivity(
 def test_total_charges_one_uncentred_release(adjacency, sens):
     # fun="sum": a total of clamped y on [-5, 45], grid centred at 0:
     # one record moves a total by max(|lo|, |hi|) = 45 (twice: replace)
-    p = dp_plot(CARS, geom_col, fun="sum", bounds=(-5, 45),
-                adjacency=adjacency)
+    p = dp_plot(
+        CARS, geom_col, fun="sum", bounds=(-5, 45), adjacency=adjacency
+    )
     rows = report_rows(p)
     assert len(rows) == 1
     assert rows.iloc[0]["eps"] == 1
@@ -195,8 +196,9 @@ def test_error_shrinks_as_one_over_eps(eps):
 
 def test_grid_resolution_rounds_to_a_public_grid():
     d = CARS.assign(hwy=CARS["hwy"] + 0.123)
-    p = dp_plot(d, geom_col, fun="sum", bounds=(0, 50), resolution=0.5,
-                eps=1e6)
+    p = dp_plot(
+        d, geom_col, fun="sum", bounds=(0, 50), resolution=0.5, eps=1e6
+    )
     got = pp.layer_data(p)["y"].to_numpy()
     grid = np.floor(d["hwy"] / 0.5 + 0.5) * 0.5
     want = d.assign(g=grid).groupby("class", observed=False)["g"].sum()
@@ -206,8 +208,9 @@ def test_grid_resolution_rounds_to_a_public_grid():
 # --------------------------------------------------------------------------
 # the noise: scale, interval, DP audit
 # --------------------------------------------------------------------------
-def _sum_release(totals, eps, bound, adjacency, seed,
-                 noise="discrete_laplace"):
+def _sum_release(
+    totals, eps, bound, adjacency, seed, noise="discrete_laplace"
+):
     n = len(totals)
     table = SumTable(
         words=cell_words(np.arange(n)),
@@ -236,8 +239,10 @@ def test_noise_of_totals_has_the_claimed_scale(adjacency):
     var = lap.dlap_variance(b)
     # sample variance of 40000 Laplace draws: relative sd ~ 0.011
     assert abs(z.var() / var - 1) < 0.1
-    assert stats.binomtest(int((z > 0).sum()), int((z != 0).sum()),
-                           0.5).pvalue > ALPHA
+    assert (
+        stats.binomtest(int((z > 0).sum()), int((z != 0).sum()), 0.5).pvalue
+        > ALPHA
+    )
 
 
 def _eps_lower_bound(shifted, base, cut):
@@ -274,13 +279,20 @@ def test_stat_noise_scale_matches_the_report():
     # 3000 declared one-record cells; add_remove, eps=1, bounds (0, 8),
     # resolution 1: totals get DLap(8)
     levels = [f"c{i:04d}" for i in range(3000)]
-    d = pd.DataFrame({
-        "x": pd.Categorical(levels, categories=levels),
-        "y": np.full(3000, 5.0),
-    })
+    d = pd.DataFrame(
+        {
+            "x": pd.Categorical(levels, categories=levels),
+            "y": np.full(3000, 5.0),
+        }
+    )
     p = ggplot(d, aes("x", "y")) + geom_col(
-        stat="summary_dp", fun="sum", bounds=(0, 8), resolution=1, eps=1,
-        seed=9, adjacency="add_remove",
+        stat="summary_dp",
+        fun="sum",
+        bounds=(0, 8),
+        resolution=1,
+        eps=1,
+        seed=9,
+        adjacency="add_remove",
     )
     z = pp.layer_data(p)["sum"].to_numpy() - 5  # y: bars stack from 0
     assert report_rows(p).iloc[0]["sensitivity"] == 8
@@ -291,8 +303,9 @@ def test_stat_noise_scale_matches_the_report():
 
 
 def test_continuous_noise_option_is_rounded_to_the_grid():
-    vals, mech = _sum_release(np.zeros(20000), 1.0, 3, "replace", 4,
-                              noise="laplace")
+    vals, mech = _sum_release(
+        np.zeros(20000), 1.0, 3, "replace", 4, noise="laplace"
+    )
     assert np.array_equal(vals, np.round(vals))
     assert abs(vals.var() / (2 * mech.scale_units**2) - 1) < 0.1
 
@@ -318,18 +331,25 @@ def test_noise_interval_covers_the_true_mean_at_its_level():
     levels = [f"g{i:03d}" for i in range(600)]
     rng = np.random.default_rng(0)
     n = rng.integers(0, 30, size=len(levels))
-    d = pd.DataFrame({
-        "x": pd.Categorical(np.repeat(levels, n), categories=levels),
-        "y": rng.uniform(0, 10, size=n.sum()).round(2),
-    })
+    d = pd.DataFrame(
+        {
+            "x": pd.Categorical(np.repeat(levels, n), categories=levels),
+            "y": rng.uniform(0, 10, size=n.sum()).round(2),
+        }
+    )
     true = d.groupby("x", observed=False)["y"].mean().to_numpy()
     true = np.where(n > 0, true, np.nan)
     hits = total = 0
     for seed in range(4):
         data = pp.layer_data(
             ggplot(d, aes("x", "y"))
-            + geom_pointrange(stat="summary_dp", bounds=(0, 10), eps=0.5,
-                              seed=seed, level=0.9)
+            + geom_pointrange(
+                stat="summary_dp",
+                bounds=(0, 10),
+                eps=0.5,
+                seed=seed,
+                level=0.9,
+            )
         )
         ok = n > 0
         inside = (data["ymin"] <= true + 1e-9) & (true - 1e-9 <= data["ymax"])
@@ -363,8 +383,14 @@ def test_only_noisy_numbers_differ_on_neighbours(change, fun):
     def make(d):
         return (
             ggplot(d, aes("class", "hwy", colour="drv"))
-            + geom_pointrange(stat="summary_dp", bounds=(10, 45), eps=1,
-                              seed=7, fun=fun, position="identity")
+            + geom_pointrange(
+                stat="summary_dp",
+                bounds=(10, 45),
+                eps=1,
+                seed=7,
+                fun=fun,
+                position="identity",
+            )
             + facet_wrap("year")
         )
 
@@ -392,10 +418,16 @@ def test_ckm_same_records_same_noise():
     b = pp.layer_data(ckm_plot(shuffled, geom_col))
     c = pp.layer_data(
         ggplot(CARS, aes("class", "hwy", rkey="rk"))
-        + geom_point(stat="summary_ckm", bounds=(10, 45), ptable=CNT,
-                     num_ptable=NUM)
-        + geom_point(aes("class", "cty", rkey="rk"), stat="summary_ckm",
-                     bounds=(5, 40), ptable=CNT, num_ptable=NUM),
+        + geom_point(
+            stat="summary_ckm", bounds=(10, 45), ptable=CNT, num_ptable=NUM
+        )
+        + geom_point(
+            aes("class", "cty", rkey="rk"),
+            stat="summary_ckm",
+            bounds=(5, 40),
+            ptable=CNT,
+            num_ptable=NUM,
+        ),
         0,
     )
     pd.testing.assert_frame_equal(a[COLS], c[COLS])
@@ -440,16 +472,21 @@ def test_ckm_total_uses_the_magnitude_table_lookup():
     v = NUM.magnitude_noise([5.0], [123_456_789 % 10**8])[0]
     assert mech.noise(table)[0] == pytest.approx(4.0 * v)
     rot = CKMMagnitudes(NUM, 1.0, "top_contr", 0.1, same_key=False)
-    v2 = NUM.magnitude_noise([5.0], rotate_key(np.array([123_456_789]),
-                                               10**8))[0]
+    v2 = NUM.magnitude_noise(
+        [5.0], rotate_key(np.array([123_456_789]), 10**8)
+    )[0]
     assert rot.noise(table)[0] == pytest.approx(4.0 * v2)
     # "sum": magnifier |total|, ratio 1 / p = 10, capped at 5
     mech = CKMMagnitudes(NUM, 1.0, "sum", 0.1, same_key=True)
     assert mech.noise(table)[0] == pytest.approx(10.0 * v)
     # a total of 0 or a cell key of 0 is not perturbed
-    zero = SumTable(words=table.words, n=np.array([2]),
-                    total=np.array([0]), top=np.array([5]),
-                    key_sum=np.array([10**8]))
+    zero = SumTable(
+        words=table.words,
+        n=np.array([2]),
+        total=np.array([0]),
+        top=np.array([5]),
+        key_sum=np.array([10**8]),
+    )
     assert CKMMagnitudes(NUM, 1.0).noise(zero)[0] == 0
 
 
@@ -459,7 +496,8 @@ def test_ckm_threshold_hides_small_cells_and_report_lists_both_tables():
     assert len(data) < 7
     rows = report_rows(ckm_plot(CARS))
     assert rows["ptable_fingerprint"].tolist() == [
-        NUM.fingerprint, CNT.fingerprint
+        NUM.fingerprint,
+        CNT.fingerprint,
     ]
     assert (rows["charged_eps"] == 0).all()
 
@@ -488,8 +526,10 @@ def test_ckm_undeclared_x_is_observed():
         ({"sum_share": 1}, "sum_share must be a number in (0, 1)"),
         ({"sum_share": 0}, "sum_share"),
         ({"sum_share": "half"}, "sum_share"),
-        ({"fun": "sum", "sum_share": 1.5}, "sum_share must be a number in "
-                                           "(0, 1]"),
+        (
+            {"fun": "sum", "sum_share": 1.5},
+            "sum_share must be a number in (0, 1]",
+        ),
         ({"resolution": 100}, "resolution=100 is coarser"),
         ({"resolution": -1}, "resolution must be a number > 0"),
         ({"resolution": 1e-12}, "too fine"),
@@ -527,26 +567,39 @@ def test_bad_ckm_parameters_are_refused(kw, words):
 def test_bad_data_is_refused_with_the_fix():
     undeclared = CARS.assign(cls=CARS["class"].astype(str))
     cases = [
-        (ggplot(undeclared, aes("cls", "hwy"))
-         + geom_col(stat="summary_dp", bounds=(0, 50), eps=1),
-         "'cls' has no public set of levels"),
-        (ggplot(CARS, aes("class", "hwy", fill="manufacturer"))
-         + geom_col(stat="summary_dp", bounds=(0, 50), eps=1),
-         "'manufacturer' has no public set of levels"),
-        (ggplot(CARS, aes("class", "model"))
-         + geom_col(stat="summary_dp", bounds=(0, 50), eps=1),
-         "y must be numeric"),
-        (ggplot(CARS, aes("class", "hwy", weight="cty"))
-         + geom_col(stat="summary_dp", bounds=(0, 50), eps=1),
-         "weight aesthetic is not supported"),
-        (ggplot(CARS, aes("class"))
-         + geom_col(stat="summary_dp", bounds=(0, 50), eps=1),
-         "missing required aesthetic(s) y"),
+        (
+            ggplot(undeclared, aes("cls", "hwy"))
+            + geom_col(stat="summary_dp", bounds=(0, 50), eps=1),
+            "'cls' has no public set of levels",
+        ),
+        (
+            ggplot(CARS, aes("class", "hwy", fill="manufacturer"))
+            + geom_col(stat="summary_dp", bounds=(0, 50), eps=1),
+            "'manufacturer' has no public set of levels",
+        ),
+        (
+            ggplot(CARS, aes("class", "model"))
+            + geom_col(stat="summary_dp", bounds=(0, 50), eps=1),
+            "y must be numeric",
+        ),
+        (
+            ggplot(CARS, aes("class", "hwy", weight="cty"))
+            + geom_col(stat="summary_dp", bounds=(0, 50), eps=1),
+            "weight aesthetic is not supported",
+        ),
+        (
+            ggplot(CARS, aes("class"))
+            + geom_col(stat="summary_dp", bounds=(0, 50), eps=1),
+            "missing required aesthetic(s) y",
+        ),
         (dp_plot(CARS) + scale_y_log10(), "transformed y scale"),
-        (ggplot(CARS, aes("class", "hwy"))
-         + geom_col(stat="summary_ckm", bounds=(0, 50), ptable=CNT,
-                    num_ptable=NUM),
-         "needs record keys"),
+        (
+            ggplot(CARS, aes("class", "hwy"))
+            + geom_col(
+                stat="summary_ckm", bounds=(0, 50), ptable=CNT, num_ptable=NUM
+            ),
+            "needs record keys",
+        ),
     ]
     for plot, words in cases:
         with pytest.raises(PlotninePrivateError) as e:
@@ -582,8 +635,7 @@ def test_geoms_draw(plot):
     buf = io.BytesIO()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        plot.save(buf, format="png", width=4, height=3, dpi=50,
-                  verbose=False)
+        plot.save(buf, format="png", width=4, height=3, dpi=50, verbose=False)
     assert buf.getvalue()[:4] == b"\x89PNG"
 
 

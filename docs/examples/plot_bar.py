@@ -14,8 +14,15 @@ from plotnine.data import mpg
 
 import plotnine_private as pp
 
-CLASSES = ["2seater", "compact", "midsize", "minivan", "pickup",
-           "subcompact", "suv"]  # public: the survey's classes
+CLASSES = [
+    "2seater",
+    "compact",
+    "midsize",
+    "minivan",
+    "pickup",
+    "subcompact",
+    "suv",
+]  # public: the survey's classes
 cars = pp.add_record_keys(mpg, name="rk", seed=2024)
 cars["class"] = pd.Categorical(cars["class"], categories=CLASSES)
 ptab = pp.create_cnt_ptable(D=5, V=2.01, js=2)
@@ -33,8 +40,13 @@ ptab = pp.create_cnt_ptable(D=5, V=2.01, js=2)
 dp = (
     ggplot(cars, aes("class"))
     + geom_bar(stat="count_dp", eps=1, seed=42)
-    + geom_text(aes(label=after_stat("count")), stat="count_dp", eps=1,
-                seed=42, va="bottom")
+    + geom_text(
+        aes(label=after_stat("count")),
+        stat="count_dp",
+        eps=1,
+        seed=42,
+        va="bottom",
+    )
     + ggtitle("count_dp, eps = 1")
 )
 dp.show()

@@ -24,8 +24,14 @@ density = after_stat("count / width")
 
 dp = (
     ggplot(gems, aes("price", density))
-    + geom_histogram(stat="bin_dp", breaks=BREAKS, eps=1, seed=23,
-                     fill="white", color="black")
+    + geom_histogram(
+        stat="bin_dp",
+        breaks=BREAKS,
+        eps=1,
+        seed=23,
+        fill="white",
+        color="black",
+    )
     + labs(y="count / width")
     + ggtitle("bin_dp, eps = 1, public breaks")
 )
@@ -36,8 +42,9 @@ dp.show()
 
 (
     ggplot(gems, aes("price", density, rkey="rk"))
-    + geom_histogram(stat="bin_ckm", breaks=BREAKS, ptable=ptab,
-                     fill="white", color="black")
+    + geom_histogram(
+        stat="bin_ckm", breaks=BREAKS, ptable=ptab, fill="white", color="black"
+    )
     + labs(y="count / width")
     + ggtitle("bin_ckm, public breaks")
 ).show()

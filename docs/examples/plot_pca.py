@@ -18,8 +18,9 @@ p = 10
 basis, _ = np.linalg.qr(rng.normal(size=(p, p)))
 centres = {"a": 0 * basis[:, 0], "b": 8 * basis[:, 0], "c": 6 * basis[:, 1]}
 frames = [
-    pd.DataFrame(rng.normal(size=(800, p)) + m,
-                 columns=[f"V{i}" for i in range(p)]).assign(group=g)
+    pd.DataFrame(
+        rng.normal(size=(800, p)) + m, columns=[f"V{i}" for i in range(p)]
+    ).assign(group=g)
     for g, m in centres.items()
 ]
 df = pd.concat(frames, ignore_index=True)

@@ -27,8 +27,14 @@ import numpy as np
 
 from ..mechanisms.errors import ParameterError
 
-__all__ = ["PRIME", "key_scale", "record_key_expr", "record_keys_sql",
-           "round_keys", "row_keys"]
+__all__ = [
+    "PRIME",
+    "key_scale",
+    "record_key_expr",
+    "record_keys_sql",
+    "round_keys",
+    "row_keys",
+]
 
 #: the modulus of the rounds: prime, below 2**31, and 2 mod 3
 PRIME = 2147483579
@@ -43,18 +49,22 @@ def round_keys(seed: Any) -> list[int]:
         )
     h = hashlib.blake2b(
         str(int(seed) if not isinstance(seed, str) else seed).encode(),
-        digest_size=64, person=b"pnp-row-keys",
+        digest_size=64,
+        person=b"pnp-row-keys",
     ).digest()
-    return [int.from_bytes(h[8 * i:8 * i + 8], "big") % PRIME
-            for i in range(8)]
+    return [
+        int.from_bytes(h[8 * i : 8 * i + 8], "big") % PRIME for i in range(8)
+    ]
 
 
 def key_scale(digits: int, integer_range: int | None) -> int:
     """The range of the key integers: ``10**digits`` or ``integer_range``."""
     if integer_range is not None:
-        if (isinstance(integer_range, bool)
-                or int(integer_range) != integer_range
-                or integer_range < 1):
+        if (
+            isinstance(integer_range, bool)
+            or int(integer_range) != integer_range
+            or integer_range < 1
+        ):
             raise ParameterError(
                 f"integer_range must be a positive whole number such as "
                 f"256, got {integer_range!r}"
@@ -62,9 +72,7 @@ def key_scale(digits: int, integer_range: int | None) -> int:
         return int(integer_range)
     digits = int(digits)
     if not 1 <= digits <= 15:
-        raise ParameterError(
-            f"digits must be between 1 and 15, got {digits}"
-        )
+        raise ParameterError(f"digits must be between 1 and 15, got {digits}")
     return 10**digits
 
 
@@ -120,7 +128,9 @@ def row_keys(
 
 
 def record_key_expr(
-    row_id: str, seed: Any, digits: int = 8,
+    row_id: str,
+    seed: Any,
+    digits: int = 8,
     integer_range: int | None = None,
 ):
     """A narwhals expression of the record keys of column ``row_id``.
@@ -139,7 +149,9 @@ def record_key_expr(
 
 
 def record_keys_sql(
-    row_id: str, seed: Any, digits: int = 8,
+    row_id: str,
+    seed: Any,
+    digits: int = 8,
     integer_range: int | None = None,
 ) -> str:
     """The record keys of column ``row_id`` as a DuckDB SQL expression.

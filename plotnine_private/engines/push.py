@@ -98,12 +98,17 @@ def _uniform_index(x, breaks: np.ndarray, closed: str, step: float):
     nb = len(breaks) - 1
     lo, hi = float(breaks[0]), float(breaks[-1])
     guess = ((x - lo) / step).floor()
-    k0 = nw.when(guess < 0).then(0).otherwise(
-        nw.when(guess > nb - 1).then(nb - 1).otherwise(guess)
-    ).cast(nw.Int64)
+    k0 = (
+        nw.when(guess < 0)
+        .then(0)
+        .otherwise(nw.when(guess > nb - 1).then(nb - 1).otherwise(guess))
+        .cast(nw.Int64)
+    )
     left = k0.cast(nw.Float64) * step + lo
-    right = nw.when(k0 + 1 == nb).then(hi).otherwise(
-        (k0 + 1).cast(nw.Float64) * step + lo
+    right = (
+        nw.when(k0 + 1 == nb)
+        .then(hi)
+        .otherwise((k0 + 1).cast(nw.Float64) * step + lo)
     )
     if closed == "right":
         down, up = (x <= left) & (k0 > 0), (x > right) & (k0 < nb - 1)
@@ -208,8 +213,14 @@ def assemble_counts(
         if ncell
         else np.zeros((0, max(len(content), 1)), dtype=np.uint64)
     )
-    table = CellTable(words=words, n=counts, weighted=wsum, key_sum=ksum,
-                      public=public, multiplicity=multiplicity)
+    table = CellTable(
+        words=words,
+        n=counts,
+        weighted=wsum,
+        key_sum=ksum,
+        public=public,
+        multiplicity=multiplicity,
+    )
     return table, index.astype(np.int64)
 
 
@@ -242,16 +253,21 @@ def grouped(
         w = weight.cast(nw.Float64)
         cols["_w"] = w
         cols["_wbad"] = (
-            w.is_null() | ~w.fill_null(0.0).is_finite() | (w < 0)
-        ).fill_null(True).cast(nw.Int64)
+            (w.is_null() | ~w.fill_null(0.0).is_finite() | (w < 0))
+            .fill_null(True)
+            .cast(nw.Int64)
+        )
         aggs += [nw.col("_w").sum(), nw.col("_wbad").sum()]
     if rkey is not None:
         ints, bad = rkey
         cols["_khi"] = ints // _LO_BITS
         cols["_klo"] = ints % _LO_BITS
         cols["_kbad"] = bad.fill_null(True).cast(nw.Int64)
-        aggs += [nw.col("_khi").sum(), nw.col("_klo").sum(),
-                 nw.col("_kbad").sum()]
+        aggs += [
+            nw.col("_khi").sum(),
+            nw.col("_klo").sum(),
+            nw.col("_kbad").sum(),
+        ]
     lf = lf.with_columns(**cols)
     names = list(keys)
     out = lf.group_by(*names).agg(*aggs) if names else lf.select(*aggs)
@@ -270,13 +286,14 @@ def key_integers(expr, ptable):
     k = expr.cast(nw.Float64)
     if ptable.key_kind == "uniform":
         scale = 10**8
-        bad = k.is_null() | ~k.fill_null(0.0).is_finite() | (k < 0) | (
-            k >= 1
-        )
+        bad = k.is_null() | ~k.fill_null(0.0).is_finite() | (k < 0) | (k >= 1)
         safe = nw.when(bad).then(0.0).otherwise(k)
         return rint_expr(safe * float(scale)) % scale, bad
-    bad = k.is_null() | ~k.fill_null(0.0).is_finite() | (k < 0) | (
-        k != k.floor()
+    bad = (
+        k.is_null()
+        | ~k.fill_null(0.0).is_finite()
+        | (k < 0)
+        | (k != k.floor())
     )
     if ptable.key_modulus is not None:
         bad = bad | (k >= ptable.key_modulus)
@@ -344,8 +361,9 @@ def _bin_plan(stat, fam0, cols, scales):
 def _with_code(fam0, code):
     from ..stats.base import FamilyCells
 
-    return FamilyCells(fam0.frame, fam0.content, code, fam0.public,
-                       fam0.source, fam0.describe)
+    return FamilyCells(
+        fam0.frame, fam0.content, code, fam0.public, fam0.source, fam0.describe
+    )
 
 
 @register_plan("bin2d")
@@ -384,8 +402,9 @@ def _sum_plan(stat, fam0, cols, scales):
         tuple(map(float, v))
         for v in per_axis(p["limits"], stat.name, "limits", True)
     )
-    rx, ry = (float(v) for v in per_axis(p["resolution"], stat.name,
-                                         "resolution"))
+    rx, ry = (
+        float(v) for v in per_axis(p["resolution"], stat.name, "resolution")
+    )
     nx = int(np.floor((x1 - x0) / rx + 1e-9)) + 1
     ny = int(np.floor((y1 - y0) / ry + 1e-9)) + 1
     keys = {
@@ -426,7 +445,9 @@ def _hex_plan(stat, fam0, cols, scales):
     db = eb * eb + 3.0 * (fb * fb)
     use_a = da <= db
     keys = {
-        "_r": nw.when(use_a).then(2.0 * ia).otherwise(2.0 * ib + 1.0)
+        "_r": nw.when(use_a)
+        .then(2.0 * ia)
+        .otherwise(2.0 * ib + 1.0)
         .cast(nw.Int64),
         "_c": nw.when(use_a).then(ja).otherwise(jb).cast(nw.Int64),
         "_in": (x >= x0) & (x <= x1) & (y >= y0) & (y <= y1),
@@ -491,24 +512,29 @@ def _panel_keys(door: Door, name: str) -> tuple[dict, Callable]:
             "table in an engine, facet without margins=.",
         )
     keys = {f"_f{i}": nw.col(f) for i, f in enumerate(facets)}
-    index = {
-        tuple(level_label(v) for v in row): k
-        for k, row in enumerate(layout[facets].itertuples(index=False))
-    } if facets else {}
+    index = (
+        {
+            tuple(level_label(v) for v in row): k
+            for k, row in enumerate(layout[facets].itertuples(index=False))
+        }
+        if facets
+        else {}
+    )
     labels = np.array(door.panel_labels, dtype=object)
 
     def finish(g: pd.DataFrame) -> Dimension:
         if facets:
             vals = zip(*(_plain(g[k]).tolist() for k in keys))
             codes = np.array(
-                [index.get(tuple(level_label(v) for v in row), -1)
-                 for row in vals],
+                [
+                    index.get(tuple(level_label(v) for v in row), -1)
+                    for row in vals
+                ],
                 dtype=np.int64,
             )
         else:
             codes = np.zeros(len(g), dtype=np.int64)
-        return Dimension("PANEL", codes, [labels],
-                         list(layout["PANEL"]), True)
+        return Dimension("PANEL", codes, [labels], list(layout["PANEL"]), True)
 
     return keys, finish
 
@@ -560,8 +586,7 @@ def release_in_engine(
         import narwhals as nw
 
         stat.record_key_integers(evaled)  # the rkey error if unmapped
-        rkey = key_integers(nw.col(cols["rkey"]),
-                            stat.params["ptable"])
+        rkey = key_integers(nw.col(cols["rkey"]), stat.params["ptable"])
     weight = None
     if "weight" in cols:
         import narwhals as nw
@@ -581,13 +606,19 @@ def release_in_engine(
         for i, c in enumerate(gcols)
     ]
     fam = ffinish(g)
-    fdim = Dimension("cell", np.asarray(fam.code, np.int64), fam.content,
-                     fam.frame.index, fam.public)
+    fdim = Dimension(
+        "cell",
+        np.asarray(fam.code, np.int64),
+        fam.content,
+        fam.frame.index,
+        fam.public,
+    )
     table, idx = assemble_counts(
         [panel, *gdims, fdim],
         g["_n"].to_numpy(dtype=np.int64),
-        weighted=(g["_w"].to_numpy(dtype=float) if weight is not None
-                  else None),
+        weighted=(
+            g["_w"].to_numpy(dtype=float) if weight is not None else None
+        ),
         key_sum=key_sums(g) if rkey is not None else None,
         multiplicity=door.multiplicity,
     )
@@ -596,7 +627,11 @@ def release_in_engine(
     if fam.public and not all(d.public for d in gdims):
         domain = "thresholded"
     released = release_cells(
-        query, table, mechanism, domain=domain, panels=door.panels,
+        query,
+        table,
+        mechanism,
+        domain=domain,
+        panels=door.panels,
         data_object=door.data_object,
     )
     stat.releases.append(released.release)
@@ -624,8 +659,11 @@ def source_groups(
     counts and exact key sums of each."""
     import narwhals as nw
 
-    missing = [c for c in [*columns, *([rkey] if rkey else [])]
-               if c not in src.columns]
+    missing = [
+        c
+        for c in [*columns, *([rkey] if rkey else [])]
+        if c not in src.columns
+    ]
     if missing:
         raise PlotninePrivateError(
             f"{name}(): column {missing[0]!r} is not in the table; columns "
@@ -638,7 +676,9 @@ def source_groups(
         rk = key_integers(nw.col(rkey), mechanism.ptable)
     g = grouped(src.frame, keys, rkey=rk)
     check_aggregates(name, g)
-    rows = pd.DataFrame({c: _plain(g[f"_c{i}"]) for i, c in
-                         enumerate(names)})
-    return (rows, g["_n"].to_numpy(dtype=np.int64),
-            key_sums(g) if rk is not None else None)
+    rows = pd.DataFrame({c: _plain(g[f"_c{i}"]) for i, c in enumerate(names)})
+    return (
+        rows,
+        g["_n"].to_numpy(dtype=np.int64),
+        key_sums(g) if rk is not None else None,
+    )

@@ -35,8 +35,9 @@ class Source:
     given.
     """
 
-    def __init__(self, frame: Any, native: Any, engine: str,
-                 levels: dict | None = None):
+    def __init__(
+        self, frame: Any, native: Any, engine: str, levels: dict | None = None
+    ):
         self.frame = frame
         self.native = native
         self.engine = engine
@@ -93,8 +94,12 @@ class Source:
     def with_columns(self, *exprs: Any, **named: Any) -> Source:
         """A source with more columns (narwhals expressions), e.g. stored
         record keys: ``src.with_columns(rkey=record_key_expr("id", 7))``."""
-        return Source(self.frame.with_columns(*exprs, **named), self.native,
-                      self.engine, self.levels)
+        return Source(
+            self.frame.with_columns(*exprs, **named),
+            self.native,
+            self.engine,
+            self.levels,
+        )
 
 
 def is_source(obj: Any) -> bool:
@@ -158,8 +163,9 @@ def source(
 
     native = obj
     if isinstance(obj, Source):
-        return Source(obj.frame, obj.native, obj.engine,
-                      {**obj.levels, **(levels or {})})
+        return Source(
+            obj.frame, obj.native, obj.engine, {**obj.levels, **(levels or {})}
+        )
     if isinstance(obj, (str, os.PathLike)):
         obj = _parquet(os.fspath(obj), con)
     elif type(obj).__module__.lstrip("_").split(".")[0] == "duckdb" and (

@@ -202,8 +202,7 @@ def add_record_keys(
     polars_frame = type(data).__module__.split(".")[0] == "polars" and (
         not hasattr(data, "collect")
     )
-    if not (isinstance(data, pd.DataFrame) or polars_frame
-            or is_source(data)):
+    if not (isinstance(data, pd.DataFrame) or polars_frame or is_source(data)):
         from ..validation import frame_type_fix
 
         raise ParameterError(
@@ -230,9 +229,7 @@ def add_record_keys(
                 "and the identifier (keep the seed secret)"
             )
         if row_id not in data.columns:
-            raise ParameterError(
-                f"row_id {row_id!r} is not a column of data"
-            )
+            raise ParameterError(f"row_id {row_id!r} is not a column of data")
         if is_source(data):
             expr = row_key_fn.record_key_expr(
                 row_id, seed, digits, integer_range

@@ -146,10 +146,9 @@ class _Plan:
             self.nv, self.dv, self.tm, self.sd = 1, 1, t, s
             self.has_a = t > 1
         self.kv0 = 1 if self.nv < self.dv else 2
-        self.vector = (
-            (not self.has_a or t * _K < _TWO31)
-            and self.dv * (self.kv0 + _K) < _TWO31
-        )
+        self.vector = (not self.has_a or t * _K < _TWO31) and self.dv * (
+            self.kv0 + _K
+        ) < _TWO31
 
 
 def _expected_words(t: int, s: int) -> tuple[float, float]:
@@ -310,10 +309,19 @@ def _dlap_chunk(streams, cells, plan, tab, out, nblk, over) -> None:
     st = np.zeros(n, dtype=np.int64)
     u = np.zeros(n, dtype=np.uint32)
     v = np.zeros(n, dtype=np.int64)
-    buf = {name: np.empty(n, dtype=dt) for name, dt in [
-        ("r", np.uint32), ("mu", np.uint32), ("thr", np.uint32),
-        ("b1", bool), ("b2", bool), ("su", bool), ("f", np.int64),
-        ("pk", np.int64)]}
+    buf = {
+        name: np.empty(n, dtype=dt)
+        for name, dt in [
+            ("r", np.uint32),
+            ("mu", np.uint32),
+            ("thr", np.uint32),
+            ("b1", bool),
+            ("b2", bool),
+            ("su", bool),
+            ("f", np.int64),
+            ("pk", np.int64),
+        ]
+    }
     fin_state, done_state = 3 * tab.fin, 3 * tab.done
     over_state = 3 * tab.over
     low32 = np.int64(0xFFFFFFFF)
@@ -334,11 +342,11 @@ def _dlap_chunk(streams, cells, plan, tab, out, nblk, over) -> None:
             if not live.size:
                 return
             if jj == 0:
-                w_block = streams.block_at(
-                    cells[live], j // _WORDS_PER_BLOCK)
+                w_block = streams.block_at(cells[live], j // _WORDS_PER_BLOCK)
         m = live.size
         r, thr, b1, b2, f, pk = (
-            buf[x][:m] for x in ("r", "thr", "b1", "b2", "f", "pk"))
+            buf[x][:m] for x in ("r", "thr", "b1", "b2", "f", "pk")
+        )
         w = w_block[jj]
         np.bitwise_and(w, _M31, out=r)
         # outcome: 0 success (r < thr), 1 failure, 2 reject (r >= R)
@@ -427,12 +435,12 @@ def discrete_laplace(
         tab = _Tables(plan)
         for a in range(0, flat_cells.size, _CHUNK):
             over: list[int] = []
-            part = flat_cells[a:a + _CHUNK]
+            part = flat_cells[a : a + _CHUNK]
             o = np.empty(part.size, dtype=np.int64)
             nb = np.zeros(part.size, dtype=np.int64)
             _dlap_chunk(streams, part, plan, tab, o, nb, over)
-            flat_out[a:a + part.size] = o
-            flat_nblk[a:a + part.size] = nb
+            flat_out[a : a + part.size] = o
+            flat_nblk[a : a + part.size] = nb
             scalar.extend(a + i for i in over)
     else:
         scalar = list(range(flat_cells.size))

@@ -385,9 +385,8 @@ class CKMMagnitudes:
         return np.where(crosses, -total, noise)
 
     def perturb(self, table: SumTable, key: bytes | None = None):
-        total = (
-            np.asarray(table.total, dtype=np.int64).astype(float)
-            * float(self.unit)
+        total = np.asarray(table.total, dtype=np.int64).astype(float) * float(
+            self.unit
         )
         values = total + self.noise(table)
         keep = np.ones(len(values), dtype=bool)

@@ -196,8 +196,9 @@ def _siphash(k0, k1, message, wide: bool) -> np.ndarray:
     out = np.empty((n, 2 if wide else 1), dtype=_U64)
     for a in range(0, n, _CHUNK):
         b = min(a + _CHUNK, n)
-        parts = _siphash_core(k0[a:b].copy(), k1[a:b].copy(),
-                              message[a:b], wide)
+        parts = _siphash_core(
+            k0[a:b].copy(), k1[a:b].copy(), message[a:b], wide
+        )
         for i, part in enumerate(parts):
             out[a:b, i] = part
     return out
@@ -381,14 +382,18 @@ class CellStreams:
             words = words[:, None]
         k0, k1 = _key_words(query_key)
         tag = siphash24_128(k0, k1, words)
-        self._nonce = np.stack([
-            (tag[:, 0] & _M32).astype(_U32),
-            (tag[:, 0] >> _U64(32)).astype(_U32),
-            (tag[:, 1] & _M32).astype(_U32),
-        ])
+        self._nonce = np.stack(
+            [
+                (tag[:, 0] & _M32).astype(_U32),
+                (tag[:, 0] >> _U64(32)).astype(_U32),
+                (tag[:, 1] & _M32).astype(_U32),
+            ]
+        )
         self._key = np.frombuffer(
             hashlib.blake2b(
-                b"cell streams", key=query_key[:16], digest_size=32,
+                b"cell streams",
+                key=query_key[:16],
+                digest_size=32,
                 person=b"pnp-chacha8",
             ).digest(),
             dtype="<u4",

@@ -345,7 +345,11 @@ def private_range(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         centre = signed_quantile(
-            arr, 0.5, eps_centre, BETA, MAX_STEPS,
+            arr,
+            0.5,
+            eps_centre,
+            BETA,
+            MAX_STEPS,
             key=derive_key(key, "private_range", "centre"),
         )
         # Chain the ends. The signed grid rounds the median towards +inf
@@ -356,11 +360,17 @@ def private_range(
         # data's edge: a grid fine relative to the data's span.
         side = -1 if centre >= 0 else +1
         first = centre + side * end_distance(
-            arr, centre, side, eps_end,
+            arr,
+            centre,
+            side,
+            eps_end,
             key=derive_key(key, "private_range", "first"),
         )
         second = first - side * end_distance(
-            arr, first, -side, eps_end,
+            arr,
+            first,
+            -side,
+            eps_end,
             key=derive_key(key, "private_range", "second"),
         )
     lo, hi = (first, second) if side < 0 else (second, first)

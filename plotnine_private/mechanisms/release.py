@@ -602,7 +602,9 @@ def release_cells(
         identity = query.identity(secret)
         check_source(query, secret, data_object)
         key = stream_key(
-            secret, identity, table.digest(),
+            secret,
+            identity,
+            table.digest(),
             getattr(mechanism, "STREAM", "counts"),
         )
     else:
@@ -643,7 +645,10 @@ def release_cells(
         source=query.source,
         panels=panels,
         composition=composition,
-        details={**mech_details, **(details or {}),
-                 **({"key_id": secret.key_id} if is_dp else {})},
+        details={
+            **mech_details,
+            **(details or {}),
+            **({"key_id": secret.key_id} if is_dp else {}),
+        },
     )
     return Released(values, noisy, keep, release)

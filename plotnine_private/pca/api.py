@@ -118,10 +118,25 @@ def dp_pca(
     eps, delta = check_budget(fn, eps, delta)
     shares = check_split(fn, split, ("loading", "scree", "score"))
     return _release(
-        fn, data, columns, eps=eps, delta=delta, shares=shares, bins=bins,
-        method=method, axes=axes, group=group, center=center, seed=seed,
-        reference=reference, k=k, scale=scale, scree_clip=scree_clip,
-        calibration=calibration, estimator=estimator, directions=None,
+        fn,
+        data,
+        columns,
+        eps=eps,
+        delta=delta,
+        shares=shares,
+        bins=bins,
+        method=method,
+        axes=axes,
+        group=group,
+        center=center,
+        seed=seed,
+        reference=reference,
+        k=k,
+        scale=scale,
+        scree_clip=scree_clip,
+        calibration=calibration,
+        estimator=estimator,
+        directions=None,
     )
 
 
@@ -157,10 +172,25 @@ def dp_score(
     eps, delta = check_budget(fn, eps, delta)
     shares = score_shares(fn, split, directions)
     return _release(
-        fn, data, columns, eps=eps, delta=delta, shares=shares, bins=bins,
-        method=method, axes=axes, group=group, center=center, seed=seed,
-        reference=reference, k=None, scale=scale, scree_clip=None,
-        calibration=calibration, estimator=estimator, directions=directions,
+        fn,
+        data,
+        columns,
+        eps=eps,
+        delta=delta,
+        shares=shares,
+        bins=bins,
+        method=method,
+        axes=axes,
+        group=group,
+        center=center,
+        seed=seed,
+        reference=reference,
+        k=None,
+        scale=scale,
+        scree_clip=None,
+        calibration=calibration,
+        estimator=estimator,
+        directions=directions,
     )
 
 
@@ -205,8 +235,10 @@ def make_settings(
     want_scree = "scree" in shares
     k = check_k(fn, k, p) if want_scree else None
     axes = check_axes(fn, axes, k if want_scree else p)
-    v = None if directions is None else check_directions(
-        fn, directions, columns
+    v = (
+        None
+        if directions is None
+        else check_directions(fn, directions, columns)
     )
     return Settings(
         fn=fn,
@@ -228,7 +260,12 @@ def make_settings(
 
 
 def _release(
-    fn: str, data: Any, columns: Any, *, group: Any, reference: bool,
+    fn: str,
+    data: Any,
+    columns: Any,
+    *,
+    group: Any,
+    reference: bool,
     **params: Any,
 ) -> DPPCAResult:
     frame = as_frame(fn, data)
@@ -251,7 +288,8 @@ def _release(
         query_group = (
             groups.name or "labels",
             tuple(level_label(v) for v in groups.levels)
-            if groups.declared else "observed",
+            if groups.declared
+            else "observed",
         )
     query = pca_query(settings, cols, "data", group=query_group)
     fit = fit_pca(settings, x, partition, query, data_object=data)
@@ -281,8 +319,13 @@ def _result(settings, fit, partition, x, cols, reference) -> DPPCAResult:
     ref = None
     if reference:
         ref = ordinary_pca(
-            x, fit.directions, settings.axes, k or x.shape[1], fit.grid,
-            fit.scores, fit.offset,
+            x,
+            fit.directions,
+            settings.axes,
+            k or x.shape[1],
+            fit.grid,
+            fit.scores,
+            fit.offset,
         )
         if partition.grouped:
             levels = np.array(partition.group_levels, dtype=object)
@@ -295,7 +338,8 @@ def _result(settings, fit, partition, x, cols, reference) -> DPPCAResult:
             index=cols,
             columns=[f"PC{i + 1}" for i in range(len(cols))],
         ),
-        eigenvalues=None if eigen is None
+        eigenvalues=None
+        if eigen is None
         else pd.Series(eigen.values, index=names),
         pve=None if eigen is None else pd.Series(eigen.pve, index=names),
         frame=fit.frame,
@@ -312,7 +356,8 @@ def _result(settings, fit, partition, x, cols, reference) -> DPPCAResult:
         columns=cols,
         groups=groups,
         group_totals={g: float(totals[index[g]]) for g in groups}
-        if groups else {None: float(totals[0])},
+        if groups
+        else {None: float(totals[0])},
         reference=ref,
         seed=settings.seed,
         offset=fit.offset,

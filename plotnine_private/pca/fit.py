@@ -116,8 +116,10 @@ class Budget:
         score = shares["score"]
         return cls(
             loading=(eps * shares["loading"], delta * shares["loading"]),
-            scree=(eps * shares.get("scree", 0.0),
-                   delta * shares.get("scree", 0.0)),
+            scree=(
+                eps * shares.get("scree", 0.0),
+                delta * shares.get("scree", 0.0),
+            ),
             frame=FRAME_SHARE * eps * score,
             histogram=(HIST_SHARE * eps * score, delta * score),
         )
@@ -127,11 +129,13 @@ class Budget:
         rows = {
             "loading": (
                 *self.loading,
-                "given (spent before)" if given
+                "given (spent before)"
+                if given
                 else "gaussian (spherical Kendall)",
             ),
             "scree": (
-                (*self.scree, "gaussian (clipped mean)") if scree
+                (*self.scree, "gaussian (clipped mean)")
+                if scree
                 else (0.0, 0.0, "not released")
             ),
             "frame": (self.frame, 0.0, "durfee_quantile x3"),
@@ -410,27 +414,31 @@ def release_frame(
         grid = score_grid(frame.xlim, frame.ylim, settings.bins)
     except ParameterError as err:
         raise fail(settings.fn, str(err)) from None
-    return frame, grid, record(
-        "frame",
-        mechanism="durfee_quantile",
-        eps=eps,
-        delta=0.0,
-        sensitivity=1.0,
-        domain="public",
-        cells=3,
-        composition=_whole(partition),
-        details={
-            "what": "frame",
-            "quantiles": "signed medians (eps/3 each), radial 0.99 "
-            "quantile (eps/3)",
-            "noise": "one-sided exponential; rate eps/12 per draw for the "
-            "medians, eps/6 for the radius (eps = frame eps)",
-            "beta": 1.01,
-            "max_steps": 5000,
-            "inflate": FRAME_INFLATE,
-            "xlim": frame.xlim,
-            "ylim": frame.ylim,
-        },
+    return (
+        frame,
+        grid,
+        record(
+            "frame",
+            mechanism="durfee_quantile",
+            eps=eps,
+            delta=0.0,
+            sensitivity=1.0,
+            domain="public",
+            cells=3,
+            composition=_whole(partition),
+            details={
+                "what": "frame",
+                "quantiles": "signed medians (eps/3 each), radial 0.99 "
+                "quantile (eps/3)",
+                "noise": "one-sided exponential; rate eps/12 per draw for the "
+                "medians, eps/6 for the radius (eps = frame eps)",
+                "beta": 1.01,
+                "max_steps": 5000,
+                "inflate": FRAME_INFLATE,
+                "xlim": frame.xlim,
+                "ylim": frame.ylim,
+            },
+        ),
     )
 
 
@@ -452,8 +460,12 @@ def partition_counts(
 def _histogram_composition(partition: Partition) -> str:
     npanel, ngroup = partition.shape
     over = [
-        w for w, many in (("declared facets", npanel > 1),
-                          ("groups", ngroup > 1)) if many
+        w
+        for w, many in (
+            ("declared facets", npanel > 1),
+            ("groups", ngroup > 1),
+        )
+        if many
     ]
     if not over:
         return "one histogram"
@@ -505,7 +517,8 @@ def release_histogram(
     # cells released: the public size of the array; with groups seen in
     # the data that size would count them, so the cells shown instead
     cells = (
-        counts.size if partition.groups_declared
+        counts.size
+        if partition.groups_declared
         else np.count_nonzero(hist.counts)
     )
     return hist, record(
@@ -572,9 +585,7 @@ def fit_pca(
     releases: list[Release] = []
     v, rel = release_directions(settings, x, stream, record, partition)
     releases += [rel] if rel is not None else []
-    eigen, rel = release_eigenvalues(
-        settings, x, v, stream, record, partition
-    )
+    eigen, rel = release_eigenvalues(settings, x, v, stream, record, partition)
     releases += [rel] if rel is not None else []
     a, b = settings.axes[0] - 1, settings.axes[1] - 1
     scores = x @ v[:, [a, b]]

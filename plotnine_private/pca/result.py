@@ -164,8 +164,7 @@ class DPPCAResult:
         ``group`` when group-wise.
         """
         if n is not None and (
-            not isinstance(n, numbers.Integral) or isinstance(n, bool)
-            or n < 0
+            not isinstance(n, numbers.Integral) or isinstance(n, bool) or n < 0
         ):
             raise fail("sample", f"n must be an int >= 0, got {n!r}.")
         key = self.sample_key
@@ -184,7 +183,10 @@ class DPPCAResult:
             for g, size in zip(levels, sizes.tolist()):
                 cells = h if g is None else h[h["group"] == g]
                 x, y = sample_rows(
-                    cells, size, method, bandwidth_scale,
+                    cells,
+                    size,
+                    method,
+                    bandwidth_scale,
                     derive_key(key, "group", level_label(g)),
                 )
                 part = pd.DataFrame({lx: x, ly: y})

@@ -141,9 +141,7 @@ def check_axes(fn: str, axes: Any, k: int) -> tuple[int, int]:
                 f"{axes!r}.",
             )
     if a == b:
-        raise fail(
-            fn, f"axes must be two different components, got {axes!r}."
-        )
+        raise fail(fn, f"axes must be two different components, got {axes!r}.")
     return int(a), int(b)
 
 
@@ -151,8 +149,10 @@ def check_k(fn: str, k: Any, p: int) -> int:
     """Number of private eigenvalues, in ``2..p`` (default ``p``)."""
     if k is None:
         return p
-    if not isinstance(k, numbers.Integral) or isinstance(k, bool) or not (
-        2 <= k <= p
+    if (
+        not isinstance(k, numbers.Integral)
+        or isinstance(k, bool)
+        or not (2 <= k <= p)
     ):
         raise fail(fn, f"k must be an integer in [2, {p}], got {k!r}.")
     return int(k)
@@ -253,9 +253,7 @@ def feature_columns(
     """The numeric feature columns: given, or every numeric column not in
     ``exclude``."""
     if columns is None:
-        return [
-            c for c in df.columns if c not in exclude and _numeric(df[c])
-        ]
+        return [c for c in df.columns if c not in exclude and _numeric(df[c])]
     if isinstance(columns, str):
         columns = [columns]
     columns = list(columns)

@@ -176,8 +176,12 @@ def _trained_axes(lyr) -> list[str]:
     axes = [
         ax
         for ax in ("x", "y")
-        if any(n == ax or n.startswith(ax) and n[len(ax):] in
-               ("min", "max", "end", "intercept") for n in names)
+        if any(
+            n == ax
+            or n.startswith(ax)
+            and n[len(ax) :] in ("min", "max", "end", "intercept")
+            for n in names
+        )
     ]
     return axes
 

@@ -213,8 +213,10 @@ def count_labels(count: pd.Series) -> np.ndarray:
     """
     v = np.asarray(count, dtype=float)
     return np.array(
-        ["" if x == 0 else (f"{x:.0f}" if x == int(x) else f"{x:g}")
-         for x in v],
+        [
+            "" if x == 0 else (f"{x:.0f}" if x == int(x) else f"{x:g}")
+            for x in v
+        ],
         dtype=object,
     )
 
@@ -365,9 +367,7 @@ class PrivateCountStat(stat):
         self.layer_records = data
         self.axis_cache: dict = {}
         fam = self.family_cells(data, door.scales)
-        spent = sum(
-            r.eps or 0.0 for r in self.releases if r.family == "range"
-        )
+        spent = sum(r.eps or 0.0 for r in self.releases if r.family == "range")
         if spent and isinstance(mechanism, LaplaceCounts):
             # a private range was paid out of this layer's eps
             mechanism = mechanism.with_eps(mechanism.eps - spent)
@@ -378,8 +378,11 @@ class PrivateCountStat(stat):
         ]
         panel = self.panel_dimension(data, door)
         fdim = Dimension(
-            "cell", small_codes(fam.code, len(fam.frame)), fam.content,
-            fam.frame.index, fam.public,
+            "cell",
+            small_codes(fam.code, len(fam.frame)),
+            fam.content,
+            fam.frame.index,
+            fam.public,
         )
         weight = None
         if "weight" in data.columns:
@@ -470,9 +473,7 @@ class PrivateCountStat(stat):
                 if ax in self.REQUIRED_AES
                 and (facts := scale_facts(getattr(door.scales, ax)))
             ),
-            params=tuple(
-                (k, self.params.get(k)) for k in self.QUERY_PARAMS
-            ),
+            params=tuple((k, self.params.get(k)) for k in self.QUERY_PARAMS),
         )
 
     def range_query(self, axis: str, **parts: Any) -> Query:
@@ -530,9 +531,7 @@ class PrivateCountStat(stat):
         else:
             codes = np.zeros(len(data), dtype=np.int8)
         labels = np.array(door.panel_labels, dtype=object)
-        return Dimension(
-            "PANEL", codes, [labels], list(layout_panels), True
-        )
+        return Dimension("PANEL", codes, [labels], list(layout_panels), True)
 
     def cell_frame(self, fam, panel, gdims, idx, table, released, door):
         """The cells as rows: family columns, group columns (their values:
@@ -549,7 +548,7 @@ class PrivateCountStat(stat):
                 cats = [v for i, v in enumerate(g.values) if i in shown]
             frame[g.name] = pd.Categorical(values, categories=cats)
         gi = (
-            np.ravel_multi_index(idx[:, 1:1 + len(gdims)].T, gsizes)
+            np.ravel_multi_index(idx[:, 1 : 1 + len(gdims)].T, gsizes)
             if gdims
             else np.zeros(len(frame), dtype=np.int64)
         )

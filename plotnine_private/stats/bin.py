@@ -46,12 +46,11 @@ def normalised_columns(frame: pd.DataFrame, area: np.ndarray) -> None:
     peak = pd.Series(np.abs(count)).groupby(grp).transform("max").to_numpy()
     safe_total = np.where(total > 0, total, 1.0)
     density = np.where(total > 0, count / area / safe_total, 0.0)
-    dpeak = (
-        pd.Series(np.abs(density)).groupby(grp).transform("max").to_numpy()
-    )
+    dpeak = pd.Series(np.abs(density)).groupby(grp).transform("max").to_numpy()
     frame["density"] = density
-    frame["ncount"] = np.where(peak > 0, count / np.where(peak > 0, peak, 1),
-                               0.0)
+    frame["ncount"] = np.where(
+        peak > 0, count / np.where(peak > 0, peak, 1), 0.0
+    )
     frame["ndensity"] = np.where(
         dpeak > 0, density / np.where(dpeak > 0, dpeak, 1), 0.0
     )
@@ -78,8 +77,14 @@ class _BinFamily(PrivateCountStat):
         "closed": "right",
         "pad": False,
     }
-    CREATES = {"count", "density", "ncount", "ndensity", "width",
-               "noisy_count"}
+    CREATES = {
+        "count",
+        "density",
+        "ncount",
+        "ndensity",
+        "width",
+        "noisy_count",
+    }
 
     def validate_params(self) -> None:
         p = self.params
@@ -137,7 +142,9 @@ class _BinFamily(PrivateCountStat):
                 ]
             )
         code = bin_index(
-            data["x"].to_numpy(dtype=float), breaks, self.params["closed"],
+            data["x"].to_numpy(dtype=float),
+            breaks,
+            self.params["closed"],
             ab.clamp,
         )
         lo, hi = breaks[:-1], breaks[1:]
@@ -146,7 +153,11 @@ class _BinFamily(PrivateCountStat):
         )
         closed = np.array([self.params["closed"]] * len(lo), dtype=object)
         return FamilyCells(
-            frame, [lo, hi, closed], code, public=True, source=ab.source,
+            frame,
+            [lo, hi, closed],
+            code,
+            public=True,
+            source=ab.source,
             describe=(tuple(breaks.tolist()), self.params["closed"]),
         )
 
@@ -209,8 +220,11 @@ class stat_bin_dp(DPMixin, _BinFamily):
     `width`, `noisy_count`, all from released counts.
     """
 
-    DEFAULT_PARAMS = {**_BinFamily.BASE_PARAMS, **DP_PARAMS,
-                      "range_share": 0.2}
+    DEFAULT_PARAMS = {
+        **_BinFamily.BASE_PARAMS,
+        **DP_PARAMS,
+        "range_share": 0.2,
+    }
 
 
 @document

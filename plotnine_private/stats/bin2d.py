@@ -134,8 +134,19 @@ class _Bin2dFamily(TwoAxisBins, PrivateCountStat):
         "limits": None,
         "drop": True,
     }
-    CREATES = {"xmin", "xmax", "ymin", "ymax", "x", "y", "count",
-               "density", "ncount", "ndensity", "noisy_count"}
+    CREATES = {
+        "xmin",
+        "xmax",
+        "ymin",
+        "ymax",
+        "x",
+        "y",
+        "count",
+        "density",
+        "ncount",
+        "ndensity",
+        "noisy_count",
+    }
 
     def validate_params(self) -> None:
         self.validate_axes()
@@ -147,14 +158,27 @@ class _Bin2dFamily(TwoAxisBins, PrivateCountStat):
         ax = self.axis("x", scales.x, mech)
         ay = self.axis("y", scales.y, mech)
         nx, ny = len(ax.breaks) - 1, len(ay.breaks) - 1
-        ix = bin_index(data["x"].to_numpy(dtype=float), ax.breaks,
-                       "left" if ax.calendar else "right", ax.clamp)
-        iy = bin_index(data["y"].to_numpy(dtype=float), ay.breaks,
-                       "left" if ay.calendar else "right", ay.clamp)
-        code = chunked_codes(len(ix), nx * ny, lambda part: np.where(
-            (ix[part] >= 0) & (iy[part] >= 0),
-            iy[part].astype(np.int64) * nx + ix[part], -1,
-        ))
+        ix = bin_index(
+            data["x"].to_numpy(dtype=float),
+            ax.breaks,
+            "left" if ax.calendar else "right",
+            ax.clamp,
+        )
+        iy = bin_index(
+            data["y"].to_numpy(dtype=float),
+            ay.breaks,
+            "left" if ay.calendar else "right",
+            ay.clamp,
+        )
+        code = chunked_codes(
+            len(ix),
+            nx * ny,
+            lambda part: np.where(
+                (ix[part] >= 0) & (iy[part] >= 0),
+                iy[part].astype(np.int64) * nx + ix[part],
+                -1,
+            ),
+        )
         gx = np.tile(np.arange(nx), ny)
         gy = np.repeat(np.arange(ny), nx)
         xmin, xmax = ax.breaks[:-1][gx], ax.breaks[1:][gx]
@@ -170,11 +194,16 @@ class _Bin2dFamily(TwoAxisBins, PrivateCountStat):
             }
         )
         public = "private" not in ax.source and "private" not in ay.source
-        source = ax.source if ax.source == ay.source else (
-            f"x {ax.source}; y {ay.source}"
+        source = (
+            ax.source
+            if ax.source == ay.source
+            else (f"x {ax.source}; y {ay.source}")
         )
         return FamilyCells(
-            frame, [xmin, xmax, ymin, ymax], code, public=True,
+            frame,
+            [xmin, xmax, ymin, ymax],
+            code,
+            public=True,
             source=source if public else "private estimate",
             describe=(tuple(ax.breaks.tolist()), tuple(ay.breaks.tolist())),
         )
@@ -234,8 +263,11 @@ class stat_bin2d_dp(DPMixin, _Bin2dFamily):
     """
 
     __doc__ = (__doc__ or "") + _DOC_COMMON
-    DEFAULT_PARAMS = {**_Bin2dFamily.BASE_PARAMS, **DP_PARAMS,
-                      "range_share": 0.2}
+    DEFAULT_PARAMS = {
+        **_Bin2dFamily.BASE_PARAMS,
+        **DP_PARAMS,
+        "range_share": 0.2,
+    }
 
 
 @document

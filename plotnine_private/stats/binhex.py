@@ -85,15 +85,19 @@ class _BinhexFamily(TwoAxisBins, PrivateCountStat):
             bins_pair(p["bins"])
             if p["binwidth"] is not None:
                 # durations (date axes) are checked in days
-                binwidth_pair(tuple(
-                    w / pd.Timedelta(days=1)
-                    if isinstance(w, pd.Timedelta) else w
-                    for w in (
-                        check_width(self.name, "binwidth", v, fixed=True)
-                        for v in per_axis(p["binwidth"], self.name,
-                                          "binwidth")
+                binwidth_pair(
+                    tuple(
+                        w / pd.Timedelta(days=1)
+                        if isinstance(w, pd.Timedelta)
+                        else w
+                        for w in (
+                            check_width(self.name, "binwidth", v, fixed=True)
+                            for v in per_axis(
+                                p["binwidth"], self.name, "binwidth"
+                            )
+                        )
                     )
-                ))
+                )
         except ParameterError as err:
             raise _fail(self.name, str(err)) from None
 
@@ -134,9 +138,11 @@ class _BinhexFamily(TwoAxisBins, PrivateCountStat):
             bins = per_axis(self.params["bins"], self.name, "bins")
             bw = [
                 width_in_axis_units(
-                    self.name, f"binwidth ({a})",
+                    self.name,
+                    f"binwidth ({a})",
                     check_width(self.name, "binwidth", w, fixed=True),
-                    sc, a,
+                    sc,
+                    a,
                 )
                 for a, w, sc in zip(
                     "xy",
@@ -208,7 +214,11 @@ class _BinhexFamily(TwoAxisBins, PrivateCountStat):
             *(frame[c].to_numpy() for c in ("x", "y", "width", "height")),
         ]
         return FamilyCells(
-            frame, content, code, public=True, source=lat["source"],
+            frame,
+            content,
+            code,
+            public=True,
+            source=lat["source"],
             describe=(lat["xlim"], lat["ylim"], lat["binwidth"]),
         )
 

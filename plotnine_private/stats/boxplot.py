@@ -34,8 +34,17 @@ class _BoxplotFamily(FineFamily):
         "width": None,
     }
     CREATES = {
-        "lower", "upper", "middle", "ymin", "ymax", "outliers",
-        "notchupper", "notchlower", "width", "relvarwidth", "n",
+        "lower",
+        "upper",
+        "middle",
+        "ymin",
+        "ymax",
+        "outliers",
+        "notchupper",
+        "notchlower",
+        "width",
+        "relvarwidth",
+        "n",
     }
 
     def validate_params(self) -> None:

@@ -96,11 +96,16 @@ class _CountFamily(PrivateCountStat):
                 source = "public: scale limits"
             dim = categorical_dimension("x", x, declared)
             frame = pd.DataFrame(
-                {"x": list(dim.values),
-                 "width": width if width is not None else 0.9}
+                {
+                    "x": list(dim.values),
+                    "width": width if width is not None else 0.9,
+                }
             )
             return FamilyCells(
-                frame, dim.content, dim.codes, public=dim.public,
+                frame,
+                dim.content,
+                dim.codes,
+                public=dim.public,
                 source=source if dim.public else "observed",
                 describe=tuple(dim.content[0]),
             )
@@ -122,7 +127,11 @@ class _CountFamily(PrivateCountStat):
             )
         frame = pd.DataFrame({"x": domain, "width": width})
         return FamilyCells(
-            frame, dim.content, dim.codes, public=dim.public, source=source,
+            frame,
+            dim.content,
+            dim.codes,
+            public=dim.public,
+            source=source,
             describe=tuple(dim.content[0]),
         )
 

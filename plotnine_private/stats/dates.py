@@ -64,12 +64,26 @@ __all__ = [
 #: most calendar bins one axis may have (a finer step is an error)
 MAX_CALENDAR_BINS = 100_000
 
-_UNITS = ("year", "quarter", "month", "week", "day", "hour", "minute",
-          "second")
+_UNITS = (
+    "year",
+    "quarter",
+    "month",
+    "week",
+    "day",
+    "hour",
+    "minute",
+    "second",
+)
 #: approximate length of each unit in days (to bound the number of edges)
 _UNIT_DAYS = {
-    "year": 365.25, "quarter": 91.3, "month": 30.4, "week": 7.0,
-    "day": 1.0, "hour": 1 / 24, "minute": 1 / 1440, "second": 1 / 86400,
+    "year": 365.25,
+    "quarter": 91.3,
+    "month": 30.4,
+    "week": 7.0,
+    "day": 1.0,
+    "hour": 1 / 24,
+    "minute": 1 / 1440,
+    "second": 1 / 86400,
 }
 _WIDTH_RE = re.compile(
     r"^\s*(\d+)?\s*(" + "|".join(_UNITS) + r")s?\s*$", re.IGNORECASE
@@ -78,8 +92,15 @@ _WEEKDAYS = ("MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN")
 _FREQ_RE = re.compile(
     r"^(\d*)(MS|YS-JAN|QS-JAN|W-(?:MON|TUE|WED|THU|FRI|SAT|SUN)|D|h|min|s)$"
 )
-_FREQ_UNIT = {"MS": "month", "YS-JAN": "year", "QS-JAN": "quarter",
-              "D": "day", "h": "hour", "min": "minute", "s": "second"}
+_FREQ_UNIT = {
+    "MS": "month",
+    "YS-JAN": "year",
+    "QS-JAN": "quarter",
+    "D": "day",
+    "h": "hour",
+    "min": "minute",
+    "s": "second",
+}
 _WIDTH_HELP = (
     "a number (days on a date axis), a pandas.Timedelta, or a calendar "
     "step such as '1 month', '3 months', '1 week', '1 day', '1 year', "
@@ -169,8 +190,9 @@ def as_timestamp(name: str, param: str, value: Any) -> pd.Timestamp:
     try:
         stamp = pd.Timestamp(value)
     except (TypeError, ValueError) as err:
-        raise _fail(name, f"{param}: cannot read {value!r} as a date "
-                    f"({err}).") from None
+        raise _fail(
+            name, f"{param}: cannot read {value!r} as a date ({err})."
+        ) from None
     if pd.isna(stamp):
         raise _fail(name, f"{param} must not contain NaT/missing dates.")
     return stamp
@@ -227,9 +249,7 @@ def check_limits(name: str, param: str, value: Any):
         )
     lo, hi = stamps
     if not lo < hi:
-        raise _fail(
-            name, f"{param} must have low < high, got {lo} and {hi}."
-        )
+        raise _fail(name, f"{param} must have low < high, got {lo} and {hi}.")
     return lo, hi
 
 
@@ -270,8 +290,9 @@ def check_width(name: str, param: str, value: Any, *, fixed: bool = False):
     if step is None:
         raise _fail(name, f"{param} must be {_WIDTH_HELP}; got {value!r}.")
     if step.n < 1:
-        raise _fail(name, f"{param}: the number of units must be >= 1, got "
-                    f"{value!r}.")
+        raise _fail(
+            name, f"{param}: the number of units must be >= 1, got {value!r}."
+        )
     if fixed:
         if step.fixed is None:
             raise _fail(
@@ -296,7 +317,7 @@ def _calendar_step(value: Any) -> CalendarStep | None:
         kwds = dict(value.kwds)
         if len(kwds) != 1:
             return None
-        (key, n), = kwds.items()
+        ((key, n),) = kwds.items()
         unit = key[:-1] if key.endswith("s") else key
         if unit not in _UNITS or int(n) != n:
             return None
@@ -398,8 +419,9 @@ def to_axis_units(name, param, value, scale, axis, transform=True):
             # given in data units; the stat sees transformed positions
             arr = np.asarray(scale.transform(arr), dtype=float)
         return arr
-    stamps = _in_axis_zone(name, param, list(value), axis_time_zone(scale),
-                           axis)
+    stamps = _in_axis_zone(
+        name, param, list(value), axis_time_zone(scale), axis
+    )
     return stamps_to_days(stamps)
 
 

@@ -83,8 +83,9 @@ def _user_limits(scale):
     return lo, hi
 
 
-def _breaks_over(rng, bins, binwidth, center, boundary, name, axis,
-                 scale=None):
+def _breaks_over(
+    rng, bins, binwidth, center, boundary, name, axis, scale=None
+):
     if isinstance(binwidth, CalendarStep):
         if center is not None or boundary is not None:
             raise _fail(
@@ -168,7 +169,10 @@ def axis_breaks(
         )
         return AxisBreaks(arr, "public: breaks", clamp=False)
     width = width_in_axis_units(
-        name, "binwidth", check_width(name, "binwidth", binwidth), scale,
+        name,
+        "binwidth",
+        check_width(name, "binwidth", binwidth),
+        scale,
         axis,
     )
     center = point_in_axis_units(name, "center", center, scale, axis)
@@ -195,10 +199,12 @@ def axis_breaks(
                 "limits <= 0 on a log scale); give limits inside the "
                 "scale's domain.",
             )
-        arr = _breaks_over(rng, bins, width, center, boundary, name, axis,
-                           scale)
-        return AxisBreaks(arr, source, clamp=False,
-                          calendar=isinstance(width, CalendarStep))
+        arr = _breaks_over(
+            rng, bins, width, center, boundary, name, axis, scale
+        )
+        return AxisBreaks(
+            arr, source, clamp=False, calendar=isinstance(width, CalendarStep)
+        )
     if is_date_axis(scale):
         raise _fail(
             name,
@@ -219,7 +225,14 @@ def axis_breaks(
             "range would disclose the extremes.",
         )
     return _private_axis(
-        stat, axis, values, bins, width, center, boundary, mechanism,
+        stat,
+        axis,
+        values,
+        bins,
+        width,
+        center,
+        boundary,
+        mechanism,
         panel,
     )
 
@@ -248,8 +261,9 @@ def _private_axis(
         PrivacyWarning,
         stacklevel=2,
     )
-    arr = _breaks_over((lo, hi), bins, binwidth, center, boundary, stat.name,
-                       axis)
+    arr = _breaks_over(
+        (lo, hi), bins, binwidth, center, boundary, stat.name, axis
+    )
     eps_charged, delta = range_privacy_map(eps_range, mechanism.adjacency)
     release = Release(
         identity=identity,

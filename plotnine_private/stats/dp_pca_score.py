@@ -202,17 +202,18 @@ class stat_dp_pca_score(stat):
         p["seed"] = validate_seed(_NAME, p["seed"])
         n = p["n_sample"]
         if n is not None and (
-            not isinstance(n, numbers.Integral) or isinstance(n, bool)
-            or n < 0
+            not isinstance(n, numbers.Integral) or isinstance(n, bool) or n < 0
         ):
             raise fail(
                 _NAME, f"n_sample must be None or an int >= 0, got {n!r}."
             )
         axes = p["axes"]
         ok = (
-            isinstance(axes, (tuple, list)) and len(axes) == 2
+            isinstance(axes, (tuple, list))
+            and len(axes) == 2
             and all(
-                isinstance(v, numbers.Integral) and not isinstance(v, bool)
+                isinstance(v, numbers.Integral)
+                and not isinstance(v, bool)
                 and v >= 1
                 for v in axes
             )
@@ -247,20 +248,36 @@ class stat_dp_pca_score(stat):
                 "features with columns=[...].",
             )
         rows = _aligned_rows(door, data)
-        used = {
-            v for v in door.mapping.values() if v in rows.columns
-        } | set(door.facet_columns) | {"PANEL"}
+        used = (
+            {v for v in door.mapping.values() if v in rows.columns}
+            | set(door.facet_columns)
+            | {"PANEL"}
+        )
         cols = feature_columns(
-            _NAME, rows, p["columns"], sorted(used, key=str),
+            _NAME,
+            rows,
+            p["columns"],
+            sorted(used, key=str),
             where="the layer data",
         )
         x, cols = numeric_matrix(_NAME, rows, cols)
         settings = make_settings(
-            _NAME, cols, eps=p["eps"], delta=p["delta"], shares=self.shares,
-            bins=p["bins"], method=p["method"], axes=p["axes"],
-            center=p["center"], seed=p["seed"], k=None, scale=p["scale"],
-            scree_clip=None, calibration=p["calibration"],
-            estimator="auto", directions=p["directions"],
+            _NAME,
+            cols,
+            eps=p["eps"],
+            delta=p["delta"],
+            shares=self.shares,
+            bins=p["bins"],
+            method=p["method"],
+            axes=p["axes"],
+            center=p["center"],
+            seed=p["seed"],
+            k=None,
+            scale=p["scale"],
+            scree_clip=None,
+            calibration=p["calibration"],
+            estimator="auto",
+            directions=p["directions"],
         )
         if settings.scale is not None:
             x = x / settings.scale
@@ -275,7 +292,9 @@ class stat_dp_pca_score(stat):
             panels=door.panels,
         )
         query = pca_query(
-            settings, cols, door.source,
+            settings,
+            cols,
+            door.source,
             group=groups.query_part(door),
             facets=door.facet_columns,
             panel_labels=door.panel_labels,
@@ -369,9 +388,11 @@ class _GroupDims:
             if expr in seen:  # fill and colour of one column: one group
                 continue
             seen.add(expr)
-            dims.append(categorical_dimension(
-                ae, values.reset_index(drop=True), door.declared.get(ae)
-            ))
+            dims.append(
+                categorical_dimension(
+                    ae, values.reset_index(drop=True), door.declared.get(ae)
+                )
+            )
             exprs.append(expr)
         return cls(dims, exprs, len(data))
 
@@ -398,9 +419,13 @@ def _cell_rows(
     out = released_cells(fit, shown)
     gi = out["_g"].to_numpy()
     for k, d in enumerate(groups.dims):
-        cats = list(d.values) if d.public else list(dict.fromkeys(
-            groups.levels[j][k] for j in shown.tolist()
-        ))
+        cats = (
+            list(d.values)
+            if d.public
+            else list(
+                dict.fromkeys(groups.levels[j][k] for j in shown.tolist())
+            )
+        )
         out[d.name] = pd.Categorical(
             [groups.levels[j][k] for j in gi.tolist()], categories=cats
         )

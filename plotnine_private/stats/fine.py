@@ -131,19 +131,29 @@ class FineFamily(PrivateCountStat):
         self.require_continuous(scales, ax)
         p = self.params
         ab = axis_breaks(
-            self, ax, data[ax].to_numpy(dtype=float), getattr(scales, ax),
-            limits=p["limits"], bins=p["bins"],
+            self,
+            ax,
+            data[ax].to_numpy(dtype=float),
+            getattr(scales, ax),
+            limits=p["limits"],
+            bins=p["bins"],
         )
         edges = ab.breaks
         code = bin_index(
-            data[ax].to_numpy(dtype=float), edges, "right",
+            data[ax].to_numpy(dtype=float),
+            edges,
+            "right",
             p["outside"] == "clamp",
         )
         lo, hi = edges[:-1], edges[1:]
         frame = pd.DataFrame({"_bin": np.arange(len(lo))})
         self.edges = edges
         return FamilyCells(
-            frame, [lo, hi], code, public=True, source=ab.source,
+            frame,
+            [lo, hi],
+            code,
+            public=True,
+            source=ab.source,
             describe=(ax, tuple(edges.tolist()), p["outside"]),
         )
 
@@ -160,15 +170,17 @@ class FineFamily(PrivateCountStat):
         for copy, of in getattr(self, "group_copies", {}).items():
             info[copy] = info[of]
         row_of = {
-            (p, g): i for i, (p, g) in enumerate(
+            (p, g): i
+            for i, (p, g) in enumerate(
                 zip(info["PANEL"].to_numpy(), info["group"].to_numpy())
             )
         }
         rows = np.array(
             [
                 row_of.get((p, g), -1)
-                for p, g in zip(frame["PANEL"].to_numpy(),
-                                frame["group"].to_numpy())
+                for p, g in zip(
+                    frame["PANEL"].to_numpy(), frame["group"].to_numpy()
+                )
             ],
             dtype=np.int64,
         )

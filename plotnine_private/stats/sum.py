@@ -92,8 +92,11 @@ class _SumFamily(PrivateCountStat):
             )
         )
         step = width_in_axis_units(
-            name, f"resolution ({ax})",
-            check_width(name, f"resolution ({ax})", resolution), scale, ax,
+            name,
+            f"resolution ({ax})",
+            check_width(name, f"resolution ({ax})", resolution),
+            scale,
+            ax,
         )
         if not isinstance(step, CalendarStep):
             n = int(np.floor((hi - lo) / step + 1e-9)) + 1
@@ -125,8 +128,15 @@ class _SumFamily(PrivateCountStat):
                     ax, lim, r, getattr(scales, ax)
                 )
 
-                def axis_code(part, v=v, points=points, full=full,
-                              first=first, span=span, step=step):
+                def axis_code(
+                    part,
+                    v=v,
+                    points=points,
+                    full=full,
+                    first=first,
+                    span=span,
+                    step=step,
+                ):
                     w = v[part]
                     with np.errstate(invalid="ignore"):
                         if isinstance(step, float):
@@ -135,9 +145,12 @@ class _SumFamily(PrivateCountStat):
                             # the nearest calendar point (``full`` has one
                             # beyond each end; np.interp clamps records
                             # farther out)
-                            f = np.rint(
-                                np.interp(w, full, np.arange(len(full)))
-                            ) - first
+                            f = (
+                                np.rint(
+                                    np.interp(w, full, np.arange(len(full)))
+                                )
+                                - first
+                            )
                     ok = (f >= 0) & (f < len(points))
                     return np.where(ok, f, -1).astype(np.int64)
 
@@ -147,16 +160,25 @@ class _SumFamily(PrivateCountStat):
                 res.append(step)
             (gpx, gpy), (ix, iy) = pts, idx
             nx, ny = len(gpx), len(gpy)
-            code = chunked_codes(len(ix), nx * ny, lambda part: np.where(
-                (ix[part] >= 0) & (iy[part] >= 0),
-                iy[part].astype(np.int64) * nx + ix[part], -1,
-            ))
+            code = chunked_codes(
+                len(ix),
+                nx * ny,
+                lambda part: np.where(
+                    (ix[part] >= 0) & (iy[part] >= 0),
+                    iy[part].astype(np.int64) * nx + ix[part],
+                    -1,
+                ),
+            )
             gx = np.tile(np.arange(nx), ny)
             gy = np.repeat(np.arange(ny), nx)
             px, py = gpx[gx], gpy[gy]
             frame = pd.DataFrame({"x": px, "y": py})
             return FamilyCells(
-                frame, [px, py], code, public=True, source="public: grid",
+                frame,
+                [px, py],
+                code,
+                public=True,
+                source="public: grid",
                 describe=(*rng, tuple(res)),
             )
         pos = pd.MultiIndex.from_arrays([x, y])

@@ -233,8 +233,11 @@ class _SummaryFamily(_CountFamily):
         self.check_domain(fam, gdims)
         panel = self.panel_dimension(data, door)
         fdim = Dimension(
-            "cell", np.asarray(fam.code, np.int64), fam.content,
-            fam.frame.index, fam.public,
+            "cell",
+            np.asarray(fam.code, np.int64),
+            fam.content,
+            fam.frame.index,
+            fam.public,
         )
         dims = [panel, *gdims, fdim]
         k = self.grid_values(data["y"].to_numpy(dtype=float))
@@ -255,8 +258,11 @@ class _SummaryFamily(_CountFamily):
         # the count release sees record counts only (no weights)
         table = dataclasses.replace(table, weighted=None)
         sums = SumTable(
-            words=table.words, n=table.n, public=table.public,
-            multiplicity=table.multiplicity, total=totals,
+            words=table.words,
+            n=table.n,
+            public=table.public,
+            multiplicity=table.multiplicity,
+            total=totals,
         )
         self.add_ckm_columns(sums, dims, idx, k, data)
         est = self.release(door, fam, gdims, table, sums, bound)
@@ -349,7 +355,8 @@ class _DPSummary(_SummaryFamily):
 
     def check_domain(self, fam, gdims) -> None:
         undeclared = [
-            self.door.mapping.get(g.name, g.name) for g in gdims
+            self.door.mapping.get(g.name, g.name)
+            for g in gdims
             if not g.public
         ]
         if not fam.public:
@@ -380,8 +387,10 @@ class _DPSummary(_SummaryFamily):
             "data_object": door.data_object,
         }
         rel_sum = release_cells(
-            self.sub_query("sum", door, fam, gdims, sum_mech), sums,
-            sum_mech, **common,
+            self.sub_query("sum", door, fam, gdims, sum_mech),
+            sums,
+            sum_mech,
+            **common,
         )
         self.releases.append(rel_sum.release)
         s = rel_sum.values  # noisy totals of (y - c), value units
@@ -391,8 +400,10 @@ class _DPSummary(_SummaryFamily):
                 eps - eps * share, adjacency=p["adjacency"], noise=p["noise"]
             )
             rel_cnt = release_cells(
-                self.sub_query("count", door, fam, gdims, cnt_mech), table,
-                cnt_mech, **common,
+                self.sub_query("count", door, fam, gdims, cnt_mech),
+                table,
+                cnt_mech,
+                **common,
                 details={"what": "record counts of the summary cells"},
             )
             self.releases.append(rel_cnt.release)
@@ -408,8 +419,7 @@ class _DPSummary(_SummaryFamily):
         # the two noises stays within its 1 - alpha/2 half-width
         hs = sum_mech.halfwidth(alpha / 2)
         hc = laplace_halfwidth(cnt_mech.scale, p["noise"], alpha / 2)
-        r_lo, r_hi = ratio_interval(s - hs, s + hs, n_noisy - hc,
-                                    n_noisy + hc)
+        r_lo, r_hi = ratio_interval(s - hs, s + hs, n_noisy - hc, n_noisy + hc)
         est.update(
             y=np.clip(c + s / np.maximum(n_noisy, 1.0), lo, hi),
             ymin=np.clip(c + r_lo, lo, hi),
@@ -453,8 +463,7 @@ class _CKMSummary(CKMMixin, _SummaryFamily):
             )
         if not isinstance(p["same_key"], (bool, np.bool_)):
             raise fail(
-                name, f"same_key must be True or False, got "
-                f"{p['same_key']!r}."
+                name, f"same_key must be True or False, got {p['same_key']!r}."
             )
         super().validate_params()
         if p["ptable"].kind != "counts":
@@ -487,17 +496,24 @@ class _CKMSummary(CKMMixin, _SummaryFamily):
         p = self.params
         lo, hi = p["bounds"]
         mag = CKMMagnitudes(
-            p["num_ptable"], p["resolution"], p["magnifier"], float(p["p"]),
+            p["num_ptable"],
+            p["resolution"],
+            p["magnifier"],
+            float(p["p"]),
             bool(p["same_key"]),
         )
         cnt = self.make_mechanism()
         common = {"domain": fam.source, "panels": door.panels}
         rel_sum = release_cells(
-            self.sub_query("sum", door, fam, gdims, mag), sums, mag,
+            self.sub_query("sum", door, fam, gdims, mag),
+            sums,
+            mag,
             **common,
         )
         rel_cnt = release_cells(
-            self.sub_query("count", door, fam, gdims, cnt), table, cnt,
+            self.sub_query("count", door, fam, gdims, cnt),
+            table,
+            cnt,
             **common,
         )
         self.releases += [rel_sum.release, rel_cnt.release]
@@ -505,8 +521,11 @@ class _CKMSummary(CKMMixin, _SummaryFamily):
         keep = rel_cnt.keep & rel_sum.keep
         bt = mag.bound(t, bound * p["resolution"])
         dc = float(p["ptable"].max_noise)
-        est = {"keep_release": rel_cnt, "n": np.rint(n).astype(np.int64),
-               "sum": t}
+        est = {
+            "keep_release": rel_cnt,
+            "n": np.rint(n).astype(np.int64),
+            "sum": t,
+        }
         if p["fun"] == "sum":
             est.update(keep=keep, y=t, ymin=t - bt, ymax=t + bt)
             return est

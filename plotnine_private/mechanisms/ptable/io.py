@@ -468,16 +468,24 @@ def _read_text(source: Any) -> tuple[str, str]:
 
 #: parameters of create_cnt_ptable / create_num_ptable, to recognise a
 #: dict of them passed as a table
-_BUILD_PARAMS = {"D", "V", "js", "pstay", "optim", "mono", "step", "icat",
-                 "type"}
+_BUILD_PARAMS = {
+    "D",
+    "V",
+    "js",
+    "pstay",
+    "optim",
+    "mono",
+    "step",
+    "icat",
+    "type",
+}
 
 
 def is_ptable_source(obj: Any) -> bool:
     """Whether :func:`read_ptable` takes ``obj`` at all (its type)."""
-    return (
-        isinstance(obj, (PTable, pd.DataFrame, str, os.PathLike))
-        or hasattr(obj, "read")
-    )
+    return isinstance(
+        obj, (PTable, pd.DataFrame, str, os.PathLike)
+    ) or hasattr(obj, "read")
 
 
 def ptable_type_message(obj: Any) -> str:
