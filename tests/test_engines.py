@@ -17,9 +17,12 @@ from plotnine import (
     facet_wrap,
     geom_bar,
     geom_bin_2d,
+    geom_boxplot,
     geom_count,
+    geom_density,
     geom_histogram,
     geom_point,
+    geom_step,
     ggplot,
     scale_x_log10,
 )
@@ -227,6 +230,27 @@ def _plots():
         "sum_ckm": lambda d: (
             ggplot(d, aes("xr", "yr", **rk))
             + geom_count(stat="sum_ckm", ptable=PTABLE)
+        ),
+        # the fine-histogram stats (records beyond the limits clamped or
+        # dropped in the engine as in memory)
+        "density_dp": lambda d: (
+            ggplot(d, aes("x", colour="c"))
+            + geom_density(
+                stat="density_dp", eps=1, seed=12, limits=(1, 9), bins=64
+            )
+        ),
+        "ecdf_ckm": lambda d: (
+            ggplot(d, aes("x", **rk))
+            + geom_step(
+                stat="ecdf_ckm",
+                ptable=PTABLE,
+                limits=(0, 10),
+                outside="drop",
+            )
+        ),
+        "boxplot_dp": lambda d: (
+            ggplot(d, aes("c", "y"))
+            + geom_boxplot(stat="boxplot_dp", eps=1, seed=13, limits=(0, 12))
         ),
     }
 

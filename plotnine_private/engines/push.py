@@ -366,6 +366,23 @@ def _with_code(fam0, code):
     )
 
 
+@register_plan("fine")
+def _fine_plan(stat, fam0, cols, scales):
+    # density, ECDF, boxplot: one fine histogram along stat.AXIS; records
+    # beyond the public limits go to the edge bins with outside="clamp"
+    lo, hi = fam0.content[0], fam0.content[1]
+    breaks = np.r_[lo, hi[-1:]]
+    v = _float(cols[stat.AXIS])
+    if stat.params["outside"] == "clamp":
+        v = v.clip(float(breaks[0]), float(breaks[-1]))
+    idx = bin_index_expr(v, breaks, "right")
+
+    def finish(g):
+        return _with_code(fam0, g["_x"].to_numpy(dtype=np.int64))
+
+    return {"_x": idx}, finish
+
+
 @register_plan("bin2d")
 def _bin2d_plan(stat, fam0, cols, scales):
     bx = stat.axis_cache["x"].breaks
@@ -478,7 +495,8 @@ def _needs_rows(name: str, why: str) -> Exception:
     return fail(
         name,
         f"{why} A table in an engine only answers group-by queries. "
-        "Use a stat that aggregates (count, bin, bin2d, binhex, sum, in "
+        "Use a stat that aggregates (count, bin, bin2d, binhex, sum, "
+        "density, ecdf, boxplot, in "
         "their _dp or _ckm forms), or collect the rows you need into a "
         "pandas or polars DataFrame and plot that.",
     )
