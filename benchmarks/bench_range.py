@@ -17,7 +17,9 @@ Methods:
   replace, crossed ends widened to width 1;
 * ``new``: :func:`plotnine_private.mechanisms.ranges.private_range`.
 
-Run: ``python benchmarks/bench_range.py [--keys 200] [--quick]``.
+Run: ``python benchmarks/bench_range.py [--keys 200] [--quick]``;
+``--layer`` instead prints the table a user sees: n = 200, 1000, 10000 at
+layer eps 0.5, 1, 2, the range getting the default share 0.2 of it.
 """
 
 from __future__ import annotations
@@ -86,7 +88,11 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--keys", type=int, default=200)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--layer", action="store_true")
     args = parser.parse_args()
+    if args.layer:
+        layer_table(args.keys)
+        return
     ns = [200, 1000] if args.quick else [200, 1000, 10000]
     epss = [0.2, 0.5, 1.0, 2.0]
     warnings.simplefilter("ignore")
@@ -118,6 +124,29 @@ def main():
                         flush=True,
                     )
     print(f"({time.time() - t0:.0f} s)")
+
+
+def layer_table(keys: int, share: float = 0.2) -> None:
+    """Range quality by n and layer eps (the range gets ``share``)."""
+    warnings.simplefilter("ignore")
+    print(
+        f"median/90th percentile over {keys} keys; the range gets "
+        f"{share:g} of the layer eps"
+    )
+    print("| data | n | layer eps | missed | width | out |")
+    print("|---|---|---|---|---|---|")
+    for shape in ["U(0,100)", "N(50,10)", "hwy 12..44"]:
+        for n in [200, 1000, 10000]:
+            x = SHAPES[shape](np.random.default_rng([n, len(shape)]), n)
+            for eps in [0.5, 1.0, 2.0]:
+                (m1, m9), (w1, w9), (o1, o9) = measure(
+                    new_range, x, share * eps, keys, (shape, n, eps, "grid")
+                )
+                print(
+                    f"| {shape} | {n} | {eps} | {m1:.2f}/{m9:.2f} | "
+                    f"{w1:.2f}/{w9:.1f} | {o1:.2f}/{o9:.2f} |",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":
