@@ -33,6 +33,8 @@ __all__ = [
     "assemble",
     "categorical_dimension",
     "cell_query",
+    "cell_table",
+    "combined_codes",
     "exact_sums",
 ]
 
@@ -214,6 +216,23 @@ def _merge_observed(parts, weight, key_ints):
     return cells, n, ws, ks
 
 
+def combined_codes(
+    dims: Sequence[Dimension], part: slice = slice(None)
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each record's cell as one code (mixed radix over ``dims``, the
+    first dimension slowest) and whether it is outside the domain (some
+    level -1 or out of range)."""
+    n = len(dims[0].codes[part]) if dims else 0
+    code = np.zeros(n, dtype=np.int64)
+    bad = np.zeros(n, dtype=bool)
+    for d in dims:
+        c = np.asarray(d.codes[part], dtype=np.int64)
+        bad |= (c < 0) | (c >= d.size)
+        code *= max(d.size, 1)
+        code += np.where(c < 0, 0, c)
+    return code, bad
+
+
 def assemble(
     dims: Sequence[Dimension],
     *,
@@ -244,13 +263,7 @@ def assemble(
     acc = _Accumulator(total, weight is not None, key_ints is not None)
     for start in range(0, nrec, CHUNK):
         part = slice(start, min(start + CHUNK, nrec))
-        code = np.zeros(part.stop - part.start, dtype=np.int64)
-        bad = np.zeros(len(code), dtype=bool)
-        for d in dims:
-            c = np.asarray(d.codes[part], dtype=np.int64)
-            bad |= (c < 0) | (c >= d.size)
-            code *= max(d.size, 1)
-            code += np.where(c < 0, 0, c)
+        code, bad = combined_codes(dims, part)
         ok = ~bad
         code = code[ok]
         w = None if weight is None else np.asarray(weight[part])[ok]
@@ -265,6 +278,23 @@ def assemble(
         n, weighted, key_sum = acc.n, acc.weighted, acc.key_sum
     else:
         cells, n, weighted, key_sum = _merge_observed(parts, weight, key_ints)
+    return cell_table(dims, cells, n, weighted, key_sum, public, multiplicity)
+
+
+def cell_table(
+    dims: Sequence[Dimension],
+    cells: np.ndarray,
+    n: np.ndarray,
+    weighted: np.ndarray | None,
+    key_sum: np.ndarray | None,
+    public: bool,
+    multiplicity: int = 1,
+) -> tuple[CellTable, np.ndarray]:
+    """The cell table of aggregated cells: ``cells`` are combined codes
+    (mixed radix over ``dims``) with their counts and sums, however they
+    were aggregated (here, or by an engine's group-by). Each cell is named
+    by its dimensions' content, the words of its noise stream."""
+    sizes = [d.size for d in dims]
     ncell = len(cells)
     index = (
         np.column_stack(np.unravel_index(cells, sizes))

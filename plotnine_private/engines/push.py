@@ -30,11 +30,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..cells import Dimension, categorical_dimension
+from ..cells import (
+    Dimension,
+    categorical_dimension,
+    cell_table,
+    combined_codes,
+)
 from ..door import Door, level_label
 from ..exceptions import PlotninePrivateError
-from ..mechanisms.randomness import cell_words
-from ..mechanisms.release import CellTable, LaplaceCounts, release_cells
+from ..mechanisms.release import CellTable, LaplaceCounts
 from ..validation import fail
 
 __all__ = [
@@ -172,13 +176,10 @@ def assemble_counts(
     public = all(d.public for d in dims)
     total = int(np.prod(sizes, dtype=object)) if dims else 1
     n = np.asarray(n, dtype=np.int64)
-    code = np.zeros(len(n), dtype=np.int64)
-    bad = np.zeros(len(n), dtype=bool)
-    for d in dims:
-        c = np.asarray(d.codes, dtype=np.int64)
-        bad |= (c < 0) | (c >= d.size)
-        code *= max(d.size, 1)
-        code += np.where(c < 0, 0, c)
+    code, bad = combined_codes(dims)
+    if not dims:
+        code = np.zeros(len(n), dtype=np.int64)
+        bad = np.zeros(len(n), dtype=bool)
     ok = ~bad & (n > 0)
     code = code[ok]
     if public:
@@ -198,30 +199,7 @@ def assemble_counts(
     if key_sum is not None:
         ksum = np.zeros(size, dtype=np.int64)
         np.add.at(ksum, inv, np.asarray(key_sum, dtype=np.int64)[ok])
-    ncell = len(cells)
-    index = (
-        np.column_stack(np.unravel_index(cells, sizes))
-        if dims and ncell
-        else np.zeros((ncell, len(dims)), dtype=np.int64)
-    )
-    content = []
-    for k, d in enumerate(dims):
-        for col in d.content:
-            content.append(np.asarray(col)[index[:, k]])
-    words = (
-        cell_words(*content)
-        if ncell
-        else np.zeros((0, max(len(content), 1)), dtype=np.uint64)
-    )
-    table = CellTable(
-        words=words,
-        n=counts,
-        weighted=wsum,
-        key_sum=ksum,
-        public=public,
-        multiplicity=multiplicity,
-    )
-    return table, index.astype(np.int64)
+    return cell_table(dims, cells, counts, wsum, ksum, public, multiplicity)
 
 
 def _plain(col: pd.Series) -> pd.Series:
@@ -640,23 +618,7 @@ def release_in_engine(
         key_sum=key_sums(g) if rkey is not None else None,
         multiplicity=door.multiplicity,
     )
-    query = stat.query(door, fam, gdims, mechanism)
-    domain = fam.source
-    if fam.public and not all(d.public for d in gdims):
-        domain = "thresholded"
-    released = release_cells(
-        query,
-        table,
-        mechanism,
-        domain=domain,
-        panels=door.panels,
-        data_object=door.data_object,
-    )
-    stat.releases.append(released.release)
-    if not table.public:
-        stat.warn_undeclared(fam, gdims, released.release)
-    cells = stat.cell_frame(fam, panel, gdims, idx, table, released, door)
-    return stat.finish_output(cells, released)
+    return stat.release_table(door, fam, panel, gdims, table, idx, mechanism)
 
 
 def _plain_col(column: str):

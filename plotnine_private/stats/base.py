@@ -393,6 +393,19 @@ class PrivateCountStat(stat):
             key_ints=key_ints,
             multiplicity=door.multiplicity,
         )
+        return self.release_table(
+            door, fam, panel, gdims, table, idx, mechanism
+        )
+
+    def release_table(
+        self, door, fam, panel, gdims, table, idx, mechanism
+    ) -> pd.DataFrame:
+        """Release an assembled cell table and shape the layer's rows.
+
+        Shared by the in-memory door and the engine push-down: the query
+        (public), the release engine, the undeclared-domain warning, the
+        cell rows and :meth:`finish_output`.
+        """
         query = self.query(door, fam, gdims, mechanism)
         domain = fam.source
         if fam.public and not all(g.public for g in gdims):
