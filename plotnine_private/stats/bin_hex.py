@@ -260,6 +260,6 @@ class stat_binhex(stat_bin_hex):
     """Alias of `stat_bin_hex`, so that `stat="binhex"` resolves."""
 
 
-# a future plotnine with its own hexagon stat keeps it (spec 2.1)
+# a future plotnine with its own hexagon stat keeps it
 stat_bin_hex = keep_upstream(stat_bin_hex, _UPSTREAM_STAT)  # type: ignore
 stat_binhex = keep_upstream(stat_binhex, _UPSTREAM_ALIAS)  # type: ignore

@@ -36,11 +36,11 @@ from .table import BOUND_DIGITS, BOUND_SCALE, J_DIGITS, J_SCALES, TYPES, PTable
 
 __all__ = ["create_cnt_ptable", "create_num_ptable"]
 
-#: Lower bound of every probability in the optimisation (spec 1.3).
+#: Lower bound of every probability in the optimisation (docs/ptables.md §3).
 EPSILON = 1e-8
-#: Passes of the pstay relaxation loop (spec 1.5).
+#: Passes of the pstay relaxation loop (docs/ptables.md §3).
 MAX_PASSES = 20
-#: Relaxation of the pstay bound per pass (spec 1.5).
+#: Relaxation of the pstay bound per pass (docs/ptables.md §3).
 PSTAY_STEP = 0.05
 #: R refuses magnitude tables with ``D * step >= 50`` (``pt_create_pParams``).
 MAX_D_STEP = 50
@@ -74,7 +74,7 @@ class TableSpec:
 
 
 # ---------------------------------------------------------------------------
-# Parameter validation (spec 1.1, 2.1 and the feasibility rule of 1.5)
+# Parameter validation (docs/ptables.md §1, §2, §3)
 # ---------------------------------------------------------------------------
 
 
@@ -114,21 +114,21 @@ def _variance(V: Any) -> float:
 
 
 def _check_blocking(D: int, V: float, js: int) -> None:
-    """Refuse blocking thresholds no table can satisfy (spec 1.5)."""
+    """Refuse blocking thresholds no table can satisfy (docs/ptables.md §3)."""
     if js == 0:
         return
     if js >= D:
         # Row 1 must reach js+1 (needs D >= js), and row js+1 needs a
         # downward target: 0 is reachable only if D >= js+1, and js+1-D..js
-        # are blocked. Otherwise the solver fails (spec 1.5 states only
-        # D >= js; D == js is infeasible at row js+1 as well).
+        # are blocked. Otherwise the solver fails (docs/ptables.md §3;
+        # R states only D >= js, yet D == js is infeasible at row js+1).
         raise ParameterError(
             f"D={D} must be greater than js={js}: a count of {js + 1} can "
             f"only move down to 0, which needs D >= {js + 1}; use "
             f"D >= {js + 1} or a smaller js"
         )
     # A blocked row i <= js can only move to 0 or to >= js+1, so its
-    # variance is at least i*(js+1-i) (spec 1.5, feasibility rule).
+    # variance is at least i*(js+1-i) (docs/ptables.md §3, feasibility rule).
     need = max(i * (js + 1 - i) for i in range(1, js + 1))
     if need >= V:
         raise ParameterError(
@@ -258,7 +258,7 @@ def _type_value(type: Any) -> str:
 
 
 def _count_spec(D, V, js, pstay, optim, mono) -> TableSpec:
-    """Validate ``create_cnt_ptable`` parameters (spec 1.1, 1.5)."""
+    """Validate ``create_cnt_ptable`` parameters (docs/ptables.md §1, §3)."""
     D = _whole(D, "D", 1, "D is the maximum absolute noise, e.g. D=5")
     js = _whole(js, "js", 0, "js is the blocking threshold, e.g. js=0")
     V = _variance(V)
@@ -280,7 +280,7 @@ def _count_spec(D, V, js, pstay, optim, mono) -> TableSpec:
 
 
 def _num_spec(D, V, pstay, optim, mono, step, icat, type) -> TableSpec:
-    """Validate ``create_num_ptable`` parameters (spec 2.1)."""
+    """Validate ``create_num_ptable`` parameters (docs/ptables.md §2)."""
     D = _whole(D, "D", 1, "D is the maximum absolute noise factor, e.g. D=5")
     V = _variance(V)
     rows = _icat_values(icat, D)
@@ -309,7 +309,7 @@ def _num_spec(D, V, pstay, optim, mono, step, icat, type) -> TableSpec:
 
 
 # ---------------------------------------------------------------------------
-# The per-row maximum-entropy problem (spec 1.3, 1.4)
+# The per-row maximum-entropy problem (docs/ptables.md §3)
 # ---------------------------------------------------------------------------
 
 
@@ -347,7 +347,7 @@ def _constraints(v, V, zero, mono, optim) -> list[dict]:
         },
     ]
     if mono and zero > 0:
-        # p_1 <= p_2 <= ... <= p_z, left side only (spec 1.3)
+        # p_1 <= p_2 <= ... <= p_z, left side only (docs/ptables.md §3)
         mono_a = np.zeros((zero, n))
         for k in range(zero):
             mono_a[k, k] = -1.0
@@ -379,7 +379,8 @@ def _solve_row(
     mono: bool,
     optim: int,
 ) -> np.ndarray:
-    """Maximise the entropy of one row with scipy SLSQP (spec 1.4)."""
+    """Maximise the entropy of one row with scipy SLSQP
+    (docs/ptables.md §3)."""
     v = v.astype(float)
     n = len(v)
     res = minimize(
@@ -405,7 +406,8 @@ def _violation(p, v, V, lower, optim) -> float:
 
 
 def _check_solution(p, v, V, lower, optim, i, spec: TableSpec) -> None:
-    """R's abort (spec 1.5), plus a check that the constraints hold."""
+    """R's abort (docs/ptables.md §3), plus a check that the constraints
+    hold."""
     if (
         round(float(p.sum()), 10) != 1
         or _violation(p, v, V, lower, optim) > 1e-6
@@ -423,7 +425,7 @@ def _optimise_row(i, v, lower, zero, r, spec: TableSpec):
     """Solve row ``i``, relaxing ``pstay`` until the variance is V.
 
     R runs up to 20 passes; each lowers the bound on p(v=0) by 0.05 and
-    stops once ``round(variance, 3) == V`` (spec 1.5). An unchanged
+    stops once ``round(variance, 3) == V`` (docs/ptables.md §3). An unchanged
     problem has the same (unique) optimum: R solves it again, we reuse it.
     Returns the probabilities and the number of passes.
     """
@@ -471,7 +473,8 @@ def _build_row(i: int, r: int, spec: TableSpec):
 
 
 def _rounded_bounds(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Cumulative bounds rounded to 8 decimals, as integers (spec 1.6);
+    """Cumulative bounds rounded to 8 decimals, as integers
+    (docs/ptables.md §5);
     the published ``p`` is then ``ub - lb``."""
     ub = np.cumsum(p)
     lb = ub - p

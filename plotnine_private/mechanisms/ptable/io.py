@@ -98,7 +98,8 @@ def _grid_column(df: pd.DataFrame, col: str, scale: int) -> np.ndarray:
 
 
 def _to_bound_units(x: np.ndarray) -> np.ndarray:
-    """Probabilities rounded to 8 decimals, as integers (spec 1.6)."""
+    """Probabilities rounded to 8 decimals, as integers
+    (docs/ptables.md §5)."""
     return np.rint(np.round(x, BOUND_DIGITS) * BOUND_SCALE).astype(np.int64)
 
 

@@ -45,16 +45,17 @@ __all__ = [
     "ons_pcv",
 ]
 
-#: Interval bounds are rounded to this many decimals (spec 1.6).
+#: Interval bounds are rounded to this many decimals (docs/ptables.md §5).
 BOUND_DIGITS = 8
 #: Integer scale of the interval bounds: bounds are ``k / BOUND_SCALE``.
 BOUND_SCALE = 10**BOUND_DIGITS
 #: Magnitude targets ``j`` and deviations ``v`` carry 4 decimals (R
 #: ``pt_create_pTable`` rounds them so); they are held as ``k / 10**4``.
 J_DIGITS = 4
-#: Rows 501..750 of an ONS table are reused with this period (spec 4.3).
+#: Rows 501..750 of an ONS table are reused with this period
+#: (docs/ptables.md §5).
 ONS_CYCLE = 250
-#: Columns of an R-style table, in R's order (spec 1.6).
+#: Columns of an R-style table, in R's order (docs/ptables.md §5).
 TABLE_COLUMNS = ["i", "j", "p", "v", "p_int_lb", "p_int_ub", "type"]
 #: Values of the ``type`` column (R ``ptable``: parity of contributors).
 TYPES = ("all", "even", "odd")
@@ -733,7 +734,8 @@ class PTable:
     def to_ons_frame(
         self, modulus: int = 256, max_pcv: int = 750
     ) -> pd.DataFrame:
-        """The table as an ONS ``pcv, ckey, pvalue`` lookup (spec 4.4).
+        """The table as an ONS ``pcv, ckey, pvalue`` lookup
+        (docs/ptables.md §5).
 
         For a uniform count table, ``pvalue`` at ``(pcv, k)`` is the
         deviation at key ``(k + 0.5) / modulus`` in row ``min(pcv,
@@ -879,7 +881,8 @@ def magnitude_noise(
     cellKey keeps the tables of one magnitude setup in one frame and picks
     the rows by a lookup category per cell: ``"all"``, or ``"even"`` /
     ``"odd"`` (parity of the number of contributors), or
-    ``"small_cells"`` for cells below the separation point (spec 2.2).
+    ``"small_cells"`` for cells below the separation point
+    (docs/ptables.md §2).
     Here each category names a :class:`PTable`; every cell is looked up
     with :meth:`PTable.magnitude_noise` in the table of its category.
 
