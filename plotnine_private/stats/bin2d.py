@@ -33,7 +33,7 @@ from .dates import (
 from .domains import axis_breaks, bin_index
 
 if TYPE_CHECKING:
-    from plotnine.typing import pos_scales
+    from plotnine.iapi import pos_scales
 
 __all__ = [
     "stat_bin2d_ckm",

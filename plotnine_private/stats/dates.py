@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
-import numbers
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -43,7 +42,7 @@ import pandas as pd
 from mizani.transforms import datetime_trans
 
 from ..validation import fail as _fail
-from ..validation import validate_breaks, validate_range
+from ..validation import is_real, validate_breaks, validate_range
 
 __all__ = [
     "CalendarStep",
@@ -282,7 +281,7 @@ def check_width(name: str, param: str, value: Any, *, fixed: bool = False):
         if pd.isna(width) or width <= pd.Timedelta(0):
             raise _fail(name, f"{param} must be > 0, got {value!r}.")
         return width
-    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+    if is_real(value):
         if not (math.isfinite(value) and value > 0):
             raise _fail(name, f"{param} must be > 0, got {value!r}.")
         return float(value)
@@ -487,11 +486,7 @@ def check_point(name: str, param: str, value: Any):
         return None
     if isinstance(value, str) or is_timelike(value):
         return as_timestamp(name, param, value)
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, numbers.Real)
-        or not math.isfinite(value)
-    ):
+    if not is_real(value) or not math.isfinite(value):
         raise _fail(
             name,
             f"{param} must be a number (or a date on a date axis), got "
