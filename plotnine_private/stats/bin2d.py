@@ -69,7 +69,14 @@ def per_axis(value, name: str, param: str, pair_items: bool = False):
     return vx, vy
 
 
-class TwoAxisBins:
+if TYPE_CHECKING:
+    # a mixin of PrivateCountStat subclasses: its attributes, for mypy
+    _TwoAxisBase = PrivateCountStat
+else:
+    _TwoAxisBase = object
+
+
+class TwoAxisBins(_TwoAxisBase):
     """Shared by the rectangular and hexagonal 2-D families: public (or
     private) ranges on both axes, one per layer."""
 

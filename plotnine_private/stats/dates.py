@@ -127,7 +127,8 @@ class CalendarStep:
         and shorter, on a naive axis); None for months and years."""
         if self.unit in ("year", "quarter", "month"):
             return None
-        return pd.Timedelta(**{f"{self.unit}s": self.n})
+        step: dict[str, Any] = {f"{self.unit}s": self.n}
+        return pd.Timedelta(**step)
 
     def floor(self, t: pd.Timestamp) -> pd.Timestamp:
         """The last edge at or before ``t`` (same time zone)."""
@@ -143,7 +144,7 @@ class CalendarStep:
             return day - pd.DateOffset(days=(day.dayofweek - self.weekday) % 7)
         if self.unit == "day":
             return day
-        zero = dict(microsecond=0, nanosecond=0)
+        zero: dict[str, Any] = dict(microsecond=0, nanosecond=0)
         if self.unit == "hour":
             return t.replace(hour=t.hour // n * n, minute=0, second=0, **zero)
         if self.unit == "minute":
@@ -475,7 +476,7 @@ def calendar_edges(name, axis, rng, step: CalendarStep, scale) -> np.ndarray:
         )
     start = step.floor(lo)
     edges = pd.date_range(start, periods=int(count) + 2, freq=step.offset())
-    last = int(np.searchsorted(edges, hi, side="left"))
+    last = int(edges.searchsorted(hi, side="left"))
     edges = edges[: last + 1]
     return stamps_to_days(edges)
 

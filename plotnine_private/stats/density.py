@@ -95,9 +95,9 @@ class _DensityFamily(FineFamily):
         edges = hist.edges
         grid = np.linspace(edges[0], edges[-1], p["n"])
         bw = self.bandwidth(edges)
-        dens = kernel_smooth(
-            hist.centres, hist.values, grid, bw, kernel_name(p["kernel"])
-        )
+        kernel = kernel_name(p["kernel"])
+        assert kernel is not None  # checked by validate_params
+        dens = kernel_smooth(hist.centres, hist.values, grid, bw, kernel)
         n = released_total(hist)
         peak = dens.max(axis=1, keepdims=True) if dens.size else dens
         scaled = np.where(peak > 0, dens / np.where(peak > 0, peak, 1), 0.0)

@@ -104,7 +104,7 @@ class _SummaryFamily(_CountFamily):
         "level": 0.95,
     }
     CREATES = {"y", "ymin", "ymax", "n", "sum", "width"}
-    QUERY_PARAMS = ("fun", "bounds")
+    QUERY_PARAMS: tuple[str, ...] = ("fun", "bounds")
 
     # -- parameters ----------------------------------------------------
     def validate_params(self) -> None:
@@ -247,6 +247,7 @@ class _SummaryFamily(_CountFamily):
             key_ints=self.record_key_integers(data),
             multiplicity=door.multiplicity,
         )
+        assert table.weighted is not None  # assembled with weights
         totals = np.rint(table.weighted).astype(np.int64)
         # the count release sees record counts only (no weights)
         table = dataclasses.replace(table, weighted=None)
