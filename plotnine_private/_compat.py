@@ -184,23 +184,29 @@ def _layout_setup(original):
     return setup
 
 
-def _small_panel(col: pd.Series, layout: pd.DataFrame) -> pd.Categorical:
+def _small_panel(
+    col: pd.Series, layout: pd.DataFrame
+) -> pd.Series | pd.Categorical:
     """``PANEL`` as plotnine's ordered categorical of the layout's panels,
     with codes of one or two bytes."""
     if isinstance(col.dtype, pd.CategoricalDtype):
         return col
-    cats = layout["PANEL"]
+    panels = layout["PANEL"]
     cats = (
-        cats.cat.categories
-        if isinstance(cats.dtype, pd.CategoricalDtype)
-        else pd.Index(cats)
+        panels.cat.categories
+        if isinstance(panels.dtype, pd.CategoricalDtype)
+        else pd.Index(panels)
     )
     if len(cats) == 1 and (col.dtype.kind in "iu"):
         # one panel: every row's code is 0
         codes = np.zeros(len(col), dtype=np.int8)
         codes[col.to_numpy() != cats[0]] = -1
     else:
-        codes = small_codes(cats.get_indexer(col), len(cats))
+        # pandas-stubs want an Index; any array-like is accepted
+        codes = small_codes(
+            cats.get_indexer(col),  # type: ignore[arg-type]
+            len(cats),
+        )
     return pd.Categorical.from_codes(codes, categories=cats, ordered=True)
 
 

@@ -50,6 +50,8 @@ from .report.composition import private_layers
 from .report.presentation import report_from_built
 
 if TYPE_CHECKING:
+    from types import FrameType
+
     from plotnine import ggplot
 
     from .report import PrivacyReport
@@ -157,15 +159,15 @@ def _statement_at(source: str, lineno: int) -> str | None:
         lines = source.splitlines()[best.lineno - 1 : body[0].lineno - 1]
         text = "\n".join(lines).rstrip()
         return textwrap.dedent(text) or None
-    text = ast.get_source_segment(source, best, padded=True)
-    return textwrap.dedent(text).strip() if text else None
+    segment = ast.get_source_segment(source, best, padded=True)
+    return textwrap.dedent(segment).strip() if segment else None
 
 
 def _caller_line() -> str:
     """The statement (every line of it) of the first caller outside this
     package: what called ``save_release``."""
     here = Path(__file__).resolve().parent
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         fname = frame.f_code.co_filename
         try:
@@ -277,7 +279,7 @@ def _count_column(table: pd.DataFrame) -> str | None:
 def _cell_checks(table: pd.DataFrame, rules: dict[str, Any]):
     """Rule-of-thumb flags on released counts: (flags per row, sdc)."""
     col = _count_column(table)
-    flags = [[] for _ in range(len(table))]
+    flags: list[list[str]] = [[] for _ in range(len(table))]
     cells: dict[str, list] = {"threshold": [], "zeros": [], "negative": []}
     if col is not None:
         j = list(table.columns).index(col)
@@ -357,7 +359,7 @@ def _layer_output(
         "seed_policy": rows[0]["seed_policy"] if rows else None,
         "releases": privacy,
     }
-    files = [{"name": FIGURE, "sdc": {}}]
+    files: list[dict[str, Any]] = [{"name": FIGURE, "sdc": {}}]
     outcome: dict[str, str] = {}
     if table is None:
         status = "review"
@@ -524,7 +526,7 @@ def save_release(
         _prepare_folder(folder, overwrite)
         written: list[str] = []
         with mpl.rc_context(built.theme.rcParams):
-            kwargs = {"format": "png"}
+            kwargs: dict[str, Any] = {"format": "png"}
             if dpi is not None:
                 kwargs["dpi"] = dpi
             figure.savefig(folder / FIGURE, **kwargs)

@@ -302,9 +302,9 @@ def cell_table(
         else np.zeros((ncell, len(dims)), dtype=np.int64)
     )
     content = []
-    for k, d in enumerate(dims):
+    for j, d in enumerate(dims):
         for col in d.content:
-            content.append(np.asarray(col)[index[:, k]])
+            content.append(np.asarray(col)[index[:, j]])
     words = (
         cell_words(*content)
         if ncell

@@ -35,7 +35,7 @@ import io
 import warnings
 from copy import deepcopy
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from plotnine import coord_cartesian, ggtitle, labs, theme
@@ -232,6 +232,7 @@ def _version(
                 _MECHANISM_KEYS | {"limits", "levels", "resolution"},
             )
         elif target != kind:
+            assert twin is not None  # given for "dp" and "ckm"
             params = {k: v for k, v in twin.items() if k != "rkey"}
             if target == "ckm" and ranged:
                 # the DP layer estimated its bins privately: the released
@@ -241,9 +242,9 @@ def _version(
             if target == "ckm":
                 lyr.mapping["rkey"] = twin["rkey"]
     kinds = {
-        _family(lyr.stat)[1]
+        found[1]
         for lyr in plot.layers
-        if is_private(lyr) and _family(lyr.stat)
+        if is_private(lyr) and (found := _family(lyr.stat))
     }
     if target == "plain" or (target == "dp" and "dp" not in kinds):
         # record keys are for CKM only (a DP query would count them)
@@ -308,8 +309,8 @@ def _other_scales(builds: list[ggplot]) -> dict[str, Any]:
             if ae in ("x", "y") or s.is_empty():
                 continue
             found.setdefault(ae, []).append(s)
-    shared = {}
-    for ae, scales in found.items():
+    shared: dict[str, Any] = {}
+    for name, scales in found.items():
         s = deepcopy(scales[0])
         s.reset()
         if isinstance(s, scale_continuous):
@@ -318,7 +319,7 @@ def _other_scales(builds: list[ggplot]) -> dict[str, Any]:
             s.limits = _join_discrete([list(x.final_limits) for x in scales])
         else:  # pragma: no cover - identity and other scales
             continue
-        shared[ae] = s
+        shared[name] = s
     return shared
 
 
@@ -568,5 +569,11 @@ def compare(
             "domain): the private panels show the levels they released."
         )
     return Comparison(
-        final, limits, intervals, captions, tuple(figure_size), notes
+        final,
+        limits,
+        intervals,
+        captions,
+        # a list is accepted too; the tuple has its two numbers
+        cast("tuple[float, float]", tuple(figure_size)),
+        notes,
     )

@@ -276,7 +276,9 @@ def facet_skeleton(
         lyr._pnp_panels = f"observed values of {', '.join(undeclared)}"
         return data
     lyr._pnp_panels = f"public: declared facets ({', '.join(facet_vars)})"
-    combos = list(itertools.product(*(levels[v] for v in facet_vars)))
+    # every variable is declared here (undeclared ones returned above)
+    declared = {v: lv for v, lv in levels.items() if lv is not None}
+    combos = list(itertools.product(*(declared[v] for v in facet_vars)))
     if not combos:
         raise PlotninePrivateError(
             f"{type(lyr.stat).__name__}(): a facet variable has no "
@@ -285,7 +287,7 @@ def facet_skeleton(
     columns = list(zip(*combos))
     return pd.DataFrame(
         {
-            v: pd.Categorical(list(col), categories=levels[v])
+            v: pd.Categorical(list(col), categories=declared[v])
             for v, col in zip(facet_vars, columns)
         }
     )

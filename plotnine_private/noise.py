@@ -139,7 +139,8 @@ def _row_distributions(ptable: PTable) -> dict[int, pd.Series]:
     t = ptable.table
     t["mass"] = t["p_int_ub"] - t["p_int_lb"]
     return {
-        int(i): g.groupby("v")["mass"].sum()
+        # pandas-stubs type a group key as any scalar: here a row number
+        int(i): g.groupby("v")["mass"].sum()  # type: ignore[arg-type]
         for i, g in t.groupby("i", sort=True)
     }
 

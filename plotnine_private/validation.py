@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 import pandas as pd
@@ -20,6 +20,8 @@ from .mechanisms import laplace as lap
 __all__ = [
     "as_ptable",
     "fail",
+    "is_integer",
+    "is_real",
     "frame_type_fix",
     "validate_layer_data",
     "validate_breaks",
@@ -31,6 +33,29 @@ __all__ = [
     "validate_seed",
     "validate_threshold",
 ]
+
+
+def is_real(value: object) -> TypeGuard[float]:
+    """Whether ``value`` is a real number (:class:`numbers.Real`: int,
+    float, Fraction, numpy scalars) and not a bool.
+
+    Typed as a guard to ``float`` (the numeric tower of PEP 484), so that
+    the checks that follow it compare and convert it as a number.
+
+    >>> is_real(0.5), is_real(True), is_real("1")
+    (True, False, False)
+    """
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def is_integer(value: object) -> TypeGuard[int]:
+    """Whether ``value`` is an integer (:class:`numbers.Integral`: int,
+    numpy integers) and not a bool.
+
+    >>> is_integer(3), is_integer(True), is_integer(3.0)
+    (True, False, False)
+    """
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
 def fail(name: str, message: str) -> PlotninePrivateError:
@@ -65,7 +90,7 @@ def validate_eps(name: str, eps: Any) -> float:
             "eps is required: the privacy budget of this layer, a number "
             "> 0 (e.g. eps=1). Smaller eps means more noise.",
         )
-    if isinstance(eps, bool) or not isinstance(eps, numbers.Real):
+    if not is_real(eps):
         raise fail(name, f"eps must be a number > 0, got {eps!r}.")
     if not math.isfinite(eps) or eps <= 0:
         raise fail(name, f"eps must be a finite number > 0, got {eps!r}.")
@@ -96,7 +121,7 @@ def validate_delta(name: str, delta: Any) -> float:
     PlotninePrivateError
         If ``delta`` is not a number in (0, 1).
     """
-    if isinstance(delta, bool) or not isinstance(delta, numbers.Real):
+    if not is_real(delta):
         raise fail(name, f"delta must be a number in (0, 1), got {delta!r}.")
     if not (0 < delta < 1):
         raise fail(
@@ -161,11 +186,7 @@ def validate_range_share(name: str, share: Any) -> float | None:
     the counts get what is left, so at most two axes need share < 0.5."""
     if share is None:
         return None
-    if (
-        isinstance(share, bool)
-        or not isinstance(share, numbers.Real)
-        or not 0 < share < 0.5
-    ):
+    if not is_real(share) or not 0 < share < 0.5:
         raise fail(
             name,
             f"range_share must be a number in (0, 0.5), got {share!r}: it "

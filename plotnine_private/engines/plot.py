@@ -89,7 +89,7 @@ def compute_in_engine(lyr: layer, plot: ggplot) -> Any:
         )
     cols = _columns(name, lyr.mapping._starting, src)
     evaled = evaluate(lyr.mapping._starting, lyr.data, plot.environment)
-    plot.scales.add_defaults(evaled, aes(**{c: c for c in evaled}))
+    plot.scales.add_defaults(evaled, aes(**{str(c): c for c in evaled}))
     evaled["PANEL"] = pd.Series([], dtype=int)
     _no_transform(name, plot, cols)
     door = make_door(plot, lyr, None)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -367,6 +367,10 @@ class ReleasedHistogram:
     noisy: np.ndarray
     counts: np.ndarray
 
+    @overload
+    def total(self, axis: None = None) -> float: ...
+    @overload
+    def total(self, axis: int) -> np.ndarray: ...
     def total(self, axis: int | None = None) -> np.ndarray | float:
         """Released estimate of the number of records (post-processing):
         the sum of the unclipped noisy counts ("add": unbiased) or of the

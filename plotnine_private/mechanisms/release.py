@@ -598,7 +598,7 @@ def release_cells(
         getattr(mechanism, "DP", False)
     )
     secret = query.secret() if is_dp else None
-    if is_dp:
+    if secret is not None:  # is_dp
         identity = query.identity(secret)
         check_source(query, secret, data_object)
         key = stream_key(
@@ -641,14 +641,14 @@ def release_cells(
         sensitivity=float(mechanism.sensitivity) if is_dp else None,
         domain=kind,
         cells=int(keep.sum()),
-        policy=secret.policy if is_dp else "record keys",
+        policy=secret.policy if secret is not None else "record keys",
         source=query.source,
         panels=panels,
         composition=composition,
         details={
             **mech_details,
             **(details or {}),
-            **({"key_id": secret.key_id} if is_dp else {}),
+            **({"key_id": secret.key_id} if secret is not None else {}),
         },
     )
     return Released(values, noisy, keep, release)

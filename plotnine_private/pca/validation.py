@@ -21,6 +21,7 @@ from ..cells import categorical_dimension
 from ..door import declared_levels
 from ..validation import (
     fail,
+    is_integer,
     validate_choice,
     validate_delta,
     validate_eps,
@@ -132,7 +133,7 @@ def check_axes(fn: str, axes: Any, k: int) -> tuple[int, int]:
             fn, f"axes must be two component numbers, got {axes!r}."
         ) from None
     for v in (a, b):
-        if not isinstance(v, numbers.Integral) or isinstance(v, bool):
+        if not is_integer(v):
             raise fail(fn, f"axes must be integers, got {axes!r}.")
         if not 1 <= v <= k:
             raise fail(
@@ -149,11 +150,7 @@ def check_k(fn: str, k: Any, p: int) -> int:
     """Number of private eigenvalues, in ``2..p`` (default ``p``)."""
     if k is None:
         return p
-    if (
-        not isinstance(k, numbers.Integral)
-        or isinstance(k, bool)
-        or not (2 <= k <= p)
-    ):
+    if not is_integer(k) or not (2 <= k <= p):
         raise fail(fn, f"k must be an integer in [2, {p}], got {k!r}.")
     return int(k)
 

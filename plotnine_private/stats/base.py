@@ -237,7 +237,7 @@ class PrivateCountStat(stat):
     #: parameters that change the released cells (part of the query)
     QUERY_PARAMS: tuple[str, ...] = ()
 
-    def __init__(self, mapping=None, data=None, **kwargs):
+    def __init__(self, mapping=None, data=None, **kwargs) -> None:
         validate_layer_data(type(self).__name__, mapping, data)
         super().__init__(mapping, data, **kwargs)
         self.releases: list[Release] = []
@@ -687,6 +687,8 @@ class PrivateCountStat(stat):
 class DPMixin:
     """Parameters, validation and mechanism of the DP stats."""
 
+    params: dict[str, Any]  # of the stat it is mixed into
+
     DP = True
 
     def validate_params(self) -> None:
@@ -741,6 +743,8 @@ class DPMixin:
 
 class CKMMixin:
     """Parameters, validation and mechanism of the CKM stats."""
+
+    params: dict[str, Any]  # of the stat it is mixed into
 
     def validate_params(self) -> None:
         """Check ``ptable`` (required) and ``threshold``, then the

@@ -33,7 +33,7 @@ from .dates import (
 from .domains import axis_breaks, bin_index
 
 if TYPE_CHECKING:
-    from plotnine.typing import pos_scales
+    from plotnine.iapi import pos_scales
 
 __all__ = [
     "stat_bin2d_ckm",
@@ -69,7 +69,14 @@ def per_axis(value, name: str, param: str, pair_items: bool = False):
     return vx, vy
 
 
-class TwoAxisBins:
+if TYPE_CHECKING:
+    # a mixin of PrivateCountStat subclasses: its attributes, for mypy
+    _TwoAxisBase = PrivateCountStat
+else:
+    _TwoAxisBase = object
+
+
+class TwoAxisBins(_TwoAxisBase):
     """Shared by the rectangular and hexagonal 2-D families: public (or
     private) ranges on both axes, one per layer."""
 

@@ -48,7 +48,7 @@ from .dates import (
 from .domains import axis_breaks
 
 if TYPE_CHECKING:
-    from plotnine.typing import pos_scales
+    from plotnine.iapi import pos_scales
 
 __all__ = [
     "stat_bin_hex_ckm",

@@ -3,14 +3,13 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 import pandas as pd
 from plotnine.doctools import document
 from plotnine.scales.scale_discrete import scale_discrete
 
 from ..smoothing import monotone_cdf, quantiles
+from ..validation import is_real
 from .base import CKM_PARAMS, DP_PARAMS, CKMMixin, DPMixin, _fail
 from .fine import FineFamily, FineHistogram, released_total
 
@@ -51,12 +50,7 @@ class _BoxplotFamily(FineFamily):
         super().validate_params()
         p = self.params
         coef = p["coef"]
-        if (
-            isinstance(coef, bool)
-            or not isinstance(coef, numbers.Real)
-            or not np.isfinite(coef)
-            or coef < 0
-        ):
+        if not is_real(coef) or not np.isfinite(coef) or coef < 0:
             raise _fail(
                 self.name,
                 f"coef must be a finite number >= 0 (whisker length in "
@@ -81,10 +75,7 @@ class _BoxplotFamily(FineFamily):
             p["whiskers"] = (lo, hi)
         width = p["width"]
         if width is not None and (
-            isinstance(width, bool)
-            or not isinstance(width, numbers.Real)
-            or not np.isfinite(width)
-            or width <= 0
+            not is_real(width) or not np.isfinite(width) or width <= 0
         ):
             raise _fail(self.name, f"width must be > 0, got {width!r}.")
 

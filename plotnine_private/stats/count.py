@@ -112,8 +112,9 @@ class _CountFamily(PrivateCountStat):
         # continuous x: a public list of values, or the values seen
         values = pd.Series(x.to_numpy(dtype=float))
         if levels is not None:
-            domain = sorted(float(v) for v in levels)
-            dim = categorical_dimension("x", values, domain)
+            dim = categorical_dimension(
+                "x", values, sorted(float(v) for v in levels)
+            )
             source = "public: levels"
         else:
             dim = categorical_dimension("x", values, None)

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
-import numbers
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -43,7 +42,7 @@ import pandas as pd
 from mizani.transforms import datetime_trans
 
 from ..validation import fail as _fail
-from ..validation import validate_breaks, validate_range
+from ..validation import is_real, validate_breaks, validate_range
 
 __all__ = [
     "CalendarStep",
@@ -128,7 +127,8 @@ class CalendarStep:
         and shorter, on a naive axis); None for months and years."""
         if self.unit in ("year", "quarter", "month"):
             return None
-        return pd.Timedelta(**{f"{self.unit}s": self.n})
+        step: dict[str, Any] = {f"{self.unit}s": self.n}
+        return pd.Timedelta(**step)
 
     def floor(self, t: pd.Timestamp) -> pd.Timestamp:
         """The last edge at or before ``t`` (same time zone)."""
@@ -144,7 +144,7 @@ class CalendarStep:
             return day - pd.DateOffset(days=(day.dayofweek - self.weekday) % 7)
         if self.unit == "day":
             return day
-        zero = dict(microsecond=0, nanosecond=0)
+        zero: dict[str, Any] = dict(microsecond=0, nanosecond=0)
         if self.unit == "hour":
             return t.replace(hour=t.hour // n * n, minute=0, second=0, **zero)
         if self.unit == "minute":
@@ -282,7 +282,7 @@ def check_width(name: str, param: str, value: Any, *, fixed: bool = False):
         if pd.isna(width) or width <= pd.Timedelta(0):
             raise _fail(name, f"{param} must be > 0, got {value!r}.")
         return width
-    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+    if is_real(value):
         if not (math.isfinite(value) and value > 0):
             raise _fail(name, f"{param} must be > 0, got {value!r}.")
         return float(value)
@@ -476,7 +476,7 @@ def calendar_edges(name, axis, rng, step: CalendarStep, scale) -> np.ndarray:
         )
     start = step.floor(lo)
     edges = pd.date_range(start, periods=int(count) + 2, freq=step.offset())
-    last = int(np.searchsorted(edges, hi, side="left"))
+    last = int(edges.searchsorted(hi, side="left"))
     edges = edges[: last + 1]
     return stamps_to_days(edges)
 
@@ -487,11 +487,7 @@ def check_point(name: str, param: str, value: Any):
         return None
     if isinstance(value, str) or is_timelike(value):
         return as_timestamp(name, param, value)
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, numbers.Real)
-        or not math.isfinite(value)
-    ):
+    if not is_real(value) or not math.isfinite(value):
         raise _fail(
             name,
             f"{param} must be a number (or a date on a date axis), got "

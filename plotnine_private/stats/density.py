@@ -3,14 +3,13 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 import pandas as pd
 from plotnine.doctools import document
 from plotnine.mapping.evaluation import after_stat
 
 from ..smoothing import kernel_name, kernel_smooth
+from ..validation import is_real
 from .base import CKM_PARAMS, DP_PARAMS, CKMMixin, DPMixin, _fail
 from .fine import FineFamily, FineHistogram, released_total
 
@@ -61,33 +60,18 @@ class _DensityFamily(FineFamily):
                     f"bins), got {bw!r}. Rules read from the data (nrd0, "
                     "scott, silverman) would disclose its spread.",
                 )
-        elif (
-            isinstance(bw, bool)
-            or not isinstance(bw, numbers.Real)
-            or not np.isfinite(bw)
-            or bw <= 0
-        ):
+        elif not is_real(bw) or not np.isfinite(bw) or bw <= 0:
             raise _fail(
                 self.name, f"bw must be a finite number > 0, got {bw!r}."
             )
         adjust = p["adjust"]
-        if (
-            isinstance(adjust, bool)
-            or not isinstance(adjust, numbers.Real)
-            or not np.isfinite(adjust)
-            or adjust <= 0
-        ):
+        if not is_real(adjust) or not np.isfinite(adjust) or adjust <= 0:
             raise _fail(
                 self.name,
                 f"adjust must be a finite number > 0, got {adjust!r}.",
             )
         n = p["n"]
-        if (
-            isinstance(n, bool)
-            or not isinstance(n, numbers.Real)
-            or int(n) != n
-            or n < 2
-        ):
+        if not is_real(n) or int(n) != n or n < 2:
             raise _fail(
                 self.name,
                 f"n must be a whole number >= 2 of points at which the "
@@ -111,9 +95,9 @@ class _DensityFamily(FineFamily):
         edges = hist.edges
         grid = np.linspace(edges[0], edges[-1], p["n"])
         bw = self.bandwidth(edges)
-        dens = kernel_smooth(
-            hist.centres, hist.values, grid, bw, kernel_name(p["kernel"])
-        )
+        kernel = kernel_name(p["kernel"])
+        assert kernel is not None  # checked by validate_params
+        dens = kernel_smooth(hist.centres, hist.values, grid, bw, kernel)
         n = released_total(hist)
         peak = dens.max(axis=1, keepdims=True) if dens.size else dens
         scaled = np.where(peak > 0, dens / np.where(peak > 0, peak, 1), 0.0)

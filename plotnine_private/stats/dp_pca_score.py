@@ -42,6 +42,7 @@ from ..pca.validation import (
 )
 from ..validation import (
     fail,
+    is_integer,
     validate_choice,
     validate_layer_data,
     validate_seed,
@@ -211,12 +212,7 @@ class stat_dp_pca_score(stat):
         ok = (
             isinstance(axes, (tuple, list))
             and len(axes) == 2
-            and all(
-                isinstance(v, numbers.Integral)
-                and not isinstance(v, bool)
-                and v >= 1
-                for v in axes
-            )
+            and all(is_integer(v) and v >= 1 for v in axes)
             and axes[0] != axes[1]
         )
         if not ok:

@@ -3,14 +3,13 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 import pandas as pd
 from plotnine.doctools import document
 from plotnine.mapping.evaluation import after_stat
 
 from ..smoothing import monotone_cdf
+from ..validation import is_real
 from .base import CKM_PARAMS, DP_PARAMS, CKMMixin, DPMixin, _fail
 from .fine import FineFamily, FineHistogram, released_total
 
@@ -37,12 +36,7 @@ class _EcdfFamily(FineFamily):
         super().validate_params()
         p = self.params
         n = p["n"]
-        if n is not None and (
-            isinstance(n, bool)
-            or not isinstance(n, numbers.Real)
-            or int(n) != n
-            or n < 2
-        ):
+        if n is not None and (not is_real(n) or int(n) != n or n < 2):
             raise _fail(
                 self.name,
                 f"n must be None (the fine-bin edges) or a whole number >= 2 "

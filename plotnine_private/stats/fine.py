@@ -17,11 +17,10 @@ noise, charged once).
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 import pandas as pd
 
+from ..validation import is_real
 from .base import FamilyCells, PrivateCountStat, _fail, validate_range
 from .domains import axis_breaks, bin_index
 
@@ -81,12 +80,7 @@ class FineFamily(PrivateCountStat):
             )
         p["limits"] = validate_range(self.name, "limits", p["limits"])
         bins = p["bins"]
-        if (
-            isinstance(bins, bool)
-            or not isinstance(bins, numbers.Real)
-            or int(bins) != bins
-            or not 2 <= bins <= 100_000
-        ):
+        if not is_real(bins) or int(bins) != bins or not 2 <= bins <= 100_000:
             raise _fail(
                 self.name,
                 f"bins must be a whole number of fine bins in [2, 100000], "

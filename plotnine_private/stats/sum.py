@@ -32,7 +32,7 @@ from .dates import (
 )
 
 if TYPE_CHECKING:
-    from plotnine.typing import pos_scales
+    from plotnine.iapi import pos_scales
 
 __all__ = ["stat_sum_ckm", "stat_sum_dp"]
 

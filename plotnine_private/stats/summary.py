@@ -34,6 +34,7 @@ from ..mechanisms.magnitudes import (
 from ..mechanisms.release import LaplaceCounts, release_cells
 from ..validation import (
     as_ptable,
+    is_real,
     validate_choice,
     validate_eps,
     validate_range,
@@ -103,7 +104,7 @@ class _SummaryFamily(_CountFamily):
         "level": 0.95,
     }
     CREATES = {"y", "ymin", "ymax", "n", "sum", "width"}
-    QUERY_PARAMS = ("fun", "bounds")
+    QUERY_PARAMS: tuple[str, ...] = ("fun", "bounds")
 
     # -- parameters ----------------------------------------------------
     def validate_params(self) -> None:
@@ -123,11 +124,7 @@ class _SummaryFamily(_CountFamily):
         r = p["resolution"]
         if r is None:
             r = default_resolution(lo, hi)
-        elif (
-            isinstance(r, bool)
-            or not isinstance(r, numbers.Real)
-            or not (math.isfinite(r) and r > 0)
-        ):
+        elif not is_real(r) or not (math.isfinite(r) and r > 0):
             raise fail(
                 name,
                 f"resolution must be a number > 0 (the public grid y is "
@@ -150,11 +147,7 @@ class _SummaryFamily(_CountFamily):
             )
         validate_choice(name, "errorbar", p["errorbar"], ("noise", None))
         lev = p["level"]
-        if (
-            isinstance(lev, bool)
-            or not isinstance(lev, numbers.Real)
-            or not 0 < lev < 1
-        ):
+        if not is_real(lev) or not 0 < lev < 1:
             raise fail(
                 name,
                 f"level must be a number in (0, 1), got {lev!r} (e.g. 0.95 "
@@ -254,6 +247,7 @@ class _SummaryFamily(_CountFamily):
             key_ints=self.record_key_integers(data),
             multiplicity=door.multiplicity,
         )
+        assert table.weighted is not None  # assembled with weights
         totals = np.rint(table.weighted).astype(np.int64)
         # the count release sees record counts only (no weights)
         table = dataclasses.replace(table, weighted=None)
@@ -451,11 +445,7 @@ class _CKMSummary(CKMMixin, _SummaryFamily):
             name, "magnifier", p["magnifier"], ("top_contr", "sum")
         )
         mult = p["p"]
-        if (
-            isinstance(mult, bool)
-            or not isinstance(mult, numbers.Real)
-            or not 0 < mult < 1
-        ):
+        if not is_real(mult) or not 0 < mult < 1:
             raise fail(
                 name,
                 f"p must be a number in (0, 1), got {mult!r}: the noise of "

@@ -334,7 +334,7 @@ def _constraints(v, V, zero, mono, optim) -> list[dict]:
     v2 = v * v
     eq_a = np.vstack([np.ones(n), v])
     eq_b = np.array([1.0, 0.0])
-    out = [
+    out: list[dict[str, Any]] = [
         {
             "type": "eq",
             "fun": lambda p: eq_a @ p - eq_b,
@@ -489,7 +489,7 @@ def _params(spec: TableSpec) -> dict:
     def compact(values):
         return values[0] if len(set(values)) == 1 else list(values)
 
-    common = {
+    common: dict[str, Any] = {
         "D": spec.D,
         "V": spec.V,
         "pstay": None if not any(spec.pstay) else compact(spec.pstay),
@@ -497,7 +497,7 @@ def _params(spec: TableSpec) -> dict:
         "mono": compact(spec.mono),
     }
     if spec.kind == "counts":
-        extra = {"js": spec.js}
+        extra: dict[str, Any] = {"js": spec.js}
     else:
         extra = {"step": spec.step, "icat": list(spec.rows), "type": spec.type}
     return {
