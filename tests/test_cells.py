@@ -133,3 +133,38 @@ def test_private_panel_column_is_one_byte_a_record():
     np.testing.assert_array_equal(
         rows["PANEL"].cat.codes.to_numpy(), np.arange(1000) % 3
     )
+
+
+@pytest.mark.parametrize(
+    ("stat", "geom_kwargs"),
+    [
+        ("count_dp", {"eps": 1, "seed": 3}),
+        ("count_ckm", {"ptable": pp.create_cnt_ptable(D=2, V=1.05)}),
+    ],
+)
+def test_one_variable_on_two_aesthetics_is_one_group_dimension(
+    stat, geom_kwargs
+):
+    from plotnine.data import mpg
+
+    cars = pp.add_record_keys(mpg, name="rk", seed=5)
+    cars["drv"] = pd.Categorical(cars["drv"], categories=["4", "f", "r"])
+    cars["year"] = pd.Categorical(cars["year"], categories=[1999, 2008])
+    mapping = {"fill": "drv", "colour": "drv"}
+    if stat.endswith("ckm"):
+        mapping["rkey"] = "rk"
+    twice = ggplot(cars, aes("year", **mapping)) + geom_bar(
+        stat=stat, **geom_kwargs
+    )
+    mapping.pop("colour")
+    once = ggplot(cars, aes("year", **mapping)) + geom_bar(
+        stat=stat, **geom_kwargs
+    )
+    both, single = pp.layer_data(twice), pp.layer_data(once)
+    # 2 years x 3 drive types, not x 3 again
+    assert len(both) == len(single) == 6
+    assert (both["fill"] == both["color"]).all()
+    if stat.endswith("ckm"):
+        # CKM noise follows the records: the same cells, the same numbers
+        np.testing.assert_array_equal(both["count"], single["count"])
+    assert pp.privacy_report(twice).table["cells"].iloc[0] == 6

@@ -560,6 +560,8 @@ class PrivateCountStat(stat):
                 shown = set(idx[keep, 1 + k].tolist())
                 cats = [v for i, v in enumerate(g.values) if i in shown]
             frame[g.name] = pd.Categorical(values, categories=cats)
+        for copy, of in getattr(self, "group_copies", {}).items():
+            frame[copy] = frame[of]
         gi = (
             np.ravel_multi_index(idx[:, 1 : 1 + len(gdims)].T, gsizes)
             if gdims
@@ -681,7 +683,29 @@ class PrivateCountStat(stat):
                 or pd.api.types.is_object_dtype(dtype)
             ):
                 cols.append(c)
-        return cols
+        return self.distinct_groups(cols)
+
+    def distinct_groups(self, cols: list[str]) -> list[str]:
+        """One group dimension per mapped expression.
+
+        ``fill="drv", colour="drv"`` is one dimension of drive types, not
+        drive types x drive types; the later aesthetics are recorded in
+        ``self.group_copies`` and :meth:`cell_frame` gives them the same
+        values.
+        """
+        mapping = self.door.mapping
+        first: dict[str, str] = {}
+        self.group_copies: dict[str, str] = {}
+        keep = []
+        for c in cols:
+            expr = mapping.get(c, mapping.get(c.replace("color", "colour")))
+            if expr is not None and expr in first:
+                self.group_copies[c] = first[expr]
+                continue
+            if expr is not None:
+                first[expr] = c
+            keep.append(c)
+        return keep
 
 
 class DPMixin:

@@ -101,23 +101,14 @@ class FineFamily(PrivateCountStat):
         return []
 
     def group_columns(self, data: pd.DataFrame) -> list[str]:
-        """One group dimension per mapped expression: ``fill="cut",
-        colour="cut"`` is one dimension of cuts (not cuts x cuts); the
-        other aesthetics get copies of it in the output."""
-        cols = self.leading_groups(data) + super().group_columns(data)
-        mapping = self.door.mapping
-        first: dict[str, str] = {}
-        self.group_copies: dict[str, str] = {}
-        keep = []
-        for c in cols:
-            expr = mapping.get(c, mapping.get(c.replace("color", "colour")))
-            if expr is not None and expr in first:
-                self.group_copies[c] = first[expr]
-                continue
-            if expr is not None:
-                first[expr] = c
-            keep.append(c)
-        return keep
+        """The leading position groups (boxplots: x), then the discrete
+        aesthetics, one dimension per mapped expression."""
+        lead = self.leading_groups(data)
+        rest = super().group_columns(data)
+        copies = dict(self.group_copies)
+        cols = self.distinct_groups(lead + rest)
+        self.group_copies.update(copies)
+        return cols
 
     # -- the family ------------------------------------------------------
     def family_cells(self, data: pd.DataFrame, scales) -> FamilyCells:
