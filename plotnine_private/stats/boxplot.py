@@ -11,7 +11,7 @@ from plotnine.scales.scale_discrete import scale_discrete
 from ..smoothing import monotone_cdf, quantiles
 from ..validation import is_real
 from .base import CKM_PARAMS, DP_PARAMS, CKMMixin, DPMixin, _fail
-from .fine import FineFamily, FineHistogram, released_total
+from .fine import FineFamily, FineHistogram, family_doc, released_total
 
 __all__ = ["stat_boxplot_ckm", "stat_boxplot_dp"]
 
@@ -215,10 +215,7 @@ class stat_boxplot_dp(DPMixin, _BoxplotFamily):
         As in `stat_count_dp`.
     """
 
-    __doc__ = __doc__.replace(
-        "        As in `stat_count_dp`.\n",
-        "        As in `stat_count_dp`.\n" + _DOC_COMMON + _DOC_NOTES,
-    )
+    __doc__ = family_doc(__doc__, _DOC_COMMON, _DOC_NOTES)
     DEFAULT_PARAMS = {**_BoxplotFamily.BASE_PARAMS, **DP_PARAMS}
 
 
@@ -238,8 +235,5 @@ class stat_boxplot_ckm(CKMMixin, _BoxplotFamily):
         As in `stat_count_ckm`.
     """
 
-    __doc__ = __doc__.replace(
-        "        As in `stat_count_ckm`.\n",
-        "        As in `stat_count_ckm`.\n" + _DOC_COMMON + _DOC_NOTES,
-    )
+    __doc__ = family_doc(__doc__, _DOC_COMMON, _DOC_NOTES)
     DEFAULT_PARAMS = {**_BoxplotFamily.BASE_PARAMS, **CKM_PARAMS}

@@ -11,7 +11,7 @@ from plotnine.mapping.evaluation import after_stat
 from ..smoothing import kernel_name, kernel_smooth
 from ..validation import is_real
 from .base import CKM_PARAMS, DP_PARAMS, CKMMixin, DPMixin, _fail
-from .fine import FineFamily, FineHistogram, released_total
+from .fine import FineFamily, FineHistogram, family_doc, released_total
 
 __all__ = ["stat_density_ckm", "stat_density_dp"]
 
@@ -178,10 +178,7 @@ class stat_density_dp(DPMixin, _DensityFamily):
         As in `stat_count_dp`.
     """
 
-    __doc__ = __doc__.replace(
-        "        As in `stat_count_dp`.\n",
-        "        As in `stat_count_dp`.\n" + _DOC_COMMON + _DOC_NOTES,
-    )
+    __doc__ = family_doc(__doc__, _DOC_COMMON, _DOC_NOTES)
     DEFAULT_PARAMS = {**_DensityFamily.BASE_PARAMS, **DP_PARAMS}
 
 
@@ -203,8 +200,5 @@ class stat_density_ckm(CKMMixin, _DensityFamily):
         As in `stat_count_ckm`.
     """
 
-    __doc__ = __doc__.replace(
-        "        As in `stat_count_ckm`.\n",
-        "        As in `stat_count_ckm`.\n" + _DOC_COMMON + _DOC_NOTES,
-    )
+    __doc__ = family_doc(__doc__, _DOC_COMMON, _DOC_NOTES)
     DEFAULT_PARAMS = {**_DensityFamily.BASE_PARAMS, **CKM_PARAMS}

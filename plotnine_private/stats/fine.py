@@ -24,7 +24,19 @@ from ..validation import is_real
 from .base import FamilyCells, PrivateCountStat, _fail, validate_range
 from .domains import axis_breaks, bin_index
 
-__all__ = ["FineHistogram", "FineFamily"]
+__all__ = ["FineFamily", "FineHistogram", "family_doc"]
+
+
+def family_doc(doc: str | None, *sections: str) -> str:
+    """A DP or CKM stat's docstring with its family's ``sections``
+    (parameters, notes) inserted after the mechanism's parameter line
+    ("As in `stat_count_dp`." or "... `stat_count_ckm`.")."""
+    doc = doc or ""
+    for twin in ("stat_count_dp", "stat_count_ckm"):
+        line = f"        As in `{twin}`.\n"
+        if line in doc:
+            return doc.replace(line, line + "".join(sections))
+    return doc + "".join(sections)
 
 
 class FineHistogram:
