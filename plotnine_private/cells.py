@@ -35,6 +35,7 @@ __all__ = [
     "cell_query",
     "cell_table",
     "combined_codes",
+    "grid_codes",
     "exact_sums",
 ]
 
@@ -66,6 +67,20 @@ def chunked_codes(n: int, size: int, code_of) -> np.ndarray:
         part = slice(start, min(start + CHUNK, n))
         out[part] = code_of(part)
     return out
+
+
+def grid_codes(ix: np.ndarray, iy: np.ndarray, nx: int, ny: int) -> np.ndarray:
+    """Cell ``iy * nx + ix`` of a grid from per-axis codes (-1 outside on
+    either axis), chunk by chunk, in the smallest integer type."""
+    return chunked_codes(
+        len(ix),
+        nx * ny,
+        lambda part: np.where(
+            (ix[part] >= 0) & (iy[part] >= 0),
+            iy[part].astype(np.int64) * nx + ix[part],
+            -1,
+        ),
+    )
 
 
 @dataclass

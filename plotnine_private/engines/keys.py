@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from ..mechanisms.ckm import key_scale
 from ..mechanisms.errors import ParameterError
 
 __all__ = [
@@ -55,25 +56,6 @@ def round_keys(seed: Any) -> list[int]:
     return [
         int.from_bytes(h[8 * i : 8 * i + 8], "big") % PRIME for i in range(8)
     ]
-
-
-def key_scale(digits: int, integer_range: int | None) -> int:
-    """The range of the key integers: ``10**digits`` or ``integer_range``."""
-    if integer_range is not None:
-        if (
-            isinstance(integer_range, bool)
-            or int(integer_range) != integer_range
-            or integer_range < 1
-        ):
-            raise ParameterError(
-                f"integer_range must be a positive whole number such as "
-                f"256, got {integer_range!r}"
-            )
-        return int(integer_range)
-    digits = int(digits)
-    if not 1 <= digits <= 15:
-        raise ParameterError(f"digits must be between 1 and 15, got {digits}")
-    return 10**digits
 
 
 def _cube(a):

@@ -602,13 +602,7 @@ def release_in_engine(
         for i, c in enumerate(gcols)
     ]
     fam = ffinish(g)
-    fdim = Dimension(
-        "cell",
-        np.asarray(fam.code, np.int64),
-        fam.content,
-        fam.frame.index,
-        fam.public,
-    )
+    fdim = fam.dimension()
     table, idx = assemble_counts(
         [panel, *gdims, fdim],
         g["_n"].to_numpy(dtype=np.int64),

@@ -247,6 +247,16 @@ def add_record_keys(
     rng = np.random.default_rng(seed)
     out = data.copy() if isinstance(data, pd.DataFrame) else data
     n = len(out)
+    scale = key_scale(digits, integer_range)
+    keys = rng.integers(0, scale, size=n)
+    if integer_range is None:
+        # integers first: the stored key has exactly `digits` decimals
+        keys = keys / scale
+    return _with_keys(out, name, keys)
+
+
+def key_scale(digits: int, integer_range: int | None) -> int:
+    """The range of the key integers: ``10**digits`` or ``integer_range``."""
     if integer_range is not None:
         if (
             isinstance(integer_range, bool)
@@ -257,17 +267,11 @@ def add_record_keys(
                 f"integer_range must be a positive whole number such as "
                 f"256, got {integer_range!r}"
             )
-        keys = rng.integers(0, int(integer_range), size=n)
-    else:
-        digits = int(digits)
-        if not 1 <= digits <= 15:
-            raise ParameterError(
-                f"digits must be between 1 and 15, got {digits}"
-            )
-        scale = 10**digits
-        # integers first: the stored key has exactly `digits` decimals
-        keys = rng.integers(0, scale, size=n) / scale
-    return _with_keys(out, name, keys)
+        return int(integer_range)
+    digits = int(digits)
+    if not 1 <= digits <= 15:
+        raise ParameterError(f"digits must be between 1 and 15, got {digits}")
+    return 10**digits
 
 
 def _with_keys(data: Any, name: str, keys: np.ndarray) -> Any:

@@ -150,6 +150,17 @@ class FamilyCells:
     source: str
     describe: Any = None
 
+    def dimension(self) -> Dimension:
+        """The family's cells as the last dimension of the domain (codes
+        in the smallest integer type)."""
+        return Dimension(
+            "cell",
+            small_codes(self.code, len(self.frame)),
+            self.content,
+            self.frame.index,
+            self.public,
+        )
+
 
 @dataclass
 class CellFrame:
@@ -377,13 +388,7 @@ class PrivateCountStat(stat):
             for c in gcols
         ]
         panel = self.panel_dimension(data, door)
-        fdim = Dimension(
-            "cell",
-            small_codes(fam.code, len(fam.frame)),
-            fam.content,
-            fam.frame.index,
-            fam.public,
-        )
+        fdim = fam.dimension()
         weight = None
         if "weight" in data.columns:
             weight = self.checked_weights(data["weight"])

@@ -12,7 +12,7 @@ from plotnine.doctools import document
 from plotnine.mapping.evaluation import after_stat
 from plotnine.scales.scale_discrete import scale_discrete
 
-from ..cells import chunked_codes
+from ..cells import grid_codes
 from .base import (
     CKM_PARAMS,
     DP_PARAMS,
@@ -177,15 +177,7 @@ class _Bin2dFamily(TwoAxisBins, PrivateCountStat):
             "left" if ay.calendar else "right",
             ay.clamp,
         )
-        code = chunked_codes(
-            len(ix),
-            nx * ny,
-            lambda part: np.where(
-                (ix[part] >= 0) & (iy[part] >= 0),
-                iy[part].astype(np.int64) * nx + ix[part],
-                -1,
-            ),
-        )
+        code = grid_codes(ix, iy, nx, ny)
         gx = np.tile(np.arange(nx), ny)
         gy = np.repeat(np.arange(ny), nx)
         xmin, xmax = ax.breaks[:-1][gx], ax.breaks[1:][gx]

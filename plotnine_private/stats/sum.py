@@ -10,7 +10,7 @@ import pandas as pd
 from plotnine.doctools import document
 from plotnine.mapping.evaluation import after_stat
 
-from ..cells import chunked_codes
+from ..cells import chunked_codes, grid_codes
 from .base import (
     CKM_PARAMS,
     DP_PARAMS,
@@ -160,15 +160,7 @@ class _SumFamily(PrivateCountStat):
                 res.append(step)
             (gpx, gpy), (ix, iy) = pts, idx
             nx, ny = len(gpx), len(gpy)
-            code = chunked_codes(
-                len(ix),
-                nx * ny,
-                lambda part: np.where(
-                    (ix[part] >= 0) & (iy[part] >= 0),
-                    iy[part].astype(np.int64) * nx + ix[part],
-                    -1,
-                ),
-            )
+            code = grid_codes(ix, iy, nx, ny)
             gx = np.tile(np.arange(nx), ny)
             gy = np.repeat(np.arange(ny), nx)
             px, py = gpx[gx], gpy[gy]

@@ -23,7 +23,7 @@ import pandas as pd
 from plotnine.doctools import document
 from plotnine.scales.scale_discrete import scale_discrete
 
-from ..cells import Dimension, assemble, categorical_dimension, exact_sums
+from ..cells import assemble, categorical_dimension, exact_sums
 from ..mechanisms.ckm import record_key_integers
 from ..mechanisms.magnitudes import (
     CKMMagnitudes,
@@ -225,13 +225,7 @@ class _SummaryFamily(_CountFamily):
         ]
         self.check_domain(fam, gdims)
         panel = self.panel_dimension(data, door)
-        fdim = Dimension(
-            "cell",
-            np.asarray(fam.code, np.int64),
-            fam.content,
-            fam.frame.index,
-            fam.public,
-        )
+        fdim = fam.dimension()
         dims = [panel, *gdims, fdim]
         k = self.grid_values(data["y"].to_numpy(dtype=float))
         bound = max(abs(v) for v in self.grid_limits())
