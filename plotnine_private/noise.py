@@ -203,6 +203,19 @@ def _fmt(v: float) -> str:
     return f"{v:.3g}" if v != int(v) else str(int(v))
 
 
+def _row(i, stat, r, level) -> dict:
+    """A row of the table for release ``r`` of layer ``i``."""
+    row = dict.fromkeys(COLUMNS)
+    row.update(
+        layer=i,
+        stat=_short(stat),
+        mechanism=r.mechanism,
+        eps=r.eps,
+        level=level,
+    )
+    return row
+
+
 def _count_rows(i, lyr, releases, level, mapped) -> list[dict]:
     stat = lyr.stat
     rows = []
@@ -210,14 +223,7 @@ def _count_rows(i, lyr, releases, level, mapped) -> list[dict]:
     for r in releases:
         if r.family == "range":
             continue
-        row = dict.fromkeys(COLUMNS)
-        row.update(
-            layer=i,
-            stat=_short(stat),
-            mechanism=r.mechanism,
-            eps=r.eps,
-            level=level,
-        )
+        row = _row(i, stat, r, level)
         notes = []
         if r.mechanism in ("discrete_laplace", "laplace"):
             b = float(r.details["scale"])
@@ -284,14 +290,7 @@ def _pca_rows(i, lyr, releases, level) -> list[dict]:
     hist = [r for r in releases if r.family.endswith("histogram")]
     rows = []
     for r in hist:
-        row = dict.fromkeys(COLUMNS)
-        row.update(
-            layer=i,
-            stat=_short(stat),
-            mechanism=r.mechanism,
-            eps=r.eps,
-            level=level,
-        )
+        row = _row(i, stat, r, level)
         tail = (
             "the principal axes and the frame are private estimates too "
             "and are not covered"
