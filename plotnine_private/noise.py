@@ -19,10 +19,10 @@ data, only on how the noise is drawn.
   (``n >= max_i``: the last row; ONS tables cycle through their last
   rows); smaller cells use their own rows, zero cells stay 0, and no cell
   moves by more than ``D``.
-* **PCA score histogram**: Gaussian noise (``method="add"``, ``±z
-  sigma``) or Laplace noise on shown tiles (``"sparse"``) on each tile's
-  count; the principal axes and the frame are private estimates too and
-  are not covered.
+* **PCA score histogram**: discrete Gaussian noise (``method="add"``,
+  the smallest ``[-k, k]`` of its pmf) or discrete Laplace noise on shown
+  tiles (``"sparse"``) on each tile's count; the principal axes and the
+  frame are private estimates too and are not covered.
 
 The interval is for the noise of the unclipped noisy count
 (``noisy_count - true count``); released counts are clipped at 0.
@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import math
 from copy import deepcopy
-from statistics import NormalDist
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -40,7 +39,7 @@ import pandas as pd
 
 from ._compat import build
 from .exceptions import PlotninePrivateError
-from .mechanisms.gaussian import gaussian_sigma
+from .mechanisms.discrete_gaussian import discrete_gaussian_pmf
 from .mechanisms.ptable import ons_pcv
 from .stats.dp_pca_score import stat_dp_pca_score
 
@@ -52,6 +51,7 @@ if TYPE_CHECKING:
 __all__ = [
     "NoiseIntervals",
     "ckm_interval",
+    "dgauss_interval",
     "dlap_interval",
     "intervals_of_built",
     "noise_caption",
@@ -111,6 +111,21 @@ def dlap_interval(scale: float, level: float) -> tuple[int, float]:
     while cover(k) < level:
         k += 1
     return k, cover(k)
+
+
+def dgauss_interval(sigma: float, level: float) -> tuple[int, float]:
+    """Smallest ``k`` with ``P(|N| <= k) >= level`` for the discrete
+    Gaussian ``N ~ N_Z(0, sigma^2)``, and that probability.
+
+    >>> k, cov = dgauss_interval(3.0, 0.95)
+    >>> k, round(cov, 4)
+    (6, 0.9705)
+    """
+    top = int(40 * sigma) + 10
+    pmf = discrete_gaussian_pmf(np.arange(top + 1), sigma * sigma)
+    cover = np.cumsum(pmf * np.where(np.arange(top + 1) > 0, 2, 1))
+    k = int(np.searchsorted(cover, level))
+    return k, float(cover[k])
 
 
 def rounded_laplace_interval(scale: float, level: float) -> tuple[int, float]:
@@ -295,29 +310,23 @@ def _pca_rows(i, lyr, releases, level) -> list[dict]:
             "the principal axes and the frame are private estimates too "
             "and are not covered"
         )
-        if r.mechanism == "gaussian":
-            sigma = gaussian_sigma(
-                r.eps,
-                r.delta,
-                r.sensitivity,
-                stat.params.get("calibration", "analytic"),
-            )
-            z = NormalDist().inv_cdf((1 + level) / 2)
-            row.update(
-                low=-z * sigma, high=z * sigma, coverage=level, scale=sigma
-            )
+        if r.mechanism == "discrete_gaussian":
+            sigma = float(r.details["sigma"])
+            k, cov = dgauss_interval(sigma, level)
+            row.update(low=-k, high=k, coverage=cov, scale=sigma)
             note = (
-                f"Gaussian noise (sigma {sigma:.4g}) on each tile's count "
-                f"before it is clipped and normalised to prob; {tail}"
+                f"discrete Gaussian noise (sigma {sigma:.4g}) on each "
+                "tile's count before it is clipped and normalised to "
+                f"prob; {tail}"
             )
         else:
             b = float(r.details["laplace_scale_counts"])
-            k = b * math.log(1 / (1 - level))
-            row.update(low=-k, high=k, coverage=level, scale=b)
+            k, cov = dlap_interval(b, level)
+            row.update(low=-k, high=k, coverage=cov, scale=b)
             note = (
-                f"Laplace noise (scale {b:.4g}) on each non-empty tile's "
-                f"count; tiles below {r.details['threshold']:.4g} are "
-                f"hidden, so shown tiles lean high; {tail}"
+                f"discrete Laplace noise (scale {b:.4g}) on each non-empty "
+                f"tile's count; tiles below {r.details['threshold']:.4g} "
+                f"are hidden, so shown tiles lean high; {tail}"
             )
         if stat.params.get("output") == "synthetic":
             note += "; the points are sampled from the noisy histogram"

@@ -8,11 +8,13 @@ import numpy as np
 import pytest
 from alpha import ALPHA, gaussian_sd_ratio_bounds
 
-from plotnine_private.mechanisms.errors import ParameterError
-from plotnine_private.mechanisms.gaussian import (
-    analytic_gaussian_sigma,
-    classic_gaussian_sigma,
+from plotnine_private.mechanisms.discrete_gaussian import (
+    discrete_gaussian,
+    discrete_gaussian_sigma,
+    rational_variance,
 )
+from plotnine_private.mechanisms.errors import ParameterError
+from plotnine_private.mechanisms.gaussian import classic_gaussian_sigma
 from plotnine_private.mechanisms.histogram import (
     ALL_ZERO_MESSAGE,
     gaussian_counts,
@@ -20,13 +22,18 @@ from plotnine_private.mechanisms.histogram import (
     grid_counts,
     grouped_counts,
     grouped_histograms,
+    histogram_sigma,
     private_histogram,
     score_grid,
     sparse_counts,
     sparse_histogram,
     sparse_threshold,
 )
-from plotnine_private.mechanisms.randomness import derive_key, keyed_normal
+from plotnine_private.mechanisms.randomness import (
+    CellStreams,
+    cell_words,
+    derive_key,
+)
 
 
 def key(label):
@@ -81,31 +88,57 @@ def test_add_large_eps_is_empirical():
     assert p == pytest.approx(c / c.sum(), abs=1e-4)
 
 
+def _dg_noise(label, size, sigma):
+    """The discrete Gaussian noise the histogram draws for ``key(label)``."""
+    streams = CellStreams(
+        derive_key(key(label), "discrete_gaussian_histogram"),
+        cell_words(np.arange(size)),
+    )
+    return discrete_gaussian(streams, rational_variance(sigma))
+
+
 def test_add_noises_every_cell_with_expected_sigma():
     c = np.zeros(4000) + 100
     eps, delta = 0.5, 1e-5
+    raw = gaussian_counts(c, eps, delta, key=key("t"))
+    sigma = histogram_sigma(eps, delta)
+    assert sigma == pytest.approx(
+        discrete_gaussian_sigma(eps, delta, math.sqrt(2)), rel=1e-5
+    )
+    noise = raw - c
+    # integer noise, exactly the discrete Gaussian of the release's streams
+    assert np.array_equal(noise, np.round(noise))
+    assert noise.tolist() == _dg_noise("t", c.size, sigma).tolist()
     p = gaussian_histogram(c, eps, delta, key=key("t"))
-    stream = derive_key(key("t"), "gaussian_histogram")
-    sigma = analytic_gaussian_sigma(eps, delta, math.sqrt(2))
-    noisy = c + sigma * keyed_normal(stream, c.size)
-    assert p == pytest.approx(noisy / noisy.sum())
-    # empirical SD of the noise: an exact chi-square test at ALPHA (+-5.5%
-    # for 4000 cells), which rejects a 10% wrong sigma (negative control)
+    assert p == pytest.approx(raw / raw.sum())
+    # empirical SD: the chi-square bound of a normal sample at ALPHA (the
+    # discrete Gaussian at sigma ~ 11 has the normal's SD to 1e-12), which
+    # rejects a 10% wrong sigma (negative control)
     lo, hi = gaussian_sd_ratio_bounds(c.size, ALPHA)
-    assert lo < np.std(noisy - c) / sigma < hi
+    assert lo < np.std(noise) / sigma < hi
     for wrong in (0.9 * sigma, 1.1 * sigma):
-        assert not lo < np.std(noisy - c) / wrong < hi
+        assert not lo < np.std(noise) / wrong < hi
 
 
 def test_add_classic_sigma_and_warning():
     c = np.array([50.0, 60.0])
     with pytest.warns(UserWarning, match="eps < 1"):
         gaussian_histogram(c, 2.0, 1e-5, calibration="classic", key=key(1))
-    stream = derive_key(key(1), "gaussian_histogram")
     sigma = classic_gaussian_sigma(0.5, 1e-5, math.sqrt(2))
-    noisy = np.maximum(c + sigma * keyed_normal(stream, 2), 0)
+    # dppca's sigma, which covers the discrete Gaussian's bound here
+    assert sigma > histogram_sigma(0.5, 1e-5)
+    assert histogram_sigma(0.5, 1e-5, calibration="classic") == (
+        pytest.approx(sigma, rel=1e-5)
+    )
+    used = histogram_sigma(0.5, 1e-5, calibration="classic")
+    noisy = np.maximum(c + _dg_noise(1, 2, used), 0)
     p = gaussian_histogram(c, 0.5, 1e-5, calibration="classic", key=key(1))
     assert p == pytest.approx(noisy / noisy.sum())
+
+
+def test_add_refuses_non_integer_counts():
+    with pytest.raises(ParameterError, match="integers"):
+        gaussian_counts([1.5, 2], 1.0, 1e-5, key=key(0))
 
 
 def test_add_all_zero_is_an_error():

@@ -223,7 +223,7 @@ def test_add_method_and_large_eps_limit(gau):
     r = dp_pca(
         gau, COLS, eps=1e9, delta=1e-4, seed=1, method="add", reference=True
     )
-    assert r.releases[3].mechanism == "gaussian"
+    assert r.releases[3].mechanism == "discrete_gaussian"
     assert r.histogram["prob"].to_numpy() == pytest.approx(
         r.reference["histogram_prob"], abs=1e-3
     )

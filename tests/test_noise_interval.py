@@ -31,9 +31,9 @@ from plotnine import (
 
 import plotnine_private as pp
 from plotnine_private import PlotninePrivateError, layer_data
-from plotnine_private.mechanisms.gaussian import gaussian_sigma
 from plotnine_private.mechanisms.histogram import (
     gaussian_counts,
+    histogram_sigma,
     sparse_counts,
 )
 from plotnine_private.mechanisms.laplace import dlap_pmf
@@ -233,11 +233,15 @@ def test_pca_add_interval_is_the_gaussian_of_the_release(mpg):
     t = pp.noise_interval(p)
     assert len(t) == 1
     row = t.iloc[0]
-    sigma = gaussian_sigma(row["eps"], 1e-5 / 2, math.sqrt(2), "analytic")
+    assert row["mechanism"] == "discrete_gaussian"
+    sigma = histogram_sigma(row["eps"], 1e-5 / 2)
     assert row["scale"] == pytest.approx(sigma)
-    assert row["high"] == pytest.approx(NormalDist().inv_cdf(0.975) * sigma)
+    # the smallest integer k holding 95%: about z * sigma - 1/2
+    z = NormalDist().inv_cdf(0.975)
+    assert z * sigma - 1.5 < row["high"] <= z * sigma + 0.5
+    assert row["high"] == int(row["high"]) and row["low"] == -row["high"]
     assert "not covered" in row["note"]
-    # the engine's own Gaussian histogram noise has that coverage
+    # the engine's own discrete Gaussian noise has that coverage
     noise = (
         gaussian_counts(
             np.full(20000, 50.0), row["eps"], 1e-5 / 2, key=bytes(16)

@@ -27,9 +27,15 @@ from typing import Any, overload
 
 import numpy as np
 
+from .discrete_gaussian import (
+    discrete_gaussian,
+    discrete_gaussian_sigma,
+    rational_variance,
+)
 from .errors import ParameterError
-from .gaussian import gaussian_sigma
-from .randomness import derive_key, keyed_normal, keyed_uniform
+from .gaussian import classic_gaussian_sigma
+from .laplace import discrete_laplace, exact_epsilon, rational_scale
+from .randomness import CellStreams, cell_words, derive_key
 
 __all__ = [
     "ReleasedHistogram",
@@ -40,6 +46,7 @@ __all__ = [
     "grid_counts",
     "grouped_counts",
     "grouped_histograms",
+    "histogram_sigma",
     "private_histogram",
     "score_grid",
     "sparse_counts",
@@ -205,11 +212,53 @@ def _check_counts(counts: Any) -> np.ndarray:
     c = np.asarray(counts, dtype=float)
     if c.ndim == 0:
         c = c.ravel()
-    if c.size == 0 or not np.all(np.isfinite(c)) or np.any(c < 0):
+    if (
+        c.size == 0
+        or not np.all(np.isfinite(c))
+        or np.any(c < 0)
+        or np.any(c != np.round(c))
+    ):
         raise ParameterError(
-            "counts must be a non-empty vector of finite non-negative numbers."
+            "counts must be a non-empty vector of non-negative integers."
         )
     return c
+
+
+def _cell_streams(key: bytes, name: str, size: int) -> CellStreams:
+    """One keyed stream per cell position: a cell's noise depends on the
+    key and its position only."""
+    return CellStreams(derive_key(key, name), cell_words(np.arange(size)))
+
+
+def histogram_sigma(
+    eps: float,
+    delta: float,
+    sensitivity_l2: float = math.sqrt(2),
+    calibration: str = "analytic",
+) -> float:
+    """The discrete Gaussian sigma actually sampled by
+    :func:`gaussian_counts`: ``sqrt`` of the exact rational variance.
+
+    ``"analytic"`` is the smallest sigma that the CKS20 zCDP conversion
+    proves ``(eps, delta)``-DP (:func:`discrete_gaussian_sigma`);
+    ``"classic"`` is dppca's ``Delta sqrt(2 ln(1.25/delta))/eps`` (it warns
+    for ``eps >= 1``), raised to the former where that is larger, so that
+    the claimed ``(eps, delta)`` always holds.
+
+    >>> s = histogram_sigma(1.0, 1e-5)
+    >>> 5.72 < s < 5.73
+    True
+    """
+    _check_privacy(eps, delta)
+    sigma = discrete_gaussian_sigma(eps, delta, sensitivity_l2)
+    if calibration == "classic":
+        sigma = max(sigma, classic_gaussian_sigma(eps, delta, sensitivity_l2))
+    elif calibration != "analytic":
+        raise ParameterError(
+            f"calibration must be 'analytic' or 'classic', got "
+            f"{calibration!r}."
+        )
+    return math.sqrt(float(rational_variance(sigma)))
 
 
 def gaussian_counts(
@@ -221,30 +270,35 @@ def gaussian_counts(
     *,
     key: bytes,
 ) -> np.ndarray:
-    """Additive Gaussian noise on **every** cell (Wasserman & Zhou 2010).
+    """Additive discrete Gaussian noise on **every** cell.
 
-    Returns the noisy counts ``c + N(0, sigma^2)``, unclipped: the
-    release itself (clipping and normalising are post-processing).
+    Returns the noisy counts ``c + N_Z(0, sigma^2)``, unclipped: the
+    release itself (clipping and normalising are post-processing). They
+    are integers (held as floats): no floating-point value touches the
+    noise, so a released count cannot single out the true one.
 
-    Privacy: ``(eps, delta)``-DP for a count vector of L2 sensitivity
-    ``sensitivity_l2`` (``sqrt(2)`` under replace-one, 1 under
-    add/remove) on a public or previously released grid. With
-    ``calibration="analytic"`` sigma is Balle-Wang's (valid for all eps);
-    ``"classic"`` reproduces dppca's ``sqrt(2 ln(1.25/delta))`` formula
-    and warns for ``eps >= 1``, where it is not proved. Cell ``j`` takes
-    position ``j`` of the stream of ``key``.
+    Privacy: ``(eps, delta)``-DP for an integer count vector of L2
+    sensitivity ``sensitivity_l2`` (``sqrt(2)`` under replace-one, 1
+    under add/remove) on a public or previously released grid, by the
+    discrete Gaussian's zCDP (CKS20) converted with CKS20 Cor 13; sigma
+    from :func:`histogram_sigma`. Cell ``j`` reads stream ``j`` of
+    ``key``.
 
     Examples
     --------
     >>> c = gaussian_counts([5, 0], eps=1e9, delta=1e-6, key=bytes(16))
-    >>> [round(float(v), 3) + 0.0 for v in c]
+    >>> c.tolist()
     [5.0, 0.0]
     """
     c = _check_counts(counts)
-    _check_privacy(eps, delta)
-    sigma = gaussian_sigma(eps, delta, sensitivity_l2, calibration)
-    noise = keyed_normal(derive_key(key, "gaussian_histogram"), c.size)
-    return c + sigma * noise.reshape(c.shape)
+    sigma = histogram_sigma(eps, delta, sensitivity_l2, calibration)
+    return _add_discrete_gaussian(c, sigma, key)
+
+
+def _add_discrete_gaussian(c: np.ndarray, sigma: float, key: bytes):
+    streams = _cell_streams(key, "discrete_gaussian_histogram", c.size)
+    noise = discrete_gaussian(streams, rational_variance(sigma))
+    return c + noise.reshape(c.shape)
 
 
 def gaussian_histogram(
@@ -288,12 +342,14 @@ def sparse_threshold(eps: float, delta: float) -> float:
 
     It depends on public parameters only (dppca's threshold on
     proportions is this divided by ``n``; comparing proportions with it
-    is the same as comparing counts with this).
+    is the same as comparing counts with this). ``eps`` is the exact
+    rational the noise is drawn with (:func:`exact_epsilon`, never above
+    ``eps``), so the threshold matches the noise actually added.
 
     >>> round(sparse_threshold(0.65, 5e-4), 3)
     26.52
     """
-    return 2.0 * math.log(2.0 / delta) / eps + 1.0
+    return 2.0 * math.log(2.0 / delta) / float(exact_epsilon(eps)) + 1.0
 
 
 def sparse_counts(
@@ -301,15 +357,17 @@ def sparse_counts(
 ) -> np.ndarray:
     """Stability-based sparse histogram in counts (Karwa & Vadhan 2018).
 
-    Each non-empty cell gets ``c + Lap(2/eps)`` and is kept if that
-    reaches :func:`sparse_threshold` (a value equal to it is kept);
-    empty cells stay 0 and get no noise. Returns the kept noisy counts,
-    0 elsewhere.
+    Each non-empty cell gets ``c + DLap(2/eps)`` (exact discrete Laplace,
+    integer noise) and is kept if that reaches :func:`sparse_threshold`
+    (a value equal to it is kept); empty cells stay 0 and get no noise.
+    Returns the kept noisy counts (integers), 0 elsewhere.
 
     Privacy: ``(eps, delta)``-DP under replace-one adjacency (L1
-    sensitivity 2 on counts; delta covers the cell that is empty in one
-    neighbour and holds one record in the other: it is shown with
-    probability ``exp(-(tau - 1) eps / 2) / 2 = delta / 4``). Nothing here
+    sensitivity 2 on counts). Delta covers the cells that are empty in
+    one neighbour and hold one record in the other (at most two): such a
+    cell is shown with probability ``P(DLap >= tau - 1) = p^ceil(tau - 1)
+    / (1 + p) <= exp(-(tau - 1) eps / 2) = delta / 2``, ``p = exp(-eps /
+    2)``. Nothing here
     depends on ``n``, so no group or panel size enters the release. Cell
     ``j`` takes position ``j`` of the stream of ``key``: its noise depends
     on nothing else.
@@ -321,15 +379,13 @@ def sparse_counts(
     """
     c = _check_counts(counts)
     _check_privacy(eps, delta)
-    scale = 2.0 / eps
     tau = sparse_threshold(eps, delta)
     flat = c.ravel()
     nonzero = np.flatnonzero(flat > 0)
-    u = keyed_uniform(derive_key(key, "sparse_histogram"), flat.size)
-    u = u[nonzero] - 0.5
-    lap = -scale * np.sign(u) * np.log1p(-2.0 * np.abs(u))
+    streams = _cell_streams(key, "sparse_histogram", flat.size)
+    noise = discrete_laplace(streams, rational_scale(2, eps), nonzero)
     q = np.zeros_like(flat)
-    q[nonzero] = flat[nonzero] + lap
+    q[nonzero] = flat[nonzero] + noise
     q[q < tau] = 0.0
     return q.reshape(c.shape)
 
@@ -359,13 +415,16 @@ class ReleasedHistogram:
     ----------
     noisy
         The mechanism's output: unclipped noisy counts ("add"), or the
-        kept noisy counts with 0 elsewhere ("sparse").
+        kept noisy counts with 0 elsewhere ("sparse"); integers.
     counts
         ``noisy`` clipped at 0 (what is drawn).
+    sigma
+        The discrete Gaussian sigma sampled ("add"; public), else None.
     """
 
     noisy: np.ndarray
     counts: np.ndarray
+    sigma: float | None = None
 
     @overload
     def total(self, axis: None = None) -> float: ...
@@ -395,8 +454,9 @@ def private_histogram(
     calibration: str = "analytic",
     key: bytes,
 ) -> ReleasedHistogram:
-    """Release a count vector with ``"add"`` (:func:`gaussian_counts`,
-    replace-one L2 sensitivity ``sqrt(2)``) or ``"sparse"``
+    """Release an integer count vector with ``"add"``
+    (:func:`gaussian_counts`, replace-one L2 sensitivity ``sqrt(2)``) or
+    ``"sparse"``
     (:func:`sparse_counts`).
 
     The count vector may hold several histograms side by side (panels,
@@ -406,17 +466,18 @@ def private_histogram(
     (parallel composition). Unlike :func:`gaussian_histogram`, an "add"
     release whose counts all clip to 0 is returned, not an error.
     """
+    sigma = None
     if method == "add":
-        noisy = gaussian_counts(
-            counts, eps, delta, math.sqrt(2), calibration, key=key
-        )
+        c = _check_counts(counts)
+        sigma = histogram_sigma(eps, delta, math.sqrt(2), calibration)
+        noisy = _add_discrete_gaussian(c, sigma, key)
     elif method == "sparse":
         noisy = sparse_counts(counts, eps, delta, key=key)
     else:
         raise ParameterError(
             f"method must be 'add' or 'sparse', got {method!r}."
         )
-    return ReleasedHistogram(noisy, np.maximum(noisy, 0.0))
+    return ReleasedHistogram(noisy, np.maximum(noisy, 0.0), sigma)
 
 
 def grouped_counts(

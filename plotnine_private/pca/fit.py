@@ -141,7 +141,9 @@ class Budget:
             "frame": (self.frame, 0.0, "durfee_quantile x3"),
             "histogram": (
                 *self.histogram,
-                "gaussian" if method == "add" else "stability_histogram",
+                "discrete_gaussian"
+                if method == "add"
+                else "stability_histogram",
             ),
         }
         table = pd.DataFrame(rows, index=["eps", "delta", "mechanism"]).T
@@ -504,7 +506,9 @@ def release_histogram(
     except ParameterError as err:
         raise fail(settings.fn, str(err)) from None
     details: dict[str, Any] = {"what": "histogram", "bins": settings.bins}
-    if settings.method == "sparse":
+    if settings.method == "add":
+        details["sigma"] = hist.sigma
+    else:
         details["laplace_scale_counts"] = 2 / eps
         details["threshold"] = sparse_threshold(eps, delta)
     if partition.grouped:
@@ -523,7 +527,7 @@ def release_histogram(
     )
     return hist, record(
         "histogram",
-        mechanism="gaussian" if add else "stability_histogram",
+        mechanism="discrete_gaussian" if add else "stability_histogram",
         eps=eps,
         delta=delta,
         sensitivity=math.sqrt(2) if add else 2.0,
