@@ -48,6 +48,11 @@ Frobenius norm to ``R^{p(p+1)/2}``. Adding ``N(0, sigma^2 I)`` to
 Gaussian mechanism for ``(eps, delta, Delta)`` this is ``(eps, delta)``-DP
 (``calibration="classic"`` uses dppca's formula, only proved for
 ``eps < 1``). The eigenvectors of the noisy matrix are post-processing.
+
+Floating point: the noisy matrix and the noisy scree values are rounded to
+a public grid (a power of two at most ``sigma / 1024``,
+:func:`~.gaussian.round_to_resolution`) before anything is computed from
+them, so the low bits of the float Gaussian sampler never leave.
 """
 
 from __future__ import annotations
@@ -59,7 +64,11 @@ from typing import Any
 import numpy as np
 
 from .errors import ParameterError
-from .gaussian import _check_eps_delta, gaussian_sigma
+from .gaussian import (
+    _check_eps_delta,
+    gaussian_sigma,
+    round_to_resolution,
+)
 from .quantile import upper_quantile
 from .randomness import derive_key, keyed_normal, keyed_uniform
 
@@ -452,6 +461,9 @@ def private_directions(
     sigma = gaussian_sigma(eps, delta, kendall.sensitivity, calibration)
     noise_key = derive_key(key, "kendall_noise")
     noisy = kendall.matrix + symmetric_gaussian_noise(p, sigma, noise_key)
+    # float Gaussian noise is rounded to a public grid before anything
+    # leaves (gaussian.gaussian_resolution); the rest is post-processing
+    noisy = round_to_resolution(noisy, sigma)
     values, vectors = np.linalg.eigh(noisy)
     order = np.argsort(values)[::-1]
     return PrivateDirections(
@@ -577,7 +589,7 @@ def private_eigenvalues(
     sigma = gaussian_sigma(eps_mean, delta, sens, calibration)
     noise = keyed_normal(derive_key(key, "scree_noise"), k)
     values = np.minimum(w, c).mean(axis=0) + sigma * noise
-    values = np.maximum(values, 0.0)
+    values = np.maximum(round_to_resolution(values, sigma), 0.0)
     if mono:
         values = _nonincreasing(values)
     total = values.sum()
