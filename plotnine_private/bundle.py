@@ -45,6 +45,7 @@ from plotnine.scales.scale_discrete import scale_discrete
 
 from ._version import installed_version
 from .exceptions import PlotninePrivateError
+from .mechanisms.keys import current_key_id
 from .report.budget import budget_layer
 from .report.composition import private_layers
 from .report.presentation import report_from_built
@@ -453,6 +454,39 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
+def _refuse_seed_only(plot: ggplot) -> None:
+    """A bundle is never drawn with a seed-only secret.
+
+    Without a key file the seed *is* the secret, and a seed is typically
+    a short, guessable label. Everything drawn from it (the release
+    identity in the report, and the released values themselves) lets
+    whoever holds the bundle test seed guesses offline: rebuild the
+    release for a guessed seed on the records they know, compare. Leaving
+    the identity out would not close that oracle, so the bundle is
+    refused. Decided from public facts only (is a key in use, was a
+    seed given), before anything is built or written.
+    """
+    if current_key_id() is not None:
+        return
+    seeded = [
+        f"layer {i} ({type(lyr.stat).__name__})"
+        for i, lyr in enumerate(plot.layers)
+        if (getattr(lyr.stat, "params", None) or {}).get("seed") is not None
+    ]
+    if seeded:
+        raise PlotninePrivateError(
+            f"save_release(): {', '.join(seeded)} draw their noise from "
+            "seed= without a key file, so the seed is the only secret and "
+            "anyone holding the bundle could test guessed seeds against "
+            "it offline. Create a key file once and keep it apart from "
+            "the code: plotnine_private.create_key('~/.plotnine_private."
+            "key'), then plotnine_private.use_key(that path) or set "
+            "PLOTNINE_PRIVATE_KEY_FILE before building the plot (the seed "
+            "becomes a public label); or leave seed= out (session "
+            "entropy, not reproducible)."
+        )
+
+
 def _prepare_folder(folder: Path, overwrite: bool) -> None:
     if folder.exists():
         if not folder.is_dir():
@@ -511,8 +545,16 @@ def save_release(
     pathlib.Path
         The folder: ``figure.png``, ``layer_<i>_<stat>.csv`` per private
         layer, ``results.json``, ``config.json``, ``checksums.sha256``.
+
+    Raises
+    ------
+    PlotninePrivateError
+        Before anything is built, when a layer has a ``seed`` but no key
+        file is in use (the seed would be the only, guessable, secret:
+        see ``create_key`` / ``use_key``).
     """
     rules = _check_rules(rules)
+    _refuse_seed_only(plot)
     command = redact_seeds(code if code is not None else _caller_line())
     timestamp = datetime.now(timezone.utc).isoformat(timespec="seconds")
     comments = [redact_seeds(str(c)) for c in (comments or [])]

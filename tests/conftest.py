@@ -26,3 +26,13 @@ def mpg_cat() -> pd.DataFrame:
     d["drv"] = pd.Categorical(d["drv"], categories=["4", "f", "r"])
     d["year"] = pd.Categorical(d["year"], categories=[1999, 2008])
     return d
+
+
+@pytest.fixture
+def key_file():
+    """A key file in use for the test (save_release refuses seeds without
+    one)."""
+    from keyfile import using_key
+
+    with using_key() as path:
+        yield path

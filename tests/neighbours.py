@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from keyfile import using_key
 from plotnine.scales.scale_discrete import scale_discrete
 
 import plotnine_private as pp
@@ -142,7 +143,8 @@ def bundle_metadata(plot) -> dict:
     with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
         warnings.simplefilter("ignore")
         folder = Path(tmp) / "bundle"
-        pp.save_release(plot, folder, code="plot")
+        with using_key():  # a bundle needs a key file when seeds are used
+            pp.save_release(plot, folder, code="plot")
         results = json.loads((folder / "results.json").read_text())
     out = {}
     for uid, rec in results.get("results", {}).items():

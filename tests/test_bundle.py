@@ -11,6 +11,7 @@ import subprocess
 
 import pandas as pd
 import pytest
+from keyfile import using_key, without_key
 from plotnine import (
     aes,
     after_stat,
@@ -32,6 +33,13 @@ from plotnine_private.report import privacy_budget
 
 SEED = 987654321
 PTAB = pp.create_cnt_ptable(D=5, V=2.01, js=2)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _key_file():
+    # save_release refuses seeds without a key file (tested below)
+    with using_key() as path:
+        yield path
 
 
 @pytest.fixture
@@ -172,7 +180,7 @@ def test_results_json_follows_acro(bundle):
     assert extra["budget"] == {"eps": 1.0, "delta": 0.0}
     assert extra["privacy_report"]["remaining"]["eps"] == 0.0
     assert extra["seed_policy"]["output_0"] == (
-        "seed-only key: anyone who has the code can remove the noise"
+        "key file (seed is a public label)"
     )
     assert "save_release(p, folder" in dp["command"]
     config = json.loads((out / "config.json").read_text())
@@ -203,6 +211,43 @@ def test_seed_is_nowhere_in_the_bundle(bundle):
     _, out = bundle
     for f in out.iterdir():
         assert str(SEED).encode() not in f.read_bytes(), f.name
+
+
+def test_a_seed_without_a_key_file_is_refused(cars, tmp_path):
+    # the seed would be the only secret: a bundle would be an offline
+    # oracle for guessed seeds, so nothing is written
+    p = ggplot(cars, aes("class")) + geom_bar(
+        stat="count_dp", eps=1, seed=SEED
+    )
+    with without_key():
+        with pytest.raises(
+            PlotninePrivateError,
+            match=r"layer 0 \(stat_count_dp\).*create_key.*use_key",
+        ):
+            save_release(p, tmp_path / "out")
+        assert not (tmp_path / "out").exists()
+        # no seed: session entropy, nothing guessable; allowed
+        q = ggplot(cars, aes("class")) + geom_bar(stat="count_dp", eps=1)
+        save_release(q, tmp_path / "session")
+        meta = json.loads((tmp_path / "session" / "results.json").read_text())
+        assert meta["results"]["output_0"]["status"] == "pass"
+    with using_key():
+        save_release(p, tmp_path / "keyed")
+
+
+def test_a_seed_only_identity_is_not_in_the_report(cars):
+    p = ggplot(cars, aes("class")) + geom_bar(
+        stat="count_dp", eps=1, seed=4242
+    )
+
+    def identities():
+        t = pp.privacy_report(p).table
+        return t.loc[t["mechanism"] == "discrete_laplace", "identity"]
+
+    with without_key():
+        assert len(identities()) == 1 and identities().isna().all()
+    with using_key():
+        assert len(identities()) == 1 and identities().notna().all()
 
 
 def test_code_is_recorded_with_seeds_redacted(cars, tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import pickle
 from pathlib import Path
 
 import numpy as np
@@ -544,3 +545,15 @@ def test_key_file_policy_reaches_every_release(gau, tmp_path, monkeypatch):
     # another secret: another identity and other noise
     assert other.identity != r.identity
     assert not other.histogram["prob"].equals(r.histogram["prob"])
+
+
+def test_the_result_keeps_no_seed_not_even_pickled(gau):
+    # without a key file the seed is the secret of every noise stream
+    r = dp_pca(gau, COLS, eps=2, delta=1e-5, seed=918273)
+    assert not hasattr(r, "seed")
+    blob = pickle.dumps(r)
+    assert b"918273" not in blob
+    again = pickle.loads(blob)
+    assert not hasattr(again, "seed")
+    assert again.histogram.equals(r.histogram)
+    assert "918273" not in repr(r)

@@ -182,7 +182,7 @@ def test_the_suggested_ptable_works(mpg):
 # -- 6. the full command in save_release -------------------------------------
 
 
-def test_save_release_records_a_multiline_call(mpg, tmp_path):
+def test_save_release_records_a_multiline_call(mpg, tmp_path, key_file):
     p = ggplot(mpg, aes("class")) + geom_bar(stat="count_dp", eps=1, seed=5)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -229,7 +229,7 @@ def test_statement_finder_cases():
 
 
 def test_save_release_falls_back_to_the_line_without_source(
-    mpg, tmp_path, monkeypatch
+    mpg, tmp_path, monkeypatch, key_file
 ):
     from plotnine_private import bundle
 

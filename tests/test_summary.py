@@ -639,7 +639,7 @@ def test_geoms_draw(plot):
     assert buf.getvalue()[:4] == b"\x89PNG"
 
 
-def test_save_release_writes_the_released_summary(tmp_path):
+def test_save_release_writes_the_released_summary(tmp_path, key_file):
     pp.save_release(dp_plot(CARS), tmp_path / "b", code="plot")
     table = pd.read_csv(tmp_path / "b" / "layer_0_stat_summary_dp.csv")
     assert {"x_level", "y", "ymin", "ymax", "n", "sum"} <= set(table.columns)

@@ -359,7 +359,6 @@ def _result(settings, fit, partition, x, cols, reference) -> DPPCAResult:
         if groups
         else {None: float(totals[0])},
         reference=ref,
-        seed=settings.seed,
         offset=fit.offset,
         identity=fit.identity,
         sample_key=fit.sample_key,

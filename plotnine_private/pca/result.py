@@ -78,7 +78,8 @@ class DPPCAResult:
     groups: list[Any] = field(default_factory=list)
     group_totals: dict[Any, float] = field(default_factory=dict)
     reference: dict[str, Any] | None = None
-    seed: int | str | None = None
+    # no seed here: without a key file it is the secret of the noise, and
+    # a result is pickled, printed and passed around
     offset: tuple[float, float] = (0.0, 0.0)
     identity: str = ""
     sample_key: bytes = field(default=b"", repr=False)

@@ -162,7 +162,9 @@ def _release_row(i, lyr, r: Release, composition: str, charged: bool):
         ptable_fingerprint=(r.details or {}).get("ptable_fingerprint"),
         seed_policy=POLICY_WORDS.get(r.policy, r.policy),
         source=r.source,
-        identity=r.identity,
+        # a seed-only identity is keyed by a guessable secret: shown, it
+        # would let a reader test seed guesses offline
+        identity=None if r.policy == "seed-only" else r.identity,
         composition=composition,
         charged_eps=(r.eps or 0.0) if charged else 0.0,
         charged_delta=(r.delta or 0.0) if charged and r.formal else 0.0,
