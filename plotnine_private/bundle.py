@@ -454,6 +454,22 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
+def _refuse_comparison(plot: Any) -> None:
+    """A comparison holds the unperturbed panel (raw data, on scales
+    trained on raw data): it is never released, only its private plots."""
+    from .compare import Comparison
+
+    if isinstance(plot, Comparison):
+        private = [k for k in plot.plots if k != "unperturbed"]
+        names = " or ".join(f"comparison.plots[{k!r}]" for k in private)
+        raise PlotninePrivateError(
+            "save_release(): a comparison cannot be released: its "
+            "unperturbed panel shows the raw data. Save the private plot "
+            f"instead, e.g. save_release({names or 'plot'}, folder), or "
+            "the original private plot you passed to compare()."
+        )
+
+
 def _refuse_seed_only(plot: ggplot) -> None:
     """A bundle is never drawn with a seed-only secret.
 
@@ -553,6 +569,7 @@ def save_release(
         file is in use (the seed would be the only, guessable, secret:
         see ``create_key`` / ``use_key``).
     """
+    _refuse_comparison(plot)
     rules = _check_rules(rules)
     _refuse_seed_only(plot)
     command = redact_seeds(code if code is not None else _caller_line())

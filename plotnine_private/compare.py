@@ -1,5 +1,5 @@
-"""One plot three ways: unperturbed, DP and CKM, side by side on shared
-scales (:func:`compare`).
+"""One plot three ways: unperturbed, DP and CKM, side by side
+(:func:`compare`); the private panels share their scales.
 
 The comparison is for the person who makes a private plot, inside the
 secure environment: it shows what the noise does. Its unperturbed panel
@@ -19,14 +19,21 @@ How the panels are made from one plot with private layers:
   estimated privately (a released range) are given to the twin as public
   edges.
 
-Shared scales: the three plots are built, the trained limits of every
-scale are joined (union of ranges, union of levels) and applied to all
-three: continuous positions through ``coord_cartesian(xlim, ylim)`` (which
-zooms and changes no stat: position scale limits would change what a
-private layer releases), colour, fill, size and other scales through their
-own limits. Discrete positions whose levels differ between panels (an
-undeclared domain, released with a threshold) are joined on the
-unperturbed panel only: a private panel shows what it released.
+Shared scales: the plots are built, and the trained limits of every
+scale of the *private* panels are joined (union of ranges, union of
+levels) and applied to each private panel: continuous positions through
+``coord_cartesian(xlim, ylim)`` (which zooms and changes no stat: position
+scale limits would change what a private layer releases), colour, fill,
+size and other scales through their own limits. Those limits come from
+released values and public parameters only, so a private panel (which may
+leave the secure environment) never shows where the raw data lie. The
+unperturbed panel keeps its own scales (trained on raw data) and is
+marked. Discrete positions whose levels differ between the private panels
+(an undeclared domain, released with a threshold) are not joined: a
+private panel shows what it released.
+
+A :class:`Comparison` cannot be passed to ``save_release``: it holds the
+unperturbed panel; save one of its private plots instead.
 """
 
 from __future__ import annotations
@@ -41,7 +48,6 @@ import numpy as np
 from plotnine import coord_cartesian, ggtitle, labs, theme
 from plotnine.scales.scale_continuous import scale_continuous
 from plotnine.scales.scale_discrete import scale_discrete
-from plotnine.scales.scale_xy import scale_x_discrete, scale_y_discrete
 from plotnine.stats import stat_bin, stat_bin_2d, stat_count, stat_sum
 
 from .door import is_private
@@ -64,6 +70,8 @@ __all__ = ["Comparison", "compare"]
 
 #: title of the unperturbed panel
 MARKER = "unperturbed: not for release"
+#: caption of the unperturbed panel
+UNPERTURBED_CAPTION = "plotnine's own stat on the raw data, on its own scales"
 
 DP_KEYS = ("eps", "delta", "seed", "adjacency", "noise", "range_share")
 CKM_KEYS = ("ptable", "threshold")
@@ -336,8 +344,10 @@ class Comparison:
         ``"unperturbed"``, ``"dp"``, ``"ckm"`` (those made), with the
         shared scales, titles and captions applied.
     limits : dict[str, Any]
-        The shared limits per aesthetic (``x``, ``y``: data space; a
-        discrete position axis maps to the joined levels).
+        The limits the private panels share, per aesthetic (``x``, ``y``:
+        data space; a discrete position axis maps to the joined levels);
+        from released values and public parameters only. The unperturbed
+        panel has its own.
     intervals : dict[str, NoiseIntervals]
         The noise interval table of each private panel.
     captions : dict[str, str]
@@ -514,11 +524,12 @@ def compare(
         plots["ckm"] = _version(plot, original, "ckm", ckm_params)
     builds = {k: _built(p) for k, p in plots.items()}
 
-    # shared limits
+    # limits shared by the private panels: from their builds only, so no
+    # raw value reaches a panel that may be released
     limits: dict[str, Any] = {}
     coord_lims: dict[str, Any] = {}
-    discrete: dict[str, list] = {}
-    blist = list(builds.values())
+    differing: list[str] = []
+    blist = [b for k, b in builds.items() if k != "unperturbed"]
     for ax in ("x", "y"):
         kind, value = _position_limits(blist, ax)
         if kind == "continuous":
@@ -528,7 +539,7 @@ def compare(
             joined = _join_discrete(value)
             limits[ax] = joined
             if any(v != joined for v in value):
-                discrete[ax] = joined
+                differing.append(ax)
     others = _other_scales(blist)
     for ae, s in others.items():
         limits[ae] = s.limits
@@ -538,7 +549,7 @@ def compare(
         for k, b in builds.items()
         if k != "unperturbed"
     }
-    captions = {"unperturbed": "plotnine's own stat on the raw data"}
+    captions = {"unperturbed": UNPERTURBED_CAPTION}
     captions.update({k: t.caption() for k, t in intervals.items()})
     notes = []
     final: dict[str, ggplot] = {}
@@ -546,6 +557,10 @@ def compare(
         warnings.simplefilter("ignore")  # "scale already present"
         for k, p in plots.items():
             q = p
+            if k == "unperturbed":
+                # its own scales: trained on raw data, never shared
+                final[k] = q + ggtitle(MARKER) + labs(caption=captions[k])
+                continue
             for s in others.values():
                 q = q + deepcopy(s)
             coord = q.coordinates
@@ -554,19 +569,12 @@ def compare(
                 new.limits.x = coord_lims.get("xlim", new.limits.x)
                 new.limits.y = coord_lims.get("ylim", new.limits.y)
                 q = q + new
-            if k == "unperturbed":
-                for ax, joined in discrete.items():
-                    sc = scale_x_discrete if ax == "x" else scale_y_discrete
-                    q = q + sc(limits=joined)
-                title = MARKER
-            else:
-                title = _title(k, builds[k])
-            q = q + ggtitle(title) + labs(caption=captions[k])
-            final[k] = q
-    for ax in discrete:
+            title = _title(k, builds[k])
+            final[k] = q + ggtitle(title) + labs(caption=captions[k])
+    for ax in differing:
         notes.append(
-            f"the {ax} levels differ between panels (an undeclared "
-            "domain): the private panels show the levels they released."
+            f"the {ax} levels differ between the private panels (an "
+            "undeclared domain): each shows the levels it released."
         )
     return Comparison(
         final,

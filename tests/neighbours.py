@@ -164,3 +164,32 @@ def bundle_metadata(plot) -> dict:
 def differences(a: dict, b: dict) -> list[str]:
     """Keys of two snapshots whose values differ."""
     return [k for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+
+
+def compare_snapshot(
+    plot, count_axes: tuple[str, ...] = ("y",), **compare_args: Any
+) -> dict:
+    """What leaves the secure environment from :func:`compare`: each
+    private panel (as :func:`snapshot` sees a plot), their captions and
+    notes, and the shared limits of the axes that show no noisy numbers.
+    The unperturbed panel never leaves, so only its presence is listed."""
+    engine._SOURCES.clear()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        c = pp.compare(plot, **compare_args)
+    out: dict[str, Any] = {
+        "warnings": sorted(
+            f"{w.category.__name__}: {w.message}" for w in caught
+        ),
+        "panels": list(c.plots),
+        "captions": {k: v for k, v in c.captions.items() if k in c.intervals},
+        "notes": list(c.notes),
+    }
+    for ax in ("x", "y"):
+        if ax not in count_axes and ax in c.limits:
+            out[f"limits {ax}"] = [_plain(v) for v in c.limits[ax]]
+    for k, q in c.plots.items():
+        if k != "unperturbed":
+            for part, value in snapshot(q, count_axes).items():
+                out[f"{k}: {part}"] = value
+    return out

@@ -51,13 +51,21 @@ def _panel_ranges(plot):
 
 
 def _check_shared(c, aesthetics):
-    ranges = [_panel_ranges(p) for p in c.plots.values()]
-    assert len(ranges) == 3
+    """The private panels share their scales; the unperturbed panel has
+    exactly the scales of its own plot (compare adds nothing to it)."""
+    private = [k for k in c.plots if k != "unperturbed"]
+    ranges = [_panel_ranges(c.plots[k]) for k in private]
+    assert len(ranges) == 2
     for r in ranges[1:]:
         assert r[0] == pytest.approx(ranges[0][0])
         assert r[1] == pytest.approx(ranges[0][1])
         for ae in aesthetics:
             assert r[2][ae] == ranges[0][2][ae]
+    plain = c.plots["unperturbed"]
+    bare = deepcopy(plain)
+    bare.labels.title = bare.labels.caption = None
+    assert len(plain.layers) == len(bare.layers)
+    assert _panel_ranges(plain) == _panel_ranges(bare)
     return ranges
 
 
@@ -90,10 +98,10 @@ def test_count_stacked_shares_fill_and_position(cars):
     _check_marked(c)
     assert c.captions["dp"] == "noise: ±6 (95%) for count_dp eps=1"
     assert "count_ckm" in c.captions["ckm"]
-    # the y range is the union of the three stacks
+    # the y range is the union of the two private stacks
     tops = [
-        layer_data(q, 0).groupby("x")["ymax"].max().max()
-        for q in c.plots.values()
+        layer_data(c.plots[k], 0).groupby("x")["ymax"].max().max()
+        for k in ("dp", "ckm")
     ]
     assert c.limits["y"][1] == pytest.approx(max(tops))
     assert c.limits["fill"] == ["4", "f", "r"]
@@ -133,8 +141,8 @@ def test_bin2d_shares_fill_scale(cars):
     ranges = _check_shared(c, ["fill"])
     fills = [layer_data(q, 0)["count"] for q in c.plots.values()]
     lo, hi = ranges[0][2]["fill"]
-    assert lo == min(f.min() for f in fills)
-    assert hi == max(f.max() for f in fills)
+    assert lo == min(f.min() for f in fills[1:])
+    assert hi == max(f.max() for f in fills[1:])
     _check_marked(c)
 
 
@@ -168,7 +176,7 @@ def test_sum_shares_size(cars):
     _check_shared(c, ["size"])
     _check_marked(c)
     assert c.limits["size"][1] == max(
-        layer_data(q, 0)["n"].max() for q in c.plots.values()
+        layer_data(c.plots[k], 0)["n"].max() for k in ("dp", "ckm")
     )
 
 
@@ -209,3 +217,48 @@ def test_the_plot_is_not_modified(cars):
     pp.compare(p, ckm=CKM)
     assert type(p.layers[0].stat).__name__ == "stat_count_dp"
     pd.testing.assert_frame_equal(layer_data(p, 0), before)
+
+
+def test_a_raw_outlier_never_reaches_the_private_panels(cars):
+    # one record far outside the public grid: the unperturbed panel shows
+    # it on its own scale, the private panels' limits do not move
+    far = cars.copy()
+    far.loc[0, "hwy"] = 90
+
+    def limits_of(d):
+        p = ggplot(d, aes("cty", "hwy")) + geom_count(
+            stat="sum_dp", eps=0.5, seed=1000, limits=BOX, resolution=1
+        )
+        c = pp.compare(p, ckm=CKM)
+        return c, {k: _panel_ranges(c.plots[k])[1] for k in c.plots}
+
+    c_near, near = limits_of(cars)
+    c_far, far_ranges = limits_of(far)
+    for k in ("dp", "ckm"):
+        assert far_ranges[k][1] < 50  # inside the public grid
+    assert c_far.limits["y"][1] <= BOX[1][1]
+    assert far_ranges["unperturbed"][1] >= 90
+    assert near["unperturbed"][1] < 90
+    assert c_far.captions["unperturbed"].endswith("on its own scales")
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_bar_limits_come_from_released_counts_only(cars, seed):
+    p = ggplot(cars, aes("class")) + geom_bar(
+        stat="count_dp", eps=0.5, seed=seed
+    )
+    c = pp.compare(p, ckm=False)
+    released = layer_data(c.plots["dp"], 0)["count"].max()
+    assert c.limits["y"][1] == pytest.approx(released)
+
+
+def test_save_release_refuses_a_comparison(cars, tmp_path):
+    p = ggplot(cars, aes("drv")) + geom_bar(stat="count_dp", eps=1, seed=1)
+    c = pp.compare(p, ckm=CKM)
+    with pytest.raises(
+        PlotninePrivateError,
+        match=r"comparison cannot be released.*comparison.plots\['dp'\] or "
+        r"comparison.plots\['ckm'\]",
+    ):
+        pp.save_release(c, tmp_path / "out")
+    assert not (tmp_path / "out").exists()

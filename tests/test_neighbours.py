@@ -16,7 +16,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from neighbours import bundle_metadata, differences, snapshot
+from neighbours import (
+    bundle_metadata,
+    compare_snapshot,
+    differences,
+    snapshot,
+)
 from plotnine import (
     aes,
     after_stat,
@@ -303,3 +308,47 @@ def test_polars_categorical_is_observed_and_enum_is_declared():
     assert r_cat.domain == "thresholded"  # levels seen, not declared
     assert r_enum.domain == "public: declared levels"
     assert len(data) == len(levels)  # the empty level is released too
+
+
+# compare(): the private panels of a comparison may leave; their limits
+# must come from released values and public parameters only
+COMPARE_CASES = [
+    (
+        "compare bars, ckm twin",
+        lambda d: ggplot(d, aes("class")) + geom_bar(stat="count_dp", **DP),
+        ("y",),
+    ),
+    (
+        "compare bin2d on public limits, ckm twin",
+        lambda d: (
+            ggplot(d, aes("displ", "hwy"))
+            + geom_bin_2d(stat="bin2d_dp", **LIM2, **DP)
+        ),
+        (),
+    ),
+    (
+        "compare histogram with breaks, ckm twin",
+        lambda d: (
+            ggplot(d, aes("hwy"))
+            + geom_histogram(
+                stat="bin_dp", breaks=[0, 10, 20, 30, 40, 50], **DP
+            )
+        ),
+        ("y",),
+    ),
+]
+
+
+@pytest.mark.parametrize("change", ["outlier", "missing", "other panel"])
+@pytest.mark.parametrize(
+    ("name", "make", "count_axes"),
+    COMPARE_CASES,
+    ids=[c[0] for c in COMPARE_CASES],
+)
+def test_compare_private_panels_differ_only_in_noisy_numbers(
+    name, make, count_axes, change
+):
+    ckm = {"ckm": {"ptable": PTAB, "rkey": "rk"}}
+    a = compare_snapshot(make(BASE), count_axes, **ckm)
+    b = compare_snapshot(make(neighbour(change)), count_axes, **ckm)
+    assert differences(a, b) == []
