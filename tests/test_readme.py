@@ -39,7 +39,11 @@ def test_first_code_block_has_exactly_two_commands():
 
 
 def test_output_checking_example_runs(tmp_path, monkeypatch):
+    from plotnine_private.mechanisms import keys
+
     monkeypatch.chdir(tmp_path)
+    # the example selects a key file: restore the selection afterwards
+    monkeypatch.setattr(keys, "_selected", keys._selected)
     blocks = _python_blocks()
     assert len(blocks) == 3
     scope: dict = {}
