@@ -40,6 +40,7 @@ import numpy as np
 from scipy.optimize import brentq, minimize_scalar
 
 from .errors import ParameterError
+from .gaussian import _check_eps_delta
 from .laplace import discrete_laplace
 from .randomness import CellStreams
 
@@ -256,17 +257,7 @@ def discrete_gaussian_sigma(
     >>> discrete_gaussian_delta(s * s, 1.0, math.sqrt(2)) <= 1e-5
     True
     """
-    for name, v in (("eps", eps), ("sensitivity", sensitivity_l2)):
-        if not (isinstance(v, (int, float, np.number)) and math.isfinite(v)):
-            raise ParameterError(
-                f"{name} must be a finite number > 0, got {v!r}."
-            )
-        if v <= 0:
-            raise ParameterError(f"{name} must be > 0, got {v!r}.")
-    if not (0 < delta < 1):
-        raise ParameterError(
-            f"delta must lie strictly between 0 and 1, got {delta!r}."
-        )
+    _check_eps_delta(eps, delta, sensitivity_l2)
     target = math.log(delta)
 
     def excess(s: float) -> float:
