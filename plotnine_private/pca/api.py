@@ -77,7 +77,7 @@ def dp_pca(
         ``(m_x, m_y)`` cells of the score histogram.
     method
         ``"sparse"`` (Karwa-Vadhan, only cells that clear a threshold
-        appear) or ``"add"`` (Gaussian noise on every cell).
+        appear) or ``"add"`` (discrete Gaussian noise on every cell).
     axes
         Two distinct components to plot, in ``1..k``.
     group

@@ -77,9 +77,9 @@ class stat_dp_pca_score(stat):
     Pipeline (dppca, see `plotnine_private.dp_score`): private directions
     from the noisy spherical Kendall matrix (Gaussian mechanism) and a
     square private frame from Durfee quantiles, both from all the layer's
-    rows and shared by its panels and groups, then one "add" (Gaussian)
-    or "sparse" (Karwa-Vadhan) histogram over every panel, group and
-    cell. No sample means or SDs are used: `center=True` shifts the
+    rows and shared by its panels and groups, then one "add" (discrete
+    Gaussian) or "sparse" (Karwa-Vadhan) histogram over every panel, group
+    and cell. No sample means or SDs are used: `center=True` shifts the
     display by the private frame centre.
 
     Parameters
@@ -102,8 +102,8 @@ class stat_dp_pca_score(stat):
     bins : int or tuple, default=(20, 20)
         Number of cells along each axis.
     method : {"sparse", "add"}, default="sparse"
-        Karwa-Vadhan thresholded histogram, or Gaussian noise on every
-        cell (needs declared group levels).
+        Karwa-Vadhan thresholded histogram, or discrete Gaussian noise on
+        every cell (needs declared group levels).
     axes : tuple, default=(1, 2)
         Components on the x and y axes.
     center : bool, default=True
