@@ -209,6 +209,9 @@ _UNSET = object()
 _active: Any = _UNSET
 # inside noise_interval(): builds that show no released value charge nothing
 _suspended = 0
+# identity -> keyed digest of the releases charged (or found) in this
+# process: which ledger rows a bundle of a build copies
+_recent: dict[str, str] = {}
 
 
 class use_ledger:  # noqa: N801 - a function to the user, a context too
@@ -398,6 +401,8 @@ def _charge_releases(charges: Sequence[Charge]) -> None:
     if active is None:
         return
     what = _what()
+    for c in charges:
+        _recent[c.identity] = c.digest
     with closing(_connect(active.path)) as con, _Transaction(con):
         cap_eps, cap_delta = _register(
             con, active.dataset, None, None, active.path
@@ -463,6 +468,28 @@ def _charge_releases(charges: Sequence[Charge]) -> None:
 
 
 set_charge_hook(_charge_releases)
+
+
+def rows_of(identities: Sequence[str]) -> dict[str, Any] | None:
+    """The ledger rows of releases made in this process (a bundle copies
+    those of its build), with the data set's cap and total; ``None``
+    without an active ledger."""
+    active = _current()
+    if active is None:
+        return None
+    wanted = {i: _recent[i] for i in identities if i in _recent}
+    book = LedgerBook(active.path, active.dataset)
+    t = book.table
+    hit = [wanted.get(i) == d for i, d in zip(t["identity"], t["digest"])]
+    rows = t[hit].astype(object).where(t[hit].notna(), None)
+    total = book.total.astype(object).to_dict("records")
+    return {
+        "file": active.path.name,
+        "dataset": active.dataset,
+        "rows": rows.to_dict("records"),
+        "data_set_total": total[0] if total else None,
+        "notes": book.notes(),
+    }
 
 
 # --------------------------------------------------------------------------
