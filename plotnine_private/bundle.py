@@ -540,7 +540,7 @@ def save_release(
         folder = Path(folder)
         _prepare_folder(folder, overwrite)
         written: list[str] = []
-        for (name, figure), theme_of in drawn:
+        for (name, figure), theme_of, _ in drawn:
             with mpl.rc_context(theme_of.theme.rcParams):
                 kwargs: dict[str, Any] = {"format": "png"}
                 if dpi is not None:
