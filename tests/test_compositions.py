@@ -111,7 +111,11 @@ def test_save_release_of_a_composition(cars, tmp_path):
         "results.json",
     ]
     meta = json.loads((folder / "results.json").read_text())
-    assert sorted(meta["results"]) == ["output_1_0", "output_1_1", "output_2_0"]
+    assert sorted(meta["results"]) == [
+        "output_1_0",
+        "output_1_1",
+        "output_2_0",
+    ]
     assert meta["results"]["output_2_0"]["properties"]["plot"] == 2
     report = meta["plotnine_private"]["privacy_report"]
     assert report["total_eps"] == pytest.approx(1.5)
@@ -131,9 +135,8 @@ def test_save_release_copies_the_ledger_rows(cars, tmp_path):
     a, b = labelled(cars, seed=1), dp(cars, "drv", eps=0.5, seed=2)
     dp(cars, "year", seed=9).draw()  # another release, not in the bundle
     folder = pp.save_release(a | b, tmp_path / "c")
-    led = json.loads((folder / "results.json").read_text())["plotnine_private"][
-        "ledger"
-    ]
+    meta = json.loads((folder / "results.json").read_text())
+    led = meta["plotnine_private"]["ledger"]
     assert led["file"] == "l.sqlite" and led["dataset"] == "cars"
     assert [r["eps"] for r in led["rows"]] == [1.0, 0.5]
     assert led["data_set_total"]["eps"] == pytest.approx(2.5)
