@@ -10,6 +10,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import numpy as np
@@ -333,12 +334,23 @@ def test_two_processes_redrawing_one_figure_charge_it_once(tmp_path):
 def _racer(path, seed, barrier, results):
     """A child: wait for the others, then try one release of eps 1."""
     pp.use_ledger(path, dataset="mpg")
+    now = ledger_module._now
+
+    def slow_now():
+        # widen the window between reading the total and writing the
+        # charge, so that the children really overlap there
+        time.sleep(0.15)
+        return now()
+
+    ledger_module._now = slow_now
     data = pd.DataFrame({"class": ["a", "b", "b", "c"] * 10})
     barrier.wait()
     try:
         pp.dp_table(data, "class", eps=1, seed=seed, levels=["a", "b", "c"])
     except pp.BudgetExceededError:
         results.put("refused")
+    except Exception as err:  # noqa: BLE001 - reported to the parent
+        results.put(f"error: {err!r}")
     else:
         results.put("released")
 
