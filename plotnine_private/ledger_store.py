@@ -400,7 +400,6 @@ def _charge_releases(charges: Sequence[Charge]) -> None:
     active = _current()
     if active is None:
         return
-    what = _what()
     for c in charges:
         _recent[c.identity] = c.digest
     with closing(_connect(active.path)) as con, _Transaction(con):
@@ -440,7 +439,7 @@ def _charge_releases(charges: Sequence[Charge]) -> None:
                 "query, seed and data) instead, lower eps, or raise the "
                 "cap with pp.ledger(path).set_cap(dataset, eps=...)."
             )
-        at = _now()
+        at, what = _now(), _what()
         con.executemany(
             "INSERT INTO releases (dataset, identity, digest, unit, bound, "
             "family, mechanism, eps, delta, adjacency, source, cells, at, "
