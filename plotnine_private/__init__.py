@@ -17,7 +17,8 @@ from .exceptions import (
     PrivacyWarning,
 )
 from .geoms.hex import geom_hex
-from .ledger_store import LedgerBook, ledger, use_ledger
+from .ledger_book import LedgerBook, ledger
+from .ledger_store import use_ledger
 from .mechanisms.ckm import (
     RecordKeyWarning,
     add_record_keys,

@@ -46,7 +46,7 @@ from plotnine.scales.scale_discrete import scale_discrete
 
 from ._version import installed_version
 from .exceptions import PlotninePrivateError
-from .ledger_store import rows_of as ledger_rows
+from .ledger_book import rows_of as ledger_rows
 from .report.budget import budget_layer
 from .report.composition import private_layers
 from .report.figures import (

@@ -10,17 +10,8 @@ import pytest
 from plotnine import aes, after_stat, geom_bar, geom_text, ggplot
 
 import plotnine_private as pp
-from plotnine_private import ledger_store
 
 PTAB = pp.create_cnt_ptable(D=5, V=2.01, js=2)
-
-
-@pytest.fixture(autouse=True)
-def _no_ledger():
-    saved = ledger_store._active
-    ledger_store._active = None
-    yield
-    ledger_store._active = saved
 
 
 @pytest.fixture

@@ -27,15 +27,6 @@ ROOT = Path(__file__).resolve().parents[1]
 CLASSES = ["2seater", "compact", "midsize", "minivan", "pickup", "subcompact"]
 
 
-@pytest.fixture(autouse=True)
-def _no_ledger():
-    """Each test chooses its own ledger; none leaks into other tests."""
-    saved = ledger_module._active
-    ledger_module._active = None
-    yield
-    ledger_module._active = saved
-
-
 def _table(data, seed=1, eps=1.0, x="class"):
     levels = CLASSES + ["suv"] if x == "class" else None
     return pp.dp_table(data, x, eps=eps, seed=seed, levels=levels)
