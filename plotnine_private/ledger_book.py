@@ -22,6 +22,7 @@ from .ledger_store import (
     _current,
     _recent,
     _Transaction,
+    remember_caps,
 )
 from .report.composition import fmt
 
@@ -172,6 +173,7 @@ class LedgerBook:
                 "dataset = ?",
                 (e, d, dataset),
             ).rowcount
+        remember_caps(self.path, dataset, e, d)
         if not found:
             raise PlotninePrivateError(
                 f"set_cap(): the ledger has no data set {dataset!r}; it "

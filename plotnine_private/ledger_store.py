@@ -159,12 +159,17 @@ def _register(
     cap_eps: float | None,
     cap_delta: float | None,
     path: Path,
+    opened: _Active | None = None,
 ) -> tuple[float | None, float | None]:
-    """The data set's caps: recorded on first use, then the file's."""
+    """The data set's caps: recorded on first use, then the file's
+    (``opened``: the caps known when the ledger was selected, for a data
+    set missing from the file at a charge)."""
     row = con.execute(
         "SELECT cap_eps, cap_delta FROM datasets WHERE dataset = ?",
         (dataset,),
     ).fetchone()
+    if row is None and opened is not None:
+        cap_eps, cap_delta = opened.cap_eps, opened.cap_delta
     if cap_eps is not None and cap_delta is None:
         cap_delta = 0.0  # as privacy_budget: pure eps-DP unless said
     if row is None:
@@ -198,6 +203,10 @@ def _now() -> str:
 class _Active:
     path: Path
     dataset: str
+    # the caps when it was opened: a file deleted since then is made
+    # again with them, never without a cap
+    cap_eps: float | None = None
+    cap_delta: float | None = None
 
 
 _UNSET = object()
@@ -290,8 +299,8 @@ def _open(
             "file such as 'ledger.sqlite'."
         )
     with closing(_connect(path)) as con, _Transaction(con):
-        _register(con, dataset, eps, delta, path)
-    return _Active(path.resolve(), dataset)
+        caps = _register(con, dataset, eps, delta, path)
+    return _Active(path.resolve(), dataset, *caps)
 
 
 def _from_environment() -> _Active | None:
@@ -324,6 +333,20 @@ def _from_environment() -> _Active | None:
         number("cap_delta"),
         f"{LEDGER_ENV}={value!r}",
     )
+
+
+def remember_caps(
+    path: Path, dataset: str, cap_eps: float | None, cap_delta: float | None
+) -> None:
+    """A cap changed in the file (``set_cap``) is the active ledger's cap
+    from now on."""
+    global _active
+    a = _active
+    if isinstance(a, _Active) and (a.path, a.dataset) == (
+        path.resolve(),
+        dataset,
+    ):
+        _active = _Active(a.path, a.dataset, cap_eps, cap_delta)
 
 
 def _current() -> _Active | None:
@@ -401,7 +424,7 @@ def _charge_releases(charges: Sequence[Charge]) -> None:
         _recent[c.identity] = c.digest
     with closing(_connect(active.path)) as con, _Transaction(con):
         cap_eps, cap_delta = _register(
-            con, active.dataset, None, None, active.path
+            con, active.dataset, None, None, active.path, active
         )
         new: list[Charge] = []
         for c in charges:

@@ -136,6 +136,12 @@ def test_cap_belongs_to_the_data_set(tmp_path, mpg):
     assert pp.ledger(path).total["eps"].tolist() == [3.0]
     with pytest.raises(pp.PlotninePrivateError, match="no data set 'x'"):
         book.set_cap("x", eps=1)
+    # a ledger file removed behind our back comes back with its cap
+    path.unlink()
+    _table(mpg, seed=4, eps=2)
+    with pytest.raises(pp.BudgetExceededError):
+        _table(mpg, seed=5, eps=2)
+    assert pp.ledger(path).caps == {"mpg": (3.0, 0.0)}
 
 
 @pytest.mark.parametrize(
