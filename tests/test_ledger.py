@@ -236,6 +236,8 @@ def test_cli_and_html(tmp_path, mpg, capsys, monkeypatch):
     assert "data set 'mpg': 1 release(s), spent eps=1" in out
     assert "cap eps=3, delta=0" in out
     assert cli(["ledger", str(tmp_path / "none.sqlite")]) == 2
+    assert cli(["ledger", str(path), "--dataset", "other"]) == 0
+    assert "(empty)" in capsys.readouterr().out
     html = pp.ledger(path)._repr_html_()
     assert "<table" in html and "discrete_laplace" in html
     # the command also runs as a module (python -m plotnine_private)
