@@ -17,6 +17,8 @@ from .exceptions import (
     PrivacyWarning,
 )
 from .geoms.hex import geom_hex
+from .ledger_book import LedgerBook, ledger
+from .ledger_store import use_ledger
 from .mechanisms.ckm import (
     RecordKeyWarning,
     add_record_keys,
@@ -70,6 +72,7 @@ __all__ = [
     "BudgetExceededError",
     "Comparison",
     "DPPCAResult",
+    "LedgerBook",
     "NoiseIntervals",
     "PTable",
     "PTableVarianceWarning",
@@ -102,6 +105,7 @@ __all__ = [
     "noise_caption",
     "noise_interval",
     "layer_data",
+    "ledger",
     "stat_bin2d_ckm",
     "stat_bin2d_dp",
     "stat_bin_2d_ckm",
@@ -128,4 +132,5 @@ __all__ = [
     "stat_summary_ckm",
     "stat_summary_dp",
     "use_key",
+    "use_ledger",
 ]

@@ -14,7 +14,11 @@
     variables for private layers (their skeleton), never from their rows;
   - ``layer.__deepcopy__`` shares a layer's own data frame between copies,
     as plotnine shares the plot's data, so a data source keeps its object
-    identity through plotnine's copies.
+    identity through plotnine's copies;
+  - ``Compose.__add__`` keeps a ``privacy_budget`` for the whole
+    composition (plotnine would add it to the last plot only), and
+    ``Compose.draw`` (behind save, show and notebook display) checks it
+    before anything is drawn.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+from plotnine.composition import Compose
 from plotnine.facets.facet_null import facet_null
 from plotnine.facets.layout import Layout
 from plotnine.layer import Layers
@@ -223,6 +228,32 @@ def _layer_deepcopy(original):
     return deepcopy_layer
 
 
+def _compose_add(original):
+    # plotnine adds anything to the last plot of a composition; a budget
+    # belongs to the whole composition
+    def __add__(self, rhs):
+        from .report.budget import PrivacyBudget
+        from .report.figures import set_composition_budget
+
+        if isinstance(rhs, PrivacyBudget):
+            return set_composition_budget(self, rhs)
+        return original(self, rhs)
+
+    return __add__
+
+
+def _compose_draw(original):
+    # draw, save, show and notebook display of a composition all draw:
+    # check its budget (and nested ones) before anything is drawn
+    def draw(self, *args, **kwargs):
+        from .report.figures import check_composition
+
+        check_composition(self)
+        return original(self, *args, **kwargs)
+
+    return draw
+
+
 def install_hooks() -> None:
     """Install the hooks (idempotent): the door in
     ``layer.compute_aesthetics``, plotnine's transform pass skipping
@@ -231,3 +262,5 @@ def install_hooks() -> None:
     _patch(Layers, "transform", _transform)
     _patch(Layout, "setup", _layout_setup)
     _patch(_layer, "__deepcopy__", _layer_deepcopy)
+    _patch(Compose, "__add__", _compose_add)
+    _patch(Compose, "draw", _compose_draw)

@@ -41,13 +41,22 @@ from typing import TYPE_CHECKING, Any
 import matplotlib as mpl
 import numpy as np
 import pandas as pd
+from plotnine.composition import Compose
 from plotnine.scales.scale_discrete import scale_discrete
 
 from ._version import installed_version
 from .exceptions import PlotninePrivateError
+from .ledger_book import rows_of as ledger_rows
 from .mechanisms.keys import current_key_id
 from .report.budget import budget_layer
 from .report.composition import private_layers
+from .report.figures import (
+    composition_budget,
+    figures,
+    is_several,
+    layer_key,
+    report_of_figures,
+)
 from .report.presentation import report_from_built
 
 if TYPE_CHECKING:
@@ -470,7 +479,7 @@ def _refuse_comparison(plot: Any) -> None:
         )
 
 
-def _refuse_seed_only(plot: ggplot) -> None:
+def _refuse_seed_only(plot: Any) -> None:
     """A bundle is never drawn with a seed-only secret.
 
     Without a key file the seed *is* the secret, and a seed is typically
@@ -484,9 +493,11 @@ def _refuse_seed_only(plot: ggplot) -> None:
     """
     if current_key_id() is not None:
         return
+    plots = figures(plot, "save_release") if is_several(plot) else [plot]
     seeded = [
         f"layer {i} ({type(lyr.stat).__name__})"
-        for i, lyr in enumerate(plot.layers)
+        for one in plots
+        for i, lyr in enumerate(one.layers)
         if (getattr(lyr.stat, "params", None) or {}).get("seed") is not None
     ]
     if seeded:
@@ -518,7 +529,7 @@ def _prepare_folder(folder: Path, overwrite: bool) -> None:
 
 
 def save_release(
-    plot: ggplot,
+    plot: Any,
     folder: str | os.PathLike,
     *,
     code: str | None = None,
@@ -535,7 +546,12 @@ def save_release(
     Parameters
     ----------
     plot
-        A ggplot object (not modified).
+        A ggplot object (not modified); or a composition (``a | b``,
+        ``a / b``: one ``figure.png``, its budget enforced) or a list of
+        plots (``figure_1.png``, ...). The layers of plot ``p`` (from 1)
+        write ``plot_<p>_layer_<i>_<stat>.csv`` and outputs
+        ``output_<p>_<i>``; the report composes all plots (shared
+        releases once).
     folder
         A new or empty folder.
     code
@@ -561,6 +577,9 @@ def save_release(
     pathlib.Path
         The folder: ``figure.png``, ``layer_<i>_<stat>.csv`` per private
         layer, ``results.json``, ``config.json``, ``checksums.sha256``.
+        Under :func:`~plotnine_private.use_ledger`, ``results.json`` also
+        holds the ledger rows of the releases in the bundle (and the data
+        set's total and cap).
 
     Raises
     ------
@@ -577,34 +596,41 @@ def save_release(
     comments = [redact_seeds(str(c)) for c in (comments or [])]
 
     # one build: figure, tables and report agree (budget enforced here)
-    built = deepcopy(plot)
-    figure = built.draw()
+    drawn, builts, report = _draw(plot)
     try:
-        report = report_from_built(built)
         folder = Path(folder)
         _prepare_folder(folder, overwrite)
         written: list[str] = []
-        with mpl.rc_context(built.theme.rcParams):
-            kwargs: dict[str, Any] = {"format": "png"}
-            if dpi is not None:
-                kwargs["dpi"] = dpi
-            figure.savefig(folder / FIGURE, **kwargs)
-        written.append(FIGURE)
-        results = _write_layers(
-            built,
-            report,
-            folder,
-            rules,
-            command,
-            timestamp,
-            comments,
-            written,
-        )
+        for (name, figure), theme_of, _ in drawn:
+            with mpl.rc_context(theme_of.theme.rcParams):
+                kwargs: dict[str, Any] = {"format": "png"}
+                if dpi is not None:
+                    kwargs["dpi"] = dpi
+                figure.savefig(folder / name, **kwargs)
+            written.append(name)
+        results: dict[str, Any] = {}
+        for p, built in enumerate(builts):
+            results.update(
+                _write_layers(
+                    built,
+                    report,
+                    folder,
+                    rules,
+                    command,
+                    timestamp,
+                    comments,
+                    written,
+                    plot=None if len(builts) == 1 and not drawn[0][2] else p,
+                    figure_name=drawn[min(p, len(drawn) - 1)][0][0],
+                )
+            )
     finally:
         import matplotlib.pyplot as plt
 
-        plt.close(figure)
+        for (_, figure), _, _ in drawn:
+            plt.close(figure)
 
+    built = builts[0]
     bl = budget_layer(built)
     meta = {
         "version": _versions()["plotnine_private"],
@@ -624,6 +650,14 @@ def save_release(
             "rules": rules,
             "privacy_report": report.to_dict(),
             "method_statement": _method_statement(report),
+            "ledger": ledger_rows(
+                [
+                    r.identity
+                    for b in builts
+                    for _, lyr in private_layers(b.layers)
+                    for r in getattr(lyr.stat, "releases", None) or ()
+                ]
+            ),
         },
     }
     _write_json(folder / RESULTS, meta)
@@ -635,6 +669,37 @@ def save_release(
     return folder
 
 
+def _draw(plot: Any):
+    """Draw a plot, a composition or a list of plots once.
+
+    Returns ``([((file name, figure), plot with the theme, several)],
+    built plots, report)``: a composition is one figure, a list one figure
+    per plot (``figure_1.png``...).
+    """
+    if not is_several(plot):
+        if not hasattr(plot, "layers"):
+            figures(plot, "save_release")  # raises: names the type
+        built = deepcopy(plot)
+        figure = built.draw()
+        return (
+            [((FIGURE, figure), built, False)],
+            [built],
+            report_from_built(built),
+        )
+    if isinstance(plot, Compose):
+        cmp = deepcopy(plot)
+        figure = cmp.draw()  # the composition's budget is checked first
+        builts = figures(cmp, "save_release")
+        drawn = [((FIGURE, figure), cmp.last_plot, True)]
+    else:
+        builts, drawn = [], []
+        for p, one in enumerate(figures(plot, "save_release")):
+            built = deepcopy(one)
+            drawn.append(((f"figure_{p + 1}.png", built.draw()), built, True))
+            builts.append(built)
+    return drawn, builts, report_of_figures(builts, composition_budget(plot))
+
+
 def _write_layers(
     built,
     report: PrivacyReport,
@@ -644,21 +709,27 @@ def _write_layers(
     timestamp,
     comments,
     written,
+    plot: int | None = None,
+    figure_name: str = FIGURE,
 ) -> dict[str, Any]:
-    rows_by_layer: dict[int, list[dict]] = {}
+    """Tables and outputs of one built plot (``plot``: its index in a
+    composition or list, which names its layers, files and outputs)."""
+    rows_by_layer: dict[Any, list[dict]] = {}
     for row in report.table.to_dict("records"):
-        if isinstance(row["layer"], int):
+        if row["layer"] != "total":
             rows_by_layer.setdefault(row["layer"], []).append(row)
     results: dict[str, Any] = {}
     for i, lyr in private_layers(built.layers):
-        rows = rows_by_layer.get(i, [])
+        key = i if plot is None else layer_key(plot, i)
+        rows = rows_by_layer.get(key, [])
         private = hasattr(lyr.stat, "releases")
         if not private and type(lyr.geom).__name__ == "geom_blank":
             continue  # draws nothing
         table = csv_name = None
+        prefix = "" if plot is None else f"plot_{plot + 1}_"
         if private:
             table = released_table(built, i)
-            csv_name = f"layer_{i}_{type(lyr.stat).__name__}.csv"
+            csv_name = f"{prefix}layer_{i}_{type(lyr.stat).__name__}.csv"
             table.to_csv(folder / csv_name, index=False)
             written.append(csv_name)
         out = _layer_output(
@@ -672,6 +743,12 @@ def _write_layers(
             timestamp,
             comments,
         )
+        if plot is not None:  # one of several plots: name it
+            out["uid"] = f"output_{plot + 1}_{i}"
+            out["properties"]["plot"] = plot + 1
+            for f in out["files"]:
+                if f["name"] == FIGURE:
+                    f["name"] = figure_name
         results[out["uid"]] = out
     return results
 
@@ -684,6 +761,13 @@ def _method_statement(report: PrivacyReport) -> str:
             f"counts perturbed with differential privacy (total eps="
             f"{report.total_eps:.6g}, delta={report.total_delta:.3g})"
         )
+    if report.mixed:
+        # the same cells by DP and CKM: no DP statement may stand alone
+        parts = [
+            "the same counts released with differential privacy and with "
+            "the Cell Key Method: no differential privacy guarantee for "
+            "them"
+        ]
     if (report.table["mechanism"] == "ckm").any():
         parts.append("counts perturbed with the Cell Key Method")
     if (report.table["composition"] == "not protected").any():

@@ -389,8 +389,11 @@ def _caption_part(r) -> str:
     return f"{width} ({level}) for {r['stat']} eps={_fmt(float(r['eps']))}"
 
 
-def noise_interval(plot: ggplot, level: float = 0.95) -> NoiseIntervals:
+def noise_interval(plot: Any, level: float = 0.95) -> NoiseIntervals:
     """The interval of each private layer's noise, from public parameters.
+
+    ``plot`` may be a composition (``a | b``, ``a / b``) or a list of
+    plots: the rows of every plot, layers named ``"0 of plot 2"``.
 
     Builds a copy of the plot (as :func:`privacy_report` does) and reads
     each private layer's release records: mechanism, scale, eps, delta and
@@ -423,19 +426,44 @@ def noise_interval(plot: ggplot, level: float = 0.95) -> NoiseIntervals:
     >>> pp.noise_interval(p).caption()
     'noise: ±6 (95%) for count_dp eps=1'
     """
+    from .ledger_store import suspended
+    from .report.figures import built_figures, is_several
+
     level = _check_level(level)
-    plot = deepcopy(plot)
-    for lyr in plot.layers:
-        if hasattr(lyr, "budget_eps"):
-            lyr.enforce = False  # the interval is not a release
-    return intervals_of_built(build(plot), level)
+    # the interval shows public parameters only: its builds charge nothing
+    with suspended():
+        if is_several(plot):
+            return NoiseIntervals(
+                pd.concat(
+                    [
+                        intervals_of_built(b, level, plot=p)
+                        for p, b in enumerate(
+                            built_figures(plot, "noise_interval")
+                        )
+                    ],
+                    ignore_index=True,
+                )
+            )
+        if not hasattr(plot, "layers"):
+            built_figures(plot, "noise_interval")  # raises: names the type
+        plot = deepcopy(plot)
+        for lyr in plot.layers:
+            if hasattr(lyr, "budget_eps"):
+                lyr.enforce = False  # the interval is not a release
+        return intervals_of_built(build(plot), level)
 
 
-def intervals_of_built(built: ggplot, level: float = 0.95) -> NoiseIntervals:
-    """:func:`noise_interval` of a plot that has been built."""
+def intervals_of_built(
+    built: ggplot, level: float = 0.95, plot: int | None = None
+) -> NoiseIntervals:
+    """:func:`noise_interval` of a plot that has been built (``plot``: its
+    index in a composition, which names its layers)."""
+    from .report.figures import layer_key
+
     level = _check_level(level)
     rows: list[dict] = []
-    for i, lyr in enumerate(built.layers):
+    for j, lyr in enumerate(built.layers):
+        i: int | str = j if plot is None else layer_key(plot, j)
         releases = getattr(lyr.stat, "releases", None)
         if not releases:
             continue

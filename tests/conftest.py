@@ -10,6 +10,18 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 from plotnine.data import mpg as _mpg  # noqa: E402
 
+from plotnine_private import ledger_store  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _no_ledger():
+    """No test charges a ledger unless it selects one (a developer's
+    PLOTNINE_PRIVATE_LEDGER is never written by the suite)."""
+    saved = ledger_store._active
+    ledger_store._active = None
+    yield
+    ledger_store._active = saved
+
 
 @pytest.fixture
 def mpg() -> pd.DataFrame:

@@ -45,7 +45,7 @@ def test_output_checking_example_runs(tmp_path, monkeypatch):
     # the example selects a key file: restore the selection afterwards
     monkeypatch.setattr(keys, "_selected", keys._selected)
     blocks = _python_blocks()
-    assert len(blocks) == 3
+    assert len(blocks) == 4
     scope: dict = {}
     exec(compile(blocks[1] + "\n" + blocks[2], "README", "exec"), scope)
     report = pp.privacy_report(scope["p"])
@@ -53,3 +53,19 @@ def test_output_checking_example_runs(tmp_path, monkeypatch):
     bundle = tmp_path / "release" / "cars_by_class"
     assert (bundle / "results.json").is_file()
     assert (bundle / "checksums.sha256").is_file()
+
+
+def test_ledger_example_runs_and_charges_what_it_says(
+    tmp_path, monkeypatch, capsys
+):
+    from plotnine_private import ledger_store
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(ledger_store, "_active", None)
+    scope: dict = {}
+    exec(compile(_python_blocks()[3], "README", "exec"), scope)
+    assert "ledger budget exceeded" in capsys.readouterr().out
+    book = pp.ledger(tmp_path / "ledger.sqlite")
+    assert book.table["eps"].tolist() == [1.0, 1.0]
+    assert book.caps == {"mpg extract 2024": (2.0, 0.0)}
+    assert (tmp_path / "fig1_again.png").is_file()

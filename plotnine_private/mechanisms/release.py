@@ -36,7 +36,7 @@ from __future__ import annotations
 import hashlib
 import warnings
 import weakref
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,13 +50,19 @@ from .randomness import CellStreams, _canonical, derive_key
 __all__ = [
     "CKMCounts",
     "CellTable",
+    "Charge",
     "LaplaceCounts",
     "Query",
     "Release",
     "Released",
+    "cells_name",
+    "charge",
+    "charging",
     "check_source",
     "data_digest",
+    "keyed_digest",
     "release_cells",
+    "set_charge_hook",
     "stream_key",
 ]
 
@@ -230,6 +236,143 @@ def _warn_reuse(query: Query, secret: Secret) -> None:
 
 
 # --------------------------------------------------------------------------
+# charges: what a release costs, told before its noise is drawn
+# --------------------------------------------------------------------------
+#: the public parts of a cell query that say which cells are released,
+#: whatever the mechanism (a DP and a CKM layer on one variable share them)
+_CELL_PARTS = ("aes", "groups", "facets", "panels", "domain", "scales")
+
+
+def cells_name(query: Query) -> str:
+    """Public name of the cells a query releases, without its mechanism.
+
+    A DP and a CKM release of the same counts (same source, variables,
+    groups, facets, domain and scales) get the same name; the CKM record
+    key column is not part of it. ``""`` for a query that is not a cell
+    release (a range, a PCA): those have no CKM counterpart.
+
+    >>> dp = Query.make("count", "data", 1, aes=(("x", "class"),),
+    ...                 domain="observed", eps=1.0)
+    >>> ckm = Query.make("count", "data", None, aes=(("rkey", "rk"),
+    ...                  ("x", "class")), domain="observed", ptable="ab")
+    >>> cells_name(dp) == cells_name(ckm) != ""
+    True
+    """
+    parts = dict(query.parts)
+    if "aes" not in parts:
+        return ""
+    named = []
+    for name in _CELL_PARTS:
+        value = parts.get(name)
+        if name == "aes":
+            value = tuple(p for p in value or () if p[0] != "rkey")
+        named.append((name, value))
+    h = hashlib.blake2b(digest_size=12, person=b"pnp-cells")
+    h.update(_canonical((query.family, query.source, tuple(named))))
+    return h.hexdigest()
+
+
+def keyed_digest(secret: Secret, digest: bytes) -> str:
+    """The data digest of a release keyed by the secret, as the ledger
+    stores it: equal for the same data under the same secret, and it
+    cannot be checked against guessed data without the secret."""
+    h = hashlib.blake2b(key=secret.value, digest_size=16, person=b"pnp-led")
+    h.update(digest)
+    return h.hexdigest()
+
+
+@dataclass(frozen=True)
+class Charge:
+    """What one release will cost, told to the charge hook (the ledger)
+    before its noise is drawn.
+
+    Attributes
+    ----------
+    identity
+        The release's public identity (:meth:`Query.identity`).
+    digest
+        :func:`keyed_digest` of the data it perturbs: the same query on
+        changed data is another release.
+    family, mechanism, eps, delta, adjacency, source
+        As in :class:`Release` (``eps`` is ``None`` for CKM).
+    cells
+        :func:`cells_name` (``""`` if none).
+    unit, bound
+        The privacy unit and how many records one unit may have:
+        ``"one row"`` and 1 until a query names them (parts
+        ``privacy_unit`` and ``max_records``).
+    """
+
+    identity: str
+    digest: str
+    family: str
+    mechanism: str
+    eps: float | None
+    delta: float
+    adjacency: str | None
+    source: str
+    cells: str = ""
+    unit: str = "one row"
+    bound: int = 1
+
+    @classmethod
+    def of(
+        cls,
+        query: Query,
+        identity: str,
+        digest: str,
+        mechanism: str,
+        eps: float | None,
+        delta: float,
+        adjacency: str | None,
+        family: str | None = None,
+    ) -> Charge:
+        """The charge of a release of ``query`` (unit and bound from the
+        query's parts, or one row)."""
+        return cls(
+            identity=identity,
+            digest=digest,
+            family=family or query.family,
+            mechanism=mechanism,
+            eps=None if eps is None else float(eps),
+            delta=float(delta),
+            adjacency=adjacency,
+            source=query.source,
+            cells=cells_name(query),
+            unit=str(query.part("privacy_unit", "one row")),
+            bound=int(query.part("max_records", 1)),
+        )
+
+
+# the hook is set by the package (its ledger); the core only calls it
+_CHARGE_HOOK: Callable[[Sequence[Charge]], None] | None = None
+
+
+def set_charge_hook(
+    hook: Callable[[Sequence[Charge]], None] | None,
+) -> Callable[[Sequence[Charge]], None] | None:
+    """Set the function told of every release before its noise is drawn;
+    returns the previous one. The hook may raise to refuse the release
+    (the ledger raises ``BudgetExceededError``): then nothing is drawn."""
+    global _CHARGE_HOOK
+    previous, _CHARGE_HOOK = _CHARGE_HOOK, hook
+    return previous
+
+
+def charging() -> bool:
+    """Whether a charge hook is set (callers skip computing digests
+    otherwise)."""
+    return _CHARGE_HOOK is not None
+
+
+def charge(charges: Sequence[Charge]) -> None:
+    """Tell the hook of releases about to be drawn (all or none: a PCA's
+    components are charged in one call)."""
+    if _CHARGE_HOOK is not None and charges:
+        _CHARGE_HOOK(tuple(charges))
+
+
+# --------------------------------------------------------------------------
 # records
 # --------------------------------------------------------------------------
 @dataclass(frozen=True)
@@ -271,6 +414,11 @@ class Release:
         histogram"``, ``"parallel over declared facets"``, ...
     details
         Mechanism parameters for the report (scale, threshold, p-table).
+    cells_name
+        Public name of the released cells without the mechanism
+        (:func:`cells_name`): a DP and a CKM release of the same counts
+        share it, so the report can say the DP guarantee does not hold
+        for them. Empty when the release has no CKM counterpart.
     """
 
     identity: str
@@ -287,6 +435,7 @@ class Release:
     panels: str = "single panel"
     composition: str = "one release"
     details: Mapping[str, Any] = field(default_factory=dict)
+    cells_name: str = ""
 
     @property
     def formal(self) -> bool:
@@ -614,8 +763,24 @@ def release_cells(
         h.update(_canonical((query.family, query.source, query.parts)))
         identity = h.hexdigest()
         key = None
-    values, noisy, keep, mech_details = mechanism.perturb(table, key)
     eps, delta = mechanism.privacy_map(table.public, table.multiplicity)
+    mech_name = mechanism.noise if is_dp else "ckm"
+    if _CHARGE_HOOK is not None:  # the digest costs a pass: only if told
+        charge_secret = secret if secret is not None else query.secret()
+        charge(
+            [
+                Charge.of(
+                    query,
+                    identity,
+                    keyed_digest(charge_secret, table.digest()),
+                    mech_name,
+                    eps,
+                    delta,
+                    mechanism.adjacency if is_dp else None,
+                )
+            ]
+        )
+    values, noisy, keep, mech_details = mechanism.perturb(table, key)
     if is_dp:
         kind = "thresholded" if not table.public else domain
         if table.multiplicity > 1:
@@ -634,7 +799,7 @@ def release_cells(
     release = Release(
         identity=identity,
         family=query.family,
-        mechanism=mechanism.noise if is_dp else "ckm",
+        mechanism=mech_name,
         eps=eps,
         delta=delta,
         adjacency=mechanism.adjacency if is_dp else None,
@@ -650,5 +815,6 @@ def release_cells(
             **(details or {}),
             **({"key_id": secret.key_id} if secret is not None else {}),
         },
+        cells_name=cells_name(query),
     )
     return Released(values, noisy, keep, release)

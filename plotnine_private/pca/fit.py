@@ -57,10 +57,14 @@ from ..mechanisms.pca import (
 from ..mechanisms.quantile import PrivateFrame, private_frame
 from ..mechanisms.randomness import derive_key
 from ..mechanisms.release import (
+    Charge,
     Query,
     Release,
+    charge,
+    charging,
     check_source,
     data_digest,
+    keyed_digest,
     stream_key,
 )
 from ..mechanisms.synthetic import allocate_group_sizes, sample_histogram
@@ -561,6 +565,42 @@ class PCAFit:
         return derive_key(self.sample_key, *names)
 
 
+def _charges(
+    settings: Settings,
+    x: np.ndarray,
+    partition: Partition,
+    query: Query,
+    secret: Secret,
+    identity: str,
+) -> list[Charge]:
+    """What each component will cost, told to the ledger in one call
+    before any of them draws noise (same identities as the records)."""
+    digest = keyed_digest(
+        secret, data_digest(x, partition.panel, partition.group)
+    )
+    parts: list[tuple[str, str, float, float]] = []
+    if settings.directions is None:
+        parts.append(("directions", "gaussian", *settings.budget.loading))
+    if settings.k is not None:
+        parts.append(("scree", "gaussian", *settings.budget.scree))
+    parts.append(("frame", "durfee_quantile", settings.budget.frame, 0.0))
+    hist = "gaussian" if settings.method == "add" else "stability_histogram"
+    parts.append(("histogram", hist, *settings.budget.histogram))
+    return [
+        Charge.of(
+            query,
+            f"{identity}:{component}",
+            digest,
+            mechanism,
+            eps,
+            delta,
+            "replace",
+            family=f"pca:{component}",
+        )
+        for component, mechanism, eps, delta in parts
+    ]
+
+
 def fit_pca(
     settings: Settings,
     x: np.ndarray,
@@ -585,6 +625,8 @@ def fit_pca(
     def stream(digest: bytes, component: str) -> bytes:
         return stream_key(secret, identity, digest, component)
 
+    if charging():
+        charge(_charges(settings, x, partition, query, secret, identity))
     record = _Recorder(identity, secret, query.source, partition.panels)
     releases: list[Release] = []
     v, rel = release_directions(settings, x, stream, record, partition)

@@ -121,6 +121,19 @@ class PrivacyBudget:
     def __post_init__(self):
         _check_budget(self.eps, self.delta)
 
+    def check(self, figures: Any) -> None:
+        """Raise :class:`~plotnine_private.exceptions.BudgetExceededError`
+        if ``figures`` (a ggplot, a composition or a list of them, e.g.
+        the figures of a report) compose to more than this budget; a
+        release shared by several figures counts once.
+
+        ``(a | b) + privacy_budget(eps=1)`` checks a composition when it
+        is drawn; ``check`` does it for a list before anything is saved.
+        """
+        from .figures import check_budget
+
+        check_budget(self, figures)
+
     def __radd__(self, plot: ggplot) -> ggplot:
         # ggplot.__add__ has already copied the plot; a later budget
         # replaces an earlier one
@@ -134,8 +147,9 @@ class PrivacyBudget:
 def privacy_budget(eps: float, delta: float = 0.0) -> PrivacyBudget:
     """A privacy budget for a whole plot.
 
-    ``plot + privacy_budget(eps=1, delta=1e-6)`` makes drawing, saving and
-    notebook display fail with
+    ``plot + privacy_budget(eps=1, delta=1e-6)`` (or ``(a | b) +
+    privacy_budget(...)`` for a composition, whose plots are capped
+    together) makes drawing, saving and notebook display fail with
     :class:`~plotnine_private.exceptions.BudgetExceededError` when the
     layers of the plot compose (see :func:`privacy_report`) to more than
     ``eps`` or more than ``delta``. CKM layers cost nothing (they have no

@@ -74,6 +74,9 @@ class Ledger:
 
     rows: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: layers whose cells are released by both DP and CKM (the DP
+    #: guarantee does not hold for those cells)
+    mixed: list[str] = field(default_factory=list)
 
     @property
     def total_eps(self) -> float:
@@ -188,8 +191,11 @@ def _trained_axes(lyr) -> list[str]:
     return axes
 
 
-def compose(layers: list[tuple[int, Any]]) -> Ledger:
+def compose(layers: list[tuple[Any, Any]]) -> Ledger:
     """Compose the releases of built layers into report rows.
+
+    ``layers`` pairs each layer with its key in the report: its index in
+    one plot, or ``"0 of plot 2"`` in a composition (:mod:`.figures`).
 
     A release is charged once, at its first appearance: releases with the
     same public identity (a bar and its text layer on one source, with the
@@ -198,7 +204,7 @@ def compose(layers: list[tuple[int, Any]]) -> Ledger:
     each release's privacy map (one histogram over all panels).
     """
     ledger = Ledger()
-    first_seen: dict[str, int] = {}
+    first_seen: dict[str, Any] = {}
     for i, lyr in layers:
         stat_name = type(lyr.stat).__name__
         releases = getattr(lyr.stat, "releases", None)
@@ -250,7 +256,34 @@ def compose(layers: list[tuple[int, Any]]) -> Ledger:
                 composition = f"sequential ({r.composition})"
             ledger.rows.append(_release_row(i, lyr, r, composition, True))
         _layer_notes(ledger, i, stat_name, releases)
+    _mixed_notes(ledger, layers)
     return ledger
+
+
+def _mixed_notes(ledger: Ledger, layers: list[tuple[Any, Any]]) -> None:
+    """Cells released by DP in one layer and by CKM in another: CKM is
+    deterministic and not DP, so the DP guarantee does not cover them."""
+    by_cells: dict[str, dict[bool, list]] = {}
+    for i, lyr in layers:
+        for r in getattr(lyr.stat, "releases", None) or ():
+            if r.cells_name:
+                found = by_cells.setdefault(r.cells_name, {})
+                keys = found.setdefault(r.formal, [])
+                if i not in keys:
+                    keys.append(i)
+    for found in by_cells.values():
+        if True in found and False in found:
+            dp = ", ".join(f"layer {k}" for k in found[True])
+            ckm = ", ".join(f"layer {k}" for k in found[False])
+            ledger.mixed.append(f"{dp} (DP) and {ckm} (CKM)")
+            ledger.notes.insert(
+                0,
+                f"MIXED PROTECTION: {dp} (differential privacy) and {ckm} "
+                "(Cell Key Method) release the same cells. CKM is not DP: "
+                "its noise is fixed by the record keys, so the DP "
+                "guarantee (and the eps total) does NOT hold for those "
+                "cells. Release them by one method only.",
+            )
 
 
 def _layer_notes(ledger: Ledger, i: int, stat_name: str, releases):

@@ -58,6 +58,8 @@ class PrivacyReport:
         self.total_delta = ledger.total_delta
         self.budget = budget
         self.notes = list(ledger.notes)
+        #: where DP and CKM release the same cells (empty: none)
+        self.mixed = list(ledger.mixed)
         total = dict.fromkeys(COLUMNS)
         total.update(
             layer="total",
@@ -120,6 +122,8 @@ class PrivacyReport:
                 else {"eps": self.remaining_eps, "delta": self.remaining_delta}
             ),
             "notes": list(self.notes),
+            "headline": self.headline,
+            "mixed_protection": list(self.mixed),
         }
 
     def display_table(self) -> pd.DataFrame:
@@ -132,11 +136,29 @@ class PrivacyReport:
                 shown.loc[idx, "eps"] = "no formal guarantee"
         return shown.map(lambda v: "" if v is None else fmt(v))
 
+    @property
+    def headline(self) -> str:
+        """One line for the top of the report: the total, or, when DP and
+        CKM release the same cells, that the DP guarantee does not hold."""
+        total = f"eps={fmt(self.total_eps)}, delta={fmt(self.total_delta)}"
+        if self.mixed:
+            return (
+                "NO DP GUARANTEE for cells also released by CKM ("
+                + "; ".join(self.mixed)
+                + f"); the DP layers alone would compose to {total}"
+            )
+        return f"DP total {total}"
+
     def _footer(self) -> list[str]:
         lines = [
             f"total: eps={fmt(self.total_eps)}, "
             f"delta={fmt(self.total_delta)} "
             "(sequential over layers; identical releases once)"
+            + (
+                "; NOT a DP guarantee for the cells CKM also releases"
+                if self.mixed
+                else ""
+            )
         ]
         if self.budget is not None:
             lines.append(
@@ -162,7 +184,7 @@ class PrivacyReport:
             "charged_eps",
         ]
         text = self.display_table()[cols].to_string(index=False)
-        lines = ["Privacy report", text, *self._footer()]
+        lines = ["Privacy report", self.headline, text, *self._footer()]
         if self.notes:
             lines.append("notes:")
             lines.extend(f"- {n}" for n in self.notes)
@@ -174,6 +196,7 @@ class PrivacyReport:
     def _repr_html_(self) -> str:
         parts = [
             "<div><strong>Privacy report</strong>",
+            f"<p><strong>{html.escape(self.headline)}</strong></p>",
             self.display_table().to_html(index=False),
         ]
         parts.extend(f"<p>{html.escape(x)}</p>" for x in self._footer())
@@ -204,8 +227,12 @@ def report_from_built(built: ggplot) -> PrivacyReport:
     return PrivacyReport(ledger, budget)
 
 
-def privacy_report(plot: ggplot) -> PrivacyReport:
+def privacy_report(plot: Any) -> PrivacyReport:
     """Build a copy of ``plot`` and report what each layer releases.
+
+    ``plot`` may also be a composition (``a | b``, ``a / b``) or a list of
+    plots: their releases compose as one publication, a release shared by
+    two plots counts once, and layers are named ``"0 of plot 2"``.
 
     The plot's budget, if any, is shown with what remains, but not
     enforced: the report of a plot over its budget says by how much.
@@ -217,7 +244,7 @@ def privacy_report(plot: ggplot) -> PrivacyReport:
     Parameters
     ----------
     plot
-        A ggplot object (not modified).
+        A ggplot object, a composition or a list of them (not modified).
 
     Returns
     -------
@@ -226,6 +253,18 @@ def privacy_report(plot: ggplot) -> PrivacyReport:
         ``.total_delta``, ``.notes``, ``.budget`` and
         ``.remaining_eps``; prints as a table.
     """
+    from .figures import (
+        built_figures,
+        composition_budget,
+        is_several,
+        report_of_figures,
+    )
+
+    if is_several(plot):
+        built = built_figures(plot, "privacy_report")
+        return report_of_figures(built, composition_budget(plot))
+    if not hasattr(plot, "layers"):
+        built_figures(plot, "privacy_report")  # raises: names the type
     plot = deepcopy(plot)
     for lyr in plot.layers:
         if getattr(lyr, "is_budget", False):

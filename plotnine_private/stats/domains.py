@@ -27,7 +27,14 @@ from plotnine.stats.binning import breaks_from_bins, breaks_from_binwidth
 from ..cells import chunked_codes
 from ..mechanisms.errors import PrivacyWarning
 from ..mechanisms.ranges import private_range, range_privacy_map
-from ..mechanisms.release import Release, stream_key
+from ..mechanisms.release import (
+    Charge,
+    Release,
+    charge,
+    charging,
+    keyed_digest,
+    stream_key,
+)
 from ..validation import fail as _fail
 from .dates import (
     CalendarStep,
@@ -247,7 +254,23 @@ def _private_axis(
     )
     secret = query.secret()
     identity = query.identity(secret)
-    key = stream_key(secret, identity, stat.range_digest(values), "range")
+    digest = stat.range_digest(values)
+    eps_charged, delta = range_privacy_map(eps_range, mechanism.adjacency)
+    if charging():
+        charge(
+            [
+                Charge.of(
+                    query,
+                    identity,
+                    keyed_digest(secret, digest),
+                    "durfee_quantile",
+                    eps_charged,
+                    delta,
+                    mechanism.adjacency,
+                )
+            ]
+        )
+    key = stream_key(secret, identity, digest, "range")
     est = private_range(
         values, eps_range, key=key, adjacency=mechanism.adjacency
     )
@@ -264,7 +287,6 @@ def _private_axis(
     arr = _breaks_over(
         (lo, hi), bins, binwidth, center, boundary, stat.name, axis
     )
-    eps_charged, delta = range_privacy_map(eps_range, mechanism.adjacency)
     release = Release(
         identity=identity,
         family="range",

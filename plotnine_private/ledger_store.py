@@ -1,0 +1,489 @@
+"""The persistent privacy ledger of a data set (a SQLite file).
+
+``pp.use_ledger("ledger.sqlite", dataset="hospital", cap_eps=3)`` makes
+every release of this process a row of the ledger, charged to the data set
+*before* its noise is drawn:
+
+* **one row per release**: data set, release identity, the data digest
+  keyed by the secret, privacy unit and bound, family, mechanism, eps,
+  delta, adjacency, source, the public name of the released cells, when,
+  and the statement that made it (seeds hidden);
+* **the same release is free**: re-drawing the same query on the same data
+  under the same secret finds its row (same identity and keyed digest) and
+  charges nothing; a new query, or the same query on changed data, is a
+  new row;
+* **the cap**: a release that would take the data set's total past
+  ``cap_eps`` or ``cap_delta`` raises
+  :class:`~plotnine_private.exceptions.BudgetExceededError` and draws
+  nothing; the figure is not drawn and no file is written;
+* **one transaction**: the check and the charge run inside ``BEGIN
+  IMMEDIATE`` (SQLite's write lock), so processes drawing at once queue
+  and never spend more than the cap together.
+
+The release engine calls :func:`_charge_releases` through its charge hook
+(:func:`~plotnine_private.mechanisms.release.set_charge_hook`); the
+mechanisms core knows nothing of SQLite. Nothing here reads the data: the
+rows hold public facts and a keyed digest.
+
+The environment variable ``PLOTNINE_PRIVATE_LEDGER`` selects a ledger when
+:func:`use_ledger` was not called: ``PATH?dataset=NAME&cap_eps=X&
+cap_delta=Y`` (the query part as in a URL; ``dataset`` is required, the
+caps are optional).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sqlite3
+import sys
+from collections.abc import Sequence
+from contextlib import closing
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs
+
+from .exceptions import BudgetExceededError, PlotninePrivateError
+from .mechanisms.release import Charge, set_charge_hook
+from .report.composition import exceeds, fmt
+
+__all__ = [
+    "COLUMNS",
+    "LEDGER_ENV",
+    "suspended",
+    "use_ledger",
+]
+
+#: environment variable naming a ledger: PATH?dataset=NAME&cap_eps=X
+LEDGER_ENV = "PLOTNINE_PRIVATE_LEDGER"
+
+COLUMNS = [
+    "id",
+    "dataset",
+    "identity",
+    "digest",
+    "unit",
+    "bound",
+    "family",
+    "mechanism",
+    "eps",
+    "delta",
+    "adjacency",
+    "source",
+    "cells",
+    "at",
+    "what",
+]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS datasets (
+    dataset TEXT PRIMARY KEY,
+    cap_eps REAL,
+    cap_delta REAL,
+    created TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS releases (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    dataset TEXT NOT NULL REFERENCES datasets(dataset),
+    identity TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    unit TEXT NOT NULL,
+    bound INTEGER NOT NULL,
+    family TEXT NOT NULL,
+    mechanism TEXT NOT NULL,
+    eps REAL,
+    delta REAL NOT NULL,
+    adjacency TEXT,
+    source TEXT NOT NULL,
+    cells TEXT NOT NULL,
+    at TEXT NOT NULL,
+    what TEXT NOT NULL,
+    UNIQUE (dataset, identity, digest)
+);
+"""
+
+# a writer waits this long for another process's transaction
+_TIMEOUT = 60.0
+
+
+# --------------------------------------------------------------------------
+# the file
+# --------------------------------------------------------------------------
+def _connect(path: Path) -> sqlite3.Connection:
+    # autocommit mode: every transaction is an explicit BEGIN IMMEDIATE
+    con = sqlite3.connect(path, timeout=_TIMEOUT, isolation_level=None)
+    con.row_factory = sqlite3.Row
+    return con
+
+
+class _Transaction:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on an error): the
+    write lock is taken before anything is read, so the check of the cap
+    and the charge see and leave one consistent ledger."""
+
+    def __init__(self, con: sqlite3.Connection):
+        self.con = con
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.con.execute("BEGIN IMMEDIATE")
+        for statement in _SCHEMA.split(";"):
+            if statement.strip():
+                self.con.execute(statement)
+        return self.con
+
+    def __exit__(self, kind, value, tb) -> None:
+        self.con.execute("ROLLBACK" if kind else "COMMIT")
+
+
+def _check_cap(name: str, value: Any) -> float | None:
+    if value is None:
+        return None
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or value < 0
+    ):
+        raise PlotninePrivateError(
+            f"use_ledger(): {name} must be a finite number >= 0 or None (no "
+            f"cap), got {value!r}."
+        )
+    return float(value)
+
+
+def _register(
+    con: sqlite3.Connection,
+    dataset: str,
+    cap_eps: float | None,
+    cap_delta: float | None,
+    path: Path,
+    opened: _Active | None = None,
+) -> tuple[float | None, float | None]:
+    """The data set's caps: recorded on first use, then the file's
+    (``opened``: the caps known when the ledger was selected, for a data
+    set missing from the file at a charge)."""
+    row = con.execute(
+        "SELECT cap_eps, cap_delta FROM datasets WHERE dataset = ?",
+        (dataset,),
+    ).fetchone()
+    if row is None and opened is not None:
+        cap_eps, cap_delta = opened.cap_eps, opened.cap_delta
+    if cap_eps is not None and cap_delta is None:
+        cap_delta = 0.0  # as privacy_budget: pure eps-DP unless said
+    if row is None:
+        con.execute(
+            "INSERT INTO datasets VALUES (?, ?, ?, ?)",
+            (dataset, cap_eps, cap_delta, _now()),
+        )
+        return cap_eps, cap_delta
+    stored = (row["cap_eps"], row["cap_delta"])
+    given = (cap_eps, cap_delta)
+    if cap_eps is not None and given != stored:
+        raise PlotninePrivateError(
+            f"use_ledger(): the ledger {path.name!r} records cap_eps="
+            f"{fmt(stored[0])}, cap_delta={fmt(stored[1])} for the data "
+            f"set {dataset!r}, not cap_eps={fmt(cap_eps)}, cap_delta="
+            f"{fmt(cap_delta)}. The cap belongs to the data set: omit "
+            "cap_eps to use the recorded one, or change it deliberately "
+            "with pp.ledger(path).set_cap(dataset, eps=..., delta=...)."
+        )
+    return stored
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+# --------------------------------------------------------------------------
+# the active ledger
+# --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Active:
+    path: Path
+    dataset: str
+    # the caps when it was opened: a file deleted since then is made
+    # again with them, never without a cap
+    cap_eps: float | None = None
+    cap_delta: float | None = None
+
+
+_UNSET = object()
+# the ledger chosen with use_ledger() (None: none); _UNSET: the environment
+_active: Any = _UNSET
+# inside noise_interval(): builds that show no released value charge nothing
+_suspended = 0
+# identity -> keyed digest of the releases charged (or found) in this
+# process: which ledger rows a bundle of a build copies
+_recent: dict[str, str] = {}
+
+
+class use_ledger:  # noqa: N801 - a function to the user, a context too
+    """Charge every release of this process to a data set's ledger.
+
+    ``pp.use_ledger("ledger.sqlite", dataset="hospital", cap_eps=3)``;
+    ``pp.use_ledger(None)`` stops charging. As a context manager
+    (``with pp.use_ledger(...):``) the previous choice comes back at the
+    end of the block.
+
+    Parameters
+    ----------
+    path
+        The SQLite file (created if missing), or ``None``.
+    dataset
+        The name of the data set the releases are drawn from; its releases
+        and its cap are kept apart from other data sets in the same file.
+    cap_eps, cap_delta
+        The most the data set may spend over all its releases, recorded
+        in the file on first use (later calls may omit them; a different
+        value is refused: change it with
+        :meth:`~plotnine_private.LedgerBook.set_cap`).
+        ``cap_delta`` defaults to 0 when ``cap_eps`` is given. Without
+        caps the ledger records and never refuses.
+
+    Raises
+    ------
+    PlotninePrivateError
+        A missing ``dataset``, a bad cap, or a cap other than the file's.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike | None,
+        *,
+        dataset: str | None = None,
+        cap_eps: float | None = None,
+        cap_delta: float | None = None,
+    ):
+        global _active
+        self._previous = _active
+        if path is None:
+            _active = None
+            return
+        _active = _open(Path(path), dataset, cap_eps, cap_delta, "use_ledger")
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        global _active
+        _active = self._previous
+
+    def __repr__(self) -> str:
+        a = _current()
+        return "use_ledger(None)" if a is None else f"<ledger {a.dataset!r}>"
+
+
+def _open(
+    path: Path,
+    dataset: Any,
+    cap_eps: Any,
+    cap_delta: Any,
+    where: str,
+) -> _Active:
+    if not isinstance(dataset, str) or not dataset.strip():
+        raise PlotninePrivateError(
+            f"{where}: dataset must name the data set the releases come "
+            f"from (e.g. dataset='hospital episodes 2024'), got {dataset!r}."
+        )
+    eps = _check_cap("cap_eps", cap_eps)
+    delta = _check_cap("cap_delta", cap_delta)
+    if delta is not None and delta >= 1:
+        raise PlotninePrivateError(
+            f"{where}: cap_delta must be below 1, got {cap_delta!r}."
+        )
+    if path.exists() and path.is_dir():
+        raise PlotninePrivateError(
+            f"{where}: the ledger path {path.name!r} is a folder; give a "
+            "file such as 'ledger.sqlite'."
+        )
+    with closing(_connect(path)) as con, _Transaction(con):
+        caps = _register(con, dataset, eps, delta, path)
+    return _Active(path.resolve(), dataset, *caps)
+
+
+def _from_environment() -> _Active | None:
+    value = os.environ.get(LEDGER_ENV)
+    if not value:
+        return None
+    path, _, query = value.partition("?")
+    fields = {k: v[-1] for k, v in parse_qs(query).items()}
+    unknown = sorted(set(fields) - {"dataset", "cap_eps", "cap_delta"})
+    if unknown:
+        raise PlotninePrivateError(
+            f"{LEDGER_ENV}: unknown field(s) {', '.join(unknown)}; the "
+            "format is PATH?dataset=NAME&cap_eps=X&cap_delta=Y."
+        )
+
+    def number(name: str) -> float | None:
+        if name not in fields:
+            return None
+        try:
+            return float(fields[name])
+        except ValueError:
+            raise PlotninePrivateError(
+                f"{LEDGER_ENV}: {name} must be a number, got {fields[name]!r}."
+            ) from None
+
+    return _open(
+        Path(path),
+        fields.get("dataset"),
+        number("cap_eps"),
+        number("cap_delta"),
+        f"{LEDGER_ENV}={value!r}",
+    )
+
+
+def remember_caps(
+    path: Path, dataset: str, cap_eps: float | None, cap_delta: float | None
+) -> None:
+    """A cap changed in the file (``set_cap``) is the active ledger's cap
+    from now on."""
+    global _active
+    a = _active
+    if isinstance(a, _Active) and (a.path, a.dataset) == (
+        path.resolve(),
+        dataset,
+    ):
+        _active = _Active(a.path, a.dataset, cap_eps, cap_delta)
+
+
+def _current() -> _Active | None:
+    global _active
+    if _active is _UNSET:
+        _active = _from_environment()
+    return _active
+
+
+class suspended:  # noqa: N801 - a context manager
+    """Charge nothing inside the block: for builds whose output is public
+    parameters only (``noise_interval``), never for a figure or table."""
+
+    def __enter__(self) -> None:
+        global _suspended
+        _suspended += 1
+
+    def __exit__(self, *exc: object) -> None:
+        global _suspended
+        _suspended -= 1
+
+
+# --------------------------------------------------------------------------
+# the charge
+# --------------------------------------------------------------------------
+# frames of these packages are machinery: the statement that made a
+# release is the first frame outside them
+_MACHINERY = (
+    "plotnine",
+    "plotnine_private",
+    "matplotlib",
+    "pandas",
+    "numpy",
+    "IPython",
+    "ipykernel",
+    "multiprocessing",
+    "concurrent",
+    "threading",
+    "runpy",
+    "importlib",
+)
+
+
+def _what() -> str:
+    """The statement that made the release, seeds hidden (which figure or
+    table it belongs to)."""
+    import linecache
+
+    from .bundle import _statement_at, redact_seeds  # lazy: matplotlib
+
+    frame = sys._getframe(1)
+    while frame is not None:
+        module = str(frame.f_globals.get("__name__", ""))
+        if module.split(".")[0] not in _MACHINERY:
+            name = frame.f_code.co_filename
+            lines = linecache.getlines(name, frame.f_globals)
+            text = _statement_at("".join(lines), frame.f_lineno)
+            if not text:
+                text = linecache.getline(name, frame.f_lineno).strip()
+            text = " ".join((text or "<source not available>").split())
+            return redact_seeds(text)[:300]
+        frame = frame.f_back  # type: ignore[assignment]
+    return "<source not available>"
+
+
+def _charge_releases(charges: Sequence[Charge]) -> None:
+    """The release engine's charge hook: record the new releases of the
+    active data set, or refuse them all, in one transaction."""
+    if _suspended:
+        return
+    active = _current()
+    if active is None:
+        return
+    for c in charges:
+        _recent[c.identity] = c.digest
+    with closing(_connect(active.path)) as con, _Transaction(con):
+        cap_eps, cap_delta = _register(
+            con, active.dataset, None, None, active.path, active
+        )
+        new: list[Charge] = []
+        for c in charges:
+            seen = con.execute(
+                "SELECT 1 FROM releases WHERE dataset = ? AND identity = ? "
+                "AND digest = ?",
+                (active.dataset, c.identity, c.digest),
+            ).fetchone()
+            if seen is None and c not in new:
+                new.append(c)
+        if not new:
+            return  # the same releases again: free
+        spent_eps, spent_delta = con.execute(
+            "SELECT COALESCE(SUM(eps), 0), COALESCE(SUM(delta), 0) FROM "
+            "releases WHERE dataset = ?",
+            (active.dataset,),
+        ).fetchone()
+        eps = math.fsum(c.eps or 0.0 for c in new)
+        delta = math.fsum(c.delta for c in new)
+        over_eps = cap_eps is not None and exceeds(spent_eps + eps, cap_eps)
+        over_delta = cap_delta is not None and exceeds(
+            spent_delta + delta, cap_delta
+        )
+        if over_eps or over_delta:
+            raise BudgetExceededError(
+                f"ledger budget exceeded: the data set {active.dataset!r} "
+                f"has spent eps={fmt(spent_eps)}, delta={fmt(spent_delta)} "
+                f"of its cap eps={fmt(cap_eps)}, delta={fmt(cap_delta)}; "
+                f"this release ({', '.join(sorted({c.family for c in new}))}"
+                f") would add eps={fmt(eps)}, delta={fmt(delta)}. Nothing "
+                "was drawn. Re-draw a release already in the ledger (same "
+                "query, seed and data) instead, lower eps, or raise the "
+                "cap with pp.ledger(path).set_cap(dataset, eps=...)."
+            )
+        at, what = _now(), _what()
+        con.executemany(
+            "INSERT INTO releases (dataset, identity, digest, unit, bound, "
+            "family, mechanism, eps, delta, adjacency, source, cells, at, "
+            "what) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    active.dataset,
+                    c.identity,
+                    c.digest,
+                    c.unit,
+                    c.bound,
+                    c.family,
+                    c.mechanism,
+                    c.eps,
+                    c.delta,
+                    c.adjacency,
+                    c.source,
+                    c.cells,
+                    at,
+                    what,
+                )
+                for c in new
+            ],
+        )
+
+
+set_charge_hook(_charge_releases)
