@@ -235,6 +235,22 @@ def test_a_seed_without_a_key_file_is_refused(cars, tmp_path):
         save_release(p, tmp_path / "keyed")
 
 
+def test_a_seeded_plot_in_a_composition_or_list_is_refused_too(
+    cars, tmp_path
+):
+    seeded = ggplot(cars, aes("class")) + geom_bar(
+        stat="count_dp", eps=1, seed=SEED
+    )
+    session = ggplot(cars, aes("drv")) + geom_bar(stat="count_dp", eps=1)
+    with without_key():
+        for several in (session | seeded, [session, seeded]):
+            with pytest.raises(
+                PlotninePrivateError, match=r"layer 0 \(stat_count_dp\)"
+            ):
+                save_release(several, tmp_path / "out")
+            assert not (tmp_path / "out").exists()
+
+
 def test_a_seed_only_identity_is_not_in_the_report(cars):
     p = ggplot(cars, aes("class")) + geom_bar(
         stat="count_dp", eps=1, seed=4242

@@ -13,6 +13,9 @@ import plotnine_private as pp
 
 PTAB = pp.create_cnt_ptable(D=5, V=2.01, js=2)
 
+# bundles of seeded plots need a key file (a seed alone is a guessable secret)
+pytestmark = pytest.mark.usefixtures("key_file")
+
 
 @pytest.fixture
 def cars(mpg_cat) -> pd.DataFrame:

@@ -80,7 +80,7 @@ def test_rows_carry_unit_bound_mechanism_and_the_statement(tmp_path, mpg):
 
 
 def test_refused_release_draws_nothing_and_writes_nothing(
-    tmp_path, mpg, monkeypatch
+    tmp_path, mpg, monkeypatch, key_file
 ):
     path = tmp_path / "l.sqlite"
     pp.use_ledger(path, dataset="mpg", cap_eps=1.5)
