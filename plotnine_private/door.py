@@ -161,7 +161,11 @@ class Door:
     facet_columns
         The facet variables in the layout.
     panel_labels
-        Canonical label of each panel, in layout order.
+        Canonical label of each panel, in layout order (text for the
+        query and the report).
+    panel_values
+        Each panel's facet values (a tuple, empty without facets), in
+        layout order: what names a panel in the noise words.
     panels
         Words for the report: how the panels were made.
     multiplicity
@@ -180,6 +184,7 @@ class Door:
     layout: pd.DataFrame
     facet_columns: list[str] = field(default_factory=list)
     panel_labels: list[str] = field(default_factory=list)
+    panel_values: list[tuple] = field(default_factory=list)
     panels: str = "single panel"
     multiplicity: int = 1
     rows: pd.DataFrame | None = None
@@ -205,14 +210,12 @@ def make_door(
             declared[str(ae)] = levels
     layout = plot.layout.layout
     cols = [c for c in layout.columns if c not in _LAYOUT_COLUMNS]
-    labels = (
-        [
-            "|".join(level_label(v) for v in row)
-            for row in layout[cols].itertuples(index=False)
-        ]
+    values = (
+        [tuple(row) for row in layout[cols].itertuples(index=False)]
         if cols
-        else [""] * len(layout)
+        else [()] * len(layout)
     )
+    labels = ["|".join(level_label(v) for v in row) for row in values]
     multiplicity = 1
     if cols:
         patterns = {
@@ -232,6 +235,7 @@ def make_door(
         layout=layout,
         facet_columns=cols,
         panel_labels=labels,
+        panel_values=values,
         panels=getattr(lyr, "_pnp_panels", "single panel"),
         multiplicity=multiplicity,
         rows=rows,

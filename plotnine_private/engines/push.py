@@ -35,9 +35,11 @@ from ..cells import (
     categorical_dimension,
     cell_table,
     combined_codes,
+    object_column,
 )
-from ..door import Door, level_label
+from ..door import Door
 from ..exceptions import PlotninePrivateError
+from ..mechanisms.randomness import value_bytes
 from ..mechanisms.release import CellTable, LaplaceCounts
 from ..validation import fail
 
@@ -510,27 +512,24 @@ def _panel_keys(door: Door, name: str) -> tuple[dict, Callable]:
     keys = {f"_f{i}": nw.col(f) for i, f in enumerate(facets)}
     index = (
         {
-            tuple(level_label(v) for v in row): k
-            for k, row in enumerate(layout[facets].itertuples(index=False))
+            tuple(map(value_bytes, row)): k
+            for k, row in enumerate(door.panel_values)
         }
         if facets
         else {}
     )
-    labels = np.array(door.panel_labels, dtype=object)
+    names = object_column(door.panel_values)
 
     def finish(g: pd.DataFrame) -> Dimension:
         if facets:
             vals = zip(*(_plain(g[k]).tolist() for k in keys))
             codes = np.array(
-                [
-                    index.get(tuple(level_label(v) for v in row), -1)
-                    for row in vals
-                ],
+                [index.get(tuple(map(value_bytes, row)), -1) for row in vals],
                 dtype=np.int64,
             )
         else:
             codes = np.zeros(len(g), dtype=np.int64)
-        return Dimension("PANEL", codes, [labels], list(layout["PANEL"]), True)
+        return Dimension("PANEL", codes, [names], list(layout["PANEL"]), True)
 
     return keys, finish
 

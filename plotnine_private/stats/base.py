@@ -49,6 +49,7 @@ from ..cells import (
     assemble,
     categorical_dimension,
     cell_query,
+    object_column,
     small_codes,
 )
 from ..door import Door, level_label
@@ -548,8 +549,13 @@ class PrivateCountStat(stat):
                 codes = small_codes(codes, npanel)
         else:
             codes = np.zeros(len(data), dtype=np.int8)
-        labels = np.array(door.panel_labels, dtype=object)
-        return Dimension("PANEL", codes, [labels], list(layout_panels), True)
+        return Dimension(
+            "PANEL",
+            codes,
+            [object_column(door.panel_values)],
+            list(layout_panels),
+            True,
+        )
 
     def cell_frame(self, fam, panel, gdims, idx, table, released, door):
         """The cells as rows: family columns, group columns (their values:
@@ -558,13 +564,20 @@ class PrivateCountStat(stat):
         keep = released.keep
         gsizes = [g.size for g in gdims]
         for k, g in enumerate(gdims):
-            values = np.asarray(g.values, dtype=object)[idx[:, 1 + k]]
+            level = idx[:, 1 + k]
             if g.public:
                 cats = list(g.values)
+                codes = level
             else:
-                shown = set(idx[keep, 1 + k].tolist())
-                cats = [v for i, v in enumerate(g.values) if i in shown]
-            frame[g.name] = pd.Categorical(values, categories=cats)
+                # categories: the released levels only; a cell of a level
+                # that was not released gets code -1 (from codes, so pandas
+                # warns about nothing that depends on hidden levels)
+                shown = np.zeros(g.size, dtype=bool)
+                shown[level[keep]] = True
+                cats = [v for v, s in zip(g.values, shown) if s]
+                position = np.cumsum(shown) - 1
+                codes = np.where(shown[level], position[level], -1)
+            frame[g.name] = pd.Categorical.from_codes(codes, categories=cats)
         for copy, of in getattr(self, "group_copies", {}).items():
             frame[copy] = frame[of]
         gi = (
