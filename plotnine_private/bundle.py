@@ -46,7 +46,7 @@ from plotnine.scales.scale_discrete import scale_discrete
 from ._version import installed_version
 from .exceptions import PlotninePrivateError
 from .report.budget import budget_layer
-from .report.composition import private_layers
+from .report.composition import private_layers, trained_axes
 from .report.presentation import report_from_built
 
 if TYPE_CHECKING:
@@ -364,10 +364,18 @@ def _layer_output(
     if table is None:
         status = "review"
         properties["mitigation"] = None
+        axes = trained_axes(lyr)
+        properties["trains"] = axes
+        trains = (
+            f" It trains the {' and '.join(axes)} axis from its data (the "
+            "axis range can show its values, even where it draws nothing)."
+            if axes
+            else ""
+        )
         summary = (
             "review; this layer is not protected by any privacy mechanism "
             "(it draws its data as given); its values are not exported. "
-            "A checker must judge whether its data is public."
+            f"A checker must judge whether its data is public.{trains}"
         )
         otype = "custom"
     else:
@@ -594,8 +602,12 @@ def _write_layers(
     for i, lyr in private_layers(built.layers):
         rows = rows_by_layer.get(i, [])
         private = hasattr(lyr.stat, "releases")
-        if not private and type(lyr.geom).__name__ == "geom_blank":
-            continue  # draws nothing
+        if (
+            not private
+            and type(lyr.geom).__name__ == "geom_blank"
+            and not trained_axes(lyr)
+        ):
+            continue  # draws nothing and trains no axis
         table = csv_name = None
         if private:
             table = released_table(built, i)

@@ -226,6 +226,12 @@ def grouped(
     the only thing that leaves the engine."""
     import narwhals as nw
 
+    if weight is not None:
+        # records with an invalid weight are left out (as in memory)
+        w = weight.cast(nw.Float64)
+        valid = ~w.is_null() & w.fill_null(0.0).is_finite() & (w >= 0)
+        valid = valid.fill_null(False)
+        where = valid if where is None else where & valid
     lf = frame if where is None else frame.filter(where)
     cols = dict(keys)
     aggs = [nw.len().alias("_n")]
