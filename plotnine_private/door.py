@@ -77,9 +77,11 @@ def declared_levels(frame: Any, column: str) -> list | None:
 
     Declared: a pandas Categorical (its categories; build it with explicit
     ``categories=`` from public knowledge), a polars ``Enum`` (its
-    categories) and a boolean column (False, True). Not declared: a polars
-    ``Categorical`` (its categories are the values seen, in order of
-    appearance), strings, numbers.
+    categories) and a boolean column (False, True; numpy ``bool``, pandas
+    ``boolean``, or an ``object`` column of booleans with missing values,
+    which is what a numpy bool column with a missing value becomes). Not
+    declared: a polars ``Categorical`` (its categories are the values
+    seen, in order of appearance), strings, numbers.
 
     >>> declared_levels(pd.DataFrame({"a": pd.Categorical(
     ...     ["x"], categories=["x", "y"])}), "a")
@@ -108,9 +110,21 @@ def declared_levels(frame: Any, column: str) -> list | None:
     dtype = frame[column].dtype
     if isinstance(dtype, pd.CategoricalDtype):
         return list(dtype.categories)
-    if pd.api.types.is_bool_dtype(dtype):
+    if pd.api.types.is_bool_dtype(dtype):  # numpy bool and "boolean"
+        return [False, True]
+    if pd.api.types.is_object_dtype(dtype) and _booleans_with_missing(
+        frame[column]
+    ):
         return [False, True]
     return None
+
+
+def _booleans_with_missing(column: pd.Series) -> bool:
+    """Whether an object column holds booleans and missing values only:
+    a numpy bool column with one missing value becomes ``object``, and
+    its domain stays {False, True} (else one missing value would turn a
+    declared domain into an observed one)."""
+    return pd.api.types.infer_dtype(column, skipna=True) == "boolean"
 
 
 def _source(plot: ggplot, lyr: layer) -> tuple[str, Any]:

@@ -504,6 +504,22 @@ def _present(cols: dict[str, str], evaled: pd.DataFrame, aes: Sequence):
     return functools.reduce(operator.and_, conds) if conds else None
 
 
+def _within(where, cols: dict[str, str], door: Door):
+    """``where`` and every declared column within its levels: a value
+    outside them is filtered in the engine, so its count never leaves it
+    (in memory such records are left out of the cells)."""
+    import narwhals as nw
+
+    conds = [] if where is None else [where]
+    for ae, levels in door.declared.items():
+        if ae in cols:
+            conds.append(nw.col(cols[ae]).is_in(list(levels)))
+    for i, f in enumerate(door.facet_columns):
+        values = list(dict.fromkeys(row[i] for row in door.panel_values))
+        conds.append(nw.col(f).is_in(values))
+    return functools.reduce(operator.and_, conds) if conds else None
+
+
 def _panel_keys(door: Door, name: str) -> tuple[dict, Callable]:
     import narwhals as nw
 
@@ -598,7 +614,9 @@ def release_in_engine(
         {**pkeys, **gkeys, **fkeys},
         weight=weight,
         rkey=rkey,
-        where=_present(cols, evaled, sorted(stat.REQUIRED_AES)),
+        where=_within(
+            _present(cols, evaled, sorted(stat.REQUIRED_AES)), cols, door
+        ),
     )
     check_aggregates(name, g)
     panel = pfinish(g)
@@ -653,7 +671,14 @@ def source_groups(
     rk = None
     if rkey is not None:
         rk = key_integers(nw.col(rkey), mechanism.ptable)
-    g = grouped(src.frame, keys, rkey=rk)
+    # a value outside a column's declared levels stays in the engine
+    inside = [
+        nw.col(c).is_in(levels)
+        for c in names
+        if (levels := src.declared_levels(c)) is not None
+    ]
+    where = functools.reduce(operator.and_, inside) if inside else None
+    g = grouped(src.frame, keys, rkey=rk, where=where)
     check_aggregates(name, g)
     rows = pd.DataFrame({c: _plain(g[f"_c{i}"]) for i, c in enumerate(names)})
     return (
