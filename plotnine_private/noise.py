@@ -371,16 +371,8 @@ class NoiseIntervals(pd.DataFrame):
         return self.caption() + "\n" + super().__str__()
 
 
-#: what a caption is written from
-_CAPTION_COLUMNS = {
-    "layer",
-    "stat",
-    "mechanism",
-    "eps",
-    "level",
-    "low",
-    "high",
-}
+#: what a caption is written from (the table's columns but the last three)
+_CAPTION_COLUMNS = set(COLUMNS[:7])
 
 
 def _caption_part(r) -> str:

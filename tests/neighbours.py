@@ -32,6 +32,7 @@ NOISY = {
     "density",
     "ncount",
     "ndensity",
+    "scaled",
     "n",
     "noisy_n",
     "label",

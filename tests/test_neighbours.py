@@ -27,6 +27,7 @@ from plotnine import (
     geom_bar,
     geom_bin_2d,
     geom_count,
+    geom_density,
     geom_histogram,
     geom_text,
     ggplot,
@@ -312,14 +313,27 @@ def _kind(d: pd.DataFrame) -> pd.DataFrame:
     return d
 
 
-def test_a_hidden_rare_group_raises_no_warning():
-    # an undeclared fill whose only rare value is hidden by the threshold
+RARE_GROUP = {
+    "count": lambda d: (
+        ggplot(d, aes("year", fill="kind")) + geom_bar(stat="count_dp", **DP)
+    ),
+    "bin": lambda d: (
+        ggplot(d, aes("hwy", fill="kind"))
+        + geom_histogram(stat="bin_dp", **LIM, **DP)
+    ),
+    "density": lambda d: (
+        ggplot(d, aes("hwy", colour="kind"))
+        + geom_density(stat="density_dp", limits=(0, 50), **DP)
+    ),
+}
+
+
+@pytest.mark.parametrize("family", sorted(RARE_GROUP))
+def test_a_hidden_rare_group_raises_no_warning(family):
+    # an undeclared group whose only rare value is hidden by the threshold
     # once made pandas warn (a Categorical built from values outside its
     # categories): the warning existed only for the unreleased value
-    def make(d):
-        return ggplot(d, aes("year", fill="kind")) + geom_bar(
-            stat="count_dp", **DP
-        )
+    make = RARE_GROUP[family]
 
     base = _kind(BASE)
     rare = base.copy()
