@@ -133,16 +133,17 @@ def categorical_dimension(
         levels = list(declared)
         codes = _codes_in(series, levels)
         public = True
+        content = object_column(levels)
     else:
         codes, uniques = pd.factorize(series, sort=True, use_na_sentinel=True)
         levels = list(uniques)
         public = False
+        # numbers seen stay a number array (named without a Python loop)
+        kind = getattr(uniques.dtype, "kind", "O")
+        numeric = isinstance(uniques.dtype, np.dtype) and kind in "biuf"
+        content = np.asarray(uniques) if numeric else object_column(levels)
     return Dimension(
-        name,
-        small_codes(codes, len(levels)),
-        [object_column(levels)],
-        levels,
-        public,
+        name, small_codes(codes, len(levels)), [content], levels, public
     )
 
 
