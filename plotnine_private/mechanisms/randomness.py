@@ -328,9 +328,9 @@ def chacha_block(key, counter, nonce, rounds: int = 20) -> np.ndarray:
 
 # -- cell names -------------------------------------------------------------
 # A cell is named by the typed, length-prefixed encoding of its content, so
-# two different cells never share a name (joined text did: panels "x" +
-# "x|y" and "x|y" + "z", the float 4.0 and the string "4.0", True and
-# "True", 2**53 and 2**53 + 1 written as a float). Each value is one tag
+# two different cells never share a name (joined text did: the panels
+# ("x|y", "z") and ("x", "y|z"), the float 4.0 and the string "4.0", True
+# and "True", 2**53 and 2**53 + 1 written as floats). Each value is one tag
 # word, ``(type << 56) | payload length in bytes``, then its payload padded
 # to whole little-endian 64-bit words. Numbers are named by their exact
 # value: an integral finite float is the integer it equals (4 and 4.0 are
