@@ -24,6 +24,7 @@ from plotnine.doctools import document
 from plotnine.scales.scale_discrete import scale_discrete
 
 from ..cells import (
+    CHUNK,
     assemble,
     categorical_dimension,
     combined_codes,
@@ -542,25 +543,32 @@ def exact_totals(
     """Exact int64 totals of the grid values ``k`` per cell of ``idx``.
 
     ``k - k_lo`` (>= 0, below 2**32) is summed in a low and a high part of
-    at most 20 bits each: float64 partial sums of either stay exact for
-    up to 2**33 records, so no count of records can make a total inexact.
+    at most 20 bits each, a chunk of records at a time: the float64 sums
+    of a chunk are exact and chunks add up in int64, so no count of
+    records can make a total inexact.
     """
     sizes = [d.size for d in dims]
-    code, bad = combined_codes(dims)
     cells = (
         np.ravel_multi_index(idx.T, sizes)
         if len(idx)
         else np.zeros(0, dtype=np.int64)
     )
-    ok = ~bad
-    pos = np.searchsorted(cells, code[ok])
-    shifted = k[ok].astype(np.int64) - k_lo
-    low = shifted & ((1 << _LOW_BITS) - 1)
-    high = shifted >> _LOW_BITS
-    n = np.bincount(pos, minlength=len(cells)).astype(np.int64)
-    lo = np.bincount(pos, weights=low, minlength=len(cells))
-    hi = np.bincount(pos, weights=high, minlength=len(cells))
-    return (hi.astype(np.int64) << _LOW_BITS) + lo.astype(np.int64) + n * k_lo
+    size = len(cells)
+    n = np.zeros(size, dtype=np.int64)
+    lo = np.zeros(size, dtype=np.int64)
+    hi = np.zeros(size, dtype=np.int64)
+    for start in range(0, len(k), CHUNK):
+        part = slice(start, start + CHUNK)
+        code, bad = combined_codes(dims, part)
+        pos = np.searchsorted(cells, code[~bad])
+        shifted = k[part][~bad].astype(np.int64) - k_lo
+        low = shifted & ((1 << _LOW_BITS) - 1)
+        n += np.bincount(pos, minlength=size)
+        lo += np.bincount(pos, weights=low, minlength=size).astype(np.int64)
+        hi += np.bincount(
+            pos, weights=shifted >> _LOW_BITS, minlength=size
+        ).astype(np.int64)
+    return (hi << _LOW_BITS) + lo + n * k_lo
 
 
 def _record_rows(dims, idx: np.ndarray, public: bool) -> np.ndarray:
