@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .mechanisms.randomness import cell_words, value_bytes
+from .mechanisms.cellnames import cell_words, value_bytes
 from .mechanisms.release import CellTable, Query
 
 __all__ = [

@@ -39,7 +39,7 @@ from ..cells import (
 )
 from ..door import Door
 from ..exceptions import PlotninePrivateError
-from ..mechanisms.randomness import value_bytes
+from ..mechanisms.cellnames import value_bytes
 from ..mechanisms.release import CellTable, LaplaceCounts
 from ..validation import fail
 
