@@ -49,7 +49,7 @@ from .exceptions import PlotninePrivateError
 from .ledger_book import rows_of as ledger_rows
 from .mechanisms.keys import current_key_id
 from .report.budget import budget_layer
-from .report.composition import private_layers
+from .report.composition import private_layers, trained_axes
 from .report.figures import (
     composition_budget,
     figures,
@@ -374,10 +374,18 @@ def _layer_output(
     if table is None:
         status = "review"
         properties["mitigation"] = None
+        axes = trained_axes(lyr)
+        properties["trains"] = axes
+        trains = (
+            f" It trains the {' and '.join(axes)} axis from its data (the "
+            "axis range can show its values, even where it draws nothing)."
+            if axes
+            else ""
+        )
         summary = (
             "review; this layer is not protected by any privacy mechanism "
             "(it draws its data as given); its values are not exported. "
-            "A checker must judge whether its data is public."
+            f"A checker must judge whether its data is public.{trains}"
         )
         otype = "custom"
     else:
@@ -723,8 +731,12 @@ def _write_layers(
         key = i if plot is None else layer_key(plot, i)
         rows = rows_by_layer.get(key, [])
         private = hasattr(lyr.stat, "releases")
-        if not private and type(lyr.geom).__name__ == "geom_blank":
-            continue  # draws nothing
+        if (
+            not private
+            and type(lyr.geom).__name__ == "geom_blank"
+            and not trained_axes(lyr)
+        ):
+            continue  # draws nothing and trains no axis
         table = csv_name = None
         prefix = "" if plot is None else f"plot_{plot + 1}_"
         if private:

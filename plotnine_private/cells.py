@@ -21,8 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .door import level_label
-from .mechanisms.randomness import cell_words
+from .mechanisms.cellnames import cell_words, value_bytes
 from .mechanisms.release import CellTable, Query
 
 __all__ = [
@@ -37,6 +36,7 @@ __all__ = [
     "combined_codes",
     "grid_codes",
     "exact_sums",
+    "object_column",
 ]
 
 
@@ -95,7 +95,8 @@ class Dimension:
         For each record, its level (-1: outside the domain, not counted).
     content
         Columns (one value per level) that name a level in the noise
-        words: canonical labels, or bin edges.
+        words (:func:`~plotnine_private.mechanisms.randomness.cell_words`):
+        the level values themselves, or bin edges.
     values
         The level values to show (categories, bin centres...).
     public
@@ -132,33 +133,51 @@ def categorical_dimension(
         levels = list(declared)
         codes = _codes_in(series, levels)
         public = True
+        content = object_column(levels)
     else:
         codes, uniques = pd.factorize(series, sort=True, use_na_sentinel=True)
         levels = list(uniques)
         public = False
-    labels = np.array([level_label(v) for v in levels], dtype=object)
+        # numbers seen stay a number array (named without a Python loop)
+        kind = getattr(uniques.dtype, "kind", "O")
+        numeric = isinstance(uniques.dtype, np.dtype) and kind in "biuf"
+        content = np.asarray(uniques) if numeric else object_column(levels)
     return Dimension(
-        name, small_codes(codes, len(levels)), [labels], levels, public
+        name, small_codes(codes, len(levels)), [content], levels, public
     )
 
 
+def object_column(values: Sequence) -> np.ndarray:
+    """``values`` as a 1-d object array, each value kept as it is (numpy
+    would turn ``[4.0, "4.0"]`` into two equal strings, and tuples into
+    a 2-d array).
+
+    >>> object_column([4.0, "4.0", (1, 2)]).tolist()
+    [4.0, '4.0', (1, 2)]
+    """
+    out = np.empty(len(values), dtype=object)
+    for i, v in enumerate(values):
+        out[i] = v
+    return out
+
+
 def _codes_in(series: pd.Series, levels: list) -> np.ndarray:
-    """Position of each value in ``levels`` (-1 if absent), matching
-    values by their canonical label (4 and 4.0 are one level)."""
+    """Position of each value in ``levels`` (-1 if absent). Values match
+    a level when they name the same cell (typed: 4 and 4.0 are one
+    level, 4.0 and "4.0" or True and "True" are not)."""
+    index = {value_bytes(v): i for i, v in enumerate(levels)}
     if isinstance(series.dtype, pd.CategoricalDtype):
         cats = list(series.cat.categories)
         if cats == levels:
             return np.asarray(series.array.codes)
-        index = {level_label(v): i for i, v in enumerate(levels)}
         remap = small_codes(
-            np.array([index.get(level_label(c), -1) for c in cats] + [-1]),
+            np.array([index.get(value_bytes(c), -1) for c in cats] + [-1]),
             len(levels),
         )
         return remap[np.asarray(series.array.codes)]
     codes, uniques = pd.factorize(series, use_na_sentinel=True)
-    index = {level_label(v): i for i, v in enumerate(levels)}
     remap = small_codes(
-        np.array([index.get(level_label(u), -1) for u in uniques] + [-1]),
+        np.array([index.get(value_bytes(u), -1) for u in uniques] + [-1]),
         len(levels),
     )
     return remap[codes]
@@ -323,7 +342,7 @@ def cell_table(
     words = (
         cell_words(*content)
         if ncell
-        else np.zeros((0, max(len(content), 1)), dtype=np.uint64)
+        else np.zeros((0, 2 * max(len(content), 1)), dtype=np.uint64)
     )
     table = CellTable(
         words=words,

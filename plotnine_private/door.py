@@ -77,9 +77,11 @@ def declared_levels(frame: Any, column: str) -> list | None:
 
     Declared: a pandas Categorical (its categories; build it with explicit
     ``categories=`` from public knowledge), a polars ``Enum`` (its
-    categories) and a boolean column (False, True). Not declared: a polars
-    ``Categorical`` (its categories are the values seen, in order of
-    appearance), strings, numbers.
+    categories) and a boolean column (False, True; numpy ``bool``, pandas
+    ``boolean``, or an ``object`` column of booleans with missing values,
+    which is what a numpy bool column with a missing value becomes). Not
+    declared: a polars ``Categorical`` (its categories are the values
+    seen, in order of appearance), strings, numbers.
 
     >>> declared_levels(pd.DataFrame({"a": pd.Categorical(
     ...     ["x"], categories=["x", "y"])}), "a")
@@ -108,9 +110,21 @@ def declared_levels(frame: Any, column: str) -> list | None:
     dtype = frame[column].dtype
     if isinstance(dtype, pd.CategoricalDtype):
         return list(dtype.categories)
-    if pd.api.types.is_bool_dtype(dtype):
+    if pd.api.types.is_bool_dtype(dtype):  # numpy bool and "boolean"
+        return [False, True]
+    if pd.api.types.is_object_dtype(dtype) and _booleans_with_missing(
+        frame[column]
+    ):
         return [False, True]
     return None
+
+
+def _booleans_with_missing(column: pd.Series) -> bool:
+    """Whether an object column holds booleans and missing values only:
+    a numpy bool column with one missing value becomes ``object``, and
+    its domain stays {False, True} (else one missing value would turn a
+    declared domain into an observed one)."""
+    return pd.api.types.infer_dtype(column, skipna=True) == "boolean"
 
 
 def _source(plot: ggplot, lyr: layer) -> tuple[str, Any]:
@@ -161,7 +175,11 @@ class Door:
     facet_columns
         The facet variables in the layout.
     panel_labels
-        Canonical label of each panel, in layout order.
+        Canonical label of each panel, in layout order (text for the
+        query and the report).
+    panel_values
+        Each panel's facet values (a tuple, empty without facets), in
+        layout order: what names a panel in the noise words.
     panels
         Words for the report: how the panels were made.
     multiplicity
@@ -180,6 +198,7 @@ class Door:
     layout: pd.DataFrame
     facet_columns: list[str] = field(default_factory=list)
     panel_labels: list[str] = field(default_factory=list)
+    panel_values: list[tuple] = field(default_factory=list)
     panels: str = "single panel"
     multiplicity: int = 1
     rows: pd.DataFrame | None = None
@@ -205,14 +224,12 @@ def make_door(
             declared[str(ae)] = levels
     layout = plot.layout.layout
     cols = [c for c in layout.columns if c not in _LAYOUT_COLUMNS]
-    labels = (
-        [
-            "|".join(level_label(v) for v in row)
-            for row in layout[cols].itertuples(index=False)
-        ]
+    values = (
+        [tuple(row) for row in layout[cols].itertuples(index=False)]
         if cols
-        else [""] * len(layout)
+        else [()] * len(layout)
     )
+    labels = ["|".join(level_label(v) for v in row) for row in values]
     multiplicity = 1
     if cols:
         patterns = {
@@ -232,6 +249,7 @@ def make_door(
         layout=layout,
         facet_columns=cols,
         panel_labels=labels,
+        panel_values=values,
         panels=getattr(lyr, "_pnp_panels", "single panel"),
         multiplicity=multiplicity,
         rows=rows,

@@ -374,7 +374,14 @@ class NoiseIntervals(pd.DataFrame):
         return "noise: " + "; ".join(parts)
 
     def __str__(self) -> str:  # the caption first, then the table
+        if not set(self.columns) >= _CAPTION_COLUMNS:
+            # a column subset (``intervals[["low", "high"]]``) is a table
+            return super().__str__()
         return self.caption() + "\n" + super().__str__()
+
+
+#: what a caption is written from (the table's columns but the last three)
+_CAPTION_COLUMNS = set(COLUMNS[:7])
 
 
 def _caption_part(r) -> str:

@@ -17,7 +17,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .cells import Dimension, assemble, categorical_dimension, cell_query
+from .cells import (
+    Dimension,
+    assemble,
+    categorical_dimension,
+    cell_query,
+    object_column,
+)
 from .door import declared_levels, level_label
 from .engines.push import assemble_counts, source_groups
 from .engines.source import is_source
@@ -70,9 +76,9 @@ def _panels(name, frame, data, facets, dp) -> tuple[Dimension, list]:
     levels (observed combinations for CKM when undeclared)."""
     if not facets:
         codes = np.zeros(len(data), dtype=np.int64)
-        return Dimension(
-            "PANEL", codes, [np.array([""], object)], [()], True
-        ), [""]
+        return Dimension("PANEL", codes, [object_column([()])], [()], True), [
+            ""
+        ]
     levels = {f: declared_levels(frame, f) for f in facets}
     undeclared = [f for f, lv in levels.items() if lv is None]
     if undeclared and dp:
@@ -84,30 +90,34 @@ def _panels(name, frame, data, facets, dp) -> tuple[Dimension, list]:
         )
     dims = [categorical_dimension(f, data[f], levels[f]) for f in facets]
     if undeclared:
-        combos = sorted(
-            {
-                tuple(d.values[c] for d, c in zip(dims, row))
-                for row in zip(*(d.codes for d in dims))
-                if min(row) >= 0
-            },
-            key=lambda t: tuple(map(level_label, t)),
+        rows = sorted(
+            {row for row in zip(*(d.codes.tolist() for d in dims))},
+            key=lambda r: tuple(
+                level_label(d.values[c]) for d, c in zip(dims, r)
+            ),
         )
+        rows = [r for r in rows if min(r) >= 0]
     else:
-        combos = list(itertools.product(*(d.values for d in dims)))
-    index = {tuple(map(level_label, c)): i for i, c in enumerate(combos)}
+        rows = list(itertools.product(*(range(d.size) for d in dims)))
+    combos = [tuple(d.values[c] for d, c in zip(dims, r)) for r in rows]
     labels = ["|".join(map(level_label, c)) for c in combos]
-    rec = zip(*(np.asarray(d.content[0], object)[d.codes] for d in dims))
+    # each record's panel from its facet codes (mixed radix), not its text
+    sizes = [d.size for d in dims]
+    lookup = np.full(int(np.prod(sizes)), -1, dtype=np.int64)
+    if rows:
+        lookup[np.ravel_multi_index(np.array(rows).T, sizes)] = np.arange(
+            len(rows)
+        )
     bad = np.zeros(len(data), dtype=bool)
     for d in dims:
         bad |= d.codes < 0
-    codes = np.fromiter(
-        (index.get(tuple(r), -1) for r in rec),
-        dtype=np.int64,
-        count=len(data),
-    )
+    codes = np.full(len(data), -1, dtype=np.int64)
+    if len(data) and min(sizes) > 0:
+        safe = [np.where(bad, 0, d.codes) for d in dims]
+        codes = lookup[np.ravel_multi_index(safe, sizes)]
     codes[bad] = -1
     return Dimension(
-        "PANEL", codes, [np.array(labels, object)], combos, True
+        "PANEL", codes, [object_column(combos)], combos, True
     ), labels
 
 

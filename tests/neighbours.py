@@ -2,9 +2,10 @@
 sets (one record changed) with one seed, in two fresh sessions, and list
 everything a person or an output checker sees that is not a noisy number:
 axis ranges, breaks and labels of every non-count axis, legend entries of
-discrete scales, panels, group ids and cell positions, warnings, the
-report's rows and the bundle's metadata. Privacy demands the two lists be
-equal.
+discrete scales, panels, group ids and cell positions, warnings of every
+category (pandas and numpy deprecations included), the error if the build
+raises, the report's rows and the bundle's metadata. Privacy demands the
+two lists be equal.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ NOISY = {
     "density",
     "ncount",
     "ndensity",
+    "scaled",
     "n",
     "noisy_n",
     "label",
@@ -86,12 +88,19 @@ def snapshot(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         built = deepcopy(plot)
-        built._build()
-        report = pp.privacy_report(plot)
+        try:
+            built._build()
+            report = pp.privacy_report(plot)
+        except Exception as err:  # an error is a release too: compared
+            error = f"{type(err).__name__}: {err}"
+        else:
+            error = None
+    # warnings of every category (library deprecations included)
+    seen = sorted(f"{w.category.__name__}: {w.message}" for w in caught)
+    if error is not None:
+        return {"error": error, "warnings": seen}
     out: dict[str, Any] = {
-        "warnings": sorted(
-            f"{w.category.__name__}: {w.message}" for w in caught
-        ),
+        "warnings": seen,
         "panels": built.layout.layout.astype(str).to_dict("list"),
     }
     # colours, sizes... mapped from released counts by continuous scales

@@ -198,7 +198,7 @@ def test_limits_off_the_calendar_are_widened_to_boundaries():
     edges = as_dates(np.append(d["xmin"], d["xmax"].iloc[-1]))
     assert edges[0] == pd.Timestamp("2020-01-13")  # Monday before
     assert edges[-1] == pd.Timestamp("2020-03-23")  # Monday after
-    assert (edges.dayofweek == 0).all()
+    assert (edges.day_of_week == 0).all()
 
 
 def test_hours_within_a_day():
@@ -250,7 +250,7 @@ def test_boundary_as_a_date():
             **EXACT,
         )
     )
-    assert (as_dates(d["xmin"]).dayofweek == 0).all()  # Mondays
+    assert (as_dates(d["xmin"]).day_of_week == 0).all()  # Mondays
 
 
 def test_scale_limits_with_a_calendar_step():

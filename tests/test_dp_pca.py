@@ -358,14 +358,17 @@ def test_bad_input(gau, kwargs, match):
         dp_pca(gau, **args)
 
 
-def test_nan_and_inf_are_rejected(gau):
-    bad = gau.copy()
-    bad.loc[3, "V2"] = np.nan
-    with pytest.raises(PlotninePrivateError, match="V2"):
-        dp_pca(bad, COLS, eps=2, delta=1e-5)
-    bad.loc[3, "V2"] = np.inf
-    with pytest.raises(PlotninePrivateError, match="NaN or inf"):
-        dp_pca(bad, COLS, eps=2, delta=1e-5)
+def test_nan_and_inf_are_replaced_by_zero_not_refused(gau):
+    # an error naming the column would tell that some record has a
+    # missing value; the documented rule replaces it by 0 instead
+    zero = gau.copy()
+    zero.loc[3, "V2"] = 0.0
+    want = dp_pca(zero, COLS, eps=2, delta=1e-5, seed=4)
+    for bad_value in (np.nan, np.inf, -np.inf):
+        bad = gau.copy()
+        bad.loc[3, "V2"] = bad_value
+        got = dp_pca(bad, COLS, eps=2, delta=1e-5, seed=4)
+        np.testing.assert_array_equal(got.directions, want.directions)
 
 
 def test_constant_columns_and_duplicate_rows_work():

@@ -35,9 +35,11 @@ from ..cells import (
     categorical_dimension,
     cell_table,
     combined_codes,
+    object_column,
 )
-from ..door import Door, level_label
+from ..door import Door
 from ..exceptions import PlotninePrivateError
+from ..mechanisms.cellnames import value_bytes
 from ..mechanisms.release import CellTable, LaplaceCounts
 from ..validation import fail
 
@@ -224,6 +226,12 @@ def grouped(
     the only thing that leaves the engine."""
     import narwhals as nw
 
+    if weight is not None:
+        # records with an invalid weight are left out (as in memory)
+        w = weight.cast(nw.Float64)
+        valid = ~w.is_null() & w.fill_null(0.0).is_finite() & (w >= 0)
+        valid = valid.fill_null(False)
+        where = valid if where is None else where & valid
     lf = frame if where is None else frame.filter(where)
     cols = dict(keys)
     aggs = [nw.len().alias("_n")]
@@ -496,6 +504,22 @@ def _present(cols: dict[str, str], evaled: pd.DataFrame, aes: Sequence):
     return functools.reduce(operator.and_, conds) if conds else None
 
 
+def _within(where, cols: dict[str, str], door: Door):
+    """``where`` and every declared column within its levels: a value
+    outside them is filtered in the engine, so its count never leaves it
+    (in memory such records are left out of the cells)."""
+    import narwhals as nw
+
+    conds = [] if where is None else [where]
+    for ae, levels in door.declared.items():
+        if ae in cols:
+            conds.append(nw.col(cols[ae]).is_in(list(levels)))
+    for i, f in enumerate(door.facet_columns):
+        values = list(dict.fromkeys(row[i] for row in door.panel_values))
+        conds.append(nw.col(f).is_in(values))
+    return functools.reduce(operator.and_, conds) if conds else None
+
+
 def _panel_keys(door: Door, name: str) -> tuple[dict, Callable]:
     import narwhals as nw
 
@@ -510,27 +534,24 @@ def _panel_keys(door: Door, name: str) -> tuple[dict, Callable]:
     keys = {f"_f{i}": nw.col(f) for i, f in enumerate(facets)}
     index = (
         {
-            tuple(level_label(v) for v in row): k
-            for k, row in enumerate(layout[facets].itertuples(index=False))
+            tuple(map(value_bytes, row)): k
+            for k, row in enumerate(door.panel_values)
         }
         if facets
         else {}
     )
-    labels = np.array(door.panel_labels, dtype=object)
+    names = object_column(door.panel_values)
 
     def finish(g: pd.DataFrame) -> Dimension:
         if facets:
             vals = zip(*(_plain(g[k]).tolist() for k in keys))
             codes = np.array(
-                [
-                    index.get(tuple(level_label(v) for v in row), -1)
-                    for row in vals
-                ],
+                [index.get(tuple(map(value_bytes, row)), -1) for row in vals],
                 dtype=np.int64,
             )
         else:
             codes = np.zeros(len(g), dtype=np.int64)
-        return Dimension("PANEL", codes, [labels], list(layout["PANEL"]), True)
+        return Dimension("PANEL", codes, [names], list(layout["PANEL"]), True)
 
     return keys, finish
 
@@ -593,7 +614,9 @@ def release_in_engine(
         {**pkeys, **gkeys, **fkeys},
         weight=weight,
         rkey=rkey,
-        where=_present(cols, evaled, sorted(stat.REQUIRED_AES)),
+        where=_within(
+            _present(cols, evaled, sorted(stat.REQUIRED_AES)), cols, door
+        ),
     )
     check_aggregates(name, g)
     panel = pfinish(g)
@@ -648,7 +671,14 @@ def source_groups(
     rk = None
     if rkey is not None:
         rk = key_integers(nw.col(rkey), mechanism.ptable)
-    g = grouped(src.frame, keys, rkey=rk)
+    # a value outside a column's declared levels stays in the engine
+    inside = [
+        nw.col(c).is_in(levels)
+        for c in names
+        if (levels := src.declared_levels(c)) is not None
+    ]
+    where = functools.reduce(operator.and_, inside) if inside else None
+    g = grouped(src.frame, keys, rkey=rk, where=where)
     check_aggregates(name, g)
     rows = pd.DataFrame({c: _plain(g[f"_c{i}"]) for i, c in enumerate(names)})
     return (

@@ -110,25 +110,32 @@ def laplace_halfwidth(scale: float, noise: str, alpha: float) -> int:
     """
     if not 0 < alpha < 1:
         raise ParameterError(f"alpha must lie in (0, 1), got {alpha!r}")
-    if noise == "discrete_laplace":
-        p = math.exp(-1.0 / scale)  # log p = -1 / scale (p may underflow)
-        h = -scale * math.log(alpha * (1 + p) / 2) - 1
-    else:
-        h = scale * math.log(1 / alpha) - 0.5
-    h = max(0, math.ceil(h - 1e-12))
-    # guard the rounding of the closed form: step to the exact smallest h
-    while h > 0 and _tail(h - 1, scale, noise) <= alpha:
+    log_alpha = math.log(alpha)
+    h = max(0, math.ceil(_guess(scale, noise, log_alpha)))
+    # step from the closed form to the exact smallest h; the tail is
+    # compared in log space with log p = -1/scale exactly, so that the
+    # closed form and the check agree to a few steps at any scale (p**h
+    # with a rounded p drifts by whole percents at scales near 1e12)
+    while h > 0 and _log_tail(h - 1, scale, noise) <= log_alpha:
         h -= 1
-    while _tail(h, scale, noise) > alpha:
+    while _log_tail(h, scale, noise) > log_alpha:
         h += 1
     return h
 
 
-def _tail(h: int, scale: float, noise: str) -> float:
+def _guess(scale: float, noise: str, log_alpha: float) -> float:
     if noise == "discrete_laplace":
-        p = math.exp(-1.0 / scale)
-        return 2 * p ** (h + 1) / (1 + p)
-    return math.exp(-(h + 0.5) / scale)
+        log_half = math.log1p(math.exp(-1.0 / scale)) - math.log(2)
+        return scale * (log_half - log_alpha) - 1 - 1e-12
+    return -scale * log_alpha - 0.5 - 1e-12
+
+
+def _log_tail(h: int, scale: float, noise: str) -> float:
+    """log P(|Z| > h)."""
+    if noise == "discrete_laplace":
+        # 2 p^(h+1) / (1 + p) with log p = -1/scale
+        return math.log(2) - (h + 1) / scale - math.log1p(math.exp(-1 / scale))
+    return -(h + 0.5) / scale
 
 
 @dataclass(frozen=True)

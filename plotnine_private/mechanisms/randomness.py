@@ -8,8 +8,9 @@ Every random number that perturbs a release comes from a stream keyed by
   Without a key file, whoever knows the seed can subtract the noise.
 * ``query`` names the release (stat kind, mechanism, parameters, panel,
   group); it is hashed once with keyed BLAKE2b (:func:`derive_key`).
-* ``cell`` is the content of one output cell (a category label, bin edges),
-  encoded as 64-bit words (:func:`cell_words`).
+* ``cell`` is the content of one output cell (category values, bin edges,
+  panel facet values), encoded injectively as typed, length-prefixed
+  64-bit words (:func:`cell_words`, :func:`value_bytes`).
 
 Per-cell streams (:class:`CellStreams`) are built in two keyed layers:
 
@@ -47,10 +48,11 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+
+from .cellnames import cell_words, value_bytes
 
 __all__ = [
     "CellStreams",
@@ -63,6 +65,7 @@ __all__ = [
     "master_key",
     "siphash24",
     "siphash24_128",
+    "value_bytes",
 ]
 
 _U64 = np.uint64
@@ -322,42 +325,6 @@ def chacha_block(key, counter, nonce, rounds: int = 20) -> np.ndarray:
         init[13:16] = nonce[:, a:b]
         out[:, a:b] = _chacha_core(init, rounds)
     return out
-
-
-def _label_word(value: Any) -> int:
-    digest = hashlib.blake2b(_canonical(value), digest_size=8).digest()
-    return int.from_bytes(digest, "little")
-
-
-def cell_words(*columns: Sequence[Any] | np.ndarray) -> np.ndarray:
-    """Encode cell contents as an ``(n, k)`` uint64 array, one row a cell.
-
-    Float columns are encoded by their IEEE bits (``-0.0`` as ``0.0``),
-    integer columns by value, anything else (labels) by a BLAKE2b digest of
-    its canonical text. The encoding does not depend on the process.
-
-    >>> cell_words([1.5, 2.5], ["a", "b"]).shape
-    (2, 2)
-    """
-    out = []
-    for col in columns:
-        arr = np.asarray(col)
-        if arr.dtype.kind == "f":
-            f = arr.astype(np.float64) + 0.0  # -0.0 -> 0.0
-            out.append(f.view(_U64))
-        elif arr.dtype.kind in "iub":
-            out.append(arr.astype(np.int64).view(_U64))
-        else:
-            out.append(
-                np.fromiter(
-                    (_label_word(v) for v in arr.tolist()),
-                    dtype=_U64,
-                    count=len(arr),
-                )
-            )
-    if not out:
-        raise ValueError("cell_words needs at least one column")
-    return np.column_stack(out).astype(_U64)
 
 
 _STREAM_ROUNDS = 12

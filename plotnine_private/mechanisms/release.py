@@ -478,9 +478,9 @@ class CellTable:
         """Digest of the cells and their true counts, independent of the
         order the cells are listed in (a table and a plot list them in
         different orders and must draw the same noise)."""
-        words = np.asarray(self.words, dtype=np.uint64).reshape(
-            len(self.n), -1
-        )
+        words = np.asarray(self.words, dtype=np.uint64)
+        if words.ndim == 1:  # one word per cell
+            words = words[:, None]
         order = np.lexsort(words.T[::-1]) if len(words) else np.arange(0)
         parts = [words[order], np.asarray(self.n, dtype=np.int64)[order]]
         if self.key_sum is not None:

@@ -276,9 +276,14 @@ def feature_columns(
 def numeric_matrix(
     fn: str, df: pd.DataFrame, columns: list
 ) -> tuple[np.ndarray, list[str]]:
-    """The ``(n, p)`` feature matrix: at least 2 columns and 2 rows, all
-    finite (a missing value is an error: dropping rows would change the
-    public ``n``)."""
+    """The ``(n, p)`` feature matrix: at least 2 columns and 2 rows.
+
+    A missing or infinite value is replaced by 0 (in the data's units,
+    before any public ``scale``): a rule, not an error, because an error
+    would tell whether some record has one, and dropping the row would
+    change the public ``n``. Replacing one record's value is a
+    neighbouring data set, so the privacy guarantee covers it.
+    """
     if len(columns) < 2:
         raise fail(
             fn,
@@ -287,14 +292,7 @@ def numeric_matrix(
     x = df[list(columns)].to_numpy(dtype=float)
     if x.shape[0] < 2:
         raise fail(fn, f"data must have at least 2 rows, got {x.shape[0]}.")
-    ok = np.isfinite(x).all(axis=0)
-    if not ok.all():
-        bad = [c for c, good in zip(columns, ok) if not good]
-        raise fail(
-            fn,
-            f"columns {bad!r} contain NaN or inf; remove or impute those "
-            "rows first (with a public rule).",
-        )
+    x = np.where(np.isfinite(x), x, 0.0)
     return x, [str(c) for c in columns]
 
 

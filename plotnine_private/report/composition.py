@@ -174,7 +174,7 @@ def _release_row(i, lyr, r: Release, composition: str, charged: bool):
     )
 
 
-def _trained_axes(lyr) -> list[str]:
+def trained_axes(lyr) -> list[str]:
     """Position axes an unprotected layer trains from its own data."""
     mapping = getattr(lyr, "mapping", None) or {}
     names = {str(ae) for ae in mapping}
@@ -209,7 +209,7 @@ def compose(layers: list[tuple[Any, Any]]) -> Ledger:
         stat_name = type(lyr.stat).__name__
         releases = getattr(lyr.stat, "releases", None)
         if releases is None:
-            axes = _trained_axes(lyr)
+            axes = trained_axes(lyr)
             trains = (
                 f"; it trains the {' and '.join(axes)} axis from its data"
                 if axes

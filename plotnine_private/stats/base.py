@@ -49,6 +49,7 @@ from ..cells import (
     assemble,
     categorical_dimension,
     cell_query,
+    object_column,
     small_codes,
 )
 from ..door import Door, level_label
@@ -548,8 +549,13 @@ class PrivateCountStat(stat):
                 codes = small_codes(codes, npanel)
         else:
             codes = np.zeros(len(data), dtype=np.int8)
-        labels = np.array(door.panel_labels, dtype=object)
-        return Dimension("PANEL", codes, [labels], list(layout_panels), True)
+        return Dimension(
+            "PANEL",
+            codes,
+            [object_column(door.panel_values)],
+            list(layout_panels),
+            True,
+        )
 
     def cell_frame(self, fam, panel, gdims, idx, table, released, door):
         """The cells as rows: family columns, group columns (their values:
@@ -558,13 +564,20 @@ class PrivateCountStat(stat):
         keep = released.keep
         gsizes = [g.size for g in gdims]
         for k, g in enumerate(gdims):
-            values = np.asarray(g.values, dtype=object)[idx[:, 1 + k]]
+            level = idx[:, 1 + k]
             if g.public:
                 cats = list(g.values)
+                codes = level
             else:
-                shown = set(idx[keep, 1 + k].tolist())
-                cats = [v for i, v in enumerate(g.values) if i in shown]
-            frame[g.name] = pd.Categorical(values, categories=cats)
+                # categories: the released levels only; a cell of a level
+                # that was not released gets code -1 (from codes, so pandas
+                # warns about nothing that depends on hidden levels)
+                shown = np.zeros(g.size, dtype=bool)
+                shown[level[keep]] = True
+                cats = [v for v, s in zip(g.values, shown) if s]
+                position = np.cumsum(shown) - 1
+                codes = np.where(shown[level], position[level], -1)
+            frame[g.name] = pd.Categorical.from_codes(codes, categories=cats)
         for copy, of in getattr(self, "group_copies", {}).items():
             frame[copy] = frame[of]
         gi = (
@@ -620,9 +633,10 @@ class PrivateCountStat(stat):
 
     def drop_missing(self, data: pd.DataFrame) -> pd.DataFrame:
         """Leave out records with missing or infinite positions (as plotnine
-        does), without any warning: a warning would tell whether some
-        record is missing or outside the scale's domain, a fact about the
-        data."""
+        does), and records whose weight is missing, infinite, negative or
+        not a number, without any warning or error: either would tell
+        whether some record is missing or outside the scale's domain, a
+        fact about the data."""
         cols = [c for c in sorted(self.REQUIRED_AES) if c in data.columns]
         bad = None
         for c in cols:
@@ -632,22 +646,18 @@ class PrivateCountStat(stat):
                         # allocated only when something is missing
                         bad = np.zeros(len(data), dtype=bool)
                     bad[part] |= miss
+        if "weight" in data.columns:
+            w = self.checked_weights(data["weight"])
+            invalid = ~np.isfinite(w) | (w < 0)
+            if invalid.any():
+                bad = invalid if bad is None else bad | invalid
         return data if bad is None else data[~bad]
 
     def checked_weights(self, column: pd.Series) -> np.ndarray:
-        """Weights must be finite numbers >= 0 (a weighted count is still a
-        count): anything else is an error, not a silently wrong bar."""
-        w = pd.to_numeric(column, errors="coerce").to_numpy(dtype=float)
-        bad = ~np.isfinite(w) | (w < 0)
-        if bad.any():
-            raise _fail(
-                self.name,
-                "the weight aesthetic must hold finite numbers >= 0 (survey "
-                "or frequency weights); found "
-                f"{'negative' if (w < 0).any() else 'missing/non-numeric'} "
-                "values. Clean or drop them before plotting.",
-            )
-        return w
+        """Weights as floats (NaN where not a number); records with a
+        weight that is not a finite number >= 0 are left out by
+        :meth:`drop_missing`, by rule rather than by an error."""
+        return pd.to_numeric(column, errors="coerce").to_numpy(dtype=float)
 
     def require_continuous(self, scales, *axes: str) -> None:
         """Binned families need continuous positions."""
@@ -749,8 +759,8 @@ class DPMixin:
         return LaplaceCounts(p["eps"], p["delta"], p["adjacency"], p["noise"])
 
     def check_input(self, data: pd.DataFrame) -> None:
-        """The base checks, and refuse weights: one record of unbounded
-        weight has unbounded sensitivity.
+        """The base checks, and refuse a mapped weight (whatever its
+        values): one record of unbounded weight has unbounded sensitivity.
 
         Parameters
         ----------
@@ -759,15 +769,15 @@ class DPMixin:
         """
         super().check_input(data)  # type: ignore[misc]
         if "weight" in data.columns:
-            w = pd.to_numeric(data["weight"], errors="coerce")
-            if not np.allclose(w.to_numpy(dtype=float), 1.0):
-                raise _fail(
-                    type(self).__name__,
-                    "the weight aesthetic is not supported by DP stats: one "
-                    "record of unbounded weight has unbounded sensitivity. "
-                    "Remove aes(weight=...) or use the CKM twin, which "
-                    "perturbs weighted counts.",
-                )
+            # refused by the mapping alone (public), never by the weights'
+            # values: a check of the values would raise or not by one record
+            raise _fail(
+                type(self).__name__,
+                "the weight aesthetic is not supported by DP stats: one "
+                "record of unbounded weight has unbounded sensitivity. "
+                "Remove aes(weight=...) or use the CKM twin, which "
+                "perturbs weighted counts.",
+            )
 
 
 class CKMMixin:

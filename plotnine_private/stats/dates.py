@@ -141,7 +141,8 @@ class CalendarStep:
             return pd.Timestamp(year=m // 12, month=m % 12 + 1, day=1, tz=tz)
         day = t.normalize()
         if self.unit == "week":
-            return day - pd.DateOffset(days=(day.dayofweek - self.weekday) % 7)
+            back = (day.day_of_week - self.weekday) % 7
+            return day - pd.DateOffset(days=back)
         if self.unit == "day":
             return day
         zero: dict[str, Any] = dict(microsecond=0, nanosecond=0)

@@ -23,7 +23,13 @@ import pandas as pd
 from plotnine.doctools import document
 from plotnine.scales.scale_discrete import scale_discrete
 
-from ..cells import assemble, categorical_dimension, exact_sums
+from ..cells import (
+    CHUNK,
+    assemble,
+    categorical_dimension,
+    combined_codes,
+    exact_sums,
+)
 from ..mechanisms.ckm import record_key_integers
 from ..mechanisms.magnitudes import (
     CKMMagnitudes,
@@ -46,9 +52,15 @@ from .count import _CountFamily
 
 __all__ = ["ratio_interval", "stat_summary_ckm", "stat_summary_dp"]
 
-#: the largest grid value of one record: keeps totals exact in float64
-#: partial sums and int64 for any realistic number of records
-_MAX_BOUND = 2**40
+#: the largest grid value of one record (a public limit on bounds /
+#: resolution): totals of up to _MAX_RECORDS records stay exact in int64
+_MAX_BOUND = 2**31
+#: the most records one layer may hold (an implementation limit, checked
+#: on the layer's rows before anything is dropped)
+_MAX_RECORDS = 2**31
+#: grid values are summed in two parts of at most this many bits, each
+#: exact in float64 partial sums
+_LOW_BITS = 20
 
 
 def default_resolution(lo: float, hi: float) -> float:
@@ -143,7 +155,8 @@ class _SummaryFamily(_CountFamily):
             raise fail(
                 name,
                 f"resolution={r!r} is too fine for bounds={p['bounds']!r}: "
-                "(hi - lo) / resolution must stay below 2**40.",
+                "(hi - lo) / resolution must stay below 2**31; use a "
+                "coarser resolution.",
             )
         validate_choice(name, "errorbar", p["errorbar"], ("noise", None))
         lev = p["level"]
@@ -215,6 +228,14 @@ class _SummaryFamily(_CountFamily):
         self.releases = []
         self.door = door
         self.check_input(data)
+        if len(data) > _MAX_RECORDS:
+            # the rows before missing values are dropped: how many are
+            # missing never decides
+            raise fail(
+                self.name,
+                f"a layer holds at most {_MAX_RECORDS} records for exact "
+                "totals; aggregate or split the data.",
+            )
         data = self.drop_missing(data)
         self.layer_records = data
         self.axis_cache: dict = {}
@@ -229,22 +250,12 @@ class _SummaryFamily(_CountFamily):
         dims = [panel, *gdims, fdim]
         k = self.grid_values(data["y"].to_numpy(dtype=float))
         bound = max(abs(v) for v in self.grid_limits())
-        if len(k) * bound >= 2**53:
-            raise fail(
-                self.name,
-                "too many records for an exact total at this resolution: "
-                "use a coarser resolution.",
-            )
         table, idx = assemble(
             dims,
-            weight=k.astype(float),  # integers: float64 sums are exact
             key_ints=self.record_key_integers(data),
             multiplicity=door.multiplicity,
         )
-        assert table.weighted is not None  # assembled with weights
-        totals = np.rint(table.weighted).astype(np.int64)
-        # the count release sees record counts only (no weights)
-        table = dataclasses.replace(table, weighted=None)
+        totals = exact_totals(dims, idx, k, self.grid_limits()[0])
         sums = SumTable(
             words=table.words,
             n=table.n,
@@ -524,6 +535,40 @@ class _CKMSummary(CKMMixin, _SummaryFamily):
             ymax=np.clip(r_hi, lo, hi),
         )
         return est
+
+
+def exact_totals(
+    dims: list, idx: np.ndarray, k: np.ndarray, k_lo: int
+) -> np.ndarray:
+    """Exact int64 totals of the grid values ``k`` per cell of ``idx``.
+
+    ``k - k_lo`` (>= 0, below 2**32) is summed in a low and a high part of
+    at most 20 bits each, a chunk of records at a time: the float64 sums
+    of a chunk are exact and chunks add up in int64, so no count of
+    records can make a total inexact.
+    """
+    sizes = [d.size for d in dims]
+    cells = (
+        np.ravel_multi_index(idx.T, sizes)
+        if len(idx)
+        else np.zeros(0, dtype=np.int64)
+    )
+    size = len(cells)
+    n = np.zeros(size, dtype=np.int64)
+    lo = np.zeros(size, dtype=np.int64)
+    hi = np.zeros(size, dtype=np.int64)
+    for start in range(0, len(k), CHUNK):
+        part = slice(start, start + CHUNK)
+        code, bad = combined_codes(dims, part)
+        pos = np.searchsorted(cells, code[~bad])
+        shifted = k[part][~bad].astype(np.int64) - k_lo
+        low = shifted & ((1 << _LOW_BITS) - 1)
+        n += np.bincount(pos, minlength=size)
+        lo += np.bincount(pos, weights=low, minlength=size).astype(np.int64)
+        hi += np.bincount(
+            pos, weights=shifted >> _LOW_BITS, minlength=size
+        ).astype(np.int64)
+    return (hi << _LOW_BITS) + lo + n * k_lo
 
 
 def _record_rows(dims, idx: np.ndarray, public: bool) -> np.ndarray:

@@ -1,0 +1,250 @@
+"""Cell names: the injective, typed encoding that names a cell's noise
+stream (:func:`cell_words`, used by
+:class:`~plotnine_private.mechanisms.randomness.CellStreams`).
+
+A cell is named by the typed, length-prefixed encoding of its content, so
+two different cells never share a name (joined text did: the panels
+("x|y", "z") and ("x", "y|z"), the float 4.0 and the string "4.0", True
+and "True", 2**53 and 2**53 + 1 written as floats). Each value is one tag
+word, ``(type << 56) | payload length in bytes``, then its payload padded
+to whole little-endian 64-bit words. Numbers are named by their exact
+value: an integral finite float is the integer it equals (4 and 4.0 are
+one level, as pandas has them), any other float its IEEE bits (one NaN).
+
+NumPy only (no pandas): pandas values are recognised by what they are
+(``datetime`` subclasses, ``NaT``/``NA`` by type name).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import numbers
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+__all__ = ["cell_words", "value_bytes"]
+
+_U64 = np.uint64
+
+
+_T_NONE, _T_BOOL, _T_INT, _T_BIGINT, _T_FLOAT = 1, 2, 3, 4, 5
+_T_STR, _T_BYTES, _T_TIME, _T_TIME_UTC, _T_DATE = 6, 7, 8, 9, 10
+_T_DURATION, _T_NAT, _T_TUPLE, _T_OTHER = 11, 12, 13, 14
+_NAN_BITS = np.float64("nan").view(_U64)
+_EPOCH_ORDINAL = 719163  # date(1970, 1, 1).toordinal()
+_NS_PER = {
+    "W": 604_800 * 10**9,
+    "D": 86_400 * 10**9,
+    "h": 3_600 * 10**9,
+    "m": 60 * 10**9,
+    "s": 10**9,
+    "ms": 10**6,
+    "us": 10**3,
+    "ns": 1,
+}
+
+
+def _tagged(tag: int, payload: bytes) -> bytes:
+    pad = -len(payload) % 8
+    head = ((tag << 56) | len(payload)).to_bytes(8, "little")
+    return head + payload + bytes(pad)
+
+
+def _int_bytes(value: int) -> bytes:
+    if -(2**63) <= value < 2**63:
+        return _tagged(_T_INT, value.to_bytes(8, "little", signed=True))
+    size = (value.bit_length() + 8) // 8
+    return _tagged(_T_BIGINT, value.to_bytes(size, "little", signed=True))
+
+
+def _ns_bytes(tag: int, ns: int) -> bytes:
+    # 128 bits: nanoseconds of years 1..9999 overflow 64
+    return _tagged(tag, ns.to_bytes(16, "little", signed=True))
+
+
+def _datetime_ns(value: Any) -> tuple[int, int]:
+    tag = _T_TIME
+    if value.tzinfo is not None and value.utcoffset() is not None:
+        value = value.astimezone(_dt.timezone.utc)
+        tag = _T_TIME_UTC
+    seconds = (
+        (value.toordinal() - _EPOCH_ORDINAL) * 86_400
+        + value.hour * 3_600
+        + value.minute * 60
+        + value.second
+    )
+    ns = (
+        seconds * 10**9
+        + value.microsecond * 1_000
+        + int(getattr(value, "nanosecond", 0))
+    )
+    return tag, ns
+
+
+def _numpy_time_ns(value: Any) -> int | None:
+    """Nanoseconds of a datetime64/timedelta64 scalar (None for NaT)."""
+    if np.isnat(value):
+        return None
+    unit, count = np.datetime_data(value.dtype)
+    if unit in ("Y", "M"):
+        value = value.astype("datetime64[D]")
+        unit, count = "D", 1
+    return int(value.astype(np.int64)) * _NS_PER[unit] * count
+
+
+def value_bytes(value: Any) -> bytes:
+    """The typed, self-delimiting encoding of one cell value.
+
+    Distinct values have distinct encodings (values equal as numbers are
+    one value), and no encoding is a prefix of another, so a cell's
+    columns concatenated name it injectively.
+
+    >>> value_bytes(4) == value_bytes(4.0)
+    True
+    >>> value_bytes(4.0) == value_bytes("4.0")
+    False
+    >>> value_bytes(True) == value_bytes(1)
+    False
+    >>> value_bytes(2**53) == value_bytes(2**53 + 1)
+    False
+    """
+    if value is None or type(value).__name__ == "NAType":
+        return _tagged(_T_NONE, b"")
+    if type(value).__name__ == "NaTType":
+        return _tagged(_T_NAT, b"")
+    if isinstance(value, (bool, np.bool_)):
+        return _tagged(_T_BOOL, bytes([bool(value)]))
+    if isinstance(value, (int, np.integer)):
+        return _int_bytes(int(value))
+    if isinstance(value, (float, np.floating)):
+        f = float(value)
+        if f == f and abs(f) != float("inf") and f == int(f):
+            return _int_bytes(int(f))
+        bits = _NAN_BITS if f != f else np.float64(f).view(_U64)
+        return _tagged(_T_FLOAT, int(bits).to_bytes(8, "little"))
+    if isinstance(value, str):
+        return _tagged(_T_STR, value.encode("utf-8"))
+    if isinstance(value, (bytes, bytearray)):
+        return _tagged(_T_BYTES, bytes(value))
+    if isinstance(value, np.datetime64):
+        ns = _numpy_time_ns(value)
+        return _tagged(_T_NAT, b"") if ns is None else _ns_bytes(_T_TIME, ns)
+    if isinstance(value, np.timedelta64):
+        ns = _numpy_time_ns(value)
+        return (
+            _tagged(_T_NAT, b"") if ns is None else _ns_bytes(_T_DURATION, ns)
+        )
+    if isinstance(value, _dt.datetime):
+        return _ns_bytes(*_datetime_ns(value))
+    if isinstance(value, _dt.date):
+        return _tagged(_T_DATE, value.toordinal().to_bytes(8, "little"))
+    if isinstance(value, _dt.timedelta):
+        us = (value.days * 86_400 + value.seconds) * 10**6
+        ns = (us + value.microseconds) * 1_000
+        ns += int(getattr(value, "nanoseconds", 0))
+        return _ns_bytes(_T_DURATION, ns)
+    if isinstance(value, tuple):
+        return _tagged(_T_TUPLE, b"".join(map(value_bytes, value)))
+    if isinstance(value, numbers.Integral):
+        return _int_bytes(int(value))
+    # anything else: its type and text (rare: labels are the types above)
+    kind = type(value)
+    text = f"{kind.__module__}.{kind.__qualname__}\0{value}"
+    return _tagged(_T_OTHER, text.encode("utf-8"))
+
+
+def _number_words(arr: np.ndarray) -> np.ndarray | None:
+    """``(n, 2)`` words of a numeric column, vectorised (None: some value
+    needs the general path, e.g. an integer beyond 64 bits)."""
+    n = len(arr)
+    out = np.empty((n, 2), dtype=_U64)
+    int_tag = _U64((_T_INT << 56) | 8)
+    if arr.dtype.kind == "b":
+        out[:, 0] = (_T_BOOL << 56) | 1
+        out[:, 1] = arr.astype(_U64)
+        return out
+    if arr.dtype.kind == "u":
+        if n and arr.max() >= 2**63:
+            return None
+        arr = arr.astype(np.int64)
+    if arr.dtype.kind == "i":
+        out[:, 0] = int_tag
+        out[:, 1] = arr.astype(np.int64).view(_U64)
+        return out
+    f = arr.astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        whole = np.isfinite(f) & (np.floor(f) == f)
+    if np.any(whole & (np.abs(f) >= 2.0**63)):
+        return None
+    out[:, 0] = np.where(whole, int_tag, _U64((_T_FLOAT << 56) | 8))
+    ints = np.where(whole, f, 0.0).astype(np.int64).view(_U64)
+    bits = np.where(np.isnan(f), _NAN_BITS, f.view(_U64))
+    out[:, 1] = np.where(whole, ints, bits)
+    return out
+
+
+def _column_words(col: Any) -> list[np.ndarray] | np.ndarray:
+    """Words of one column: an ``(n, 2)`` array (numbers), else one
+    variable-length word vector per value."""
+    if isinstance(col, np.ndarray) and col.dtype.kind in "biuf":
+        words = _number_words(col)
+        if words is not None:
+            return words
+    values = col.tolist() if isinstance(col, np.ndarray) else list(col)
+    if isinstance(col, np.ndarray) and col.dtype.kind in "mM":
+        values = list(col)  # numpy scalars: tolist() would give integers
+    return [np.frombuffer(value_bytes(v), dtype="<u8") for v in values]
+
+
+def cell_words(*columns: Sequence[Any] | np.ndarray) -> np.ndarray:
+    """Name cells: an ``(n, m)`` uint64 array, one row a cell.
+
+    Row ``i`` is the concatenation of :func:`value_bytes` of the cell's
+    value in each column (as little-endian words), padded with zero words
+    to the longest row of the call. The encodings are self-delimiting, so
+    distinct cells of one call have distinct rows; the width is fixed by
+    the cells named together (every release's stream key also carries a
+    digest of its cells, so a cell's noise is not meant to carry over to
+    another set of cells). Columns that are not numpy arrays are taken
+    value by value, never coerced by numpy (``[4.0, "4.0"]`` would become
+    two equal strings).
+
+    >>> cell_words([1.5, 2.5], ["a", "b"]).shape
+    (2, 4)
+    >>> w = cell_words(np.array(["x", "x|y"], object), np.array(["y|z", "z"],
+    ...                object))
+    >>> bool((w[0] != w[1]).any())
+    True
+    """
+    if not columns:
+        raise ValueError("cell_words needs at least one column")
+    parts = [_column_words(c) for c in columns]
+    n = len(parts[0])
+    if any(len(p) != n for p in parts):
+        raise ValueError("cell_words: columns differ in length")
+    if all(isinstance(p, np.ndarray) for p in parts):
+        return (
+            np.concatenate(parts, axis=1)
+            if n
+            else np.zeros((0, 2 * len(parts)), _U64)
+        )
+    widths = np.zeros(n, dtype=np.int64)
+    for p in parts:
+        widths += (
+            p.shape[1] if isinstance(p, np.ndarray) else [len(w) for w in p]
+        )
+    out = np.zeros((n, int(widths.max()) if n else 0), dtype=_U64)
+    at = np.zeros(n, dtype=np.int64)
+    for p in parts:
+        if isinstance(p, np.ndarray):
+            rows = np.arange(n)
+            for j in range(p.shape[1]):
+                out[rows, at + j] = p[:, j]
+            at += p.shape[1]
+        else:
+            for i, w in enumerate(p):
+                out[i, at[i] : at[i] + len(w)] = w
+                at[i] += len(w)
+    return out
