@@ -235,9 +235,7 @@ def test_a_seed_without_a_key_file_is_refused(cars, tmp_path):
         save_release(p, tmp_path / "keyed")
 
 
-def test_a_seeded_plot_in_a_composition_or_list_is_refused_too(
-    cars, tmp_path
-):
+def test_a_seeded_plot_in_a_composition_or_list_is_refused_too(cars, tmp_path):
     seeded = ggplot(cars, aes("class")) + geom_bar(
         stat="count_dp", eps=1, seed=SEED
     )
