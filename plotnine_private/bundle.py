@@ -43,6 +43,7 @@ import numpy as np
 import pandas as pd
 from plotnine.scales.scale_discrete import scale_discrete
 
+from ._compat import Built, built_parts
 from ._version import installed_version
 from .exceptions import PlotninePrivateError
 from .report.budget import budget_layer
@@ -188,7 +189,7 @@ def _caller_line() -> str:
 # --------------------------------------------------------------------------
 # the released table of a layer
 # --------------------------------------------------------------------------
-def _level_columns(built: ggplot, data: pd.DataFrame) -> dict[str, list]:
+def _level_columns(built: Built, data: pd.DataFrame) -> dict[str, list]:
     """Category labels of discrete aesthetics, recovered from the scales.
 
     The built layer data holds mapped values (positions 1, 2, ... for a
@@ -222,7 +223,7 @@ def _level_columns(built: ggplot, data: pd.DataFrame) -> dict[str, list]:
     return out
 
 
-def released_table(built: ggplot, i: int) -> pd.DataFrame:
+def released_table(built: Built, i: int) -> pd.DataFrame:
     """The cells released by layer ``i`` of a built plot.
 
     Cell identity (panel, facet values, group, positions, category labels)
@@ -518,8 +519,9 @@ def save_release(
     comments = [redact_seeds(str(c)) for c in (comments or [])]
 
     # one build: figure, tables and report agree (budget enforced here)
-    built = deepcopy(plot)
-    figure = built.draw()
+    drawn = deepcopy(plot)
+    figure = drawn.draw()
+    built = built_parts(drawn)
     try:
         report = report_from_built(built)
         folder = Path(folder)

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ._compat import build
+from ._compat import Built, build
 from .exceptions import PlotninePrivateError
 from .mechanisms.gaussian import gaussian_sigma
 from .mechanisms.ptable import ons_pcv
@@ -422,7 +422,7 @@ def noise_interval(plot: ggplot, level: float = 0.95) -> NoiseIntervals:
     return intervals_of_built(build(plot), level)
 
 
-def intervals_of_built(built: ggplot, level: float = 0.95) -> NoiseIntervals:
+def intervals_of_built(built: Built, level: float = 0.95) -> NoiseIntervals:
     """:func:`noise_interval` of a plot that has been built."""
     level = _check_level(level)
     rows: list[dict] = []

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import tempfile
 import warnings
-from copy import deepcopy
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ import pandas as pd
 from plotnine.scales.scale_discrete import scale_discrete
 
 import plotnine_private as pp
+from plotnine_private._compat import build
 from plotnine_private.mechanisms import release as engine
 
 #: layer columns that carry released numbers (or are computed from them)
@@ -84,8 +84,7 @@ def snapshot(
     engine._SOURCES.clear()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        built = deepcopy(plot)
-        built._build()
+        built = build(plot)
         report = pp.privacy_report(plot)
     out: dict[str, Any] = {
         "warnings": sorted(

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from copy import deepcopy
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -14,6 +12,7 @@ from plotnine.exceptions import PlotnineError
 
 import plotnine_private as pp
 from plotnine_private import PlotninePrivateError, layer_data
+from plotnine_private._compat import build
 from plotnine_private.geoms.hex import geom_hex
 from plotnine_private.mechanisms.hexbin import (
     hex_assign,
@@ -212,11 +211,10 @@ def test_ckm_needs_public_limits(points):
 
 
 def test_dp_without_limits_charges_a_private_range(points):
-    p = deepcopy(
+    p = build(
         ggplot(points, aes("x", "y"))
         + geom_hex(stat="binhex_dp", eps=1, seed=2)
     )
-    p._build()
     releases = p.layers[0].stat.releases
     assert {r.mechanism for r in releases} >= {
         "durfee_quantile",

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 import numbers
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -48,9 +48,6 @@ from ..validation import (
     validate_seed,
 )
 from .base import PrivateCountStat
-
-if TYPE_CHECKING:
-    from plotnine.facets.layout import Layout
 
 __all__ = ["stat_dp_pca_score"]
 
@@ -225,10 +222,6 @@ class stat_dp_pca_score(stat):
     # -- plotnine entry points -------------------------------------------
     def setup_params(self, data):
         pass
-
-    def compute_layer(self, data: pd.DataFrame, layout: Layout):
-        # released at the door: nothing is left to compute
-        return data
 
     # -- the door ---------------------------------------------------------
     def release_at_door(self, data: pd.DataFrame, door: Door) -> pd.DataFrame:
