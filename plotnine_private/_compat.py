@@ -70,6 +70,7 @@ __all__ = [
     "init_layer",
     "install_hooks",
     "is_released",
+    "keep_checked_params",
     "layer_data",
     "layer_mapping",
     "layer_own_data",
@@ -112,6 +113,16 @@ def stat_arguments(stat_obj: Any) -> dict:
     them as ``_kwargs``, 0.16 as ``_raw_kwargs``)."""
     raw = getattr(stat_obj, "_raw_kwargs", None)
     return getattr(stat_obj, "_kwargs", {}) if raw is None else raw
+
+
+def keep_checked_params(stat_obj: Any) -> None:
+    """Record a stat's checked parameters as the arguments it was made
+    with. plotnine 0.16 sets a stat object's parameters again from those
+    arguments when the stat joins a layer, which would undo the checks'
+    normalisation (``eps=4`` -> ``4.0``, a p-table spec -> a PTable)."""
+    raw = stat_arguments(stat_obj)
+    for name in raw.keys() & stat_obj.params.keys():
+        raw[name] = stat_obj.params[name]
 
 
 def replace_stat(lyr: _layer, new: Any) -> None:

@@ -45,6 +45,7 @@ from plotnine.scales.scale_discrete import scale_discrete
 
 from ._compat import Built, built_parts
 from ._version import installed_version
+from .door import LAYOUT_COLUMNS
 from .exceptions import PlotninePrivateError
 from .report.budget import budget_layer
 from .report.composition import private_layers
@@ -75,8 +76,6 @@ _IDENTITY_1D = ["x", "xmin", "xmax", "width"]
 _IDENTITY_2D = ["y", "ymin", "ymax", "height"]
 # what a private layer may never write (unclipped noise, raw values)
 _FORBIDDEN = re.compile(r"noisy|raw|true|rkey|key_sum", re.IGNORECASE)
-# layout columns that are not facet variables
-_LAYOUT = {"PANEL", "ROW", "COL", "SCALE_X", "SCALE_Y", "AXIS_X", "AXIS_Y"}
 
 _STATBARN = "https://www.w3id.org/statbarnsdc#"
 
@@ -247,7 +246,7 @@ def released_table(built: Built, i: int) -> pd.DataFrame:
         panel = data["PANEL"].reset_index(drop=True)
         table["PANEL"] = panel.astype(object).to_numpy()
         layout = built.layout.layout
-        facets = [c for c in layout.columns if c not in _LAYOUT]
+        facets = [c for c in layout.columns if c not in LAYOUT_COLUMNS]
         if facets:
             lut = layout.set_index("PANEL")[facets]
             for c in facets:

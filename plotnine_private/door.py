@@ -41,7 +41,10 @@ __all__ = [
     "make_door",
 ]
 
-_LAYOUT_COLUMNS = {
+# plotnine's own columns of a layout (0.16 adds the secondary axes)
+LAYOUT_COLUMNS = {
+    "AXIS_X_SEC",
+    "AXIS_Y_SEC",
     "PANEL",
     "ROW",
     "COL",
@@ -189,7 +192,7 @@ def make_door(
         if levels is not None:
             declared[str(ae)] = levels
     layout = plot.layout.layout
-    cols = [c for c in layout.columns if c not in _LAYOUT_COLUMNS]
+    cols = [c for c in layout.columns if c not in LAYOUT_COLUMNS]
     labels = (
         [
             "|".join(level_label(v) for v in row)

@@ -7,9 +7,11 @@ Agg, matplotlib defaults, DejaVu Sans) and compares it with
 
 Text rendering changes between matplotlib minor versions, so baselines
 belong to the version written in ``tests/baseline_images/MATPLOTLIB_VERSION``
-and the check is skipped under any other version. To add or update a
-baseline: run the test (it fails and writes the result image), look at the
-image, then ``python tools/promote_baselines.py <test module> [name ...]``.
+and the check is skipped under any other version; likewise for plotnine's
+minor version (``PLOTNINE_VERSION``), whose releases change layouts. To
+add or update a baseline: run the test (it fails and writes the result
+image), look at the image, then
+``python tools/promote_baselines.py <test module> [name ...]``.
 """
 
 from __future__ import annotations
@@ -19,12 +21,15 @@ import sys
 from pathlib import Path
 
 import matplotlib as mpl
+import plotnine
 import pytest
 
 TESTS_DIR = Path(__file__).resolve().parent
 BASELINE_DIR = TESTS_DIR / "baseline_images"
 RESULT_DIR = TESTS_DIR / "result_images"
 VERSION_FILE = BASELINE_DIR / "MATPLOTLIB_VERSION"
+# plotnine's minor releases change how plots are laid out, too
+PLOTNINE_FILE = BASELINE_DIR / "PLOTNINE_VERSION"
 
 WIDTH_IN, HEIGHT_IN, DPI = 6.4, 4.8, 72
 FONT = "DejaVu Sans"
@@ -39,6 +44,10 @@ def baseline_matplotlib_version() -> str:
 
 def _running_version() -> str:
     return ".".join(mpl.__version__.split(".")[:2])
+
+
+def _minor(version: str) -> str:
+    return ".".join(version.split(".")[:2])
 
 
 def _caller_stem(depth: int = 2) -> str:
@@ -89,6 +98,12 @@ def assert_image_matches(plot, name: str, tol: float = 2) -> None:
         pytest.skip(
             f"image baselines are for matplotlib {wanted}, running "
             f"{mpl.__version__}: text metrics differ between minor versions"
+        )
+    wanted_pn = PLOTNINE_FILE.read_text().strip()
+    if _minor(plotnine.__version__) != wanted_pn:
+        pytest.skip(
+            f"image baselines are for plotnine {wanted_pn}, running "
+            f"{plotnine.__version__}: layouts differ between minor versions"
         )
 
     stem = _caller_stem()

@@ -226,12 +226,12 @@ def test_dp_without_limits_charges_a_private_range(points):
 
 def test_bad_parameters_fail_at_construction():
     with pytest.raises(PlotninePrivateError, match="binwidth"):
-        geom_hex(stat="binhex_dp", eps=1, binwidth=0)
+        ggplot() + geom_hex(stat="binhex_dp", eps=1, binwidth=0)
     with pytest.raises(PlotninePrivateError, match="bins"):
-        geom_hex(stat="binhex_dp", eps=1, bins=0)
+        ggplot() + geom_hex(stat="binhex_dp", eps=1, bins=0)
     with pytest.raises(PlotninePrivateError, match="eps"):
-        geom_hex(stat="binhex_dp")
+        ggplot() + geom_hex(stat="binhex_dp")
     with pytest.raises(PlotninePrivateError, match="limits"):
-        geom_hex(stat="binhex_dp", eps=1, limits=((1, 0), (0, 1)))
+        ggplot() + geom_hex(stat="binhex_dp", eps=1, limits=((1, 0), (0, 1)))
     with pytest.raises(PlotnineError, match="not understood"):
-        geom_hex(stat="binhex_dp", eps=1, epsilon=1)
+        ggplot() + geom_hex(stat="binhex_dp", eps=1, epsilon=1)

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import plotnine
 import pytest
 from alpha import ALPHA, dlap_moments, variance_ratio_bounds
 from plotnine import (
@@ -306,17 +308,17 @@ def test_ckm_threshold_suppresses_small_cells(mpg):
 )
 def test_bad_dp_parameters_fail_at_construction(kwargs, match):
     with pytest.raises(PlotninePrivateError, match=match):
-        geom_bar(stat="count_dp", **kwargs)
+        ggplot() + geom_bar(stat="count_dp", **kwargs)
 
 
 def test_unknown_parameter_is_refused():
     with pytest.raises(PlotnineError, match="epsilon"):
-        geom_bar(stat="count_dp", eps=1, epsilon=1)
+        ggplot() + geom_bar(stat="count_dp", eps=1, epsilon=1)
 
 
 def test_missing_ptable_and_rkey_are_explained(mpg):
     with pytest.raises(PlotninePrivateError, match="ptable is required"):
-        geom_bar(stat="count_ckm")
+        ggplot() + geom_bar(stat="count_ckm")
     p = ggplot(mpg, aes("class")) + geom_bar(stat="count_ckm", ptable=PTAB)
     with pytest.raises(PlotninePrivateError, match="aes\\(rkey="):
         layer_data(p)
@@ -363,6 +365,17 @@ def test_missing_x_is_dropped_silently_and_never_drawn(mpg):
         q = pp._compat.build(
             ggplot(d, aes("cls")) + geom_bar(stat="count_dp", eps=1e9, seed=1)
         )
+    # plotnine 0.16's own use of pandas API that pandas 3.1 deprecates
+    # warns on every plot, whatever the data
+    plotnine_dir = str(Path(plotnine.__file__).parent)
+    ws = [
+        w
+        for w in ws
+        if not (
+            issubclass(w.category, DeprecationWarning)
+            and w.filename.startswith(plotnine_dir)
+        )
+    ]
     assert [str(w.message) for w in ws] == []
     assert len(q.layers[0].data) == 7
     assert "nan" not in map(str, q.layout.panel_scales_x[0].final_limits)

@@ -150,7 +150,7 @@ def test_ckm_stat_names_ptable_type_and_fix(stat_name, value, got, extra):
 
 def test_ckm_layer_and_table_refuse_a_dict_ptable(mpg):
     with pytest.raises(PlotninePrivateError, match=r"got dict \{'D': 2"):
-        geom_bar(stat="count_ckm", ptable={"D": 2, "V": 1.05})
+        ggplot() + geom_bar(stat="count_ckm", ptable={"D": 2, "V": 1.05})
     keyed = pp.add_record_keys(mpg, seed=1)
     with pytest.raises(PlotninePrivateError) as err:
         pp.ckm_table(keyed, "class", rkey="rkey", ptable={"D": 2, "V": 1})

@@ -43,7 +43,7 @@ import pandas as pd
 from plotnine.scales.scale_discrete import scale_discrete
 from plotnine.stats.stat import stat
 
-from .._compat import scale_transform
+from .._compat import keep_checked_params, scale_transform
 from ..cells import (
     CHUNK,
     Dimension,
@@ -250,6 +250,7 @@ class PrivateCountStat(stat):
         super().__init__(mapping, data, **kwargs)
         self.releases: list[Release] = []
         self.validate_params()
+        keep_checked_params(self)
 
     # -- hooks for subclasses ------------------------------------------
     def validate_params(self) -> None:

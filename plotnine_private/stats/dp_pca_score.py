@@ -20,6 +20,7 @@ from plotnine.doctools import document
 from plotnine.mapping.evaluation import after_stat
 from plotnine.stats.stat import stat
 
+from .._compat import keep_checked_params
 from ..cells import Dimension, categorical_dimension
 from ..door import Door, level_label
 from ..pca.api import make_settings, score_shares
@@ -176,6 +177,7 @@ class stat_dp_pca_score(stat):
             kwargs["geom"] = "point"
         super().__init__(mapping, data, **kwargs)
         self._check_params()
+        keep_checked_params(self)
         a, b = self.params["axes"]
         # the component names title the axes (plotnine labels an axis by
         # the computed variable its default aesthetic maps)
