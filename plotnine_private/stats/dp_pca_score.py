@@ -69,8 +69,8 @@ class stat_dp_pca_score(stat):
     principal components as tiles shaded by probability. With
     `output="synthetic"` it draws points sampled from that histogram
     (free post-processing). Mapping `fill` (or `colour`/`group`) to a
-    discrete column gives one histogram per group on one shared private
-    frame; facets give one per declared panel.
+    discrete column gives one histogram per group (on one shared private
+    frame); facets give one per declared panel.
 
     Pipeline (dppca, see `plotnine_private.dp_score`): private directions
     from the noisy spherical Kendall matrix (Gaussian mechanism) and a
