@@ -20,7 +20,6 @@ from .exceptions import (
 from .geoms.hex import geom_hex
 from .mechanisms.ckm import (
     RecordKeyWarning,
-    add_record_keys,
     cell_keys,
     record_key_integers,
 )
@@ -36,6 +35,7 @@ from .mechanisms.release import Release
 from .noise import NoiseIntervals, noise_caption, noise_interval
 from .pca import DPPCAResult, dp_pca, dp_score
 from .plots.ptable import plot_ptable
+from .record_keys import add_record_keys
 from .report import (
     PrivacyBudget,
     PrivacyReport,

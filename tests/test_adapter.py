@@ -204,3 +204,41 @@ def test_a_source_plot_with_the_identity_transform_is_released():
     plot = plot + scale_x_log10()
     with pytest.raises(pp.PlotninePrivateError, match=r"\(log10\)"):
         pp.layer_data(plot)
+
+
+# --------------------------------------------------------------------------
+# the import contract (tools/import_contract.py, also run by CI)
+# --------------------------------------------------------------------------
+def _contract():
+    import importlib.util
+
+    path = PACKAGE.parent / "tools" / "import_contract.py"
+    spec = importlib.util.spec_from_file_location("import_contract", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_package_keeps_its_layers():
+    assert _contract().violations() == []
+
+
+def test_the_contract_finds_upward_imports_and_plotnine_in_the_core(
+    tmp_path,
+):
+    pkg = tmp_path / "plotnine_private"
+    for sub in ("mechanisms", "stats"):
+        (pkg / sub).mkdir(parents=True)
+        (pkg / sub / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("from .stats import base\n")
+    (pkg / "mechanisms" / "bad.py").write_text(
+        "import numpy\nimport pandas\nimport plotnine\n"
+        "from ..stats import base\nfrom . import other\n"
+    )
+    (pkg / "mechanisms" / "other.py").write_text("import scipy\n")
+    (pkg / "stats" / "base.py").write_text("from ..mechanisms import bad\n")
+    found = _contract().violations(pkg)
+    assert len(found) == 3
+    assert any("imports plotnine" in f for f in found)
+    assert any("imports pandas" in f for f in found)
+    assert any("mechanisms (layer 0) imports" in f for f in found)
