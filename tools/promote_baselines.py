@@ -66,7 +66,7 @@ def main() -> None:
         VERSION_FILE.write_text(version + "\n")
     import plotnine
 
-    pn_version = ".".join(plotnine.__version__.split(".")[:2])
+    pn_version = plotnine.__version__
     if pn_version != PLOTNINE_FILE.read_text().strip():
         print(f"warning: recording plotnine {pn_version} for the baselines")
         PLOTNINE_FILE.write_text(pn_version + "\n")
