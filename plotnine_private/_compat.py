@@ -458,11 +458,24 @@ def _layer_deepcopy(original):
     return deepcopy_layer
 
 
-def install_hooks(hooks: DoorHooks) -> None:
+_INSTALLED: list[DoorHooks] = []
+
+
+def install_hooks(hooks: DoorHooks | None = None) -> None:
     """Install the hooks (idempotent): the door in
     ``layer.compute_aesthetics``, no statistic on released layers,
-    plotnine's transform pass skipping
-    released layers, the public facet layout, shared layer data."""
+    plotnine's transform pass skipping released layers, the public facet
+    layout, shared layer data. ``hooks``: the door's callbacks (given by
+    the package at import; None reuses those)."""
+    if hooks is None:
+        if not _INSTALLED:
+            raise PlotnineAdapterError(
+                "install_hooks() needs the door's callbacks the first time; "
+                "import plotnine_private, which installs them"
+            )
+        hooks = _INSTALLED[0]
+    elif not _INSTALLED:
+        _INSTALLED.append(hooks)
     self_check()
     _patch(_layer, "compute_aesthetics", _compute_aesthetics(hooks))
     _patch(_layer, "compute_statistic", _compute_statistic)
