@@ -185,12 +185,14 @@ def unregister(name: str) -> None:
 class Built:
     """The computed parts of a built plot (0.15 keeps them on the plot,
     0.16 on ``plot.built``): ``layers`` (with their computed data),
-    ``layout``, ``scales``; ``plot`` is the ggplot that was built."""
+    ``layout``, ``scales``, ``labels``; ``plot`` is the ggplot that was
+    built."""
 
     plot: ggplot
     layers: Layers
     layout: Layout
     scales: Any
+    labels: Any
 
     @property
     def mapping(self) -> aes:
@@ -210,7 +212,7 @@ class Built:
 def built_parts(plot: ggplot) -> Built:
     """The parts of a plot that plotnine has built (by ``draw``)."""
     parts = getattr(plot, "built", None) or plot
-    return Built(plot, parts.layers, parts.layout, parts.scales)
+    return Built(plot, parts.layers, parts.layout, parts.scales, parts.labels)
 
 
 def build(plot: ggplot) -> Built:

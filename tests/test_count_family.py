@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import plotnine
 import pytest
 from alpha import ALPHA, dlap_moments, variance_ratio_bounds
 from plotnine import (
@@ -23,6 +21,7 @@ from plotnine import (
 from plotnine._utils.registry import Registry
 from plotnine.exceptions import PlotnineError
 from plotnine.stats import stat_count
+from warns import data_warnings
 
 import plotnine_private as pp
 from plotnine_private import PlotninePrivateError, layer_data
@@ -365,18 +364,7 @@ def test_missing_x_is_dropped_silently_and_never_drawn(mpg):
         q = pp._compat.build(
             ggplot(d, aes("cls")) + geom_bar(stat="count_dp", eps=1e9, seed=1)
         )
-    # plotnine 0.16's own use of pandas API that pandas 3.1 deprecates
-    # warns on every plot, whatever the data
-    plotnine_dir = str(Path(plotnine.__file__).parent)
-    ws = [
-        w
-        for w in ws
-        if not (
-            issubclass(w.category, DeprecationWarning)
-            and w.filename.startswith(plotnine_dir)
-        )
-    ]
-    assert [str(w.message) for w in ws] == []
+    assert [str(w.message) for w in data_warnings(ws)] == []
     assert len(q.layers[0].data) == 7
     assert "nan" not in map(str, q.layout.panel_scales_x[0].final_limits)
     assert q.layers[0].data["count"].sum() == len(d) - 5
