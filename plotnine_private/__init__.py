@@ -6,10 +6,11 @@ Importing this package registers every private stat (``stat="count_dp"``,
 
 from __future__ import annotations
 
-from ._compat import install_hooks, layer_data
+from ._compat import DoorHooks, install_hooks, layer_data
 from ._version import __version__ as __version__
 from .bundle import save_release
 from .compare import Comparison, compare
+from .door import facet_skeleton, is_private, release_layer
 from .engines import record_key_expr, record_keys_sql, source
 from .exceptions import (
     BudgetExceededError,
@@ -21,7 +22,6 @@ from .ledger_book import LedgerBook, ledger
 from .ledger_store import use_ledger
 from .mechanisms.ckm import (
     RecordKeyWarning,
-    add_record_keys,
     cell_keys,
     record_key_integers,
 )
@@ -37,12 +37,14 @@ from .mechanisms.release import Release
 from .noise import NoiseIntervals, noise_caption, noise_interval
 from .pca import DPPCAResult, dp_pca, dp_score
 from .plots.ptable import plot_ptable
+from .record_keys import add_record_keys
 from .report import (
     PrivacyBudget,
     PrivacyReport,
     privacy_budget,
     privacy_report,
 )
+from .report.figures import add_to_composition, check_composition
 from .stats.bin import stat_bin_ckm, stat_bin_dp
 from .stats.bin2d import (
     stat_bin2d_ckm,
@@ -66,7 +68,32 @@ from .stats.sum import stat_sum_ckm, stat_sum_dp
 from .stats.summary import stat_summary_ckm, stat_summary_dp
 from .tables import ckm_table, dp_table
 
-install_hooks()
+
+def _in_engine(plot, lyr) -> bool:
+    # imported when a plot is built: the engines' modules are not needed
+    # for plots of in-memory data
+    from .engines.plot import engine_layer
+
+    return engine_layer(plot, lyr)
+
+
+def _release_in_engine(lyr, plot) -> None:
+    from .engines.plot import compute_in_engine
+
+    compute_in_engine(lyr, plot)
+
+
+install_hooks(
+    DoorHooks(
+        is_private=is_private,
+        release=release_layer,
+        in_engine=_in_engine,
+        release_in_engine=_release_in_engine,
+        skeleton=facet_skeleton,
+        add_to_composition=add_to_composition,
+        before_composition_draw=check_composition,
+    )
+)
 
 __all__ = [
     "BudgetExceededError",

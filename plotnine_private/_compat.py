@@ -1,58 +1,230 @@
-"""Every touch of plotnine's private API lives here (plotnine 0.15).
+"""The plotnine adapter: every touch of plotnine's internals lives here.
 
-* :func:`layer_data` builds a deep copy of a plot (``ggplot._build``).
-* :func:`install_hooks` puts the door of every private layer (see
-  :mod:`plotnine_private.door`) into plotnine's build:
+plotnine has no public extension point for what a private layer needs
+(rows become released cells before any scale, facet or geom sees them),
+so the package hooks into plotnine's build. Everything it reads or
+changes that plotnine does not document is named in this module, once,
+and wrapped (the original always runs, nothing is re-implemented):
 
-  - ``layer.compute_aesthetics``: right after the mapping is evaluated and
-    the scales' transforms applied, a private layer's rows become released
-    cells (``stat.release_at_door``); scale training, position mapping,
-    facets, guides and geoms only ever see those;
-  - ``Layers.transform`` skips layers released that way (their positions
-    are transformed already);
-  - ``Layout.setup`` lays out panels from the declared levels of the facet
-    variables for private layers (their skeleton), never from their rows;
-  - ``layer.__deepcopy__`` shares a layer's own data frame between copies,
-    as plotnine shares the plot's data, so a data source keeps its object
-    identity through plotnine's copies;
+* reads: a layer's own ``data=`` (``layer._data``), its mapping as the
+  user wrote it (``aes._starting``), the built parts of a plot
+  (``ggplot._build``; plotnine 0.16 keeps them in ``ggplot.built``), the
+  name registry of stats and geoms (``plotnine._utils.registry``) and
+  geom helpers (``plotnine._utils``);
+* hooks (:func:`install_hooks`):
+
+  - ``layer.compute_aesthetics``: right after plotnine evaluated the
+    mapping, a private layer's rows go through the door (the callbacks of
+    :class:`DoorHooks`) and plotnine receives released cells;
+  - ``layer.compute_statistic`` computes no statistic on a released
+    layer (its stat's ``setup_params`` and plotnine's default aesthetics
+    still apply): plotnine's stats must not override ``compute_layer``;
+  - ``Layers.transform`` runs on the layers not released that way (their
+    positions were transformed at the door);
+  - ``Layout.setup`` shows the facet each private layer's skeleton (one
+    row per declared level combination) instead of its rows, by wrapping
+    ``facet.compute_layout`` and ``facet.map`` for the one call;
+  - ``layer.__deepcopy__`` shares a layer's own data frame between
+    copies, as plotnine shares the plot's data, so a data source keeps
+    its object identity through plotnine's copies;
   - ``Compose.__add__`` keeps a ``privacy_budget`` for the whole
     composition (plotnine would add it to the last plot only), and
     ``Compose.draw`` (behind save, show and notebook display) checks it
     before anything is drawn.
+
+:func:`self_check` runs at import: when a plotnine release no longer has
+one of these in the shape used here, importing the package fails with the
+plotnine version and the hook, instead of a wrong plot.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 import warnings
 from copy import deepcopy
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 import pandas as pd
+import plotnine
+from plotnine._utils import SIZE_FACTOR, resolution, to_rgba
+from plotnine._utils.registry import Registry
 from plotnine.composition import Compose
+from plotnine.facets.facet import facet
 from plotnine.facets.facet_null import facet_null
 from plotnine.facets.layout import Layout
 from plotnine.layer import Layers
 from plotnine.layer import layer as _layer
 from plotnine.mapping.aes import aes
-from plotnine.mapping.evaluation import evaluate
 
 from .cells import small_codes
-from .door import facet_skeleton, is_private, make_door
 
 if TYPE_CHECKING:
     from plotnine import ggplot
 
-__all__ = ["build", "install_hooks", "layer_data"]
+__all__ = [
+    "SIZE_FACTOR",
+    "Built",
+    "DoorHooks",
+    "PlotnineAdapterError",
+    "build",
+    "built_parts",
+    "init_layer",
+    "install_hooks",
+    "is_released",
+    "keep_checked_params",
+    "layer_data",
+    "layer_mapping",
+    "layer_own_data",
+    "registered",
+    "register",
+    "replace_stat",
+    "resolution",
+    "scale_transform",
+    "self_check",
+    "stat_arguments",
+    "to_rgba",
+    "unregister",
+]
+
+PLOTNINE_VERSION = plotnine.__version__
+#: the plotnine releases the hooks are made and tested for
+SUPPORTED = ">=0.15.4,<0.17"
 
 
-def build(plot: ggplot) -> ggplot:
-    """A built deep copy of ``plot`` (the original is left untouched)."""
-    built = deepcopy(plot)
-    built._build()
-    return built
+class PlotnineAdapterError(ImportError):
+    """This plotnine no longer has a hook in the shape the package uses."""
+
+
+# --------------------------------------------------------------------------
+# reads
+# --------------------------------------------------------------------------
+def layer_own_data(lyr: _layer) -> Any:
+    """A layer's own ``data=`` (None: the layer uses the plot's data)."""
+    return lyr._data
+
+
+def layer_mapping(lyr: _layer) -> dict:
+    """A layer's mapping as written (aesthetic -> expression), before
+    plotnine splits off staged (``after_stat``) aesthetics."""
+    return lyr.mapping._starting
+
+
+def stat_arguments(stat_obj: Any) -> dict:
+    """The keyword arguments a stat was made with (plotnine 0.15 keeps
+    them as ``_kwargs``, 0.16 as ``_raw_kwargs``)."""
+    raw = getattr(stat_obj, "_raw_kwargs", None)
+    return getattr(stat_obj, "_kwargs", {}) if raw is None else raw
+
+
+def keep_checked_params(stat_obj: Any) -> None:
+    """Record a stat's checked parameters as the arguments it was made
+    with. plotnine 0.16 sets a stat object's parameters again from those
+    arguments when the stat joins a layer, which would undo the checks'
+    normalisation (``eps=4`` -> ``4.0``, a p-table spec -> a PTable)."""
+    raw = stat_arguments(stat_obj)
+    for name in raw.keys() & stat_obj.params.keys():
+        raw[name] = stat_obj.params[name]
+
+
+def replace_stat(lyr: _layer, new: Any) -> None:
+    """Give a layer another stat (plotnine 0.15's geom keeps its own
+    reference to the stat it made, 0.16's does not)."""
+    old = lyr.stat
+    lyr.stat = new
+    if getattr(lyr.geom, "_stat", None) is old:
+        lyr.geom._stat = new
+
+
+def scale_transform(scale: Any) -> tuple | None:
+    """The public identity of a position scale's transform: ``(name,
+    (parameter, value), ...)`` from the transform object the scale made
+    (mizani's, kept as ``scale._trans``; ``scale.trans`` is only what the
+    user wrote, or None), or None for the identity and for scales without
+    a transform (discrete ones).
+
+    >>> from plotnine import scale_x_continuous, scale_x_log10
+    >>> scale_transform(scale_x_log10())
+    ('log10', ('base', '10'))
+    >>> scale_transform(scale_x_continuous(trans="identity")) is None
+    True
+    """
+    trans = getattr(scale, "_trans", None)
+    if trans is None:
+        return None
+    name = type(trans).__name__.removesuffix("_trans")
+    if name == "identity":
+        return None
+    # the parameters that define the function (log base, pseudo-log
+    # sigma, time zone), not how its breaks and labels look
+    params = tuple(
+        (k, str(v))
+        for k, v in sorted(vars(trans).items())
+        if k in ("base", "sigma", "tz", "unit", "units")
+    )
+    return (name, *params)
+
+
+def registered(name: str) -> type | None:
+    """The class plotnine resolves ``name`` (``"stat_count"``) to."""
+    return Registry.get(name)
+
+
+def register(name: str, cls: type) -> None:
+    """Make plotnine resolve ``name`` to ``cls`` (the last one wins)."""
+    Registry[name] = cls
+
+
+def unregister(name: str) -> None:
+    """Forget ``name`` (classes register themselves when defined)."""
+    Registry.pop(name, None)
+
+
+# --------------------------------------------------------------------------
+# building
+# --------------------------------------------------------------------------
+@dataclass
+class Built:
+    """The computed parts of a built plot (0.15 keeps them on the plot,
+    0.16 on ``plot.built``): ``layers`` (with their computed data),
+    ``layout``, ``scales``, ``labels``; ``plot`` is the ggplot that was
+    built."""
+
+    plot: ggplot
+    layers: Layers
+    layout: Layout
+    scales: Any
+    labels: Any
+
+    @property
+    def mapping(self) -> aes:
+        """The plot's mapping."""
+        return self.plot.mapping
+
+    @property
+    def theme(self) -> Any:
+        """The plot's theme."""
+        return self.plot.theme
+
+    def draw(self):
+        """Draw the plot (plotnine builds it again as it draws)."""
+        return self.plot.draw()
+
+
+def built_parts(plot: ggplot) -> Built:
+    """The parts of a plot that plotnine has built (by ``draw``)."""
+    parts = getattr(plot, "built", None) or plot
+    return Built(plot, parts.layers, parts.layout, parts.scales, parts.labels)
+
+
+def build(plot: ggplot) -> Built:
+    """Build a deep copy of ``plot`` (the original is left untouched)."""
+    copy = deepcopy(plot)
+    copy._build()
+    return built_parts(copy)
 
 
 def layer_data(plot: ggplot, i: int = 0) -> pd.DataFrame:
@@ -65,11 +237,73 @@ def layer_data(plot: ggplot, i: int = 0) -> pd.DataFrame:
     i
         Index of the layer (0 is the first ``+ geom_...``).
     """
-    built = build(plot)
-    return built.layers[i].data
+    return build(plot).layers[i].data
 
 
-def _quiet():
+def init_layer(obj: _layer, geom_obj: Any, **params: Any) -> None:
+    """Initialise ``obj`` (an instance of a subclass of plotnine's layer)
+    as the layer of ``geom_obj``, with layer ``params`` (``inherit_aes``,
+    ``show_legend``). plotnine 0.15 takes the stat and position objects
+    the geom made; 0.16 resolves them from the geom itself."""
+    if hasattr(_layer, "from_geom"):  # plotnine 0.15
+        _layer.__init__(
+            obj,
+            geom=geom_obj,
+            stat=geom_obj._stat,
+            mapping=geom_obj.mapping,
+            data=geom_obj.data,
+            position=geom_obj._position,
+            **params,
+        )
+    else:
+        _layer.__init__(obj, geom=geom_obj, **params)
+
+
+# --------------------------------------------------------------------------
+# the hooks
+# --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class DoorHooks:
+    """What the hooks call back into (given by the package's top level,
+    so this module depends on no layer above it).
+
+    Attributes
+    ----------
+    is_private
+        ``(layer) -> bool``: the layer releases at the door.
+    release
+        ``(layer, plot, rows, data) -> DataFrame``: the released cells of
+        a private layer from its evaluated, transformed ``data`` (``rows``:
+        the layer data before evaluation).
+    in_engine
+        ``(layer, plot) -> bool``: the layer's data is a table in an
+        engine; such a layer is released by ``release_in_engine(layer,
+        plot)`` (its data is set there) instead of plotnine's evaluation.
+    release_in_engine
+        See ``in_engine``.
+    skeleton
+        ``(plot, layer, data, facet_vars) -> DataFrame``: what a private
+        layer shows the facet.
+    add_to_composition
+        ``(composition, rhs) -> composition | NotImplemented``: what
+        ``composition + rhs`` is when ``rhs`` belongs to the whole
+        composition (a privacy budget); NotImplemented leaves it to
+        plotnine (which adds to the last plot).
+    before_composition_draw
+        ``(composition) -> None``: runs before a composition is drawn
+        (checks its budget).
+    """
+
+    is_private: Callable[[Any], bool]
+    release: Callable[..., pd.DataFrame]
+    in_engine: Callable[[Any, Any], bool]
+    release_in_engine: Callable[[Any, Any], Any]
+    skeleton: Callable[..., pd.DataFrame]
+    add_to_composition: Callable[[Any, Any], Any]
+    before_composition_draw: Callable[[Any], None]
+
+
+def quiet():
     """Silence numpy and pandas on private rows: a warning such as
     "divide by zero in log10" would tell that some record is <= 0."""
     stack = contextlib.ExitStack()
@@ -77,6 +311,11 @@ def _quiet():
     stack.enter_context(warnings.catch_warnings())
     warnings.simplefilter("ignore")
     return stack
+
+
+def is_released(lyr: _layer) -> bool:
+    """Whether the layer's data are cells released at the door."""
+    return getattr(lyr, "_pnp_released", False)
 
 
 def _patch(owner, name: str, make) -> None:
@@ -88,105 +327,113 @@ def _patch(owner, name: str, make) -> None:
     setattr(owner, name, patched)
 
 
-def _evaluate_mapping(lyr, plot) -> None:
-    """plotnine's ``layer.compute_aesthetics`` without its row-wise group
-    ids and sort by panel: a private layer sets its groups from released
-    cells, and its rows are never drawn."""
-    evaled = evaluate(lyr.mapping._starting, lyr.data, plot.environment)
-    evaled_aes = aes(**{str(col): col for col in evaled})
-    plot.scales.add_defaults(evaled, evaled_aes)
-    if not len(evaled.columns):
-        # nothing mapped (the PCA stat reads unmapped columns): one row
-        # per record all the same
-        evaled = pd.DataFrame(index=lyr.data.index)
-    if "PANEL" in lyr.data.columns and len(evaled) == len(lyr.data):
-        evaled["PANEL"] = lyr.data["PANEL"]
-    else:
-        evaled["PANEL"] = 1
-    lyr.data = evaled
+def _compute_aesthetics(hooks: DoorHooks):
+    def make(original):
+        def compute_aesthetics(self, plot):
+            if hooks.in_engine(plot, self):
+                # a table in an engine: the layer aggregates there
+                hooks.release_in_engine(self, plot)
+                self._pnp_released = True
+                return None
+            if not hooks.is_private(self):
+                return original(self, plot)
+            rows = self.data
+            with quiet():
+                original(self, plot)
+                # groups of a private layer come from its released cells
+                if "group" in self.data.columns:
+                    del self.data["group"]
+                # the scales' transforms (log10, sqrt, dates) are applied
+                # here, on the rows, silently; plotnine's own pass skips
+                # this layer
+                data = plot.scales.transform_df(self.data)
+            self.data = hooks.release(self, plot, rows, data)
+            self._pnp_released = True
+            return None
+
+        return compute_aesthetics
+
+    return make
 
 
-def _compute_aesthetics(original):
-    def compute_aesthetics(self, plot):
-        from .engines.plot import compute_in_engine, engine_layer
+def _compute_statistic(original):
+    def compute_statistic(self, layout):
+        if not is_released(self):
+            return original(self, layout)
+        data = self.data
+        if len(data):
+            # released at the door: the stat computes nothing more; it
+            # sees its released cells in plotnine's parameter and default
+            # aesthetic steps, as a stat that computed them would
+            self.stat.setup_params(data)
+            self.data = self.stat.setup_data(self.stat.use_defaults(data))
+        return None
 
-        if engine_layer(plot, self):
-            # a table in an engine: the layer aggregates there
-            return compute_in_engine(self, plot)
-        if not is_private(self):
-            return original(self, plot)
-        rows = self.data
-        with _quiet():
-            _evaluate_mapping(self, plot)
-        door = make_door(plot, self, rows)
-        with _quiet():
-            # the scales' transforms (log10, sqrt, dates) are applied here,
-            # on the rows, silently; plotnine's own pass skips this layer
-            data = plot.scales.transform_df(self.data)
-        self.data = self.stat.release_at_door(data, door)
-        self._pnp_released = True
-
-    return compute_aesthetics
+    return compute_statistic
 
 
 def _transform(original):
     def transform(self, scales):
-        for lyr in self:
-            if not getattr(lyr, "_pnp_released", False):
-                lyr.data = scales.transform_df(lyr.data)
+        return original(
+            Layers(lyr for lyr in self if not is_released(lyr)), scales
+        )
 
     return transform
 
 
-def _layout_setup(original):
-    def setup(self, layers, plot):
-        private = [is_private(lyr) for lyr in layers]
-        facet = plot.facet
-        if not any(private):
-            return original(self, layers, plot)
-        compute_layout = facet.compute_layout
-        facet_vars = list(getattr(facet, "vars", None) or []) or [
-            *(getattr(facet, "rows", None) or []),
-            *(getattr(facet, "cols", None) or []),
-        ]
-
-        def public_layout(data):
-            shown = [
-                facet_skeleton(plot, lyr, d, facet_vars) if p else d
-                for lyr, d, p in zip(layers, data, private)
-            ]
-            return compute_layout(shown)
-
-        facet_map = facet.map
-        flags = iter(private)
-
-        def public_map(data, layout):
-            # called once per layer, in order; a private layer's PANEL is
-            # a categorical of small codes (plotnine's facet_null gives
-            # every row an int64 1: 8 bytes a record)
-            mine = next(flags, False)
-            if mine and isinstance(facet, facet_null):
-                data["PANEL"] = pd.Categorical.from_codes(
-                    np.zeros(len(data), dtype=np.int8),
-                    categories=layout["PANEL"].cat.categories,
-                    ordered=True,
-                )
-                return data
-            mapped = facet_map(data, layout)
-            if mine and "PANEL" in mapped.columns:
-                mapped["PANEL"] = _small_panel(mapped["PANEL"], layout)
-            return mapped
-
-        facet.compute_layout = public_layout
-        facet.map = public_map
-        try:
-            with _quiet():
+def _layout_setup(hooks: DoorHooks):
+    def make(original):
+        def setup(self, layers, plot):
+            private = [hooks.is_private(lyr) for lyr in layers]
+            facet_obj = plot.facet
+            if not any(private):
                 return original(self, layers, plot)
-        finally:
-            del facet.compute_layout
-            del facet.map
+            compute_layout = facet_obj.compute_layout
+            facet_vars = list(getattr(facet_obj, "vars", None) or []) or [
+                *(getattr(facet_obj, "rows", None) or []),
+                *(getattr(facet_obj, "cols", None) or []),
+            ]
 
-    return setup
+            def public_layout(data, *rest):
+                # plotnine 0.16 also passes the scales
+                shown = [
+                    hooks.skeleton(plot, lyr, d, facet_vars) if p else d
+                    for lyr, d, p in zip(layers, data, private)
+                ]
+                return compute_layout(shown, *rest)
+
+            facet_map = facet_obj.map
+            flags = iter(private)
+
+            def public_map(data, layout):
+                # called once per layer, in order; a private layer's PANEL
+                # is a categorical of small codes (plotnine's facet_null
+                # gives every row an int64 1: 8 bytes a record)
+                mine = next(flags, False)
+                if mine and isinstance(facet_obj, facet_null):
+                    data["PANEL"] = pd.Categorical.from_codes(
+                        np.zeros(len(data), dtype=np.int8),
+                        categories=layout["PANEL"].cat.categories,
+                        ordered=True,
+                    )
+                    return data
+                mapped = facet_map(data, layout)
+                if mine and "PANEL" in mapped.columns:
+                    mapped["PANEL"] = _small_panel(mapped["PANEL"], layout)
+                return mapped
+
+            facet_obj.compute_layout = public_layout
+            facet_obj.map = public_map
+            try:
+                with quiet():
+                    return original(self, layers, plot)
+            finally:
+                del facet_obj.compute_layout
+                del facet_obj.map
+
+        return setup
+
+    return make
 
 
 def _small_panel(
@@ -228,39 +475,140 @@ def _layer_deepcopy(original):
     return deepcopy_layer
 
 
-def _compose_add(original):
+def _compose_add(hooks: DoorHooks):
     # plotnine adds anything to the last plot of a composition; a budget
     # belongs to the whole composition
-    def __add__(self, rhs):
-        from .report.budget import PrivacyBudget
-        from .report.figures import set_composition_budget
+    def make(original):
+        def __add__(self, rhs):
+            out = hooks.add_to_composition(self, rhs)
+            return original(self, rhs) if out is NotImplemented else out
 
-        if isinstance(rhs, PrivacyBudget):
-            return set_composition_budget(self, rhs)
-        return original(self, rhs)
+        return __add__
 
-    return __add__
+    return make
 
 
-def _compose_draw(original):
+def _compose_draw(hooks: DoorHooks):
     # draw, save, show and notebook display of a composition all draw:
     # check its budget (and nested ones) before anything is drawn
-    def draw(self, *args, **kwargs):
-        from .report.figures import check_composition
+    def make(original):
+        def draw(self, *args, **kwargs):
+            hooks.before_composition_draw(self)
+            return original(self, *args, **kwargs)
 
-        check_composition(self)
-        return original(self, *args, **kwargs)
+        return draw
 
-    return draw
+    return make
 
 
-def install_hooks() -> None:
+_INSTALLED: list[DoorHooks] = []
+
+
+def install_hooks(hooks: DoorHooks | None = None) -> None:
     """Install the hooks (idempotent): the door in
-    ``layer.compute_aesthetics``, plotnine's transform pass skipping
-    released layers, the public facet layout, shared layer data."""
-    _patch(_layer, "compute_aesthetics", _compute_aesthetics)
+    ``layer.compute_aesthetics``, no statistic on released layers,
+    plotnine's transform pass skipping released layers, the public facet
+    layout, shared layer data. ``hooks``: the door's callbacks (given by
+    the package at import; None reuses those)."""
+    if hooks is None:
+        if not _INSTALLED:
+            raise PlotnineAdapterError(
+                "install_hooks() needs the door's callbacks the first time; "
+                "import plotnine_private, which installs them"
+            )
+        hooks = _INSTALLED[0]
+    elif not _INSTALLED:
+        _INSTALLED.append(hooks)
+    self_check()
+    _patch(_layer, "compute_aesthetics", _compute_aesthetics(hooks))
+    _patch(_layer, "compute_statistic", _compute_statistic)
     _patch(Layers, "transform", _transform)
-    _patch(Layout, "setup", _layout_setup)
+    _patch(Layout, "setup", _layout_setup(hooks))
     _patch(_layer, "__deepcopy__", _layer_deepcopy)
-    _patch(Compose, "__add__", _compose_add)
-    _patch(Compose, "draw", _compose_draw)
+    _patch(Compose, "__add__", _compose_add(hooks))
+    _patch(Compose, "draw", _compose_draw(hooks))
+
+
+# --------------------------------------------------------------------------
+# the self-check
+# --------------------------------------------------------------------------
+def _takes(fn: Any, *names: str) -> bool:
+    """Whether ``fn`` (unwrapped) takes these positional parameters."""
+    fn = inspect.unwrap(fn)
+    try:
+        params = list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):  # pragma: no cover - builtins
+        return False
+    return params[: len(names)] == list(names)
+
+
+def _mapping_written() -> bool:
+    return getattr(aes(x="a"), "_starting", None) == {"x": "a"}
+
+
+def _layer_keeps_own_data() -> bool:
+    from plotnine import geom_blank
+
+    frame = pd.DataFrame()
+    lyr = _layer.__new__(_layer)
+    init_layer(lyr, geom_blank(data=frame))
+    return lyr.__dict__.get("_data") is frame
+
+
+#: (hook, test): each test is true when plotnine has the hook in the
+#: shape this module uses
+CHECKS: list[tuple[str, Callable[[], bool]]] = [
+    (
+        "layer.compute_aesthetics(self, plot)",
+        lambda: _takes(_layer.compute_aesthetics, "self", "plot"),
+    ),
+    (
+        "layer.compute_statistic(self, layout)",
+        lambda: _takes(_layer.compute_statistic, "self", "layout"),
+    ),
+    (
+        "Layers.transform(self, scales)",
+        lambda: _takes(Layers.transform, "self", "scales"),
+    ),
+    (
+        "Layout.setup(self, layers, plot)",
+        lambda: _takes(Layout.setup, "self", "layers", "plot"),
+    ),
+    (
+        "facet.compute_layout(self, data, ...)",
+        lambda: _takes(facet.compute_layout, "self", "data"),
+    ),
+    (
+        "facet.map(self, data, layout)",
+        lambda: _takes(facet.map, "self", "data", "layout"),
+    ),
+    ("layer.__deepcopy__(self, memo)", lambda: "__deepcopy__" in vars(_layer)),
+    ("layer._data (a layer's own data=)", _layer_keeps_own_data),
+    ("aes._starting (the mapping as written)", _mapping_written),
+    ("ggplot._build()", lambda: hasattr(plotnine.ggplot, "_build")),
+    (
+        "Compose.__add__(self, rhs) and Compose.draw(self, ...)",
+        lambda: (
+            _takes(Compose.__add__, "self", "rhs")
+            and _takes(Compose.draw, "self")
+        ),
+    ),
+]
+
+
+def self_check(checks: list[tuple[str, Callable[[], bool]]] | None = None):
+    """Raise :class:`PlotnineAdapterError` naming plotnine's version and
+    the first hook that no longer fits (``checks``: default
+    :data:`CHECKS`)."""
+    for hook, fits in CHECKS if checks is None else checks:
+        try:
+            ok = fits()
+        except Exception:  # noqa: BLE001 - any failure means "no longer"
+            ok = False
+        if not ok:
+            raise PlotnineAdapterError(
+                f"plotnine_private supports plotnine {SUPPORTED}; with "
+                f"plotnine {PLOTNINE_VERSION} the hook {hook} no longer "
+                "fits. Install a supported plotnine (pip install "
+                f"'plotnine{SUPPORTED}')."
+            )

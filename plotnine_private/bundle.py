@@ -22,7 +22,6 @@ they agree by construction (one build, one release).
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import json
 import linecache
@@ -32,7 +31,6 @@ import os
 import platform
 import re
 import sys
-import textwrap
 from copy import deepcopy
 from datetime import datetime, timezone
 from pathlib import Path
@@ -44,7 +42,9 @@ import pandas as pd
 from plotnine.composition import Compose
 from plotnine.scales.scale_discrete import scale_discrete
 
+from ._compat import Built, built_parts
 from ._version import installed_version
+from .door import LAYOUT_COLUMNS
 from .exceptions import PlotninePrivateError
 from .ledger_book import rows_of as ledger_rows
 from .mechanisms.keys import current_key_id
@@ -58,11 +58,10 @@ from .report.figures import (
     report_of_figures,
 )
 from .report.presentation import report_from_built
+from .statements import redact_seeds, statement_at
 
 if TYPE_CHECKING:
     from types import FrameType
-
-    from plotnine import ggplot
 
     from .report import PrivacyReport
 
@@ -84,8 +83,6 @@ _IDENTITY_1D = ["x", "xmin", "xmax", "width"]
 _IDENTITY_2D = ["y", "ymin", "ymax", "height"]
 # what a private layer may never write (unclipped noise, raw values)
 _FORBIDDEN = re.compile(r"noisy|raw|true|rkey|key_sum", re.IGNORECASE)
-# layout columns that are not facet variables
-_LAYOUT = {"PANEL", "ROW", "COL", "SCALE_X", "SCALE_Y", "AXIS_X", "AXIS_Y"}
 
 _STATBARN = "https://www.w3id.org/statbarnsdc#"
 
@@ -128,51 +125,6 @@ def _check_rules(rules: dict[str, Any] | None) -> dict[str, Any]:
     return merged
 
 
-# any name or dict key containing "seed", assigned with = or :
-_SEED_ASSIGNMENT = re.compile(
-    r"""(\w*seed\w*["']?\s*[=:]\s*)([^,;)\s}\]]+)""", re.IGNORECASE
-)
-
-
-def redact_seeds(code: str) -> str:
-    """Hide the value of every ``seed=...`` in a piece of code.
-
-    >>> redact_seeds("geom_bar(stat='count_dp', eps=1, seed=42)")
-    "geom_bar(stat='count_dp', eps=1, seed=<secret>)"
-    >>> redact_seeds('kw = {"seed": 90210}; my_seed = 7')
-    'kw = {"seed": <secret>}; my_seed = <secret>'
-    """
-    return _SEED_ASSIGNMENT.sub(r"\1<secret>", code)
-
-
-def _statement_at(source: str, lineno: int) -> str | None:
-    """The whole statement of ``source`` that contains line ``lineno``
-    (a call spread over several lines), dedented; the header only of a
-    compound statement (``with ...:``) when the line is in its header."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return None
-    around = [
-        node
-        for node in ast.walk(tree)
-        if isinstance(node, ast.stmt)
-        and node.lineno <= lineno <= (node.end_lineno or node.lineno)
-    ]
-    if not around:
-        return None
-    # the innermost: starts last, and of those ends first
-    best = max(around, key=lambda n: (n.lineno, -(n.end_lineno or n.lineno)))
-    body = getattr(best, "body", None)
-    if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
-        # a compound statement whose header holds the call: its header
-        lines = source.splitlines()[best.lineno - 1 : body[0].lineno - 1]
-        text = "\n".join(lines).rstrip()
-        return textwrap.dedent(text) or None
-    segment = ast.get_source_segment(source, best, padded=True)
-    return textwrap.dedent(segment).strip() if segment else None
-
-
 def _caller_line() -> str:
     """The statement (every line of it) of the first caller outside this
     package: what called ``save_release``."""
@@ -186,7 +138,7 @@ def _caller_line() -> str:
             inside = False
         if not inside:
             lines = linecache.getlines(fname, frame.f_globals)
-            statement = _statement_at("".join(lines), frame.f_lineno)
+            statement = statement_at("".join(lines), frame.f_lineno)
             if statement:
                 return statement
             line = linecache.getline(fname, frame.f_lineno).strip()
@@ -198,7 +150,7 @@ def _caller_line() -> str:
 # --------------------------------------------------------------------------
 # the released table of a layer
 # --------------------------------------------------------------------------
-def _level_columns(built: ggplot, data: pd.DataFrame) -> dict[str, list]:
+def _level_columns(built: Built, data: pd.DataFrame) -> dict[str, list]:
     """Category labels of discrete aesthetics, recovered from the scales.
 
     The built layer data holds mapped values (positions 1, 2, ... for a
@@ -232,7 +184,7 @@ def _level_columns(built: ggplot, data: pd.DataFrame) -> dict[str, list]:
     return out
 
 
-def released_table(built: ggplot, i: int) -> pd.DataFrame:
+def released_table(built: Built, i: int) -> pd.DataFrame:
     """The cells released by layer ``i`` of a built plot.
 
     Cell identity (panel, facet values, group, positions, category labels)
@@ -256,7 +208,7 @@ def released_table(built: ggplot, i: int) -> pd.DataFrame:
         panel = data["PANEL"].reset_index(drop=True)
         table["PANEL"] = panel.astype(object).to_numpy()
         layout = built.layout.layout
-        facets = [c for c in layout.columns if c not in _LAYOUT]
+        facets = [c for c in layout.columns if c not in LAYOUT_COLUMNS]
         if facets:
             lut = layout.set_index("PANEL")[facets]
             for c in facets:
@@ -687,24 +639,25 @@ def _draw(plot: Any):
     if not is_several(plot):
         if not hasattr(plot, "layers"):
             figures(plot, "save_release")  # raises: names the type
-        built = deepcopy(plot)
-        figure = built.draw()
+        copy = deepcopy(plot)
+        figure = copy.draw()
+        built = built_parts(copy)
         return (
-            [((FIGURE, figure), built, False)],
+            [((FIGURE, figure), copy, False)],
             [built],
             report_from_built(built),
         )
     if isinstance(plot, Compose):
         cmp = deepcopy(plot)
         figure = cmp.draw()  # the composition's budget is checked first
-        builts = figures(cmp, "save_release")
+        builts = [built_parts(p) for p in figures(cmp, "save_release")]
         drawn = [((FIGURE, figure), cmp.last_plot, True)]
     else:
         builts, drawn = [], []
         for p, one in enumerate(figures(plot, "save_release")):
-            built = deepcopy(one)
-            drawn.append(((f"figure_{p + 1}.png", built.draw()), built, True))
-            builts.append(built)
+            copy = deepcopy(one)
+            drawn.append(((f"figure_{p + 1}.png", copy.draw()), copy, True))
+            builts.append(built_parts(copy))
     return drawn, builts, report_of_figures(builts, composition_budget(plot))
 
 

@@ -14,6 +14,7 @@ No plotnine here (numpy and pandas only).
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +24,23 @@ import pandas as pd
 
 from .mechanisms.cellnames import cell_words, value_bytes
 from .mechanisms.release import CellTable, Query
+
+
+def level_label(value: Any) -> str:
+    """Canonical text of a category, facet or group value, used to key the
+    noise: a number is written as a float (4, 4.0 and np.int64(4) are one
+    level), anything else as its ``str``. Plots and tables use the same
+    labels, so they draw the same noise for the same cell.
+
+    >>> level_label(4), level_label(4.0), level_label("4")
+    ('4.0', '4.0', '4')
+    """
+    if isinstance(value, numbers.Real) and not isinstance(
+        value, (bool, np.bool_)
+    ):
+        return repr(float(value))
+    return str(value)
+
 
 __all__ = [
     "CHUNK",
@@ -37,6 +55,7 @@ __all__ = [
     "grid_codes",
     "exact_sums",
     "object_column",
+    "level_label",
 ]
 
 

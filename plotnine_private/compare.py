@@ -50,6 +50,13 @@ from plotnine.scales.scale_continuous import scale_continuous
 from plotnine.scales.scale_discrete import scale_discrete
 from plotnine.stats import stat_bin, stat_bin_2d, stat_count, stat_sum
 
+from ._compat import (
+    Built,
+    build,
+    replace_stat,
+    stat_arguments,
+    unregister,
+)
 from .door import is_private
 from .exceptions import PlotninePrivateError
 from .mechanisms.ptable import PTable
@@ -82,10 +89,9 @@ def _labelled(base):
     """A plotnine stat that also gives ``count_label`` (as the private
     stats do), so a label mapping works on the unperturbed panel. It is
     taken out of plotnine's registry of stat names again."""
-    from plotnine._utils.registry import Registry
 
-    def compute_layer(self, data, layout):
-        out = base.compute_layer(self, data, layout)
+    def compute_panel(self, data, scales):
+        out = base.compute_panel(self, data, scales)
         if "count" in out.columns:
             out["count_label"] = count_labels(out["count"])
         return out
@@ -94,9 +100,9 @@ def _labelled(base):
     cls = type(
         name,
         (base,),
-        {"compute_layer": compute_layer, "__doc__": base.__doc__},
+        {"compute_panel": compute_panel, "__doc__": base.__doc__},
     )
-    Registry.pop(name, None)
+    unregister(name)
     return cls
 
 
@@ -147,15 +153,14 @@ def _check_twin(kind: str, params: Any) -> dict | None:
 # --------------------------------------------------------------------------
 # building the three plots
 # --------------------------------------------------------------------------
-def _built(plot: ggplot) -> ggplot:
+def _built(plot: ggplot) -> Built:
     b = deepcopy(plot)
     for lyr in b.layers:
         if hasattr(lyr, "budget_eps"):
             lyr.enforce = False
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        b._build()
-    return b
+        return build(b)
 
 
 def _edges(stat, family: str) -> dict:
@@ -192,7 +197,7 @@ def _swap(lyr, cls, params: dict, drop: set) -> None:
     old = lyr.stat
     kwargs = {
         k: v
-        for k, v in old._kwargs.items()
+        for k, v in stat_arguments(old).items()
         if k not in drop and k not in ("mapping", "data")
     }
     kwargs.update(
@@ -202,10 +207,7 @@ def _swap(lyr, cls, params: dict, drop: set) -> None:
     )
     kwargs.update(params)
     kwargs = {k: v for k, v in kwargs.items() if v is not None or k in params}
-    new = cls(**kwargs)
-    lyr.stat = new
-    if getattr(lyr.geom, "_stat", None) is old:
-        lyr.geom._stat = new
+    replace_stat(lyr, cls(**kwargs))
 
 
 def _drop_rkey(plot: ggplot, layers) -> None:
@@ -215,7 +217,7 @@ def _drop_rkey(plot: ggplot, layers) -> None:
 
 
 def _version(
-    plot: ggplot, built: ggplot, target: str, twin: dict | None
+    plot: ggplot, built: Built, target: str, twin: dict | None
 ) -> ggplot:
     """The plot with every private count layer as ``target`` ("plain",
     "dp" or "ckm")."""
@@ -279,7 +281,7 @@ def _join_discrete(limits: list) -> list:
     return out
 
 
-def _position_limits(builds: list[ggplot], ax: str):
+def _position_limits(builds: list[Built], ax: str):
     scales = [
         s
         for b in builds
@@ -308,7 +310,7 @@ def _position_limits(builds: list[ggplot], ax: str):
     return "continuous", data_space
 
 
-def _other_scales(builds: list[ggplot]) -> dict[str, Any]:
+def _other_scales(builds: list[Built]) -> dict[str, Any]:
     """Joined non-position scales: aesthetic -> scale with shared limits."""
     found: dict[str, list] = {}
     for b in builds:
@@ -406,7 +408,7 @@ def _ptable_words(pt: PTable) -> str:
     return "p-table " + ", ".join(f"{k} = {params[k]}" for k in keys)
 
 
-def _title(kind: str, built: ggplot) -> str:
+def _title(kind: str, built: Built) -> str:
     parts: list[str] = []
     for lyr in built.layers:
         fam = _family(lyr.stat) if is_private(lyr) else None

@@ -17,14 +17,14 @@ whatever the data and ``drop`` say.
 from __future__ import annotations
 
 import itertools
-import numbers
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import pandas as pd
 
+from ._compat import layer_mapping, layer_own_data
+from .cells import level_label
 from .exceptions import PlotninePrivateError
 
 if TYPE_CHECKING:
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Door",
+    "release_layer",
     "declared_levels",
     "facet_skeleton",
     "is_private",
@@ -40,7 +41,10 @@ __all__ = [
     "make_door",
 ]
 
-_LAYOUT_COLUMNS = {
+# plotnine's own columns of a layout (0.16 adds the secondary axes)
+LAYOUT_COLUMNS = {
+    "AXIS_X_SEC",
+    "AXIS_Y_SEC",
     "PANEL",
     "ROW",
     "COL",
@@ -49,22 +53,6 @@ _LAYOUT_COLUMNS = {
     "AXIS_X",
     "AXIS_Y",
 }
-
-
-def level_label(value: Any) -> str:
-    """Canonical text of a category, facet or group value, used to key the
-    noise: a number is written as a float (4, 4.0 and np.int64(4) are one
-    level), anything else as its ``str``. Plots and tables use the same
-    labels, so they draw the same noise for the same cell.
-
-    >>> level_label(4), level_label(4.0), level_label("4")
-    ('4.0', '4.0', '4')
-    """
-    if isinstance(value, numbers.Real) and not isinstance(
-        value, (bool, np.bool_)
-    ):
-        return repr(float(value))
-    return str(value)
 
 
 def is_private(lyr: layer) -> bool:
@@ -135,11 +123,11 @@ def _source(plot: ggplot, lyr: layer) -> tuple[str, Any]:
     object (or function), so two layers on one frame are one source and a
     layer on another frame, even with equal rows, is another.
     """
-    own = lyr._data
+    own = layer_own_data(lyr)
     if own is None:
         return "data", plot.data
     for k, other in enumerate(plot.layers):
-        if other._data is own:
+        if layer_own_data(other) is own:
             break
     else:  # pragma: no cover - the layer is in the plot
         k = 0
@@ -149,7 +137,7 @@ def _source(plot: ggplot, lyr: layer) -> tuple[str, Any]:
 
 
 def _source_frame(plot: ggplot, lyr: layer) -> Any:
-    own = lyr._data
+    own = layer_own_data(lyr)
     if own is None or callable(own):
         return plot.data
     return own
@@ -206,7 +194,7 @@ class Door:
 
 def _mapping_text(lyr: layer) -> dict[str, str]:
     out = {}
-    for ae, expr in lyr.mapping._starting.items():
+    for ae, expr in layer_mapping(lyr).items():
         out[str(ae)] = expr if isinstance(expr, str) else repr(expr)
     return out
 
@@ -218,12 +206,12 @@ def make_door(
     source, obj = _source(plot, lyr)
     frame = _source_frame(plot, lyr)
     declared = {}
-    for ae, expr in lyr.mapping._starting.items():
+    for ae, expr in layer_mapping(lyr).items():
         levels = declared_levels(frame, expr)
         if levels is not None:
             declared[str(ae)] = levels
     layout = plot.layout.layout
-    cols = [c for c in layout.columns if c not in _LAYOUT_COLUMNS]
+    cols = [c for c in layout.columns if c not in LAYOUT_COLUMNS]
     values = (
         [tuple(row) for row in layout[cols].itertuples(index=False)]
         if cols
@@ -309,3 +297,13 @@ def facet_skeleton(
             for v, col in zip(facet_vars, columns)
         }
     )
+
+
+def release_layer(
+    lyr: layer, plot: ggplot, rows: pd.DataFrame, data: pd.DataFrame
+) -> pd.DataFrame:
+    """The released cells of a private layer (the door's hook): its
+    evaluated, transformed ``data`` through its stat, with the public
+    facts of :func:`make_door` (``rows``: the layer data before its
+    mapping was evaluated)."""
+    return lyr.stat.release_at_door(data, make_door(plot, lyr, rows))

@@ -48,6 +48,7 @@ from urllib.parse import parse_qs
 from .exceptions import BudgetExceededError, PlotninePrivateError
 from .mechanisms.release import Charge, set_charge_hook
 from .report.composition import exceeds, fmt
+from .statements import redact_seeds, statement_at
 
 __all__ = [
     "COLUMNS",
@@ -395,15 +396,13 @@ def _what() -> str:
     table it belongs to)."""
     import linecache
 
-    from .bundle import _statement_at, redact_seeds  # lazy: matplotlib
-
     frame = sys._getframe(1)
     while frame is not None:
         module = str(frame.f_globals.get("__name__", ""))
         if module.split(".")[0] not in _MACHINERY:
             name = frame.f_code.co_filename
             lines = linecache.getlines(name, frame.f_globals)
-            text = _statement_at("".join(lines), frame.f_lineno)
+            text = statement_at("".join(lines), frame.f_lineno)
             if not text:
                 text = linecache.getline(name, frame.f_lineno).strip()
             text = " ".join((text or "<source not available>").split())

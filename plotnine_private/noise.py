@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ._compat import build
+from ._compat import Built, build
 from .exceptions import PlotninePrivateError
 from .mechanisms.discrete_gaussian import discrete_gaussian_pmf
 from .mechanisms.ptable import ons_pcv
@@ -461,7 +461,7 @@ def noise_interval(plot: Any, level: float = 0.95) -> NoiseIntervals:
 
 
 def intervals_of_built(
-    built: ggplot, level: float = 0.95, plot: int | None = None
+    built: Built, level: float = 0.95, plot: int | None = None
 ) -> NoiseIntervals:
     """:func:`noise_interval` of a plot that has been built (``plot``: its
     index in a composition, which names its layers)."""

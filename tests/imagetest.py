@@ -7,9 +7,11 @@ Agg, matplotlib defaults, DejaVu Sans) and compares it with
 
 Text rendering changes between matplotlib minor versions, so baselines
 belong to the version written in ``tests/baseline_images/MATPLOTLIB_VERSION``
-and the check is skipped under any other version. To add or update a
-baseline: run the test (it fails and writes the result image), look at the
-image, then ``python tools/promote_baselines.py <test module> [name ...]``.
+and the check is skipped under any other version; likewise for the
+plotnine release in ``PLOTNINE_VERSION``, whose releases change layouts. To
+add or update a baseline: run the test (it fails and writes the result
+image), look at the image, then
+``python tools/promote_baselines.py <test module> [name ...]``.
 """
 
 from __future__ import annotations
@@ -19,12 +21,16 @@ import sys
 from pathlib import Path
 
 import matplotlib as mpl
+import plotnine
 import pytest
 
 TESTS_DIR = Path(__file__).resolve().parent
 BASELINE_DIR = TESTS_DIR / "baseline_images"
 RESULT_DIR = TESTS_DIR / "result_images"
 VERSION_FILE = BASELINE_DIR / "MATPLOTLIB_VERSION"
+# plotnine's releases change how plots are laid out, too (0.15.7 changed
+# line spacing under matplotlib 3.11): baselines are for one release
+PLOTNINE_FILE = BASELINE_DIR / "PLOTNINE_VERSION"
 
 WIDTH_IN, HEIGHT_IN, DPI = 6.4, 4.8, 72
 FONT = "DejaVu Sans"
@@ -89,6 +95,12 @@ def assert_image_matches(plot, name: str, tol: float = 2) -> None:
         pytest.skip(
             f"image baselines are for matplotlib {wanted}, running "
             f"{mpl.__version__}: text metrics differ between minor versions"
+        )
+    wanted_pn = PLOTNINE_FILE.read_text().strip()
+    if plotnine.__version__ != wanted_pn:
+        pytest.skip(
+            f"image baselines are for plotnine {wanted_pn}, running "
+            f"{plotnine.__version__}: layouts differ between releases"
         )
 
     stem = _caller_stem()

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import tempfile
 import warnings
-from copy import deepcopy
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from keyfile import using_key
 from plotnine.scales.scale_discrete import scale_discrete
 
 import plotnine_private as pp
+from plotnine_private._compat import build
 from plotnine_private.mechanisms import release as engine
 
 #: layer columns that carry released numbers (or are computed from them)
@@ -87,9 +87,8 @@ def snapshot(
     engine._SOURCES.clear()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        built = deepcopy(plot)
         try:
-            built._build()
+            built = build(plot)
             report = pp.privacy_report(plot)
         except Exception as err:  # an error is a release too: compared
             error = f"{type(err).__name__}: {err}"

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from copy import deepcopy
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -14,6 +12,7 @@ from plotnine.exceptions import PlotnineError
 
 import plotnine_private as pp
 from plotnine_private import PlotninePrivateError, layer_data
+from plotnine_private._compat import build
 from plotnine_private.geoms.hex import geom_hex
 from plotnine_private.mechanisms.hexbin import (
     hex_assign,
@@ -212,11 +211,10 @@ def test_ckm_needs_public_limits(points):
 
 
 def test_dp_without_limits_charges_a_private_range(points):
-    p = deepcopy(
+    p = build(
         ggplot(points, aes("x", "y"))
         + geom_hex(stat="binhex_dp", eps=1, seed=2)
     )
-    p._build()
     releases = p.layers[0].stat.releases
     assert {r.mechanism for r in releases} >= {
         "durfee_quantile",
@@ -228,12 +226,12 @@ def test_dp_without_limits_charges_a_private_range(points):
 
 def test_bad_parameters_fail_at_construction():
     with pytest.raises(PlotninePrivateError, match="binwidth"):
-        geom_hex(stat="binhex_dp", eps=1, binwidth=0)
+        ggplot() + geom_hex(stat="binhex_dp", eps=1, binwidth=0)
     with pytest.raises(PlotninePrivateError, match="bins"):
-        geom_hex(stat="binhex_dp", eps=1, bins=0)
+        ggplot() + geom_hex(stat="binhex_dp", eps=1, bins=0)
     with pytest.raises(PlotninePrivateError, match="eps"):
-        geom_hex(stat="binhex_dp")
+        ggplot() + geom_hex(stat="binhex_dp")
     with pytest.raises(PlotninePrivateError, match="limits"):
-        geom_hex(stat="binhex_dp", eps=1, limits=((1, 0), (0, 1)))
+        ggplot() + geom_hex(stat="binhex_dp", eps=1, limits=((1, 0), (0, 1)))
     with pytest.raises(PlotnineError, match="not understood"):
-        geom_hex(stat="binhex_dp", eps=1, epsilon=1)
+        ggplot() + geom_hex(stat="binhex_dp", eps=1, epsilon=1)

@@ -159,7 +159,7 @@ def test_bin_ckm_needs_public_bins(mpg):
 )
 def test_bad_bin_parameters(kwargs, match):
     with pytest.raises(PlotninePrivateError, match=match):
-        geom_histogram(stat="bin_dp", eps=1, **kwargs)
+        ggplot() + geom_histogram(stat="bin_dp", eps=1, **kwargs)
 
 
 def test_bin2d_noises_every_cell_and_gives_centres(mpg):
@@ -250,7 +250,7 @@ def test_sum_dp_without_grid_is_thresholded(mpg):
 
 def test_sum_needs_limits_and_resolution_together():
     with pytest.raises(PlotninePrivateError, match="go together"):
-        geom_count(stat="sum_dp", eps=1, limits=((0, 1), (0, 1)))
+        ggplot() + geom_count(stat="sum_dp", eps=1, limits=((0, 1), (0, 1)))
 
 
 def test_sum_ckm_counts_positions(mpg):

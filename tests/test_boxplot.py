@@ -276,7 +276,7 @@ def test_outside_the_limits_clamp_or_drop():
 def test_bad_parameters_fail_at_construction(kwargs, match):
     kwargs = {"eps": 1, **kwargs}
     with pytest.raises(PlotninePrivateError, match=match):
-        geom_boxplot(stat="boxplot_dp", **kwargs)
+        ggplot() + geom_boxplot(stat="boxplot_dp", **kwargs)
 
 
 def test_continuous_x_and_discrete_y_are_refused(mpg):

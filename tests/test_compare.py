@@ -23,6 +23,7 @@ from plotnine import (
 
 import plotnine_private as pp
 from plotnine_private import PlotninePrivateError, layer_data
+from plotnine_private._compat import build
 from plotnine_private.compare import MARKER
 
 PTAB = pp.create_cnt_ptable(D=5, V=2.01, js=2)
@@ -36,11 +37,10 @@ def cars(mpg_cat):
 
 
 def _panel_ranges(plot):
-    b = deepcopy(plot)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        b._build()
-        b.layout.setup_panel_params(b.coordinates)
+        b = build(plot)
+        b.layout.setup_panel_params(b.plot.coordinates)
     pp_ = b.layout.panel_params[0]
     scales = {
         s.aesthetics[0]: tuple(s.final_limits)

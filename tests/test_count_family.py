@@ -21,6 +21,7 @@ from plotnine import (
 from plotnine._utils.registry import Registry
 from plotnine.exceptions import PlotnineError
 from plotnine.stats import stat_count
+from warns import data_warnings
 
 import plotnine_private as pp
 from plotnine_private import PlotninePrivateError, layer_data
@@ -306,17 +307,17 @@ def test_ckm_threshold_suppresses_small_cells(mpg):
 )
 def test_bad_dp_parameters_fail_at_construction(kwargs, match):
     with pytest.raises(PlotninePrivateError, match=match):
-        geom_bar(stat="count_dp", **kwargs)
+        ggplot() + geom_bar(stat="count_dp", **kwargs)
 
 
 def test_unknown_parameter_is_refused():
     with pytest.raises(PlotnineError, match="epsilon"):
-        geom_bar(stat="count_dp", eps=1, epsilon=1)
+        ggplot() + geom_bar(stat="count_dp", eps=1, epsilon=1)
 
 
 def test_missing_ptable_and_rkey_are_explained(mpg):
     with pytest.raises(PlotninePrivateError, match="ptable is required"):
-        geom_bar(stat="count_ckm")
+        ggplot() + geom_bar(stat="count_ckm")
     p = ggplot(mpg, aes("class")) + geom_bar(stat="count_ckm", ptable=PTAB)
     with pytest.raises(PlotninePrivateError, match="aes\\(rkey="):
         layer_data(p)
@@ -363,7 +364,7 @@ def test_missing_x_is_dropped_silently_and_never_drawn(mpg):
         q = pp._compat.build(
             ggplot(d, aes("cls")) + geom_bar(stat="count_dp", eps=1e9, seed=1)
         )
-    assert [str(w.message) for w in ws] == []
+    assert [str(w.message) for w in data_warnings(ws)] == []
     assert len(q.layers[0].data) == 7
     assert "nan" not in map(str, q.layout.panel_scales_x[0].final_limits)
     assert q.layers[0].data["count"].sum() == len(d) - 5

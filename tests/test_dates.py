@@ -395,7 +395,7 @@ def test_binhex_on_a_date_axis(stat):
 
 def test_binhex_refuses_months():
     with pytest.raises(PlotninePrivateError, match="fixed width"):
-        pp.geom_hex(
+        ggplot() + pp.geom_hex(
             stat="binhex_dp",
             limits=(Y2020, (0, 10)),
             binwidth=("1 month", 1),
@@ -544,7 +544,7 @@ def test_date_axis_without_public_range_is_refused(stat):
 )
 def test_malformed_dates_fail_at_construction(params, match):
     with pytest.raises(PlotninePrivateError, match=match):
-        geom_histogram(stat="bin_dp", **params, **DP)
+        ggplot() + geom_histogram(stat="bin_dp", **params, **DP)
 
 
 def test_calendar_step_with_center_or_too_fine_is_refused():

@@ -372,12 +372,12 @@ def test_log_scale_transforms_the_limits():
 def test_bad_parameters_fail_at_construction(kwargs, match):
     kwargs = {"eps": 1, **kwargs}
     with pytest.raises(PlotninePrivateError, match=match):
-        geom_density(stat="density_dp", **kwargs)
+        ggplot() + geom_density(stat="density_dp", **kwargs)
 
 
 def test_ckm_needs_a_ptable_and_record_keys(mpg):
     with pytest.raises(PlotninePrivateError, match="ptable is required"):
-        geom_density(stat="density_ckm", limits=(0, 50))
+        ggplot() + geom_density(stat="density_ckm", limits=(0, 50))
     p = ggplot(mpg, aes("hwy")) + geom_density(
         stat="density_ckm", limits=(0, 50), ptable=PTAB
     )

@@ -13,6 +13,7 @@ from alpha import ALPHA, t_bound
 from plotnine import aes, facet_wrap, geom_rect, ggplot
 
 from plotnine_private import layer_data
+from plotnine_private._compat import build
 from plotnine_private.exceptions import PlotninePrivateError, PrivacyWarning
 from plotnine_private.mechanisms import release
 from plotnine_private.mechanisms.keys import secret_for
@@ -420,8 +421,7 @@ def test_stat_releases_list(gau):
     p = ggplot(gau) + stat_dp_pca_score(
         columns=COLS, eps=4, delta=1e-5, seed=1
     )
-    p._build()  # builds in place, so the stat keeps its releases
-    st = p.layers[0].stat
+    st = build(p).layers[0].stat
     assert isinstance(st, mod.stat_dp_pca_score)
     assert [r.details["what"] for r in st.releases] == [
         "directions",

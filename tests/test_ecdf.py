@@ -244,7 +244,7 @@ def test_outside_the_limits_clamp_or_drop():
 def test_bad_parameters_fail_at_construction(kwargs, match):
     kwargs = {"eps": 1, **kwargs}
     with pytest.raises(PlotninePrivateError, match=match):
-        geom_step(stat="ecdf_dp", **kwargs)
+        ggplot() + geom_step(stat="ecdf_dp", **kwargs)
 
 
 def test_discrete_x_is_refused(mpg):

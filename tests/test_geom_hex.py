@@ -28,6 +28,7 @@ from plotnine.geoms.geom import geom
 
 import plotnine_private.geoms.hex as geom_hex_module
 import plotnine_private.stats.bin_hex as stat_module
+from plotnine_private._compat import build
 from plotnine_private.exceptions import PlotninePrivateError
 from plotnine_private.geoms.hex import geom_hex
 from plotnine_private.stats.bin_hex import stat_bin_hex, stat_binhex
@@ -37,9 +38,7 @@ PAD = 1e-6  # ggplot2's padding of the hexbin bounds
 
 
 def layer_data(plot, i=0):
-    q = deepcopy(plot)
-    q._build()
-    return q.layers[i].data
+    return build(plot).layers[i].data
 
 
 def draw(plot):
@@ -185,13 +184,13 @@ def test_alias_and_class_spellings_agree():
 
 def test_bad_parameters_fail_at_construction():
     with pytest.raises(PlotninePrivateError, match="binwidth"):
-        geom_hex(binwidth=-1)
+        ggplot() + geom_hex(binwidth=-1)
     with pytest.raises(PlotninePrivateError, match="bins"):
         stat_bin_hex(bins=0)
     with pytest.raises(PlotninePrivateError, match="binwidth"):
-        geom_hex(binwidth=(1, 2, 3))
+        ggplot() + geom_hex(binwidth=(1, 2, 3))
     with pytest.raises(PlotnineError, match="not understood"):
-        geom_hex(binwdth=1)
+        ggplot() + geom_hex(binwdth=1)
 
 
 # geom -------------------------------------------------------------------

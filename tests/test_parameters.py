@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from plotnine import aes, geom_bar, geom_bin_2d, geom_histogram, ggplot
+from warns import data_warnings
 
 import plotnine_private as pp
 from plotnine_private import layer_data
@@ -116,7 +117,7 @@ def test_records_outside_xlim_leave_no_trace(mpg):
                 + geom_histogram(stat=stat, bins=5, na_rm=False, **params)
                 + xlim(0, 50)
             )
-        return out, sorted(str(w.message) for w in ws)
+        return out, sorted(str(w.message) for w in data_warnings(ws))
 
     # control: in this situation plotnine's own stat_bin does warn, so a
     # private stat that passed the removal on would be caught here

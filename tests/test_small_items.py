@@ -150,7 +150,7 @@ def test_ckm_stat_names_ptable_type_and_fix(stat_name, value, got, extra):
 
 def test_ckm_layer_and_table_refuse_a_dict_ptable(mpg):
     with pytest.raises(PlotninePrivateError, match=r"got dict \{'D': 2"):
-        geom_bar(stat="count_ckm", ptable={"D": 2, "V": 1.05})
+        ggplot() + geom_bar(stat="count_ckm", ptable={"D": 2, "V": 1.05})
     keyed = pp.add_record_keys(mpg, seed=1)
     with pytest.raises(PlotninePrivateError) as err:
         pp.ckm_table(keyed, "class", rkey="rkey", ptable={"D": 2, "V": 1})
@@ -205,7 +205,7 @@ def test_save_release_records_a_multiline_call(mpg, tmp_path, key_file):
 
 
 def test_statement_finder_cases():
-    from plotnine_private.bundle import _statement_at
+    from plotnine_private.statements import statement_at as _statement_at
 
     src = (
         "import x\n"
@@ -233,7 +233,7 @@ def test_save_release_falls_back_to_the_line_without_source(
 ):
     from plotnine_private import bundle
 
-    monkeypatch.setattr(bundle, "_statement_at", lambda src, line: None)
+    monkeypatch.setattr(bundle, "statement_at", lambda src, line: None)
     p = ggplot(mpg, aes("class")) + geom_bar(stat="count_dp", eps=1, seed=5)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -25,6 +25,7 @@ TESTS_DIR = Path(__file__).resolve().parent.parent / "tests"
 RESULT_DIR = TESTS_DIR / "result_images"
 BASELINE_DIR = TESTS_DIR / "baseline_images"
 VERSION_FILE = BASELINE_DIR / "MATPLOTLIB_VERSION"
+PLOTNINE_FILE = BASELINE_DIR / "PLOTNINE_VERSION"
 
 # comparison by-products written next to the results
 _SUFFIXES = ("-expected", "-failed-diff")
@@ -63,6 +64,12 @@ def main() -> None:
             f"now {version}; recording {version}"
         )
         VERSION_FILE.write_text(version + "\n")
+    import plotnine
+
+    pn_version = plotnine.__version__
+    if pn_version != PLOTNINE_FILE.read_text().strip():
+        print(f"warning: recording plotnine {pn_version} for the baselines")
+        PLOTNINE_FILE.write_text(pn_version + "\n")
 
     for png in result_images(args.module, args.names):
         target = BASELINE_DIR / png.parent.name / png.name

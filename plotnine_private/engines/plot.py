@@ -16,6 +16,7 @@ import pandas as pd
 from plotnine.mapping.aes import aes
 from plotnine.mapping.evaluation import evaluate
 
+from .._compat import layer_mapping, layer_own_data, scale_transform
 from ..door import _source_frame, is_private, make_door
 from ..exceptions import PlotninePrivateError
 from ..validation import fail
@@ -31,7 +32,7 @@ __all__ = ["compute_in_engine", "engine_layer"]
 
 def engine_layer(plot: ggplot, lyr: layer) -> bool:
     """Whether a layer's data are a table in an engine."""
-    own = lyr._data
+    own = layer_own_data(lyr)
     if callable(own) and is_source(plot.data):
         raise PlotninePrivateError(
             "a layer's data= function cannot be applied to a table in an "
@@ -63,13 +64,12 @@ def _no_transform(name: str, plot: ggplot, cols: dict) -> None:
     for ax in ("x", "y"):
         if ax not in cols:
             continue
-        scale = plot.scales.get_scales(ax)
-        trans = getattr(scale, "trans", None)
-        if trans is not None and "identity" not in type(trans).__name__:
+        trans = scale_transform(plot.scales.get_scales(ax))
+        if trans is not None:
             raise fail(
                 name,
                 f"the {ax} scale transforms positions "
-                f"({type(trans).__name__}); on a table in an engine, "
+                f"({trans[0]}); on a table in an engine, "
                 "compute the transformed column in the engine and use a "
                 "plain scale.",
             )
@@ -87,11 +87,10 @@ def compute_in_engine(lyr: layer, plot: ggplot) -> Any:
             f"{src.engine} engine. Use a private stat (stat='count_dp', "
             "'bin_dp', ...) or collect a pandas frame for this layer."
         )
-    cols = _columns(name, lyr.mapping._starting, src)
-    evaled = evaluate(lyr.mapping._starting, lyr.data, plot.environment)
+    cols = _columns(name, layer_mapping(lyr), src)
+    evaled = evaluate(layer_mapping(lyr), lyr.data, plot.environment)
     plot.scales.add_defaults(evaled, aes(**{str(c): c for c in evaled}))
     evaled["PANEL"] = pd.Series([], dtype=int)
     _no_transform(name, plot, cols)
     door = make_door(plot, lyr, None)
     lyr.data = release_in_engine(lyr.stat, cols, evaled, door, src)
-    lyr._pnp_released = True

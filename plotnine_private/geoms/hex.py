@@ -6,11 +6,11 @@ import typing
 
 import numpy as np
 import pandas as pd
-from plotnine._utils import SIZE_FACTOR, resolution, to_rgba
 from plotnine.doctools import document
 from plotnine.geoms.geom import geom
 from plotnine.geoms.geom_polygon import geom_polygon
 
+from .._compat import SIZE_FACTOR, resolution, to_rgba
 from ..mechanisms.hexbin import SQRT3, hex_vertices
 from ..stats.bin_hex import keep_upstream, upstream_class
 

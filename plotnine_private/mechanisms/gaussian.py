@@ -25,7 +25,6 @@ import math
 import warnings
 
 import numpy as np
-from scipy.optimize import brentq
 from scipy.special import log_ndtr, ndtr
 
 from .errors import ParameterError
@@ -132,6 +131,9 @@ def analytic_gaussian_sigma(
         hi, lo = lo, lo / 2.0
         if lo < 1e-300:
             return hi
+    # imported here: scipy.optimize takes longer to import than plotnine
+    from scipy.optimize import brentq
+
     sigma = brentq(excess, lo, hi, xtol=1e-14 * hi, rtol=1e-14)
     # round up: never report a sigma whose delta exceeds the target
     sigma *= 1.0 + 1e-12

@@ -18,6 +18,7 @@ import pandas as pd
 from plotnine import geom_blank
 from plotnine.layer import Layers, layer
 
+from .._compat import Built, init_layer
 from ..exceptions import BudgetExceededError, PlotninePrivateError
 from .composition import Ledger, compose, exceeds, fmt, private_layers
 
@@ -63,10 +64,8 @@ class _BudgetLayer(layer):
     is_budget = True
 
     def __init__(self, eps: float, delta: float):
-        blank = geom_blank(
-            data=pd.DataFrame(), inherit_aes=False, show_legend=False
-        )
-        self.__dict__.update(layer.from_geom(blank).__dict__)
+        blank = geom_blank(data=pd.DataFrame())
+        init_layer(self, blank, inherit_aes=False, show_legend=False)
         self.budget_eps = eps
         self.budget_delta = delta
         self.enforce = True
@@ -173,7 +172,7 @@ def privacy_budget(eps: float, delta: float = 0.0) -> PrivacyBudget:
     return PrivacyBudget(*_check_budget(eps, delta))
 
 
-def budget_layer(plot: ggplot) -> _BudgetLayer | None:
+def budget_layer(plot: ggplot | Built) -> _BudgetLayer | None:
     found = [lyr for lyr in plot.layers if isinstance(lyr, _BudgetLayer)]
     return found[-1] if found else None
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from plotnine import ggplot
 from plotnine.composition import Compose
 
-from .._compat import build
+from .._compat import Built, build
 from ..exceptions import PlotninePrivateError
 from .budget import PrivacyBudget, raise_if_exceeded
 from .composition import Ledger, compose, private_layers
@@ -95,7 +95,7 @@ def composition_budget(obj: Any) -> tuple[float, float] | None:
     return None if b is None else (b.eps, b.delta)
 
 
-def built_figures(obj: Any, fn: str) -> list[ggplot]:
+def built_figures(obj: Any, fn: str) -> list[Built]:
     """Built copies of every plot of ``obj``, the plots' own budgets not
     enforced (a report or a check, not a drawing)."""
     built = []
@@ -108,7 +108,7 @@ def built_figures(obj: Any, fn: str) -> list[ggplot]:
     return built
 
 
-def compose_figures(built: list[ggplot]) -> Ledger:
+def compose_figures(built: list[Built]) -> Ledger:
     """Compose the releases of several built plots (shared ones once)."""
     layers = [
         (layer_key(p, i), lyr)
@@ -119,7 +119,7 @@ def compose_figures(built: list[ggplot]) -> Ledger:
 
 
 def report_of_figures(
-    built: list[ggplot], budget: tuple[float, float] | None
+    built: list[Built], budget: tuple[float, float] | None
 ) -> PrivacyReport:
     """The report of several built plots."""
     from .presentation import PrivacyReport
@@ -153,3 +153,12 @@ def check_budget(budget: PrivacyBudget, obj: Any) -> None:
     """:meth:`PrivacyBudget.check`: raise if ``obj`` composes to more."""
     ledger = compose_figures(built_figures(obj, "privacy_budget"))
     raise_if_exceeded(ledger, budget.eps, budget.delta)
+
+
+def add_to_composition(cmp: Compose, rhs: Any) -> Any:
+    """``cmp + rhs`` when ``rhs`` is a privacy budget (it caps the whole
+    composition); NotImplemented for anything else (plotnine adds it to
+    the last plot)."""
+    if isinstance(rhs, PrivacyBudget):
+        return set_composition_budget(cmp, rhs)
+    return NotImplemented

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from .._compat import build
+from .._compat import Built, build
 from .budget import budget_layer
 from .composition import (
     COLUMNS,
@@ -27,7 +27,7 @@ from .composition import (
 )
 
 if TYPE_CHECKING:
-    from plotnine import ggplot
+    pass
 
 __all__ = ["PrivacyReport", "plain", "privacy_report", "report_from_built"]
 
@@ -219,7 +219,7 @@ def plain(v: Any) -> Any:
     return str(v)
 
 
-def report_from_built(built: ggplot) -> PrivacyReport:
+def report_from_built(built: Built) -> PrivacyReport:
     """The report of a plot that has been built (layers hold releases)."""
     bl = budget_layer(built)
     budget = None if bl is None else (bl.budget_eps, bl.budget_delta)

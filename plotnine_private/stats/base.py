@@ -36,13 +36,14 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from plotnine.scales.scale_discrete import scale_discrete
 from plotnine.stats.stat import stat
 
+from .._compat import keep_checked_params, scale_transform
 from ..cells import (
     CHUNK,
     Dimension,
@@ -78,9 +79,6 @@ from ..validation import (
 )
 from ..validation import fail as _fail
 from .domains import advise_edge_mass
-
-if TYPE_CHECKING:
-    from plotnine.facets.layout import Layout
 
 __all__ = [
     "CKMMixin",
@@ -178,11 +176,10 @@ def scale_facts(scale) -> tuple:
     so that a table states the same query as a plot)."""
     if scale is None:
         return ()
-    trans = getattr(scale, "trans", None)
-    name = type(trans).__name__ if trans is not None else "identity"
+    trans = scale_transform(scale)
     facts: tuple = ()
-    if "identity" not in name:
-        facts += (("transform", name),)
+    if trans is not None:
+        facts += (("transform", *trans),)
     limits = getattr(scale, "limits", None)
     if callable(limits):
         facts += (("limits", "function"),)
@@ -238,9 +235,9 @@ class PrivateCountStat(stat):
 
     Subclasses implement :meth:`family_cells` and :meth:`shape_output`.
 
-    ``compute_layer`` is overridden (plotnine's stats should not): the
-    layer was released at the door, so there is nothing left to compute,
-    and plotnine's per-panel pass would see released cells only.
+    The layer is released at the door (:meth:`release_at_door`), so
+    plotnine runs no statistic on its released cells (the adapter's hook;
+    stats do not override ``compute_layer``).
     """
 
     DP: bool = False
@@ -254,6 +251,7 @@ class PrivateCountStat(stat):
         super().__init__(mapping, data, **kwargs)
         self.releases: list[Release] = []
         self.validate_params()
+        keep_checked_params(self)
 
     # -- hooks for subclasses ------------------------------------------
     def validate_params(self) -> None:
@@ -349,23 +347,6 @@ class PrivateCountStat(stat):
     def setup_params(self, data):
         """Nothing to set up from the data: parameters are validated when
         the layer is created, and nothing may be read from the rows."""
-
-    def compute_layer(self, data: pd.DataFrame, layout: Layout):
-        """Return ``data`` unchanged: it holds cells released at the door.
-
-        Parameters
-        ----------
-        data
-            The released cells of every panel.
-        layout
-            plotnine's facet layout (unused).
-
-        Returns
-        -------
-        pandas.DataFrame
-            ``data``.
-        """
-        return data
 
     # -- the door --------------------------------------------------------
     def release_at_door(self, data: pd.DataFrame, door: Door) -> pd.DataFrame:

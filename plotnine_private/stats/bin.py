@@ -10,6 +10,7 @@ import pandas as pd
 from plotnine.doctools import document
 from plotnine.mapping.evaluation import after_stat
 
+from .._compat import stat_arguments
 from .base import (
     CKM_PARAMS,
     DP_PARAMS,
@@ -101,7 +102,9 @@ class _BinFamily(PrivateCountStat):
         width = check_width(self.name, "binwidth", p["binwidth"])
         for param in ("center", "boundary"):
             check_point(self.name, param, p[param])
-        if isinstance(width, CalendarStep) and "closed" not in self._kwargs:
+        if isinstance(width, CalendarStep) and "closed" not in stat_arguments(
+            self
+        ):
             # a calendar bin holds its first instant: [1 Feb, 1 Mar)
             p["closed"] = "left"
         validate_range_share(self.name, p.get("range_share"))

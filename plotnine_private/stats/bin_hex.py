@@ -6,11 +6,11 @@ import typing
 
 import numpy as np
 import pandas as pd
-from plotnine._utils.registry import Registry
 from plotnine.doctools import document
 from plotnine.mapping.evaluation import after_stat, stage
 from plotnine.stats.stat import stat
 
+from .._compat import register, registered
 from ..exceptions import PlotninePrivateError
 from ..mechanisms.errors import ParameterError
 from ..mechanisms.hexbin import (
@@ -55,7 +55,7 @@ def upstream_class(name: str) -> type | None:
     another extension) already registered a class of that name, ours must
     not replace it, so the defining modules put it back.
     """
-    cls = Registry.get(name)
+    cls = registered(name)
     if cls is None or cls.__module__.split(".")[0] == __name__.split(".")[0]:
         return None
     return cls
@@ -67,11 +67,11 @@ def keep_upstream(ours: type, upstream: type | None) -> type:
     Call right after defining ``ours`` with the value of
     :func:`upstream_class` taken before the definition. The module then
     binds its public name to the returned class, so that the exported name
-    always means what ``Registry`` resolves.
+    always means what plotnine resolves.
     """
     if upstream is None:
         return ours
-    Registry[ours.__name__] = upstream
+    register(ours.__name__, upstream)
     return upstream
 
 

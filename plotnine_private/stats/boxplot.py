@@ -178,8 +178,8 @@ _DOC_NOTES = """
 
     **Whiskers.** With `coef` (default), the upper whisker ends at
     Tukey's fence `upper + coef * (upper - lower)` or, if lower, at the
-    top edge of the highest fine bin below the fence that the released
-    CDF gives mass to: the private stand-in for "the largest observation
+    top edge of the highest fine bin (below the fence) to which the
+    released CDF gives mass: the private stand-in for "the largest observation
     within the fence". Under strong noise every bin gets some mass and
     the whisker is the fence itself. The lower whisker mirrors it. With
     `whiskers=(p, q)` they are the private p and q quantiles. **No

@@ -166,8 +166,8 @@ class stat_density_dp(DPMixin, _DensityFamily):
     {usage}
 
     Drop-in for `stat_density`: `geom_density(stat="density_dp",
-    limits=(0, 50), eps=1, seed=7)`. The counts of x in fine bins between
-    the public limits are released with exact discrete Laplace noise
+    limits=(0, 50), eps=1, seed=7)`. The counts of x in fine bins (between
+    the public limits) are released with exact discrete Laplace noise
     (every bin, empty ones included, per group and panel: one histogram,
     eps-DP), and the curve is a kernel smooth of them (post-processing).
 

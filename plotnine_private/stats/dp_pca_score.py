@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 import numbers
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -20,6 +20,7 @@ from plotnine.doctools import document
 from plotnine.mapping.evaluation import after_stat
 from plotnine.stats.stat import stat
 
+from .._compat import keep_checked_params
 from ..cells import Dimension, categorical_dimension
 from ..door import Door, level_label
 from ..pca.api import make_settings, score_shares
@@ -49,9 +50,6 @@ from ..validation import (
 )
 from .base import PrivateCountStat
 
-if TYPE_CHECKING:
-    from plotnine.facets.layout import Layout
-
 __all__ = ["stat_dp_pca_score"]
 
 _NAME = "stat_dp_pca_score"
@@ -71,8 +69,8 @@ class stat_dp_pca_score(stat):
     principal components as tiles shaded by probability. With
     `output="synthetic"` it draws points sampled from that histogram
     (free post-processing). Mapping `fill` (or `colour`/`group`) to a
-    discrete column gives one histogram per group on one shared private
-    frame; facets give one per declared panel.
+    discrete column gives one histogram per group (on one shared private
+    frame); facets give one per declared panel.
 
     Pipeline (dppca, see `plotnine_private.dp_score`): private directions
     from the noisy spherical Kendall matrix (Gaussian mechanism) and a
@@ -179,6 +177,7 @@ class stat_dp_pca_score(stat):
             kwargs["geom"] = "point"
         super().__init__(mapping, data, **kwargs)
         self._check_params()
+        keep_checked_params(self)
         a, b = self.params["axes"]
         # the component names title the axes (plotnine labels an axis by
         # the computed variable its default aesthetic maps)
@@ -225,10 +224,6 @@ class stat_dp_pca_score(stat):
     # -- plotnine entry points -------------------------------------------
     def setup_params(self, data):
         pass
-
-    def compute_layer(self, data: pd.DataFrame, layout: Layout):
-        # released at the door: nothing is left to compute
-        return data
 
     # -- the door ---------------------------------------------------------
     def release_at_door(self, data: pd.DataFrame, door: Door) -> pd.DataFrame:

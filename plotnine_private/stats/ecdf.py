@@ -115,7 +115,7 @@ class stat_ecdf_dp(DPMixin, _EcdfFamily):
 
     Drop-in for `stat_ecdf`: `stat_ecdf_dp(limits=(0, 50), eps=1,
     seed=7)` or `geom_step(stat="ecdf_dp", ...)`. The counts of x in fine
-    bins between the public limits are released with exact discrete
+    bins (between the public limits) are released with exact discrete
     Laplace noise (every bin, per group and panel: eps-DP); the curve is
     computed from them.
 

@@ -29,7 +29,6 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import minimize
 
 from ..errors import ParameterError, PTableVarianceWarning
 from .table import BOUND_DIGITS, BOUND_SCALE, J_DIGITS, J_SCALES, TYPES, PTable
@@ -383,6 +382,9 @@ def _solve_row(
     (docs/ptables.md §3)."""
     v = v.astype(float)
     n = len(v)
+    # imported here: scipy.optimize takes longer to import than plotnine
+    from scipy.optimize import minimize
+
     res = minimize(
         _entropy,
         np.full(n, 1.0 / n),
