@@ -10,6 +10,7 @@ import pandas as pd
 from plotnine.doctools import document
 from plotnine.mapping.evaluation import after_stat
 
+from ..families import Bins
 from .base import (
     CKM_PARAMS,
     DP_PARAMS,
@@ -29,7 +30,7 @@ from .dates import (
     check_width,
     refuse_date_objects,
 )
-from .domains import axis_breaks, bin_index
+from .domains import axis_breaks
 
 if TYPE_CHECKING:
     from plotnine.iapi import pos_scales
@@ -141,12 +142,8 @@ class _BinFamily(PrivateCountStat):
                     [breaks[-1] + (breaks[-1] - breaks[-2])],
                 ]
             )
-        code = bin_index(
-            data["x"].to_numpy(dtype=float),
-            breaks,
-            self.params["closed"],
-            ab.clamp,
-        )
+        family = Bins(breaks, self.params["closed"], ab.clamp)
+        code = family.codes({"x": data["x"].to_numpy(dtype=float)})
         lo, hi = breaks[:-1], breaks[1:]
         frame = pd.DataFrame(
             {"x": (lo + hi) / 2, "xmin": lo, "xmax": hi, "width": hi - lo}
@@ -159,6 +156,7 @@ class _BinFamily(PrivateCountStat):
             public=True,
             source=ab.source,
             describe=(tuple(breaks.tolist()), self.params["closed"]),
+            family=family,
         )
 
     def shape_output(self, cells, released):
