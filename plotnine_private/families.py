@@ -102,6 +102,15 @@ def _float(expr):
     return expr.cast(nw.Float64)
 
 
+def _divide(num, c: float):
+    """``num / c`` rounded as numpy rounds it. Polars turns a division by
+    a literal into a multiplication by its reciprocal, which rounds some
+    quotients differently (a hexagon tie, a half-way grid point); a
+    divisor that is a column (``num * 0 + c``, equal to ``c`` for every
+    finite ``num``) keeps the true division."""
+    return num / (num * 0.0 + c)
+
+
 # --------------------------------------------------------------------------
 # bins of one axis (bin, bin2d's axes, fine histograms)
 # --------------------------------------------------------------------------
@@ -385,8 +394,11 @@ class Hexes(Family):
         bwx, bwy = self.binwidth
         x, y = _float(columns["x"]), _float(columns["y"])
         if self.clamp:
+            # NaN is outside (an engine's clip may put it on an edge)
+            inside = ~x.is_nan() & ~y.is_nan()
             x, y = x.clip(x0, x1), y.clip(y0, y1)
-        inside = (x >= x0) & (x <= x1) & (y >= y0) & (y <= y1)
+        else:
+            inside = (x >= x0) & (x <= x1) & (y >= y0) & (y <= y1)
         sx, sy = nw.col("_hx"), nw.col("_hy")
         ja, ia = nw.col("_ja"), nw.col("_ia")
         jb, ib = nw.col("_jb"), nw.col("_ib")
@@ -399,8 +411,8 @@ class Hexes(Family):
         off = float(self.row.min() - 1)
         return [
             {
-                "_hx": (x - ox) / bwx,
-                "_hy": (y - oy) / (bwy * SQRT3),
+                "_hx": _divide(x - ox, bwx),
+                "_hy": _divide(y - oy, bwy * SQRT3),
                 "_hin": inside,
             },
             {
@@ -505,7 +517,7 @@ class Points(Family):
                     "pd.Timedelta), or collect the rows into a DataFrame."
                 )
             n = len(pa.points)
-            first[f"_s{ax}"] = (_float(columns[ax]) - pa.lo) / pa.step
+            first[f"_s{ax}"] = _divide(_float(columns[ax]) - pa.lo, pa.step)
             second[f"_r{ax}"] = rint_expr(nw.col(f"_s{ax}"))
             # beyond the ends: one sentinel each side (decoded outside)
             last[f"_i{ax}"] = nw.col(f"_r{ax}").clip(-1.0, float(n))
