@@ -58,7 +58,8 @@ __all__ = [
     "PointAxis",
     "Points",
     "bin_index",
-    "rint_expr",
+    "merge_stages",
+    "rint_stages",
 ]
 
 #: name of the last stage's cell column (a single grouping key)
@@ -237,34 +238,47 @@ class Bins(Family):
 
     def index_stages(self, x, out: str) -> Stages:
         """The bin index of expression ``x`` as column ``out`` (-1
-        outside), in two projections for equal widths."""
+        outside). Equal widths: the raw index ``floor((x - lo) / w)`` is
+        projected once, then corrected by one comparison with each edge
+        around it (as ``numpy.linspace`` computes them; the division may
+        round a value on an edge into the next bin), then clipped to the
+        bins; ``x`` is in range, so the raw index is within one bin of
+        the truth."""
         import narwhals as nw
 
         lo, hi = float(self.breaks[0]), float(self.breaks[-1])
         nb = self.size
+        stages: Stages = []
         if self.clamp:
-            # NaN is outside; anything else is pulled onto the edges
-            inside = ~x.is_nan()
-            x = x.clip(lo, hi)
+            # NaN is outside (an engine's clip may put it on an edge);
+            # anything else is pulled onto the edges
+            stages.append(
+                {f"{out}_v": x.clip(lo, hi), f"{out}_in": ~x.is_nan()}
+            )
+            x, inside = nw.col(f"{out}_v"), nw.col(f"{out}_in")
         else:
             inside = (x >= lo) & (x <= hi)
         step = _linspace_step(self.breaks)
         if step is None:
-            return [{out: self._compare_index(x, inside)}]
-        # the raw index once (clipped to a real bin), then the correction
-        # against the two edges around it, as numpy.linspace computes them
-        kcol = f"{out}_k"
-        k = nw.col(kcol)
-        left = k * step + lo
-        right = (k + 1.0) * step + lo
+            return [*stages, {out: self._compare_index(x, inside)}]
+        r, c = nw.col(f"{out}_r"), nw.col(f"{out}_c")
+        left = r * step + lo
+        right = (r + 1.0) * step + lo
         if self.closed == "right":
-            down, up = (x <= left) & (k > 0), (x > right) & (k < nb - 1)
+            down, up = x <= left, x > right
         else:
-            down, up = (x < left) & (k > 0), (x >= right) & (k < nb - 1)
-        idx = k - down.cast(nw.Float64) + up.cast(nw.Float64)
+            down, up = x < left, x >= right
+        # a raw index of nb (x on the last edge) or a correction to -1
+        # (x on the first) is put back in range by the clip
         return [
-            {kcol: ((x - lo) / step).floor().clip(0.0, float(nb - 1))},
-            {out: nw.when(inside).then(idx).otherwise(-1.0)},
+            *stages,
+            {f"{out}_r": ((x - lo) / step).floor()},
+            {f"{out}_c": r - down.cast(nw.Float64) + up.cast(nw.Float64)},
+            {
+                out: nw.when(inside)
+                .then(c.clip(0.0, float(nb - 1)))
+                .otherwise(-1.0)
+            },
         ]
 
     def _compare_index(self, x, inside):
@@ -285,7 +299,7 @@ class Bins(Family):
         return nw.when(ok).then(idx).otherwise(-1)
 
 
-def _merge(*lists: Stages) -> Stages:
+def merge_stages(*lists: Stages) -> Stages:
     """Stage lists run side by side (stage i of each in projection i)."""
     depth = max(len(s) for s in lists)
     return [
@@ -324,7 +338,7 @@ class Grid(Family):
             .then(iy * float(self.x.size) + ix)
             .otherwise(-1.0)
         )
-        return [*_merge(sx, sy), {CELL: cell}]
+        return [*merge_stages(sx, sy), {CELL: cell}]
 
 
 # --------------------------------------------------------------------------
@@ -441,15 +455,16 @@ class Hexes(Family):
 # --------------------------------------------------------------------------
 # a grid of points (sum): the nearest point of each axis
 # --------------------------------------------------------------------------
-def rint_expr(v):
-    """``numpy.rint`` (round half to even) of a projected column ``v``."""
+def rint_stages(src: str, out: str) -> Stages:
+    """``numpy.rint`` (round half to even) of column ``src`` as column
+    ``out``: the floor projected once, then the rounding up."""
     import narwhals as nw
 
-    f = v.floor()
+    v, f = nw.col(src), nw.col(f"{out}_f")
     d = v - f
     odd = (f / 2).floor() * 2 != f
     up = (d > 0.5) | ((d == 0.5) & odd)
-    return f + nw.when(up).then(1.0).otherwise(0.0)
+    return [{f"{out}_f": v.floor()}, {out: f + up.cast(nw.Float64)}]
 
 
 @dataclass(frozen=True, eq=False)
@@ -507,7 +522,7 @@ class Points(Family):
     def stages(self, columns: Mapping[str, Any]) -> Stages:
         import narwhals as nw
 
-        first, second, last = {}, {}, {}
+        per_axis = []
         for ax, pa in (("x", self.x), ("y", self.y)):
             if not isinstance(pa.step, float):
                 raise PlotninePrivateError(
@@ -517,11 +532,16 @@ class Points(Family):
                     "pd.Timedelta), or collect the rows into a DataFrame."
                 )
             n = len(pa.points)
-            first[f"_s{ax}"] = _divide(_float(columns[ax]) - pa.lo, pa.step)
-            second[f"_r{ax}"] = rint_expr(nw.col(f"_s{ax}"))
-            # beyond the ends: one sentinel each side (decoded outside)
-            last[f"_i{ax}"] = nw.col(f"_r{ax}").clip(-1.0, float(n))
-        return [first, second, last]
+            per_axis.append(
+                [
+                    {f"_s{ax}": _divide(_float(columns[ax]) - pa.lo, pa.step)},
+                    *rint_stages(f"_s{ax}", f"_r{ax}"),
+                    # beyond the ends: one sentinel each side (decoded
+                    # outside)
+                    {f"_i{ax}": nw.col(f"_r{ax}").clip(-1.0, float(n))},
+                ]
+            )
+        return merge_stages(*per_axis)
 
     def decode(self, grouped: Mapping[str, np.ndarray]) -> np.ndarray:
         ix, iy = _int_keys(grouped["_ix"]), _int_keys(grouped["_iy"])

@@ -40,7 +40,7 @@ from ..cells import (
 )
 from ..door import Door, level_label
 from ..exceptions import PlotninePrivateError
-from ..families import Family, Stages, rint_expr
+from ..families import Family, Stages, merge_stages, rint_stages
 from ..mechanisms.release import CellTable, LaplaceCounts
 from ..validation import fail
 
@@ -144,11 +144,10 @@ def grouped(
             .cast(nw.Int64)
         )
         aggs += [nw.col("_w").sum(), nw.col("_wbad").sum()]
+    names = [*keys, *(stages[-1] if stages else {})]
     if rkey is not None:
-        ints, bad = rkey
-        cols["_khi"] = ints // _LO_BITS
-        cols["_klo"] = ints % _LO_BITS
-        cols["_kbad"] = bad.fill_null(True).cast(nw.Int64)
+        # the key integers' projections beside the cells' (one pass)
+        stages = merge_stages(list(stages), rkey)
         aggs += [
             nw.col("_khi").sum(),
             nw.col("_klo").sum(),
@@ -160,7 +159,6 @@ def grouped(
     lf = lf.with_columns(**cols)
     for stage in stages[1:]:
         lf = lf.with_columns(**stage)
-    names = [*keys, *(stages[-1] if stages else {})]
     out = lf.group_by(*names).agg(*aggs) if names else lf.select(*aggs)
     result = out.collect().to_pandas().reset_index(drop=True)
     if not names and len(result) and int(result["_n"].iloc[0]) == 0:
@@ -168,28 +166,41 @@ def grouped(
     return result
 
 
-def key_integers(expr, ptable):
-    """Expressions of the CKM key integers and of invalid keys (as
+def key_integers(expr, ptable) -> Stages:
+    """Projections of the CKM key integers (as
     :func:`~plotnine_private.mechanisms.ckm.record_key_integers` with its
-    default 8 digits)."""
+    default 8 digits), split into ``_khi`` and ``_klo`` (high and low 24
+    bits, so that their sums cannot overflow), and ``_kbad`` (1 for an
+    invalid key). Each quantity is projected once."""
     import narwhals as nw
 
-    k = expr.cast(nw.Float64)
+    k = nw.col("_kk")
+    bad = k.is_null() | ~k.fill_null(0.0).is_finite() | (k < 0)
+    if ptable.key_kind == "uniform":
+        bad = bad | (k >= 1)
+    else:
+        bad = bad | (k != k.floor())
+        if ptable.key_modulus is not None:
+            bad = bad | (k >= ptable.key_modulus)
+    kbad = nw.col("_kbad") == 1
+    stages: Stages = [
+        {"_kk": expr.cast(nw.Float64)},
+        {"_kbad": bad.fill_null(True).cast(nw.Int64)},
+    ]
     if ptable.key_kind == "uniform":
         scale = 10**8
-        bad = k.is_null() | ~k.fill_null(0.0).is_finite() | (k < 0) | (k >= 1)
-        safe = nw.when(bad).then(0.0).otherwise(k)
-        return rint_expr(safe * float(scale)).cast(nw.Int64) % scale, bad
-    bad = (
-        k.is_null()
-        | ~k.fill_null(0.0).is_finite()
-        | (k < 0)
-        | (k != k.floor())
-    )
-    if ptable.key_modulus is not None:
-        bad = bad | (k >= ptable.key_modulus)
-    safe = nw.when(bad).then(0.0).otherwise(k)
-    return safe.cast(nw.Int64), bad
+        stages.append(
+            {"_ks": nw.when(kbad).then(0.0).otherwise(k) * float(scale)}
+        )
+        stages += rint_stages("_ks", "_kr")
+        ints = nw.col("_kr").cast(nw.Int64) % scale
+    else:
+        stages.append({"_kr": nw.when(kbad).then(0.0).otherwise(k)})
+        ints = nw.col("_kr").cast(nw.Int64)
+    stages.append({"_ki": ints})
+    ki = nw.col("_ki")
+    stages.append({"_khi": ki // _LO_BITS, "_klo": ki % _LO_BITS})
+    return stages
 
 
 def key_sums(g: pd.DataFrame) -> np.ndarray:
