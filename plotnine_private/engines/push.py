@@ -187,19 +187,29 @@ def key_integers(expr, ptable) -> Stages:
         {"_kk": expr.cast(nw.Float64)},
         {"_kbad": bad.fill_null(True).cast(nw.Int64)},
     ]
+    # whole numbers below 2**53 stay in doubles (exact, and cheaper in
+    # engines than integer division and modulo); only the halves summed
+    # are cast to integers
     if ptable.key_kind == "uniform":
         scale = 10**8
         stages.append(
             {"_ks": nw.when(kbad).then(0.0).otherwise(k) * float(scale)}
         )
-        stages += rint_stages("_ks", "_kr")
-        ints = nw.col("_kr").cast(nw.Int64) % scale
+        stages += rint_stages("_ks", "_kq")
+        kq = nw.col("_kq")
+        # rint may reach the scale itself: that key is 0 (mod scale)
+        wrap = (kq >= float(scale)).cast(nw.Float64) * float(scale)
+        stages.append({"_kr": kq - wrap})
     else:
         stages.append({"_kr": nw.when(kbad).then(0.0).otherwise(k)})
-        ints = nw.col("_kr").cast(nw.Int64)
-    stages.append({"_ki": ints})
-    ki = nw.col("_ki")
-    stages.append({"_khi": ki // _LO_BITS, "_klo": ki % _LO_BITS})
+    kr, hi = nw.col("_kr"), nw.col("_khf")
+    stages.append({"_khf": (kr / float(_LO_BITS)).floor()})
+    stages.append(
+        {
+            "_khi": hi.cast(nw.Int64),
+            "_klo": (kr - hi * float(_LO_BITS)).cast(nw.Int64),
+        }
+    )
     return stages
 
 
