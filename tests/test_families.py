@@ -209,3 +209,51 @@ def test_grouped_rows_decode_to_the_numpy_counts():
         want = np.bincount(ref[ref >= 0], minlength=30)
         assert np.array_equal(got, want)
         assert int(n[code < 0].sum()) == int((ref < 0).sum())
+
+
+class _PT:
+    """The two facts of a p-table the key integers read."""
+
+    def __init__(self, kind: str, modulus: int | None = None):
+        self.key_kind, self.key_modulus = kind, modulus
+
+
+@pytest.mark.parametrize(
+    "kind, modulus", [("uniform", None), ("integer", 4096), ("integer", None)]
+)
+def test_record_key_integers_in_engines(kind, modulus):
+    """Each record's key integer (high and low halves) and its validity,
+    in DuckDB and Polars, equal numpy's (mechanisms.ckm)."""
+    from plotnine_private.engines.push import key_integers
+    from plotnine_private.mechanisms.ckm import record_key_integers
+
+    rng = np.random.default_rng(11)
+    if kind == "uniform":
+        good = np.r_[
+            np.round(rng.uniform(0, 1, 3000), 8),
+            rng.uniform(0, 1, 3000),  # more decimals: rounded
+            [0.0, 0.999999995, 0.999999999, 0.5, 1e-9, 5e-9, 1.5e-8],
+        ]
+        bad = [-0.1, 1.0, 2.0, np.inf, np.nan]
+    else:
+        top = 2**40 if modulus is None else modulus
+        good = np.r_[rng.integers(0, top, 3000).astype(float), 0.0]
+        bad = [-1.0, 0.5, np.inf, np.nan, *([4096.0] if modulus else [])]
+    keys = rng.permutation(np.r_[good, bad]).tolist()
+    keys[7] = None
+    valid = np.array([v is not None and v in set(good) for v in keys])
+    ref = record_key_integers(
+        np.array([v for v, ok in zip(keys, valid) if ok]),
+        kind=kind,
+        modulus=modulus,
+    )
+    stages = key_integers(nw.col("k"), _PT(kind, modulus))
+    table = pl.DataFrame({"k": pl.Series(keys, dtype=pl.Float64)})
+    for native in (table.lazy(), duckdb.from_arrow(table.to_arrow())):
+        lf = nw.from_native(native)
+        for stage in stages:
+            lf = lf.with_columns(**stage)
+        got = lf.select("_khi", "_klo", "_kbad").collect().to_pandas()
+        assert np.array_equal(got["_kbad"].to_numpy() == 1, ~valid)
+        ints = got["_khi"].to_numpy() * 2**24 + got["_klo"].to_numpy()
+        assert np.array_equal(ints[valid], ref)
