@@ -121,7 +121,7 @@ def grouped(
     weight: Any = None,
     rkey: Any = None,
     where: Any = None,
-    stages: Stages = (),
+    stages: Sequence[dict[str, Any]] = (),
 ) -> pd.DataFrame:
     """One row per combination of ``keys`` (name -> expression) and of
     the last of ``stages`` (projections applied in turn, each computing

@@ -147,8 +147,8 @@ class _SumFamily(PrivateCountStat):
                 describe=(*rng, tuple(res)),
                 family=family,
             )
-        family = Observed()
-        uniq, code = family.positions({"x": x, "y": y})
+        seen = Observed()
+        uniq, code = seen.positions({"x": x, "y": y})
         px = uniq.get_level_values(0).to_numpy(dtype=float)
         py = uniq.get_level_values(1).to_numpy(dtype=float)
         frame = pd.DataFrame({"x": px, "y": py})
@@ -158,7 +158,7 @@ class _SumFamily(PrivateCountStat):
             code,
             public=False,
             source="observed",
-            family=family,
+            family=seen,
         )
 
     def shape_output(self, cells, released):
