@@ -16,7 +16,9 @@ Each engine case also times its *floor* in the same process: the
 engine's own GROUP BY of the same file on the same keys, without privacy
 (``GROUP BY g``; ``GROUP BY floor((x - lo) / w)`` for bins, both axes for
 2-D bins and hexagons; ``GROUP BY g`` with ``sum(rkey)`` for CKM key
-sums), and prints the ratio private / floor. Each is repeated
+sums), and prints the ratio private / floor. ``query_s`` is the part of
+the private figure spent in the engine's group-by (the rest is Python:
+noise, shaping, drawing), with its own ratio ``query_ratio``. Each is repeated
 ``--repeats`` times (default 3) and the minimum kept; the load average
 at the end of the case is printed with it (the machine may be shared).
 
@@ -209,10 +211,25 @@ def one_case(
         data = frame
     import matplotlib.pyplot as plt
 
-    times, floors = [], []
+    from plotnine_private.engines import push
+
+    spent = [0.0]
+    group_by = push.grouped
+
+    def timed(*args, **kwargs):
+        t = time.perf_counter()
+        try:
+            return group_by(*args, **kwargs)
+        finally:
+            spent[0] += time.perf_counter() - t
+
+    push.grouped = timed
+    times, floors, queries = [], [], []
     for _ in range(repeats):
+        spent[0] = 0.0
         fig = _plot(data, stat).draw()
         times.append(time.perf_counter() - t0)
+        queries.append(spent[0])
         plt.close(fig)
         if engine != "pandas":
             floors.append(floor_query(path, engine, stat, spark))
@@ -221,6 +238,8 @@ def one_case(
     if floors:
         extra["floor_s"] = round(min(floors), 2)
         extra["ratio"] = round(min(times) / min(floors), 2)
+        extra["query_s"] = round(min(queries), 2)
+        extra["query_ratio"] = round(min(queries) / min(floors), 2)
     extra["load"] = "/".join(f"{v:.1f}" for v in os.getloadavg())
     return {
         "engine": engine,

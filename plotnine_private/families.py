@@ -90,6 +90,22 @@ class Family:
         """Codes of grouped rows from their integer key (-1 outside)."""
         return _int_keys(grouped[CELL])
 
+    # a shorter path when the records outside the domain need not be
+    # seen (no weights or keys to check): the engine filters them out
+    # before any arithmetic, and the stages skip the range tests
+    def domain_filter(self, columns: Mapping[str, Any]) -> Any:
+        """An expression true exactly for the records with a cell, or
+        None (the stages alone decide)."""
+        return None
+
+    def inner_stages(self, columns: Mapping[str, Any]) -> Stages:
+        """Stages for the records that pass :meth:`domain_filter`."""
+        return self.stages(columns)
+
+    def inner_decode(self, grouped: Mapping[str, np.ndarray]) -> np.ndarray:
+        """:meth:`decode` for :meth:`inner_stages`."""
+        return self.decode(grouped)
+
 
 def _int_keys(values: Any) -> np.ndarray:
     """Grouped integer keys as int64 (a missing key is outside)."""
@@ -236,7 +252,26 @@ class Bins(Family):
     def stages(self, columns: Mapping[str, Any], out: str = CELL) -> Stages:
         return self.index_stages(_float(columns[self.axis]), out)
 
-    def index_stages(self, x, out: str) -> Stages:
+    def domain_filter(self, columns: Mapping[str, Any]) -> Any:
+        if self.clamp or _linspace_step(self.breaks) is None:
+            return None
+        x = _float(columns[self.axis])
+        return (x >= float(self.breaks[0])) & (x <= float(self.breaks[-1]))
+
+    def inner_stages(
+        self, columns: Mapping[str, Any], out: str = CELL
+    ) -> Stages:
+        return self.index_stages(_float(columns[self.axis]), out, True)
+
+    def inner_decode(self, grouped: Mapping[str, np.ndarray]) -> np.ndarray:
+        return self.clip_index(grouped[CELL])
+
+    def clip_index(self, values: Any) -> np.ndarray:
+        """Corrected raw indices of values in range, clipped to the bins
+        (a value on the first or last edge), on the grouped rows."""
+        return np.clip(_int_keys(values), 0, self.size - 1)
+
+    def index_stages(self, x, out: str, inner: bool = False) -> Stages:
         """The bin index of expression ``x`` as column ``out`` (-1
         outside). Equal widths: the raw index ``floor((x - lo) / w)`` is
         projected once, then corrected by one comparison with each edge
@@ -269,11 +304,15 @@ class Bins(Family):
         else:
             down, up = x < left, x >= right
         # a raw index of nb (x on the last edge) or a correction to -1
-        # (x on the first) is put back in range by the clip
+        # (x on the first) is put back in range by the clip (in Python
+        # on the grouped rows when only records in range are seen)
+        corrected = r - down.cast(nw.Float64) + up.cast(nw.Float64)
+        if inner:
+            return [{f"{out}_r": ((x - lo) / step).floor()}, {out: corrected}]
         return [
             *stages,
             {f"{out}_r": ((x - lo) / step).floor()},
-            {f"{out}_c": r - down.cast(nw.Float64) + up.cast(nw.Float64)},
+            {f"{out}_c": corrected},
             {
                 out: nw.when(inside)
                 .then(c.clip(0.0, float(nb - 1)))
@@ -340,6 +379,22 @@ class Grid(Family):
         )
         return [*merge_stages(sx, sy), {CELL: cell}]
 
+    def domain_filter(self, columns: Mapping[str, Any]) -> Any:
+        fx = self.x.domain_filter({self.x.axis: columns["x"]})
+        fy = self.y.domain_filter({self.y.axis: columns["y"]})
+        return None if fx is None or fy is None else fx & fy
+
+    def inner_stages(self, columns: Mapping[str, Any]) -> Stages:
+        return merge_stages(
+            self.x.inner_stages({self.x.axis: columns["x"]}, "_cx"),
+            self.y.inner_stages({self.y.axis: columns["y"]}, "_cy"),
+        )
+
+    def inner_decode(self, grouped: Mapping[str, np.ndarray]) -> np.ndarray:
+        ix = self.x.clip_index(grouped["_cx"])
+        iy = self.y.clip_index(grouped["_cy"])
+        return iy * self.x.size + ix
+
 
 # --------------------------------------------------------------------------
 # hexagons
@@ -401,6 +456,19 @@ class Hexes(Family):
         return chunked_codes(len(xs), self.size, code_of)
 
     def stages(self, columns: Mapping[str, Any]) -> Stages:
+        return self._stages(columns, inner=False)
+
+    def domain_filter(self, columns: Mapping[str, Any]) -> Any:
+        if self.clamp:
+            return None
+        (x0, x1), (y0, y1) = self.xlim, self.ylim
+        x, y = _float(columns["x"]), _float(columns["y"])
+        return (x >= x0) & (x <= x1) & (y >= y0) & (y <= y1)
+
+    def inner_stages(self, columns: Mapping[str, Any]) -> Stages:
+        return self._stages(columns, inner=True)
+
+    def _stages(self, columns: Mapping[str, Any], inner: bool) -> Stages:
         import narwhals as nw
 
         (x0, x1), (y0, y1) = self.xlim, self.ylim
@@ -421,14 +489,18 @@ class Hexes(Family):
         eb, fb = sx - jb - 0.5, sy - ib - 0.5
         db = eb * eb + 3.0 * (fb * fb)
         use_a = nw.col("_ha")
-        # outside the box: a row below the lattice (decoded as outside)
-        off = float(self.row.min() - 1)
+        first = {
+            "_hx": _divide(x - ox, bwx),
+            "_hy": _divide(y - oy, bwy * SQRT3),
+        }
+        row = nw.when(use_a).then(2.0 * ia).otherwise(2.0 * ib + 1.0)
+        if not inner:
+            first["_hin"] = inside
+            # outside the box: a row below the lattice (decoded outside)
+            off = float(self.row.min() - 1)
+            row = nw.when(~nw.col("_hin")).then(off).otherwise(row)
         return [
-            {
-                "_hx": _divide(x - ox, bwx),
-                "_hy": _divide(y - oy, bwy * SQRT3),
-                "_hin": inside,
-            },
+            first,
             {
                 "_ja": (sx + 0.5).floor(),
                 "_ia": (sy + 0.5).floor(),
@@ -436,14 +508,7 @@ class Hexes(Family):
                 "_ib": sy.floor(),
             },
             {"_ha": da <= db},
-            {
-                "_hr": nw.when(~nw.col("_hin"))
-                .then(off)
-                .when(use_a)
-                .then(2.0 * ia)
-                .otherwise(2.0 * ib + 1.0),
-                "_hc": nw.when(use_a).then(ja).otherwise(jb),
-            },
+            {"_hr": row, "_hc": nw.when(use_a).then(ja).otherwise(jb)},
         ]
 
     def decode(self, grouped: Mapping[str, np.ndarray]) -> np.ndarray:

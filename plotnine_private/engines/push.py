@@ -307,25 +307,33 @@ def _panel_keys(door: Door, name: str) -> tuple[dict, Callable]:
 
 
 def _family_keys(
-    stat, fam0, cols: dict[str, str], scales
-) -> tuple[Stages, Callable]:
-    """The family's cells as engine projections, and how to turn the
-    grouped rows into its :class:`~plotnine_private.stats.base.
-    FamilyCells`: by the family's own decoding when its domain is public,
-    else (levels or points seen) by the stat on the grouped values."""
+    stat, fam0, cols: dict[str, str], scales, counted_only: bool
+) -> tuple[Stages, Callable, Any]:
+    """The family's cells as engine projections, how to turn the grouped
+    rows into its :class:`~plotnine_private.stats.base.FamilyCells` (by
+    the family's own decoding when its domain is public, else, for levels
+    or points seen, by the stat on the grouped values), and a filter of
+    the records with a cell (or None). ``counted_only``: the records
+    outside the domain need not be seen (no weights or keys to check),
+    so the engine may drop them before any arithmetic."""
     import narwhals as nw
 
     family = fam0.family
     if not isinstance(family, Family):
         raise _needs_rows(type(stat).__name__, "this stat has no cells.")
     if family.public:
+        exprs = {a: nw.col(cols[a]) for a in family.aes}
+        keep = family.domain_filter(exprs) if counted_only else None
+        inner = keep is not None
 
         def decode(g: pd.DataFrame):
-            code = family.decode({k: g[k].to_numpy() for k in g.columns})
+            rows = {k: g[k].to_numpy() for k in g.columns}
+            code = family.inner_decode(rows) if inner else family.decode(rows)
             return dataclasses.replace(fam0, code=code)
 
-        exprs = {a: nw.col(cols[a]) for a in family.aes}
-        return family.stages(exprs), decode
+        if inner:
+            return family.inner_stages(exprs), decode, keep
+        return family.stages(exprs), decode, None
     numeric = getattr(family, "numeric", True)
     raw = {
         f"_v_{a}": (
@@ -338,7 +346,7 @@ def _family_keys(
         frame = pd.DataFrame({a: _plain(g[f"_v_{a}"]) for a in family.aes})
         return stat.family_cells(frame, scales)
 
-    return [raw], observed
+    return [raw], observed, None
 
 
 def release_in_engine(
@@ -380,8 +388,20 @@ def release_in_engine(
             "the rows, which a table in an engine does not hand out. Give "
             "public limits=(lo, hi) or breaks=[...] (or xlim/ylim).",
         )
-    fstages, ffinish = _family_keys(stat, fam0, cols, door.scales)
     gcols = stat.group_columns(evaled)
+    # records outside the family's domain change nothing when there are
+    # no weights or keys to check and no group levels to observe
+    counted_only = (
+        bool(stat.DP)
+        and "weight" not in cols
+        and all(door.declared.get(c) is not None for c in gcols)
+    )
+    fstages, ffinish, keep = _family_keys(
+        stat, fam0, cols, door.scales, counted_only
+    )
+    where = _present(cols, evaled, sorted(stat.REQUIRED_AES))
+    if keep is not None:
+        where = keep if where is None else where & keep
     gkeys = {f"_g{i}": _plain_col(cols[c]) for i, c in enumerate(gcols)}
     pkeys, pfinish = _panel_keys(door, name)
     rkey = None
@@ -400,7 +420,7 @@ def release_in_engine(
         {**pkeys, **gkeys},
         weight=weight,
         rkey=rkey,
-        where=_present(cols, evaled, sorted(stat.REQUIRED_AES)),
+        where=where,
         stages=fstages,
     )
     check_aggregates(name, g)
