@@ -399,7 +399,11 @@ def release_in_engine(
     fstages, ffinish, keep = _family_keys(
         stat, fam0, cols, door.scales, counted_only
     )
-    where = _present(cols, evaled, sorted(stat.REQUIRED_AES))
+    needed = sorted(stat.REQUIRED_AES)
+    if keep is not None:
+        # a value in the domain is present and finite: test the others
+        needed = [a for a in needed if a not in fam0.family.aes]
+    where = _present(cols, evaled, needed)
     if keep is not None:
         where = keep if where is None else where & keep
     gkeys = {f"_g{i}": _plain_col(cols[c]) for i, c in enumerate(gcols)}
