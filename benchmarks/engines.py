@@ -12,13 +12,24 @@ memory (``ru_maxrss``) of that Python process. Spark's JVM is a separate
 process: its memory is not in the figure (its ``spark.driver.memory`` is
 set by ``--spark-memory``).
 
+Each engine case also times its *floor* in the same process: the
+engine's own GROUP BY of the same file on the same keys, without privacy
+(``GROUP BY g``; ``GROUP BY floor((x - lo) / w)`` for bins, both axes for
+2-D bins and hexagons; ``GROUP BY g`` with ``sum(rkey)`` for CKM key
+sums), and prints the ratio private / floor. ``query_s`` is the part of
+the private figure spent in the engine's group-by (the rest is Python:
+noise, shaping, drawing), with its own ratio ``query_ratio``. Each is repeated
+``--repeats`` times (default 3) and the minimum kept; the load average
+at the end of the case is printed with it (the machine may be shared).
+
 Columns: ``id`` (0..n-1), ``g`` (8 categories, declared on the source),
 ``x`` and ``y`` (normal, by Box-Muller on DuckDB's ``random()``) and
 ``rkey`` (record keys from the row identifier,
 :func:`plotnine_private.engines.record_keys_sql`).
 
-Run: ``python benchmarks/engines.py [--rows 1e8] [--engines duckdb,polars,
-spark,pandas] [--stats count_dp,bin_dp,bin2d_dp,count_ckm]``.
+Run: ``python benchmarks/engines.py [--rows 1e8] [--dir DIR] [--engines
+duckdb,polars,spark,pandas] [--stats count_dp,bin_dp,bin2d_dp,binhex_dp,
+count_ckm] [--repeats 3]``.
 """
 
 from __future__ import annotations
@@ -32,7 +43,10 @@ import tempfile
 import time
 
 LEVELS = [f"g{i}" for i in range(8)]
-STATS = ("count_dp", "bin_dp", "bin2d_dp", "count_ckm")
+STATS = ("count_dp", "bin_dp", "bin2d_dp", "binhex_dp", "count_ckm")
+#: the public domains of the plots (and of their floors)
+BIN = (-5.0, 5.0, 30)
+BOX = ((-5.0, 5.0), (-9.0, 11.0))
 
 
 def generate(path: str, rows: int) -> float:
@@ -68,6 +82,7 @@ def _plot(data, stat: str):
     from plotnine import aes, geom_bar, geom_bin_2d, geom_histogram, ggplot
 
     import plotnine_private as pp
+    from plotnine_private import geom_hex
 
     if stat == "count_dp":
         return ggplot(data, aes("g")) + geom_bar(
@@ -79,21 +94,78 @@ def _plot(data, stat: str):
         )
     if stat == "bin_dp":
         return ggplot(data, aes("x")) + geom_histogram(
-            stat="bin_dp", eps=1, seed=1, limits=(-5, 5), bins=30
+            stat="bin_dp", eps=1, seed=1, limits=BIN[:2], bins=BIN[2]
+        )
+    if stat == "binhex_dp":
+        return ggplot(data, aes("x", "y")) + geom_hex(
+            stat="binhex_dp", eps=1, seed=1, limits=BOX, bins=30
         )
     return ggplot(data, aes("x", "y")) + geom_bin_2d(
-        stat="bin2d_dp",
-        eps=1,
-        seed=1,
-        limits=((-5, 5), (-9, 11)),
-        bins=30,
+        stat="bin2d_dp", eps=1, seed=1, limits=BOX, bins=30
     )
 
 
+def _floor_keys(stat: str) -> tuple[list[tuple[str, float, float]], bool]:
+    """(column, lo, width) of each floor key (none: group by g), and
+    whether the key sum is aggregated."""
+    (x0, x1), (y0, y1) = BOX
+    if stat == "bin_dp":
+        return [("x", BIN[0], (BIN[1] - BIN[0]) / BIN[2])], False
+    if stat == "bin2d_dp":
+        return [("x", x0, (x1 - x0) / 30), ("y", y0, (y1 - y0) / 30)], False
+    if stat == "binhex_dp":
+        # the hexagons' scaled coordinates (rows sqrt(3) apart)
+        w = (x1 - x0) / 30
+        h = (y1 - y0) / 30 * 3**0.5
+        return [("x", x0, w), ("y", y0, h)], False
+    return [], stat == "count_ckm"
+
+
+def floor_query(path: str, engine: str, stat: str, spark=None) -> float:
+    """Seconds for the engine's own GROUP BY on the case's keys."""
+    keys, ksum = _floor_keys(stat)
+    t0 = time.perf_counter()
+    if engine == "duckdb":
+        import duckdb
+
+        cols = [f"floor(({c} - ({lo})) / {w})" for c, lo, w in keys] or ["g"]
+        agg = "count(*)" + (", sum(rkey)" if ksum else "")
+        sel = ", ".join(f"{e} AS k{i}" for i, e in enumerate(cols))
+        by = ", ".join(f"k{i}" for i in range(len(cols)))
+        duckdb.sql(
+            f"SELECT {sel}, {agg} FROM '{path}' GROUP BY {by}"
+        ).fetchall()
+    elif engine == "polars":
+        import polars as pl
+
+        exprs = [
+            ((pl.col(c) - lo) / w).floor().alias(f"k{i}")
+            for i, (c, lo, w) in enumerate(keys)
+        ] or [pl.col("g")]
+        aggs = [pl.len()] + ([pl.col("rkey").sum()] if ksum else [])
+        pl.scan_parquet(path).group_by(exprs).agg(aggs).collect()
+    else:
+        from pyspark.sql import functions as F
+
+        exprs = [
+            F.floor((F.col(c) - lo) / w).alias(f"k{i}")
+            for i, (c, lo, w) in enumerate(keys)
+        ] or [F.col("g")]
+        aggs = [F.count("*")] + ([F.sum("rkey")] if ksum else [])
+        spark.read.parquet(path).groupBy(*exprs).agg(*aggs).collect()
+    return time.perf_counter() - t0
+
+
 def one_case(
-    path: str, engine: str, stat: str, pandas_rows: int, spark_memory: str
+    path: str,
+    engine: str,
+    stat: str,
+    pandas_rows: int,
+    spark_memory: str,
+    repeats: int = 3,
 ) -> dict:
-    """Run in a child process: time source -> drawn figure."""
+    """Run in a child process: time source -> drawn figure, and the
+    engine's floor (minimum of ``repeats`` each)."""
     import resource
     import warnings
 
@@ -104,6 +176,7 @@ def one_case(
 
     warnings.simplefilter("ignore")
     extra = {}
+    spark = None
     t0 = time.perf_counter()
     if engine == "duckdb":
         data = pp.source(path, levels={"g": LEVELS})
@@ -136,16 +209,42 @@ def one_case(
         extra["read_s"] = round(time.perf_counter() - t0, 2)
         t0 = time.perf_counter()
         data = frame
-    fig = _plot(data, stat).draw()
-    elapsed = time.perf_counter() - t0
     import matplotlib.pyplot as plt
 
-    plt.close(fig)
+    from plotnine_private.engines import push
+
+    spent = [0.0]
+    group_by = push.grouped
+
+    def timed(*args, **kwargs):
+        t = time.perf_counter()
+        try:
+            return group_by(*args, **kwargs)
+        finally:
+            spent[0] += time.perf_counter() - t
+
+    push.grouped = timed
+    times, floors, queries = [], [], []
+    for _ in range(repeats):
+        spent[0] = 0.0
+        fig = _plot(data, stat).draw()
+        times.append(time.perf_counter() - t0)
+        queries.append(spent[0])
+        plt.close(fig)
+        if engine != "pandas":
+            floors.append(floor_query(path, engine, stat, spark))
+        t0 = time.perf_counter()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    if floors:
+        extra["floor_s"] = round(min(floors), 2)
+        extra["ratio"] = round(min(times) / min(floors), 2)
+        extra["query_s"] = round(min(queries), 2)
+        extra["query_ratio"] = round(min(queries) / min(floors), 2)
+    extra["load"] = "/".join(f"{v:.1f}" for v in os.getloadavg())
     return {
         "engine": engine,
         "stat": stat,
-        "seconds": round(elapsed, 2),
+        "seconds": round(min(times), 2),
         "peak_rss_mb": round(peak),
         **extra,
     }
@@ -159,6 +258,7 @@ def main() -> None:
     ap.add_argument("--engines", default="duckdb,polars,spark,pandas")
     ap.add_argument("--stats", default=",".join(STATS))
     ap.add_argument("--spark-memory", default="4g")
+    ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
     rows = int(args.rows)
@@ -173,6 +273,7 @@ def main() -> None:
                     stat,
                     int(args.pandas_rows),
                     args.spark_memory,
+                    args.repeats,
                 )
             )
         )
@@ -203,6 +304,8 @@ def main() -> None:
                     args.dir,
                     "--spark-memory",
                     args.spark_memory,
+                    "--repeats",
+                    str(args.repeats),
                 ],
                 capture_output=True,
                 text=True,

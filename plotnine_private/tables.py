@@ -28,6 +28,7 @@ from .door import declared_levels, level_label
 from .engines.push import assemble_counts, source_groups
 from .engines.source import is_source
 from .exceptions import PlotninePrivateError
+from .families import Levels
 from .mechanisms.ckm import record_key_integers
 from .mechanisms.release import CKMCounts, LaplaceCounts, release_cells
 from .validation import (
@@ -121,6 +122,21 @@ def _panels(name, frame, data, facets, dp) -> tuple[Dimension, list]:
     ), labels
 
 
+def _count_levels(frame, column: pd.Series, x: str, levels) -> Levels:
+    """count's family for the table's x: the given levels, else the
+    declared ones, else the values seen; numbers matched as floats (as
+    ``count_dp`` does on a continuous x)."""
+    declared = levels if levels is not None else declared_levels(frame, x)
+    numeric = pd.api.types.is_numeric_dtype(column)
+    if declared is None and pd.api.types.is_bool_dtype(column):
+        numeric = False
+    return Levels(
+        declared,
+        numeric=numeric and (declared is None or levels is not None),
+        axis=x,
+    )
+
+
 def _release_table(
     name, data, x, groups, facets, levels, mechanism, seed, rkey=None
 ):
@@ -147,18 +163,7 @@ def _release_table(
         categorical_dimension(g, data[g], declared_levels(frame, g))
         for g in groups
     ]
-    declared = levels if levels is not None else declared_levels(frame, x)
-    column = data[x]
-    if (
-        declared is None
-        and pd.api.types.is_numeric_dtype(column)
-        and not (pd.api.types.is_bool_dtype(column))
-    ):
-        column = pd.Series(column.to_numpy(dtype=float))
-    elif levels is not None and pd.api.types.is_numeric_dtype(column):
-        declared = sorted(float(v) for v in levels)
-        column = pd.Series(column.to_numpy(dtype=float))
-    xdim = categorical_dimension(x, column, declared)
+    xdim = _count_levels(frame, data[x], x, levels).dimension(data[x], x)
     key_ints = None
     if rkey is not None and counts is None:
         pt = mechanism.ptable

@@ -27,6 +27,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("exceptions", "smoothing", "_version", "statements"),
     ("validation",),
     ("cells",),
+    ("families",),
     ("_compat",),
     ("door",),
     ("pca",),
@@ -42,7 +43,7 @@ LAYERS: list[tuple[str, ...]] = [
 
 #: parts that know nothing of plotnine (exceptions and validation use its
 #: public error class and aes type)
-NO_PLOTNINE = {"mechanisms", "smoothing", "cells"}
+NO_PLOTNINE = {"mechanisms", "smoothing", "cells", "families"}
 #: modules of the mechanisms allowed to use pandas (the p-table object)
 PANDAS_IN_MECHANISMS = ("mechanisms.ptable",)
 

@@ -13,14 +13,16 @@ integers). :func:`assemble_counts` turns those rows into the same
 makes from the records, and the same release engine perturbs it: equal
 data, seed and key give equal numbers whatever held the rows.
 
-A family that wants its layers pushed down registers a *plan*
-(:func:`register_plan`): given its public domain (its ``family_cells`` on
-no rows), the expressions of its dimensions and a function that turns the
-grouped rows into :class:`~plotnine_private.stats.base.FamilyCells`.
+A family's cells in the engine are those of its stateless contract
+(:mod:`~plotnine_private.families`): the family object the stat built
+from public parameters gives its codes as narwhals expressions (a few
+projections, each quantity computed once) and decodes the grouped keys
+into the codes ``codes`` gives for the records in memory.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import operator
 import warnings
@@ -39,118 +41,21 @@ from ..cells import (
 )
 from ..door import Door
 from ..exceptions import PlotninePrivateError
+from ..families import Family, Stages, merge_stages, rint_stages
 from ..mechanisms.cellnames import value_bytes
 from ..mechanisms.release import CellTable, LaplaceCounts
 from ..validation import fail
 
 __all__ = [
     "assemble_counts",
-    "bin_index_expr",
     "grouped",
-    "register_plan",
     "release_in_engine",
-    "rint_expr",
 ]
 
 _LO_BITS = 1 << 24
-_PLANS: dict[str, Callable] = {}
-
-
-def register_plan(family: str):
-    """Register the engine plan of a stat family (decorator)."""
-
-    def deco(fn):
-        _PLANS[family] = fn
-        return fn
-
-    return deco
-
-
-# --------------------------------------------------------------------------
-# expressions (narwhals): the same arithmetic as numpy, operation by
-# operation, so IEEE doubles round the same way
-# --------------------------------------------------------------------------
-def rint_expr(v):
-    """``numpy.rint`` (round half to even) as an expression."""
-    import narwhals as nw
-
-    f = v.floor()
-    d = v - f
-    odd = (f / 2).floor() * 2 != f
-    up = (d > 0.5) | ((d == 0.5) & odd)
-    return (f + nw.when(up).then(1.0).otherwise(0.0)).cast(nw.Int64)
-
-
-def _linspace_step(breaks: np.ndarray) -> float | None:
-    """The step if ``breaks`` are exactly ``k * step + lo`` (and the last
-    one ``hi``), as ``numpy.linspace`` makes them; else None."""
-    nb = len(breaks) - 1
-    lo, hi = float(breaks[0]), float(breaks[-1])
-    if nb < 2 or not hi > lo:
-        return None
-    step = (hi - lo) / nb
-    edges = np.arange(nb, dtype=float) * step + lo
-    if np.array_equal(edges, breaks[:-1]) and edges[-1] < hi:
-        return step
-    return None
-
-
-def _uniform_index(x, breaks: np.ndarray, closed: str, step: float):
-    """Equal-width bins: an arithmetic guess within one bin of the truth,
-    corrected by exact comparisons with the two edges around it (the
-    edges computed in the engine as ``numpy.linspace`` computes them)."""
-    import narwhals as nw
-
-    nb = len(breaks) - 1
-    lo, hi = float(breaks[0]), float(breaks[-1])
-    guess = ((x - lo) / step).floor()
-    k0 = (
-        nw.when(guess < 0)
-        .then(0)
-        .otherwise(nw.when(guess > nb - 1).then(nb - 1).otherwise(guess))
-        .cast(nw.Int64)
-    )
-    left = k0.cast(nw.Float64) * step + lo
-    right = (
-        nw.when(k0 + 1 == nb)
-        .then(hi)
-        .otherwise((k0 + 1).cast(nw.Float64) * step + lo)
-    )
-    if closed == "right":
-        down, up = (x <= left) & (k0 > 0), (x > right) & (k0 < nb - 1)
-    else:
-        down, up = (x < left) & (k0 > 0), (x >= right) & (k0 < nb - 1)
-    idx = k0 - down.cast(nw.Int64) + up.cast(nw.Int64)
-    return nw.when((x >= lo) & (x <= hi)).then(idx).otherwise(-1)
-
-
-def bin_index_expr(x, breaks: np.ndarray, closed: str):
-    """:func:`~plotnine_private.stats.domains.bin_index` (no clamp) as an
-    expression: exact comparisons with the public edges (around an
-    arithmetic guess for equal widths, else with every edge)."""
-    import narwhals as nw
-
-    breaks = np.asarray(breaks, dtype=float)
-    step = _linspace_step(breaks)
-    if step is not None:
-        return _uniform_index(x, breaks, closed, step)
-    nb = len(breaks) - 1
-    edges = [float(b) for b in breaks]
-    if closed == "right":
-        below = [(x > b).cast(nw.Int64) for b in edges]
-        idx = functools.reduce(operator.add, below) - 1
-        idx = nw.when(x == edges[0]).then(0).otherwise(idx)
-    else:
-        below = [(x >= b).cast(nw.Int64) for b in edges]
-        idx = functools.reduce(operator.add, below) - 1
-        idx = nw.when(x == edges[-1]).then(nb - 1).otherwise(idx)
-    return nw.when((idx >= 0) & (idx < nb)).then(idx).otherwise(-1)
-
-
-def _float(col: str):
-    import narwhals as nw
-
-    return nw.col(col).cast(nw.Float64)
+#: families whose release needs only a count (and key sum) per cell; a
+#: summary needs each record's y
+_COUNTED = frozenset({"count", "bin", "bin2d", "binhex", "sum", "fine"})
 
 
 # --------------------------------------------------------------------------
@@ -218,12 +123,15 @@ def grouped(
     weight: Any = None,
     rkey: Any = None,
     where: Any = None,
+    stages: Sequence[dict[str, Any]] = (),
 ) -> pd.DataFrame:
-    """One row per combination of ``keys`` (name -> expression) with
-    ``_n`` records; ``_w`` (sum of ``weight``), ``_wbad`` (invalid
-    weights); ``_khi``, ``_klo`` (sums of the key integers' high and low
-    24 bits) and ``_kbad`` (invalid keys) when asked. Collected to pandas:
-    the only thing that leaves the engine."""
+    """One row per combination of ``keys`` (name -> expression) and of
+    the last of ``stages`` (projections applied in turn, each computing
+    its columns once from the previous ones) with ``_n`` records; ``_w``
+    (sum of ``weight``), ``_wbad`` (invalid weights); ``_khi``, ``_klo``
+    (sums of the key integers' high and low 24 bits) and ``_kbad``
+    (invalid keys) when asked. Collected to pandas: the only thing that
+    leaves the engine."""
     import narwhals as nw
 
     if weight is not None:
@@ -244,18 +152,21 @@ def grouped(
             .cast(nw.Int64)
         )
         aggs += [nw.col("_w").sum(), nw.col("_wbad").sum()]
+    names = [*keys, *(stages[-1] if stages else {})]
     if rkey is not None:
-        ints, bad = rkey
-        cols["_khi"] = ints // _LO_BITS
-        cols["_klo"] = ints % _LO_BITS
-        cols["_kbad"] = bad.fill_null(True).cast(nw.Int64)
+        # the key integers' projections beside the cells' (one pass)
+        stages = merge_stages(list(stages), rkey)
         aggs += [
             nw.col("_khi").sum(),
             nw.col("_klo").sum(),
             nw.col("_kbad").sum(),
         ]
+    stages = list(stages)
+    if stages:
+        cols.update(stages[0])
     lf = lf.with_columns(**cols)
-    names = list(keys)
+    for stage in stages[1:]:
+        lf = lf.with_columns(**stage)
     out = lf.group_by(*names).agg(*aggs) if names else lf.select(*aggs)
     result = out.collect().to_pandas().reset_index(drop=True)
     if not names and len(result) and int(result["_n"].iloc[0]) == 0:
@@ -263,28 +174,51 @@ def grouped(
     return result
 
 
-def key_integers(expr, ptable):
-    """Expressions of the CKM key integers and of invalid keys (as
+def key_integers(expr, ptable) -> Stages:
+    """Projections of the CKM key integers (as
     :func:`~plotnine_private.mechanisms.ckm.record_key_integers` with its
-    default 8 digits)."""
+    default 8 digits), split into ``_khi`` and ``_klo`` (high and low 24
+    bits, so that their sums cannot overflow), and ``_kbad`` (1 for an
+    invalid key). Each quantity is projected once."""
     import narwhals as nw
 
-    k = expr.cast(nw.Float64)
+    k = nw.col("_kk")
+    bad = k.is_null() | ~k.fill_null(0.0).is_finite() | (k < 0)
+    if ptable.key_kind == "uniform":
+        bad = bad | (k >= 1)
+    else:
+        bad = bad | (k != k.floor())
+        if ptable.key_modulus is not None:
+            bad = bad | (k >= ptable.key_modulus)
+    kbad = nw.col("_kbad") == 1
+    stages: Stages = [
+        {"_kk": expr.cast(nw.Float64)},
+        {"_kbad": bad.fill_null(True).cast(nw.Int64)},
+    ]
+    # whole numbers below 2**53 stay in doubles (exact, and cheaper in
+    # engines than integer division and modulo); only the halves summed
+    # are cast to integers
     if ptable.key_kind == "uniform":
         scale = 10**8
-        bad = k.is_null() | ~k.fill_null(0.0).is_finite() | (k < 0) | (k >= 1)
-        safe = nw.when(bad).then(0.0).otherwise(k)
-        return rint_expr(safe * float(scale)) % scale, bad
-    bad = (
-        k.is_null()
-        | ~k.fill_null(0.0).is_finite()
-        | (k < 0)
-        | (k != k.floor())
+        stages.append(
+            {"_ks": nw.when(kbad).then(0.0).otherwise(k) * float(scale)}
+        )
+        stages += rint_stages("_ks", "_kq")
+        kq = nw.col("_kq")
+        # rint may reach the scale itself: that key is 0 (mod scale)
+        wrap = (kq >= float(scale)).cast(nw.Float64) * float(scale)
+        stages.append({"_kr": kq - wrap})
+    else:
+        stages.append({"_kr": nw.when(kbad).then(0.0).otherwise(k)})
+    kr, hi = nw.col("_kr"), nw.col("_khf")
+    stages.append({"_khf": (kr / float(_LO_BITS)).floor()})
+    stages.append(
+        {
+            "_khi": hi.cast(nw.Int64),
+            "_klo": (kr - hi * float(_LO_BITS)).cast(nw.Int64),
+        }
     )
-    if ptable.key_modulus is not None:
-        bad = bad | (k >= ptable.key_modulus)
-    safe = nw.when(bad).then(0.0).otherwise(k)
-    return safe.cast(nw.Int64), bad
+    return stages
 
 
 def key_sums(g: pd.DataFrame) -> np.ndarray:
@@ -309,169 +243,6 @@ def check_aggregates(name: str, g: pd.DataFrame) -> None:
             "and in [0, 1) (uniform p-table) or whole numbers in the key "
             "range (ONS p-table); see add_record_keys(..., row_id=).",
         )
-
-
-# --------------------------------------------------------------------------
-# plans of the families
-# --------------------------------------------------------------------------
-def _frame_of(g: pd.DataFrame, **cols: str) -> pd.DataFrame:
-    return pd.DataFrame({k: _plain(g[v]) for k, v in cols.items()})
-
-
-@register_plan("count")
-def _count_plan(stat, fam0, cols, scales):
-    import narwhals as nw
-
-    x = nw.col(cols["x"])
-    if not getattr(stat, "discrete_x", True):
-        x = x.cast(nw.Float64)
-
-    def finish(g):
-        return stat.family_cells(_frame_of(g, x="_x"), scales)
-
-    return {"_x": x}, finish
-
-
-@register_plan("bin")
-def _bin_plan(stat, fam0, cols, scales):
-    lo, hi = fam0.content[0], fam0.content[1]
-    breaks = np.r_[lo, hi[-1:]]
-    idx = bin_index_expr(_float(cols["x"]), breaks, stat.params["closed"])
-
-    def finish(g):
-        return _with_code(fam0, g["_x"].to_numpy(dtype=np.int64))
-
-    return {"_x": idx}, finish
-
-
-def _with_code(fam0, code):
-    from ..stats.base import FamilyCells
-
-    return FamilyCells(
-        fam0.frame, fam0.content, code, fam0.public, fam0.source, fam0.describe
-    )
-
-
-@register_plan("fine")
-def _fine_plan(stat, fam0, cols, scales):
-    # density, ECDF, boxplot: one fine histogram along stat.AXIS; records
-    # beyond the public limits go to the edge bins with outside="clamp"
-    lo, hi = fam0.content[0], fam0.content[1]
-    breaks = np.r_[lo, hi[-1:]]
-    v = _float(cols[stat.AXIS])
-    if stat.params["outside"] == "clamp":
-        v = v.clip(float(breaks[0]), float(breaks[-1]))
-    idx = bin_index_expr(v, breaks, "right")
-
-    def finish(g):
-        return _with_code(fam0, g["_x"].to_numpy(dtype=np.int64))
-
-    return {"_x": idx}, finish
-
-
-@register_plan("bin2d")
-def _bin2d_plan(stat, fam0, cols, scales):
-    bx = stat.axis_cache["x"].breaks
-    by = stat.axis_cache["y"].breaks
-    nx = len(bx) - 1
-    keys = {
-        "_ix": bin_index_expr(_float(cols["x"]), bx, "right"),
-        "_iy": bin_index_expr(_float(cols["y"]), by, "right"),
-    }
-
-    def finish(g):
-        ix = g["_ix"].to_numpy(dtype=np.int64)
-        iy = g["_iy"].to_numpy(dtype=np.int64)
-        return _with_code(
-            fam0, np.where((ix >= 0) & (iy >= 0), iy * nx + ix, -1)
-        )
-
-    return keys, finish
-
-
-@register_plan("sum")
-def _sum_plan(stat, fam0, cols, scales):
-    if not fam0.public:
-        keys = {"_x": _float(cols["x"]), "_y": _float(cols["y"])}
-
-        def finish(g):
-            return stat.family_cells(_frame_of(g, x="_x", y="_y"), scales)
-
-        return keys, finish
-    from ..stats.bin2d import per_axis
-
-    p = stat.params
-    (x0, x1), (y0, y1) = (
-        tuple(map(float, v))
-        for v in per_axis(p["limits"], stat.name, "limits", True)
-    )
-    rx, ry = (
-        float(v) for v in per_axis(p["resolution"], stat.name, "resolution")
-    )
-    nx = int(np.floor((x1 - x0) / rx + 1e-9)) + 1
-    ny = int(np.floor((y1 - y0) / ry + 1e-9)) + 1
-    keys = {
-        "_ix": rint_expr((_float(cols["x"]) - x0) / rx),
-        "_iy": rint_expr((_float(cols["y"]) - y0) / ry),
-    }
-
-    def finish(g):
-        ix = g["_ix"].to_numpy(dtype=np.int64)
-        iy = g["_iy"].to_numpy(dtype=np.int64)
-        inside = (ix >= 0) & (ix < nx) & (iy >= 0) & (iy < ny)
-        return _with_code(fam0, np.where(inside, iy * nx + ix, -1))
-
-    return keys, finish
-
-
-@register_plan("binhex")
-def _hex_plan(stat, fam0, cols, scales):
-    import narwhals as nw
-
-    from ..mechanisms.hexbin import SQRT3
-
-    lat = stat.axis_cache["hex"]
-    (x0, x1), (y0, y1) = lat["xlim"], lat["ylim"]
-    ox, oy = lat["origin"]
-    bwx, bwy = lat["binwidth"]
-    x, y = _float(cols["x"]), _float(cols["y"])
-    # hex_assign's block, operation by operation
-    sx = (x - ox) / bwx
-    sy = (y - oy) / (bwy * SQRT3)
-    ja = (sx + 0.5).floor()
-    ia = (sy + 0.5).floor()
-    jb = sx.floor()
-    ib = sy.floor()
-    ea, fa = sx - ja, sy - ia
-    eb, fb = sx - jb - 0.5, sy - ib - 0.5
-    da = ea * ea + 3.0 * (fa * fa)
-    db = eb * eb + 3.0 * (fb * fb)
-    use_a = da <= db
-    keys = {
-        "_r": nw.when(use_a)
-        .then(2.0 * ia)
-        .otherwise(2.0 * ib + 1.0)
-        .cast(nw.Int64),
-        "_c": nw.when(use_a).then(ja).otherwise(jb).cast(nw.Int64),
-        "_in": (x >= x0) & (x <= x1) & (y >= y0) & (y <= y1),
-    }
-    row, col = lat["row"], lat["col"]
-
-    def finish(g):
-        r = g["_r"].to_numpy(dtype=np.int64)
-        c = g["_c"].to_numpy(dtype=np.int64)
-        inside = g["_in"].to_numpy(dtype=bool)
-        rmin, cmin = row.min(), col.min()
-        nr, nc = row.max() - rmin + 1, col.max() - cmin + 1
-        table = np.full(nr * nc, -1, dtype=np.int64)
-        table[(row - rmin) * nc + (col - cmin)] = np.arange(len(row))
-        ri, ci = r - rmin, c - cmin
-        ok = inside & (ri >= 0) & (ri < nr) & (ci >= 0) & (ci < nc)
-        code = np.full(len(r), -1, dtype=np.int64)
-        code[ok] = table[ri[ok] * nc + ci[ok]]
-        return _with_code(fam0, code)
-
-    return keys, finish
 
 
 # --------------------------------------------------------------------------
@@ -556,6 +327,49 @@ def _panel_keys(door: Door, name: str) -> tuple[dict, Callable]:
     return keys, finish
 
 
+def _family_keys(
+    stat, fam0, cols: dict[str, str], scales, counted_only: bool
+) -> tuple[Stages, Callable, Any]:
+    """The family's cells as engine projections, how to turn the grouped
+    rows into its :class:`~plotnine_private.stats.base.FamilyCells` (by
+    the family's own decoding when its domain is public, else, for levels
+    or points seen, by the stat on the grouped values), and a filter of
+    the records with a cell (or None). ``counted_only``: the records
+    outside the domain need not be seen (no weights or keys to check),
+    so the engine may drop them before any arithmetic."""
+    import narwhals as nw
+
+    family = fam0.family
+    if not isinstance(family, Family):
+        raise _needs_rows(type(stat).__name__, "this stat has no cells.")
+    if family.public:
+        exprs = {a: nw.col(cols[a]) for a in family.aes}
+        keep = family.domain_filter(exprs) if counted_only else None
+        inner = keep is not None
+
+        def decode(g: pd.DataFrame):
+            rows = {k: g[k].to_numpy() for k in g.columns}
+            code = family.inner_decode(rows) if inner else family.decode(rows)
+            return dataclasses.replace(fam0, code=code)
+
+        if inner:
+            return family.inner_stages(exprs), decode, keep
+        return family.stages(exprs), decode, None
+    numeric = getattr(family, "numeric", True)
+    raw = {
+        f"_v_{a}": (
+            nw.col(cols[a]).cast(nw.Float64) if numeric else nw.col(cols[a])
+        )
+        for a in family.aes
+    }
+
+    def observed(g: pd.DataFrame):
+        frame = pd.DataFrame({a: _plain(g[f"_v_{a}"]) for a in family.aes})
+        return stat.family_cells(frame, scales)
+
+    return [raw], observed, None
+
+
 def release_in_engine(
     stat, cols: dict[str, str], evaled: pd.DataFrame, door: Door, src
 ) -> pd.DataFrame:
@@ -569,7 +383,7 @@ def release_in_engine(
 
     name = type(stat).__name__
     family = getattr(stat, "FAMILY", None)
-    if not isinstance(stat, PrivateCountStat) or family not in _PLANS:
+    if not isinstance(stat, PrivateCountStat) or family not in _COUNTED:
         raise _needs_rows(name, "this stat needs the rows themselves.")
     stat.releases = []
     stat.door = door
@@ -586,6 +400,7 @@ def release_in_engine(
     stat.axis_cache = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        # the public domain (no records: nothing of the data is read)
         fam0 = stat.family_cells(evaled, door.scales)
     if any(r.family == "range" for r in stat.releases):
         raise fail(
@@ -594,8 +409,24 @@ def release_in_engine(
             "the rows, which a table in an engine does not hand out. Give "
             "public limits=(lo, hi) or breaks=[...] (or xlim/ylim).",
         )
-    fkeys, ffinish = _PLANS[family](stat, fam0, cols, door.scales)
     gcols = stat.group_columns(evaled)
+    # records outside the family's domain change nothing when there are
+    # no weights or keys to check and no group levels to observe
+    counted_only = (
+        bool(stat.DP)
+        and "weight" not in cols
+        and all(door.declared.get(c) is not None for c in gcols)
+    )
+    fstages, ffinish, keep = _family_keys(
+        stat, fam0, cols, door.scales, counted_only
+    )
+    needed = sorted(stat.REQUIRED_AES)
+    if keep is not None:
+        # a value in the domain is present and finite: test the others
+        needed = [a for a in needed if a not in fam0.family.aes]
+    where = _present(cols, evaled, needed)
+    if keep is not None:
+        where = keep if where is None else where & keep
     gkeys = {f"_g{i}": _plain_col(cols[c]) for i, c in enumerate(gcols)}
     pkeys, pfinish = _panel_keys(door, name)
     rkey = None
@@ -611,12 +442,11 @@ def release_in_engine(
         weight = nw.col(cols["weight"])
     g = grouped(
         src.frame,
-        {**pkeys, **gkeys, **fkeys},
+        {**pkeys, **gkeys},
         weight=weight,
         rkey=rkey,
-        where=_within(
-            _present(cols, evaled, sorted(stat.REQUIRED_AES)), cols, door
-        ),
+        where=_within(where, cols, door),
+        stages=fstages,
     )
     check_aggregates(name, g)
     panel = pfinish(g)

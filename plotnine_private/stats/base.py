@@ -140,6 +140,9 @@ class FamilyCells:
     describe
         Public description of the domain for the release's identity (the
         declared levels or edges; ``"observed"`` when not public).
+    family
+        The stateless :mod:`~plotnine_private.families` object that gave
+        ``code`` (and gives the same codes as engine expressions).
     """
 
     frame: pd.DataFrame
@@ -148,6 +151,7 @@ class FamilyCells:
     public: bool
     source: str
     describe: Any = None
+    family: Any = None
 
     def dimension(self) -> Dimension:
         """The family's cells as the last dimension of the domain (codes

@@ -11,6 +11,7 @@ from plotnine.doctools import document
 from plotnine.mapping.evaluation import after_stat
 
 from .._compat import stat_arguments
+from ..families import Bins
 from .base import (
     CKM_PARAMS,
     DP_PARAMS,
@@ -30,7 +31,7 @@ from .dates import (
     check_width,
     refuse_date_objects,
 )
-from .domains import axis_breaks, bin_index
+from .domains import axis_breaks
 
 if TYPE_CHECKING:
     from plotnine.iapi import pos_scales
@@ -144,12 +145,8 @@ class _BinFamily(PrivateCountStat):
                     [breaks[-1] + (breaks[-1] - breaks[-2])],
                 ]
             )
-        code = bin_index(
-            data["x"].to_numpy(dtype=float),
-            breaks,
-            self.params["closed"],
-            ab.clamp,
-        )
+        family = Bins(breaks, self.params["closed"], ab.clamp)
+        code = family.codes({"x": data["x"].to_numpy(dtype=float)})
         lo, hi = breaks[:-1], breaks[1:]
         frame = pd.DataFrame(
             {"x": (lo + hi) / 2, "xmin": lo, "xmax": hi, "width": hi - lo}
@@ -162,6 +159,7 @@ class _BinFamily(PrivateCountStat):
             public=True,
             source=ab.source,
             describe=(tuple(breaks.tolist()), self.params["closed"]),
+            family=family,
         )
 
     def shape_output(self, cells, released):

@@ -12,7 +12,7 @@ from plotnine.doctools import document
 from plotnine.mapping.evaluation import after_stat
 from plotnine.scales.scale_discrete import scale_discrete
 
-from ..cells import grid_codes
+from ..families import Bins, Grid
 from .base import (
     CKM_PARAMS,
     DP_PARAMS,
@@ -30,7 +30,7 @@ from .dates import (
     check_width,
     refuse_date_objects,
 )
-from .domains import axis_breaks, bin_index
+from .domains import axis_breaks
 
 if TYPE_CHECKING:
     from plotnine.iapi import pos_scales
@@ -165,19 +165,13 @@ class _Bin2dFamily(TwoAxisBins, PrivateCountStat):
         ax = self.axis("x", scales.x, mech)
         ay = self.axis("y", scales.y, mech)
         nx, ny = len(ax.breaks) - 1, len(ay.breaks) - 1
-        ix = bin_index(
-            data["x"].to_numpy(dtype=float),
-            ax.breaks,
-            "left" if ax.calendar else "right",
-            ax.clamp,
+        family = Grid(
+            Bins(ax.breaks, "left" if ax.calendar else "right", ax.clamp),
+            Bins(ay.breaks, "left" if ay.calendar else "right", ay.clamp, "y"),
         )
-        iy = bin_index(
-            data["y"].to_numpy(dtype=float),
-            ay.breaks,
-            "left" if ay.calendar else "right",
-            ay.clamp,
+        code = family.codes(
+            {a: data[a].to_numpy(dtype=float) for a in ("x", "y")}
         )
-        code = grid_codes(ix, iy, nx, ny)
         gx = np.tile(np.arange(nx), ny)
         gy = np.repeat(np.arange(ny), nx)
         xmin, xmax = ax.breaks[:-1][gx], ax.breaks[1:][gx]
@@ -205,6 +199,7 @@ class _Bin2dFamily(TwoAxisBins, PrivateCountStat):
             public=True,
             source=source if public else "private estimate",
             describe=(tuple(ax.breaks.tolist()), tuple(ay.breaks.tolist())),
+            family=family,
         )
 
     def shape_output(self, cells, released):

@@ -20,12 +20,11 @@ import pandas as pd
 from plotnine.doctools import document
 from plotnine.mapping.evaluation import after_stat
 
-from ..cells import chunked_codes
+from ..families import Hexes
 from ..mechanisms.errors import ParameterError
 from ..mechanisms.hexbin import (
     bins_pair,
     binwidth_pair,
-    hex_assign,
     hex_lattice,
 )
 from .base import (
@@ -181,31 +180,19 @@ class _BinhexFamily(TwoAxisBins, PrivateCountStat):
         self.require_continuous(scales, "x", "y")
         mech = self.make_mechanism() if self.DP else None
         lat = self.lattice(scales, mech)
-        (x0, x1), (y0, y1) = lat["xlim"], lat["ylim"]
-        xs = data["x"].to_numpy(dtype=float)
-        ys = data["y"].to_numpy(dtype=float)
         row, col = lat["row"], lat["col"]
-        # dense lookup (row, col) -> position in the lattice
-        rmin, cmin = row.min(), col.min()
-        nr, nc = row.max() - rmin + 1, col.max() - cmin + 1
-        table = np.full(nr * nc, -1, dtype=np.int64)
-        table[(row - rmin) * nc + (col - cmin)] = np.arange(len(row))
-
-        def code_of(part: slice) -> np.ndarray:
-            x, y = xs[part], ys[part]
-            if lat["clamp"]:
-                # private range: records outside it go to the edge hexagons
-                x, y = np.clip(x, x0, x1), np.clip(y, y0, y1)
-            inside = (x >= x0) & (x <= x1) & (y >= y0) & (y <= y1)
-            r, c = hex_assign(x, y, lat["origin"], lat["binwidth"])
-            ri, ci = r - rmin, c - cmin
-            ok = inside & (ri >= 0) & (ri < nr) & (ci >= 0) & (ci < nc)
-            code = np.full(len(x), -1, dtype=np.int64)
-            code[ok] = table[ri[ok] * nc + ci[ok]]
-            return code
-
-        code = chunked_codes(len(xs), len(row), code_of)
-
+        family = Hexes(
+            lat["xlim"],
+            lat["ylim"],
+            lat["origin"],
+            lat["binwidth"],
+            row,
+            col,
+            lat["clamp"],
+        )
+        code = family.codes(
+            {a: data[a].to_numpy(dtype=float) for a in ("x", "y")}
+        )
         frame = hex_geometry(row, col, lat["origin"], lat["binwidth"])
         # a hexagon is identified by its shape and place; the tag keeps
         # its noise apart from rectangles with the same four numbers
@@ -220,6 +207,7 @@ class _BinhexFamily(TwoAxisBins, PrivateCountStat):
             public=True,
             source=lat["source"],
             describe=(lat["xlim"], lat["ylim"], lat["binwidth"]),
+            family=family,
         )
 
     # same shaping as the rectangles: integer counts, noisy_count (DP),

@@ -7,7 +7,7 @@ import pandas as pd
 from plotnine.doctools import document
 from plotnine.mapping.evaluation import after_stat
 
-from ..cells import categorical_dimension
+from ..families import Levels
 from .base import (
     CKM_PARAMS,
     DP_PARAMS,
@@ -94,7 +94,8 @@ class _CountFamily(PrivateCountStat):
             if declared is None and _user_discrete_limits(scales.x):
                 declared = _user_discrete_limits(scales.x)
                 source = "public: scale limits"
-            dim = categorical_dimension("x", x, declared)
+            family = Levels(declared)
+            dim = family.dimension(x)
             frame = pd.DataFrame(
                 {
                     "x": list(dim.values),
@@ -108,17 +109,12 @@ class _CountFamily(PrivateCountStat):
                 public=dim.public,
                 source=source if dim.public else "observed",
                 describe=tuple(dim.content[0]),
+                family=family,
             )
         # continuous x: a public list of values, or the values seen
-        values = pd.Series(x.to_numpy(dtype=float))
-        if levels is not None:
-            dim = categorical_dimension(
-                "x", values, sorted(float(v) for v in levels)
-            )
-            source = "public: levels"
-        else:
-            dim = categorical_dimension("x", values, None)
-            source = "observed"
+        family = Levels(levels, numeric=True)
+        dim = family.dimension(x)
+        source = "public: levels" if family.public else "observed"
         domain = np.asarray(dim.values, dtype=float)
         if width is None:
             width = 0.9 * (
@@ -134,6 +130,7 @@ class _CountFamily(PrivateCountStat):
             public=dim.public,
             source=source,
             describe=tuple(dim.content[0]),
+            family=family,
         )
 
     def shape_output(self, cells, released):

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from plotnine.stats.binning import breaks_from_bins, breaks_from_binwidth
 
-from ..cells import chunked_codes
+from ..families import bin_index  # moved; kept importable here
 from ..mechanisms.errors import PrivacyWarning
 from ..mechanisms.ranges import private_range, range_privacy_map
 from ..mechanisms.release import (
@@ -303,81 +303,6 @@ def _private_axis(
         details={"what": f"{axis} range", "range": (lo, hi), **details},
     )
     return AxisBreaks(arr, "private estimate", clamp=True, release=release)
-
-
-def bin_index(
-    values: np.ndarray, breaks: np.ndarray, closed: str, clamp: bool
-) -> np.ndarray:
-    """Bin of each value; -1 outside the breaks unless ``clamp``.
-
-    ``closed="right"``: bins (a, b], the first one [a, b]; ``"left"``:
-    [a, b), the last one [a, b]. NaN is outside. The codes come in the
-    smallest integer type that holds them, computed a chunk of records at
-    a time (:func:`~plotnine_private.cells.chunked_codes`), so memory
-    stays near one byte per record for up to 126 bins.
-
-    >>> bin_index(np.array([0., 1., 1.5, 3.]), np.array([0., 1., 2.]),
-    ...           "right", False).tolist()
-    [0, 0, 1, -1]
-    """
-    breaks = np.asarray(breaks, dtype=float)
-    values = np.asarray(values, dtype=float)
-    nb = len(breaks) - 1
-    width = np.diff(breaks)
-    even = nb > 0 and np.allclose(width, width[0], rtol=1e-9, atol=0)
-
-    def code_of(part: slice) -> np.ndarray:
-        v = values[part]
-        if even:
-            idx = _even_index(v, breaks, closed)
-        elif closed == "right":
-            idx = np.searchsorted(breaks, v, side="left") - 1
-        else:
-            idx = np.searchsorted(breaks, v, side="right") - 1
-        if closed == "right":
-            idx[v == breaks[0]] = 0
-        else:
-            idx[v == breaks[-1]] = nb - 1
-        if clamp:
-            idx[np.isnan(v)] = -1
-            low = ~np.isnan(v) & (idx < 0)
-            idx[low] = 0
-            idx[idx >= nb] = nb - 1
-        else:
-            idx[(idx < 0) | (idx >= nb)] = -1
-        return idx
-
-    return chunked_codes(len(values), nb, code_of)
-
-
-def _even_index(v: np.ndarray, breaks: np.ndarray, closed: str):
-    """``searchsorted``'s answer for equal-width breaks, by arithmetic: a
-    guess from the bin width, then one step of correction against the
-    breaks themselves, so a value on an edge lands where ``searchsorted``
-    would put it (rounding in the division can be off by one)."""
-    nb = len(breaks) - 1
-    step = (breaks[-1] - breaks[0]) / nb
-    with np.errstate(invalid="ignore"):
-        guess = np.floor((v - breaks[0]) / step)
-    guess = np.nan_to_num(guess, nan=-2.0, posinf=nb + 1, neginf=-2.0)
-    idx = np.clip(guess, -1, nb).astype(np.int64)
-    inner = np.clip(idx, 0, nb - 1)
-    lo, hi = breaks[inner], breaks[inner + 1]
-    if closed == "right":
-        # bins (a, b]: the bin with a < v <= b
-        down = (idx >= 0) & (idx < nb) & (v <= lo)
-        up = (idx >= 0) & (idx < nb) & (v > hi)
-        below = (idx < 0) & (v > breaks[0])
-        above = (idx >= nb) & (v <= breaks[-1])
-    else:
-        # bins [a, b): the bin with a <= v < b
-        down = (idx >= 0) & (idx < nb) & (v < lo)
-        up = (idx >= 0) & (idx < nb) & (v >= hi)
-        below = (idx < 0) & (v >= breaks[0])
-        above = (idx >= nb) & (v < breaks[-1])
-    idx = idx - down + up + below - above
-    idx[np.isnan(v)] = -1
-    return idx
 
 
 #: share of a layer's clear mass in the edge bands of a private range

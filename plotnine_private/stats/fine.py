@@ -20,9 +20,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..families import Bins
 from ..validation import is_real
 from .base import FamilyCells, PrivateCountStat, _fail, validate_range
-from .domains import axis_breaks, bin_index
+from .domains import axis_breaks
 
 __all__ = ["FineFamily", "FineHistogram", "family_doc"]
 
@@ -136,12 +137,8 @@ class FineFamily(PrivateCountStat):
             bins=p["bins"],
         )
         edges = ab.breaks
-        code = bin_index(
-            data[ax].to_numpy(dtype=float),
-            edges,
-            "right",
-            p["outside"] == "clamp",
-        )
+        family = Bins(edges, "right", p["outside"] == "clamp", axis=ax)
+        code = family.codes({ax: data[ax].to_numpy(dtype=float)})
         lo, hi = edges[:-1], edges[1:]
         frame = pd.DataFrame({"_bin": np.arange(len(lo))})
         self.edges = edges
@@ -152,6 +149,7 @@ class FineFamily(PrivateCountStat):
             public=True,
             source=ab.source,
             describe=(ax, tuple(edges.tolist()), p["outside"]),
+            family=family,
         )
 
     def fine_histogram(self, cells, released) -> FineHistogram:

@@ -10,7 +10,7 @@ import pandas as pd
 from plotnine.doctools import document
 from plotnine.mapping.evaluation import after_stat
 
-from ..cells import chunked_codes, grid_codes
+from ..families import Observed, PointAxis, Points
 from .base import (
     CKM_PARAMS,
     DP_PARAMS,
@@ -122,45 +122,18 @@ class _SumFamily(PrivateCountStat):
         if p["limits"] is not None:
             lims = per_axis(p["limits"], self.name, "limits", True)
             ress = per_axis(p["resolution"], self.name, "resolution")
-            pts, idx, rng, res = [], [], [], []
-            for ax, v, lim, r in zip("xy", (x, y), lims, ress):
+            axes, rng, res = [], [], []
+            for ax, lim, r in zip("xy", lims, ress):
                 points, full, first, span, step = self.grid(
                     ax, lim, r, getattr(scales, ax)
                 )
-
-                def axis_code(
-                    part,
-                    v=v,
-                    points=points,
-                    full=full,
-                    first=first,
-                    span=span,
-                    step=step,
-                ):
-                    w = v[part]
-                    with np.errstate(invalid="ignore"):
-                        if isinstance(step, float):
-                            f = np.rint((w - span[0]) / step)
-                        else:
-                            # the nearest calendar point (``full`` has one
-                            # beyond each end; np.interp clamps records
-                            # farther out)
-                            f = (
-                                np.rint(
-                                    np.interp(w, full, np.arange(len(full)))
-                                )
-                                - first
-                            )
-                    ok = (f >= 0) & (f < len(points))
-                    return np.where(ok, f, -1).astype(np.int64)
-
-                pts.append(points)
-                idx.append(chunked_codes(len(v), len(points), axis_code))
+                axes.append(PointAxis(points, span[0], step, full, first))
                 rng.append(span)
                 res.append(step)
-            (gpx, gpy), (ix, iy) = pts, idx
+            family = Points(*axes)
+            code = family.codes({"x": x, "y": y})
+            gpx, gpy = axes[0].points, axes[1].points
             nx, ny = len(gpx), len(gpy)
-            code = grid_codes(ix, iy, nx, ny)
             gx = np.tile(np.arange(nx), ny)
             gy = np.repeat(np.arange(ny), nx)
             px, py = gpx[gx], gpy[gy]
@@ -172,15 +145,20 @@ class _SumFamily(PrivateCountStat):
                 public=True,
                 source="public: grid",
                 describe=(*rng, tuple(res)),
+                family=family,
             )
-        pos = pd.MultiIndex.from_arrays([x, y])
-        uniq = pos.unique().sort_values()
-        code = uniq.get_indexer(pos).astype(np.int64)
+        seen = Observed()
+        uniq, code = seen.positions({"x": x, "y": y})
         px = uniq.get_level_values(0).to_numpy(dtype=float)
         py = uniq.get_level_values(1).to_numpy(dtype=float)
         frame = pd.DataFrame({"x": px, "y": py})
         return FamilyCells(
-            frame, [px, py], code, public=False, source="observed"
+            frame,
+            [px, py],
+            code,
+            public=False,
+            source="observed",
+            family=seen,
         )
 
     def shape_output(self, cells, released):

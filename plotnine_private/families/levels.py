@@ -1,0 +1,98 @@
+"""Categories of a column (count, the tables' x) and positions seen
+(sum without a grid)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..cells import Dimension, categorical_dimension
+from ..exceptions import PlotninePrivateError
+from .base import CELL, Family, Stages, _float
+
+__all__ = ["Levels", "Observed"]
+
+
+# --------------------------------------------------------------------------
+# levels (count, and the tables' x)
+# --------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class Levels(Family):
+    """Categories of one column: the declared levels (public), else the
+    values seen (sorted; not public). ``numeric``: values are numbers,
+    matched as floats (declared levels sorted as numbers)."""
+
+    declared: Sequence | None = None
+    numeric: bool = False
+    axis: str = "x"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "aes", (self.axis,))
+        if self.declared is not None:
+            levels = list(self.declared)
+            if self.numeric:
+                levels = sorted(float(v) for v in levels)
+            object.__setattr__(self, "declared", levels)
+        object.__setattr__(self, "public", self.declared is not None)
+
+    @property
+    def size(self) -> int:
+        if self.declared is None:
+            raise PlotninePrivateError(
+                "the levels are observed: their number is the data's"
+            )
+        return len(self.declared)
+
+    def values(self, column: Any) -> pd.Series:
+        """The column as the levels compare it."""
+        if self.numeric:
+            if isinstance(column, pd.Series):
+                return pd.Series(column.to_numpy(dtype=float))
+            return pd.Series(np.asarray(column, dtype=float))
+        if isinstance(column, pd.Series):
+            return column
+        return pd.Series(column)
+
+    def dimension(self, column: Any, name: str | None = None) -> Dimension:
+        """The levels and each value's code."""
+        return categorical_dimension(
+            name or self.axis, self.values(column), self.declared
+        )
+
+    def codes(self, columns: Mapping[str, np.ndarray]) -> np.ndarray:
+        return self.dimension(columns[self.axis]).codes.astype(np.int64)
+
+    def stages(self, columns: Mapping[str, Any]) -> Stages:
+        x = columns[self.axis]
+        return [{CELL: _float(x) if self.numeric else x}]
+
+    def decode(self, grouped: Mapping[str, np.ndarray]) -> np.ndarray:
+        return self.dimension(grouped[CELL]).codes.astype(np.int64)
+
+
+@dataclass(frozen=True, eq=False)
+class Observed(Family):
+    """Positions seen (sum without a grid): not public. The cells are the
+    distinct (x, y) pairs, sorted; in an engine the stat builds them
+    from the grouped values."""
+
+    aes: tuple[str, ...] = ("x", "y")
+    public = False
+    numeric = True
+
+    def positions(
+        self, columns: Mapping[str, np.ndarray]
+    ) -> tuple[pd.MultiIndex, np.ndarray]:
+        """The distinct positions (sorted) and each record's code."""
+        pos = pd.MultiIndex.from_arrays(
+            [np.asarray(columns[a], dtype=float) for a in self.aes]
+        )
+        uniq = pos.unique().sort_values()
+        return uniq, uniq.get_indexer(pos).astype(np.int64)
+
+    def codes(self, columns: Mapping[str, np.ndarray]) -> np.ndarray:
+        return self.positions(columns)[1]

@@ -1,0 +1,273 @@
+"""The family contract: numpy codes == engine codes (DuckDB, Polars) for
+every family, on random data with values on the edges, their float
+neighbours, out-of-range, infinite, NaN and missing values."""
+
+from __future__ import annotations
+
+import duckdb
+import narwhals as nw
+import numpy as np
+import polars as pl
+import pytest
+
+from plotnine_private.engines.push import grouped
+from plotnine_private.families import (
+    Bins,
+    Grid,
+    Hexes,
+    Levels,
+    PointAxis,
+    Points,
+)
+from plotnine_private.mechanisms.hexbin import hex_lattice
+
+SEEDS = [0, 1, 2]
+
+# numpy warns of NaN and infinite inputs, which are part of the test
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
+
+
+def _axis_values(rng, edges: np.ndarray, n: int = 3000) -> np.ndarray:
+    """Uniform values around ``edges``, the edges, their neighbours one
+    float away, far values, infinities and NaN."""
+    lo, hi = float(edges[0]), float(edges[-1])
+    span = hi - lo
+    vals = np.r_[
+        rng.uniform(lo - span / 4, hi + span / 4, n),
+        edges,
+        np.nextafter(edges, np.inf),
+        np.nextafter(edges, -np.inf),
+        [lo - 10 * span, hi + 10 * span, np.inf, -np.inf, np.nan],
+    ]
+    return rng.permutation(vals)
+
+
+def _with_missing(rng, values: np.ndarray) -> list:
+    """Values as a list with about 1% missing (None)."""
+    out: list = values.tolist()
+    for i in rng.choice(len(out), size=max(len(out) // 100, 1), replace=0):
+        out[i] = None
+    return out
+
+
+def _engine_codes(
+    family, columns: dict[str, list], native: str, inner: bool = False
+):
+    """Each record's code through the family's projections, in the
+    engine, decoded as the engine path decodes grouped keys. ``inner``:
+    the short path (records outside the domain filtered out first; they
+    get -1 here)."""
+    table = pl.DataFrame(
+        {k: pl.Series(k, v, strict=False) for k, v in columns.items()}
+    )
+    frame = table.lazy()
+    if native == "duckdb":
+        frame = duckdb.from_arrow(table.to_arrow())
+    lf = nw.from_native(frame)
+    exprs = {a: nw.col(a) for a in family.aes}
+    if inner:
+        lf = lf.filter(family.domain_filter(exprs))
+        stages = family.inner_stages(exprs)
+    else:
+        stages = family.stages(exprs)
+    for stage in stages:
+        lf = lf.with_columns(**stage)
+    keys = list(stages[-1])
+    got = lf.select("_row", *keys).collect().to_pandas()
+    rows = {k: got[k].to_numpy() for k in keys}
+    codes = family.inner_decode(rows) if inner else family.decode(rows)
+    out = np.full(len(columns["_row"]), -1, dtype=np.int64)
+    out[got["_row"].to_numpy()] = codes
+    return out
+
+
+def _numpy_codes(family, columns: dict[str, list]) -> np.ndarray:
+    if not getattr(family, "numeric", True):
+        arrays = {a: np.array(columns[a], dtype=object) for a in family.aes}
+        return np.asarray(family.codes(arrays), dtype=np.int64)
+    arrays = {
+        a: np.array(
+            [np.nan if v is None else v for v in columns[a]], dtype=float
+        )
+        for a in family.aes
+    }
+    return np.asarray(family.codes(arrays), dtype=np.int64)
+
+
+def _check(family, columns: dict[str, list]) -> np.ndarray:
+    n = len(next(iter(columns.values())))
+    columns = {**columns, "_row": list(range(n))}
+    ref = _numpy_codes(family, columns)
+    assert (ref >= 0).any() and (ref == -1).any()
+    short = family.domain_filter({a: nw.col(a) for a in family.aes})
+    for native in ("duckdb", "polars"):
+        for inner in (False, True) if short is not None else (False,):
+            got = _engine_codes(family, columns, native, inner)
+            bad = np.flatnonzero(got != ref)
+            assert not len(bad), (native, inner, bad[:5], got[bad[:5]])
+    return ref
+
+
+BREAKS = [
+    np.linspace(-5, 5, 31),
+    np.linspace(0.1, 0.7, 8),
+    np.linspace(1999, 2008, 10),
+    np.array([0, 1, 2.5, 4, 10.0]),
+    np.array([0.1, 0.2, 0.30000000000000004, 0.4]),
+]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("clamp", [False, True])
+@pytest.mark.parametrize("closed", ["right", "left"])
+@pytest.mark.parametrize("breaks", BREAKS, ids=range(len(BREAKS)))
+def test_bins(breaks, closed, clamp, seed):
+    rng = np.random.default_rng(seed)
+    x = _with_missing(rng, _axis_values(rng, breaks))
+    ref = _check(Bins(breaks, closed, clamp), {"x": x})
+    if clamp:
+        # every present, non-NaN value has a bin
+        nan = np.array([v is None or np.isnan(v) for v in x])
+        assert np.array_equal(ref == -1, nan)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_fine_histogram_on_y(seed):
+    # density / ECDF / boxplot: many fine bins along y, clamped
+    rng = np.random.default_rng(seed)
+    edges = np.linspace(-3, 3, 513)
+    y = _with_missing(rng, _axis_values(rng, edges))
+    _check(Bins(edges, "right", True, axis="y"), {"y": y})
+    _check(Bins(edges, "right", False, axis="y"), {"y": y})
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_bin2d_grid(seed):
+    rng = np.random.default_rng(seed)
+    bx, by = np.linspace(-5, 5, 31), np.array([-9, -1, 0, 2.5, 11.0])
+    x = _axis_values(rng, bx)
+    y = rng.permutation(np.resize(_axis_values(rng, by), len(x)))
+    family = Grid(Bins(bx), Bins(by, "left", axis="y"))
+    _check(family, {"x": _with_missing(rng, x), "y": _with_missing(rng, y)})
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("clamp", [False, True])
+def test_hexagons(seed, clamp):
+    rng = np.random.default_rng(seed)
+    xlim, ylim = (-5.0, 5.0), (-9.0, 11.0)
+    binwidth = (10 / 30, 20 / 17)
+    row, col = hex_lattice(xlim, ylim, (xlim[0], ylim[0]), binwidth)
+    family = Hexes(xlim, ylim, (xlim[0], ylim[0]), binwidth, row, col, clamp)
+    # centres, and points on hexagon sides (ties between candidates)
+    x = _axis_values(rng, np.linspace(*xlim, 61))
+    y = rng.permutation(
+        np.resize(_axis_values(rng, np.linspace(*ylim, 35)), len(x))
+    )
+    x = np.r_[x, xlim[0] + binwidth[0] * np.arange(-2, 33) / 2]
+    y = np.r_[y, ylim[0] + binwidth[1] * np.sqrt(3) * np.arange(35) / 4]
+    _check(family, {"x": _with_missing(rng, x), "y": _with_missing(rng, y)})
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_sum_points(seed):
+    rng = np.random.default_rng(seed)
+    px = 0.5 + np.arange(21) * 0.25
+    py = -2.0 + np.arange(9) * 0.5
+    family = Points(PointAxis(px, 0.5, 0.25), PointAxis(py, -2.0, 0.5))
+    # midpoints between grid points: round half to even
+    mx = np.r_[px, px + 0.125, px - 0.125]
+    x = _axis_values(rng, mx)
+    y = rng.permutation(
+        np.resize(_axis_values(rng, np.r_[py, py + 0.25]), len(x))
+    )
+    _check(family, {"x": _with_missing(rng, x), "y": _with_missing(rng, y)})
+
+
+def test_sum_calendar_points_are_refused_in_an_engine():
+    pa = PointAxis(np.arange(3.0), 0.0, "1 month", np.arange(-1, 4.0), 1)
+    with pytest.raises(Exception, match="calendar step"):
+        Points(pa, pa).stages({"x": nw.col("x"), "y": nw.col("y")})
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_count_levels(seed):
+    rng = np.random.default_rng(seed)
+    words = rng.choice(["a", "b", "c", "zz"], 2000).tolist()
+    words[3] = None
+    _check(Levels(["c", "a", "b"]), {"x": words})
+    nums = rng.choice([1.0, 2.0, 2.5, 7.0], 2000)
+    _check(Levels([7, 1, 2], numeric=True), {"x": _with_missing(rng, nums)})
+
+
+def test_grouped_rows_decode_to_the_numpy_counts():
+    """Through the engine path itself (``grouped``): per-cell counts
+    equal numpy's bincount of the codes."""
+    rng = np.random.default_rng(7)
+    breaks = np.linspace(-5, 5, 31)
+    x = _axis_values(rng, breaks, 20000)
+    family = Bins(breaks)
+    ref = np.asarray(family.codes({"x": x}), dtype=np.int64)
+    for frame in (
+        pl.DataFrame({"x": x}).lazy(),
+        duckdb.from_arrow(pl.DataFrame({"x": x}).to_arrow()),
+    ):
+        g = grouped(
+            nw.from_native(frame),
+            {},
+            stages=family.stages({"x": nw.col("x")}),
+        )
+        code = family.decode({k: g[k].to_numpy() for k in g.columns})
+        n = g["_n"].to_numpy()
+        got = np.bincount(code[code >= 0], n[code >= 0], minlength=30)
+        want = np.bincount(ref[ref >= 0], minlength=30)
+        assert np.array_equal(got, want)
+        assert int(n[code < 0].sum()) == int((ref < 0).sum())
+
+
+class _PT:
+    """The two facts of a p-table the key integers read."""
+
+    def __init__(self, kind: str, modulus: int | None = None):
+        self.key_kind, self.key_modulus = kind, modulus
+
+
+@pytest.mark.parametrize(
+    "kind, modulus", [("uniform", None), ("integer", 4096), ("integer", None)]
+)
+def test_record_key_integers_in_engines(kind, modulus):
+    """Each record's key integer (high and low halves) and its validity,
+    in DuckDB and Polars, equal numpy's (mechanisms.ckm)."""
+    from plotnine_private.engines.push import key_integers
+    from plotnine_private.mechanisms.ckm import record_key_integers
+
+    rng = np.random.default_rng(11)
+    if kind == "uniform":
+        good = np.r_[
+            np.round(rng.uniform(0, 1, 3000), 8),
+            rng.uniform(0, 1, 3000),  # more decimals: rounded
+            [0.0, 0.999999995, 0.999999999, 0.5, 1e-9, 5e-9, 1.5e-8],
+        ]
+        bad = [-0.1, 1.0, 2.0, np.inf, np.nan]
+    else:
+        top = 2**40 if modulus is None else modulus
+        good = np.r_[rng.integers(0, top, 3000).astype(float), 0.0]
+        bad = [-1.0, 0.5, np.inf, np.nan, *([4096.0] if modulus else [])]
+    keys = rng.permutation(np.r_[good, bad]).tolist()
+    keys[7] = None
+    valid = np.array([v is not None and v in set(good) for v in keys])
+    ref = record_key_integers(
+        np.array([v for v, ok in zip(keys, valid) if ok]),
+        kind=kind,
+        modulus=modulus,
+    )
+    stages = key_integers(nw.col("k"), _PT(kind, modulus))
+    table = pl.DataFrame({"k": pl.Series(keys, dtype=pl.Float64)})
+    for native in (table.lazy(), duckdb.from_arrow(table.to_arrow())):
+        lf = nw.from_native(native)
+        for stage in stages:
+            lf = lf.with_columns(**stage)
+        got = lf.select("_khi", "_klo", "_kbad").collect().to_pandas()
+        assert np.array_equal(got["_kbad"].to_numpy() == 1, ~valid)
+        ints = got["_khi"].to_numpy() * 2**24 + got["_klo"].to_numpy()
+        assert np.array_equal(ints[valid], ref)
