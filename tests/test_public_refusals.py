@@ -172,7 +172,9 @@ def test_a_value_outside_the_declared_levels_stays_in_the_engine():
 
 
 # -- bundle and intervals -------------------------------------------------
-def test_an_unprotected_blank_layer_is_a_review_row_with_its_axis(tmp_path):
+def test_an_unprotected_blank_layer_is_a_review_row_with_its_axis(
+    tmp_path, key_file
+):
     plot = ggplot(mpg, aes("hwy")) + geom_histogram(
         stat="bin_dp", limits=(0, 50), bins=10, eps=1, seed=1
     )
