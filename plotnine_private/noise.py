@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from plotnine import ggplot
 
     from .mechanisms.ptable import PTable
+    from .mechanisms.release import Release
 
 __all__ = [
     "NoiseIntervals",
@@ -191,6 +192,32 @@ def ckm_interval(
     return low, high, coverage
 
 
+def count_noise_bounds(
+    release: Release, level: float, ptable: PTable | None = None
+) -> tuple[float, float, float]:
+    """``(low, high, coverage)`` of the noise a count release adds to a
+    cell (``noisy - true``), from the release record alone (and the
+    layer's p-table for CKM: the interval of large cells).
+
+    Discrete Laplace of scale 2 (eps=1, replace) holds 96% in +-6, as
+    :func:`dlap_interval` says; the same rule gives ``noise_interval``'s
+    rows and the ``count_low``/``count_high`` of every count stat.
+    """
+    if release.mechanism == "discrete_laplace":
+        k, cov = dlap_interval(float(release.details["scale"]), level)
+        return -float(k), float(k), cov
+    if release.mechanism == "laplace":
+        k, cov = rounded_laplace_interval(
+            float(release.details["scale"]), level
+        )
+        return -float(k), float(k), cov
+    if release.mechanism == "ckm" and ptable is not None:
+        return ckm_interval(ptable, level, large_cell_rows(ptable))
+    raise PlotninePrivateError(
+        f"no count noise interval for mechanism {release.mechanism!r}"
+    )
+
+
 # --------------------------------------------------------------------------
 # the plot
 # --------------------------------------------------------------------------
@@ -227,13 +254,8 @@ def _count_rows(i, lyr, releases, level, mapped) -> list[dict]:
         notes = []
         if r.mechanism in ("discrete_laplace", "laplace"):
             b = float(r.details["scale"])
-            fn = (
-                dlap_interval
-                if r.mechanism == "discrete_laplace"
-                else rounded_laplace_interval
-            )
-            k, cov = fn(b, level)
-            row.update(low=-k, high=k, coverage=cov, scale=b)
+            low, high, cov = count_noise_bounds(r, level)
+            row.update(low=low, high=high, coverage=cov, scale=b)
             notes.append(
                 f"{r.mechanism.replace('_', ' ')} of scale {b:.4g} "
                 f"(sensitivity {_fmt(r.sensitivity)}, {r.adjacency}) on "
@@ -259,7 +281,7 @@ def _count_rows(i, lyr, releases, level, mapped) -> list[dict]:
                     "the layer's ptable parameter."
                 )
             rows_used = large_cell_rows(ptable)
-            low, high, cov = ckm_interval(ptable, level, rows_used)
+            low, high, cov = count_noise_bounds(r, level, ptable)
             row.update(low=low, high=high, coverage=cov)
             top = ptable.max_i
             which = (

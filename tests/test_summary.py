@@ -610,9 +610,10 @@ def test_bad_data_is_refused_with_the_fix():
 def test_missing_y_is_left_out_silently():
     d = CARS.copy()
     d.loc[:9, "hwy"] = np.nan
+    plot = dp_plot(d, eps=1e6)  # made apart: eps > 10 warns there
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        data = pp.layer_data(dp_plot(d, eps=1e6))
+        data = pp.layer_data(plot)
     want = d.dropna(subset=["hwy"]).groupby("class", observed=False).size()
     np.testing.assert_array_equal(data["n"], want.to_numpy())
 

@@ -77,6 +77,7 @@ from ..validation import (
 )
 from ..validation import fail as _fail
 from .domains import advise_edge_mass
+from .signal import warn_eps_scale
 
 if TYPE_CHECKING:
     from plotnine.facets.layout import Layout
@@ -372,8 +373,11 @@ class PrivateCountStat(stat):
         self.releases = []
         self.door = door
         self.check_input(data)
+        n_rows = len(data)  # public under replace-one adjacency
         data = self.drop_missing(data)
         mechanism = self.make_mechanism()
+        if isinstance(mechanism, LaplaceCounts):
+            warn_eps_scale(self, n_rows, mechanism)
         key_ints = self.record_key_integers(data)
         self.layer_records = data
         self.axis_cache: dict = {}

@@ -43,6 +43,7 @@ from ..validation import (
 from .base import CKM_PARAMS, CKMMixin
 from .base import _fail as fail
 from .count import _CountFamily
+from .signal import expected_abs_noise, warn_eps_scale
 
 __all__ = ["ratio_interval", "stat_summary_ckm", "stat_summary_dp"]
 
@@ -215,6 +216,7 @@ class _SummaryFamily(_CountFamily):
         self.releases = []
         self.door = door
         self.check_input(data)
+        self.n_rows = len(data)  # public under replace-one adjacency
         data = self.drop_missing(data)
         self.layer_records = data
         self.axis_cache: dict = {}
@@ -381,6 +383,16 @@ class _DPSummary(_SummaryFamily):
             **common,
         )
         self.releases.append(rel_sum.release)
+        if p["fun"] == "sum":
+            warn_eps_scale(
+                self,
+                self.n_rows,
+                sum_mech,
+                error=expected_abs_noise(sum_mech.scale_units, p["noise"])
+                * float(sum_mech.unit),
+                total=self.n_rows * max(abs(lo), abs(hi)),
+                what="y units",
+            )
         s = rel_sum.values  # noisy totals of (y - c), value units
         est: dict = {"keep": rel_sum.keep, "keep_release": rel_sum}
         if share < 1:
@@ -395,6 +407,7 @@ class _DPSummary(_SummaryFamily):
                 details={"what": "record counts of the summary cells"},
             )
             self.releases.append(rel_cnt.release)
+            warn_eps_scale(self, self.n_rows, cnt_mech)
             n_noisy = np.nan_to_num(rel_cnt.noisy)
             est["n"] = np.rint(rel_cnt.values).astype(np.int64)
         else:
