@@ -34,6 +34,7 @@ from .mechanisms.ptable import (
 from .mechanisms.release import Release
 from .noise import NoiseIntervals, noise_caption, noise_interval
 from .pca import DPPCAResult, dp_pca, dp_score
+from .planning import accuracy, eps_for
 from .plots.ptable import plot_ptable
 from .report import (
     PrivacyBudget,
@@ -76,6 +77,7 @@ __all__ = [
     "PrivacyBudget",
     "PrivacyReport",
     "RecordKeyWarning",
+    "accuracy",
     "add_record_keys",
     "cell_keys",
     "compare",
@@ -98,6 +100,7 @@ __all__ = [
     "dp_pca",
     "dp_score",
     "dp_table",
+    "eps_for",
     "geom_hex",
     "noise_caption",
     "noise_interval",

@@ -99,6 +99,8 @@ def dlap_interval(scale: float, level: float) -> tuple[int, float]:
     (6, 0.9624)
     """
     p = math.exp(-1.0 / scale)
+    if p == 0.0:  # a vanishing scale: no noise at all
+        return 0, 1.0
 
     def cover(k: int) -> float:
         return 1.0 - 2.0 * p ** (k + 1) / (1.0 + p)
