@@ -17,6 +17,7 @@ from .exceptions import (
     PrivacyWarning,
 )
 from .geoms.hex import geom_hex
+from .geoms.noise import geom_noise
 from .mechanisms.ckm import (
     RecordKeyWarning,
     add_record_keys,
@@ -61,6 +62,7 @@ from .stats.count import stat_count_ckm, stat_count_dp
 from .stats.density import stat_density_ckm, stat_density_dp
 from .stats.dp_pca_score import stat_dp_pca_score
 from .stats.ecdf import stat_ecdf_ckm, stat_ecdf_dp
+from .stats.signal import SignalWarning
 from .stats.sum import stat_sum_ckm, stat_sum_dp
 from .stats.summary import stat_summary_ckm, stat_summary_dp
 from .tables import ckm_table, dp_table
@@ -77,6 +79,7 @@ __all__ = [
     "PrivacyBudget",
     "PrivacyReport",
     "RecordKeyWarning",
+    "SignalWarning",
     "accuracy",
     "add_record_keys",
     "cell_keys",
@@ -102,6 +105,7 @@ __all__ = [
     "dp_table",
     "eps_for",
     "geom_hex",
+    "geom_noise",
     "noise_caption",
     "noise_interval",
     "layer_data",

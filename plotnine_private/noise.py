@@ -309,6 +309,27 @@ def _count_rows(i, lyr, releases, level, mapped) -> list[dict]:
     return rows
 
 
+def pca_noise_bounds(
+    release: Release, level: float, calibration: str = "analytic"
+) -> tuple[float, float, float]:
+    """``(low, high, scale)`` of the noise on one tile's count of a PCA
+    score histogram: ``+-z sigma`` (Gaussian, ``method="add"``) or
+    ``+-b log(1/(1 - level))`` (Laplace on shown tiles, ``"sparse"``).
+    """
+    if release.mechanism == "gaussian":
+        sigma = gaussian_sigma(
+            float(release.eps or 0.0),
+            float(release.delta or 0.0),
+            float(release.sensitivity or 0.0),
+            calibration,
+        )
+        z = NormalDist().inv_cdf((1 + level) / 2)
+        return -z * sigma, z * sigma, sigma
+    b = float(release.details["laplace_scale_counts"])
+    k = b * math.log(1 / (1 - level))
+    return -k, k, b
+
+
 def _pca_rows(i, lyr, releases, level) -> list[dict]:
     stat = lyr.stat
     hist = [r for r in releases if r.family.endswith("histogram")]
@@ -319,25 +340,17 @@ def _pca_rows(i, lyr, releases, level) -> list[dict]:
             "the principal axes and the frame are private estimates too "
             "and are not covered"
         )
+        low, high, scale = pca_noise_bounds(
+            r, level, stat.params.get("calibration", "analytic")
+        )
+        row.update(low=low, high=high, coverage=level, scale=scale)
         if r.mechanism == "gaussian":
-            sigma = gaussian_sigma(
-                r.eps,
-                r.delta,
-                r.sensitivity,
-                stat.params.get("calibration", "analytic"),
-            )
-            z = NormalDist().inv_cdf((1 + level) / 2)
-            row.update(
-                low=-z * sigma, high=z * sigma, coverage=level, scale=sigma
-            )
             note = (
-                f"Gaussian noise (sigma {sigma:.4g}) on each tile's count "
+                f"Gaussian noise (sigma {scale:.4g}) on each tile's count "
                 f"before it is clipped and normalised to prob; {tail}"
             )
         else:
-            b = float(r.details["laplace_scale_counts"])
-            k = b * math.log(1 / (1 - level))
-            row.update(low=-k, high=k, coverage=level, scale=b)
+            b = scale
             note = (
                 f"Laplace noise (scale {b:.4g}) on each non-empty tile's "
                 f"count; tiles below {r.details['threshold']:.4g} are "

@@ -18,7 +18,8 @@ family (the ``+-`` that holds with probability ``level``):
   ``n`` records (true mean ``mean``, default the centre of the bounds) by
   simulating both noises through the released ratio;
 * **PCA** (``dp_pca_score``): the probability of one score tile, exact
-  from the Gaussian noise of the histogram's share of eps over ``n``
+  from the noise of the histogram's share of eps (Laplace on shown
+  tiles for ``method="sparse"``, Gaussian for ``"add"``) over ``n``
   records (the axes and frame, also private, are not covered).
 """
 
@@ -200,15 +201,26 @@ def eps_for(
 # the families
 # --------------------------------------------------------------------------
 def _pca_accuracy(
-    eps, level, n, adjacency, delta=1e-6, split=None, calibration="analytic"
+    eps,
+    level,
+    n,
+    adjacency,
+    delta=None,
+    split=None,
+    method="sparse",
+    calibration="analytic",
 ) -> float:
     from .mechanisms.gaussian import gaussian_sigma
     from .pca.fit import Budget
     from .pca.validation import check_split
 
     n = _need("n", n, "the number of records of the PCA (public)")
+    delta = _need("delta", delta, "the PCA's delta, as in the stat")
     shares = check_split("accuracy", split, ("loading", "score"))
     eps_h, delta_h = Budget.split(eps, delta, shares).histogram
+    if method == "sparse":
+        # Laplace of scale 2 / eps on each shown tile's count
+        return float(2 / eps_h * math.log(1 / (1 - level)) / n)
     l2 = math.sqrt(2) if adjacency == "replace" else 1.0
     sigma = gaussian_sigma(eps_h, delta_h, l2, calibration)
     z = NormalDist().inv_cdf((1 + level) / 2)

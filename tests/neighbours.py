@@ -89,7 +89,10 @@ def snapshot(
         report = pp.privacy_report(plot)
     out: dict[str, Any] = {
         "warnings": sorted(
-            f"{w.category.__name__}: {w.message}" for w in caught
+            f"{w.category.__name__}: {w.message}"
+            for w in caught
+            # computed from released values, like the noisy numbers
+            if not issubclass(w.category, pp.SignalWarning)
         ),
         "panels": built.layout.layout.astype(str).to_dict("list"),
     }
@@ -107,7 +110,13 @@ def snapshot(
         data = lyr.data
         if "group" in data.columns and len(data):
             # which cells exist, where and in which group
-            keep = [c for c in data.columns if c not in NOISY | mapped]
+            keep = [
+                c
+                for c in data.columns
+                if c not in NOISY | mapped
+                # interval variables: functions of released values
+                and not c.endswith(("_low", "_high"))
+            ]
             if shown_by_noise:
                 keep = [c for c in ("PANEL", "group") if c in keep]
                 out[f"layer {i}"] = {

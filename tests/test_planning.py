@@ -127,17 +127,28 @@ def test_summary_total_is_exact():
 def test_pca_tiles_match_the_gaussian_sampler():
     from plotnine_private.mechanisms.histogram import gaussian_counts
 
-    eps, n = 4.0, 178
-    # half of eps to the scores, 0.65 of that to the histogram
+    eps, n, delta = 4.0, 178, 1e-5
+    # half of eps and delta to the scores, 0.65 of that eps to the
+    # histogram
     noise = gaussian_counts(
-        np.zeros(100_000), eps * 0.5 * 0.65, 1e-6 * 0.5, key=bytes(16)
+        np.zeros(100_000), eps * 0.5 * 0.65, delta * 0.5, key=bytes(16)
     )
     want = _smallest_k(noise / n, 0.95)
-    got = pp.accuracy("dp_pca_score", eps=eps, n=n)
+    kw = {"n": n, "delta": delta, "method": "add"}
+    got = pp.accuracy("dp_pca_score", eps=eps, **kw)
     assert got == pytest.approx(want, rel=0.05)
-    assert pp.eps_for("dp_pca_score", error=got, n=n) == pytest.approx(
+    assert pp.eps_for("dp_pca_score", error=got, **kw) == pytest.approx(
         eps, rel=0.01
     )
+
+
+def test_pca_sparse_tiles_match_laplace_noise():
+    rng = np.random.default_rng(8)
+    eps, n = 4.0, 178
+    noise = rng.laplace(0, 2 / (eps * 0.5 * 0.65), 200_000)
+    want = _smallest_k(noise / n, 0.95)
+    got = pp.accuracy("dp_pca_score", eps=eps, n=n, delta=1e-5)
+    assert got == pytest.approx(want, rel=0.05)
 
 
 def test_the_wrong_noise_fails_the_same_check():

@@ -41,6 +41,7 @@ __all__ = [
     "SIM_SEED",
     "NoiseModel",
     "add_count_bounds",
+    "count_noise_bounds",
     "curve_bounds",
     "replicate_curves",
     "validate_level",
@@ -54,7 +55,7 @@ SIM_SEED = 20_211
 BANDS = ("pointwise", "simultaneous")
 
 #: count columns scaled like ``count`` for their intervals
-SCALED = ("prop", "density", "ncount", "ndensity")
+SCALED = ("prop", "density", "ncount", "ndensity", "prob")
 
 
 def validate_level(name: str, level: Any) -> float:
@@ -131,33 +132,65 @@ def uniforms(shape: tuple, seed: int = SIM_SEED):
 # --------------------------------------------------------------------------
 # counts: exact
 # --------------------------------------------------------------------------
+def count_noise_bounds(release, level: float, ptable=None):
+    """:func:`plotnine_private.noise.count_noise_bounds` (imported when
+    called: ``noise`` reads the stats it describes)."""
+    from ..noise import count_noise_bounds as bounds
+
+    return bounds(release, level, ptable)
+
+
+def pca_noise_bounds(release, level: float, calibration: str):
+    """:func:`plotnine_private.noise.pca_noise_bounds`, imported when
+    called."""
+    from ..noise import pca_noise_bounds as bounds
+
+    return bounds(release, level, calibration)
+
+
 def add_count_bounds(
-    frame: pd.DataFrame, release, level: float, ptable=None
+    frame: pd.DataFrame,
+    noise: tuple[float, float],
+    zero_stays: bool = False,
+    group: str = "group",
+    column: str = "count",
 ) -> None:
     """``count_low``/``count_high`` (and of the scaled count columns) of
-    a count layer's rows, in place (see the module docstring)."""
-    from ..noise import count_noise_bounds
+    a count layer's rows, in place (see the module docstring).
 
-    low, high, _ = count_noise_bounds(release, level, ptable)
-    count = frame["count"].to_numpy(dtype=float)
+    Parameters
+    ----------
+    frame
+        The layer's rows with ``count`` (and ``noisy_count`` if DP).
+    noise
+        ``(low, high)`` of the noise ``noisy - true`` at the level.
+    zero_stays
+        A released 0 is a true 0 (CKM).
+    group
+        The column whose rows share a total.
+    column
+        The released count (``count``; ``n`` for ``stat_sum``), with its
+        unclipped twin ``noisy_<column>`` when DP.
+    """
+    low, high = noise
+    count = frame[column].to_numpy(dtype=float)
+    noisy = f"noisy_{column}"
     base = (
-        frame["noisy_count"].to_numpy(dtype=float)
-        if "noisy_count" in frame.columns
-        else count
+        frame[noisy].to_numpy(dtype=float) if noisy in frame.columns else count
     )
     base = np.where(np.isfinite(base), base, count)
     c_low = np.maximum(base - high, 0.0)
     c_high = np.maximum(base - low, 0.0)
-    if release.mechanism == "ckm":
-        # zero cells stay zero under CKM; the bound is of large cells
+    if zero_stays:
         c_low = np.where(count == 0, 0.0, c_low)
-    frame["count_low"] = c_low
-    frame["count_high"] = c_high
-    group = frame["group"].to_numpy() if "group" in frame.columns else None
+        c_high = np.where(count == 0, 0.0, c_high)
+    frame[f"{column}_low"] = c_low
+    frame[f"{column}_high"] = c_high
+    gid = frame[group].to_numpy() if group in frame.columns else None
     for col in SCALED:
         if col not in frame.columns:
             continue
-        unit = _unit(frame[col].to_numpy(dtype=float), count, group)
+        unit = _unit(frame[col].to_numpy(dtype=float), count, gid)
         frame[f"{col}_low"] = c_low * unit
         frame[f"{col}_high"] = c_high * unit
 
@@ -242,3 +275,61 @@ def curve_bounds(
     worst = np.max(np.abs(dev) / safe[:, None, :], axis=2)
     mult = np.quantile(worst, level, axis=1)[:, None]
     return released - mult * spread, released + mult * spread
+
+
+def linear_bounds(
+    design: np.ndarray,
+    noisy: np.ndarray,
+    model: NoiseModel,
+    level: float,
+    band: str = "pointwise",
+    ratio: bool = True,
+    sims: int = SIMS,
+    seed: int = SIM_SEED,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Bounds of ``design @ true / total`` (``ratio``) or ``design @
+    true`` from the unclipped released counts.
+
+    ``design @ noisy`` is unbiased for ``design @ true`` and its noise,
+    ``design @ N``, has a public distribution: its ``1 - alpha/2``
+    quantile (simulated) bounds the numerator, the total's bounds the
+    denominator, and the two make the ratio's interval by a union bound
+    (``level`` holds at least). ``band="simultaneous"`` bounds the
+    numerator over the whole curve at once.
+
+    Parameters
+    ----------
+    design
+        ``(points, bins)``: the curve's numerator as a linear map of the
+        fine counts (kernel weights, running sums).
+    noisy
+        ``(groups, bins)`` released counts before clipping.
+
+    Returns
+    -------
+    low, high
+        ``(groups, points)``.
+    """
+    from .summary import ratio_interval
+
+    k = noisy.shape[1]
+    u1, u2 = uniforms((sims, k), seed)
+    draws = model.draw(u1, u2)
+    alpha = (1 - level) / (2 if ratio else 1)
+    sim = draws @ design.T
+    spread = np.sqrt(np.mean(sim * sim, axis=0))
+    if band == "pointwise":
+        q = np.quantile(np.abs(sim), 1 - alpha, axis=0)
+    else:
+        safe = np.where(spread > 0, spread, np.inf)
+        worst = np.max(np.abs(sim) / safe, axis=1)
+        q = np.quantile(worst, 1 - alpha) * spread
+    num = noisy @ design.T
+    if not ratio:
+        return num - q, num + q
+    q_total = float(np.quantile(np.abs(draws.sum(axis=1)), 1 - alpha))
+    total = noisy.sum(axis=1, keepdims=True)
+    low, high = ratio_interval(
+        num - q, num + q, total - q_total, total + q_total
+    )
+    return low, high

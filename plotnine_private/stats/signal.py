@@ -22,11 +22,32 @@ from typing import Any
 from ..mechanisms.errors import PrivacyWarning
 
 __all__ = [
+    "BOX_SHARE",
     "EPS_HIGH",
+    "ZERO_SHARE",
+    "SignalWarning",
     "expected_abs_noise",
     "warn",
+    "warn_box_width",
+    "warn_density_zero",
     "warn_eps_scale",
 ]
+
+#: a quartile interval wider than this share of the limits is too wide to
+#: show a box
+BOX_SHARE = 0.25
+#: a density band holding 0 over this share of the curve is noise
+ZERO_SHARE = 0.9
+
+
+class SignalWarning(PrivacyWarning):
+    """The released values cannot support what a layer draws.
+
+    Unlike other privacy warnings it is computed from released values
+    (post-processing, rule 13), so its presence and numbers change with
+    the noise, as the drawn numbers do.
+    """
+
 
 #: above this eps a release gives little protection: one record can make
 #: an output e**10 (about 22,000) times more likely
@@ -101,4 +122,52 @@ def warn_eps_scale(
         f"({total:,.4g} {what}, from its {n_rows:,} rows): the figure "
         f"shows noise, not data. Use eps >= {need:.3g} (plan it with "
         "pp.eps_for).",
+    )
+
+
+def _groups(out, cols) -> str:
+    names = [str(v) for v in out[cols].drop_duplicates().to_numpy().ravel()]
+    return ", ".join(names[:6]) + (" ..." if len(names) > 6 else "")
+
+
+def warn_box_width(stat: Any, out: Any, level: float) -> None:
+    """A box whose quartile intervals span more than ``BOX_SHARE`` of the
+    limits: its quartiles are not shown by the released values."""
+    lo, hi = stat.interval_range()
+    span = hi - lo
+    width = (
+        out[[f"{q}_high" for q in ("lower", "middle", "upper")]].to_numpy()
+        - out[[f"{q}_low" for q in ("lower", "middle", "upper")]].to_numpy()
+    ).max(axis=1)
+    bad = width > BOX_SHARE * span
+    if not bad.any():
+        return
+    which = _groups(out[bad], ["x"]) if "x" in out.columns else "the box"
+    share = float(width[bad].max() / span)
+    warnings.warn(
+        f"{stat.name}: the {level:.0%} interval of a quartile spans up to "
+        f"{share:.0%} of the limits ({lo:g}, {hi:g}) for {int(bad.sum())} "
+        f"box(es) ({which}): the boxes show noise, not quartiles. Use more "
+        "eps (plan it with pp.eps_for('boxplot_dp', error=..., n=...)), "
+        "fewer fine bins (bins=...), or fewer boxes.",
+        SignalWarning,
+        stacklevel=3,
+    )
+
+
+def warn_density_zero(stat: Any, out: Any, level: float) -> None:
+    """A density whose band includes 0 over ``ZERO_SHARE`` of its curve."""
+    zero = (out["density_low"] <= 0).groupby(out["group"]).mean()
+    bad = zero[zero >= ZERO_SHARE]
+    if bad.empty:
+        return
+    warnings.warn(
+        f"{stat.name}: the {level:.0%} band of {len(bad)} of "
+        f"{len(zero)} group(s) includes 0 over {float(bad.min()):.0%} or "
+        "more of the curve: the released density cannot be told from "
+        "noise. Use more eps (plan it with pp.eps_for('density_dp', "
+        "...)), fewer fine bins (bins=64), a wider bandwidth (adjust=2) "
+        "or fewer groups.",
+        SignalWarning,
+        stacklevel=3,
     )

@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -43,7 +44,7 @@ from ..validation import (
 from .base import CKM_PARAMS, CKMMixin
 from .base import _fail as fail
 from .count import _CountFamily
-from .signal import expected_abs_noise, warn_eps_scale
+from .signal import SignalWarning, expected_abs_noise, warn_eps_scale
 
 __all__ = ["ratio_interval", "stat_summary_ckm", "stat_summary_dp"]
 
@@ -104,7 +105,7 @@ class _SummaryFamily(_CountFamily):
         "errorbar": "noise",
         "level": 0.95,
     }
-    CREATES = {"y", "ymin", "ymax", "n", "sum", "width"}
+    CREATES = {"y", "ymin", "ymax", "y_low", "y_high", "n", "sum", "width"}
     QUERY_PARAMS: tuple[str, ...] = ("fun", "bounds")
 
     # -- parameters ----------------------------------------------------
@@ -280,6 +281,8 @@ class _SummaryFamily(_CountFamily):
         lo, hi = self.params["bounds"]
         frame = cells.frame.copy()
         frame["y"] = est["y"]
+        # the interval variables, whatever errorbar draws
+        frame["y_low"], frame["y_high"] = est["ymin"], est["ymax"]
         if self.params["errorbar"] == "noise":
             frame["ymin"], frame["ymax"] = est["ymin"], est["ymax"]
         else:
@@ -420,6 +423,7 @@ class _DPSummary(_SummaryFamily):
         # the two noises stays within its 1 - alpha/2 half-width
         hs = sum_mech.halfwidth(alpha / 2)
         hc = laplace_halfwidth(cnt_mech.scale, p["noise"], alpha / 2)
+        est["keep"] = self.present(est["keep"], n_noisy, cnt_mech.scale)
         r_lo, r_hi = ratio_interval(s - hs, s + hs, n_noisy - hc, n_noisy + hc)
         est.update(
             y=np.clip(c + s / np.maximum(n_noisy, 1.0), lo, hi),
@@ -428,6 +432,28 @@ class _DPSummary(_SummaryFamily):
             sum=s + c * est["n"],
         )
         return est
+
+    def present(self, keep, n_noisy, scale) -> np.ndarray:
+        """The documented rule for cells with released n near 0: a mean
+        is drawn only where the ``level`` interval of the released count
+        excludes 0 (``noisy n - halfwidth > 0``); the others are not drawn
+        and a :class:`SignalWarning` says how many and the fix."""
+        p = self.params
+        h = laplace_halfwidth(scale, p["noise"], 1 - p["level"])
+        there = n_noisy - h > 0
+        gone = keep & ~there
+        if gone.any():
+            warnings.warn(
+                f"{self.name}: {int(gone.sum())} cell(s) have a released "
+                f"record count whose {p['level']:.0%} interval (+-{h}) "
+                "includes 0: a mean there is noise, so they are not drawn. "
+                "Use more eps (plan it with pp.eps_for('summary_dp', "
+                "error=..., n=..., bounds=...)), a smaller sum_share or "
+                "fewer levels or groups.",
+                SignalWarning,
+                stacklevel=3,
+            )
+        return keep & there
 
 
 class _CKMSummary(CKMMixin, _SummaryFamily):
