@@ -1,13 +1,13 @@
 """eps sanity: a PrivacyWarning for eps above 10 and for eps so small that
-one cell's expected noise exceeds the layer's public total scale, both
-from public facts only (the same on neighbouring data sets)."""
+one cell's expected noise exceeds the layer's public total scale (the
+``total`` parameter), both from public facts only (the same on
+neighbouring data sets, and on an empty subset as on any other)."""
 
 from __future__ import annotations
 
 import warnings
 
 import numpy as np
-import pandas as pd
 import pytest
 from neighbours import differences, snapshot
 from plotnine import aes, geom_bar, geom_col, ggplot
@@ -28,9 +28,9 @@ def _messages(make, *args, **kw) -> list[str]:
     return [str(w.message) for w in caught if w.category is pp.PrivacyWarning]
 
 
-def bars(data, eps, **kw):
+def bars(data, eps, total=234, **kw):
     return ggplot(data, aes("class")) + geom_bar(
-        stat="count_dp", eps=eps, seed=1, levels=LEVELS, **kw
+        stat="count_dp", eps=eps, seed=1, levels=LEVELS, total=total, **kw
     )
 
 
@@ -61,7 +61,7 @@ def test_tiny_eps_warns_with_both_numbers():
     assert len(msgs) == 1
     # scale 2000: E|N| = 2000 records against 234 rows
     assert "(2,000 records)" in msgs[0]
-    assert "(234 records, from its 234 rows)" in msgs[0]
+    assert "public total scale (234 records)" in msgs[0]
     assert "Use eps >= 0.00855" in msgs[0]
 
 
@@ -70,8 +70,13 @@ def test_sensible_eps_is_silent(eps):
     assert _messages(bars, mpg, eps) == []
 
 
-def test_add_remove_has_no_public_size_and_says_nothing():
-    assert _messages(bars, mpg, 0.001, adjacency="add_remove") == []
+def test_without_a_public_total_nothing_is_said():
+    assert _messages(bars, mpg, 0.001, total=None) == []
+
+
+def test_total_is_checked():
+    with pytest.raises(pp.PlotninePrivateError, match="total must be"):
+        geom_bar(stat="count_dp", eps=1, total=-3)
 
 
 def totals(eps):
@@ -82,12 +87,13 @@ def totals(eps):
         eps=eps,
         seed=1,
         levels=LEVELS,
+        total=234,
     )
 
 
-def test_summary_sum_compares_with_rows_times_the_bound():
+def test_summary_sum_compares_with_total_times_the_bound():
     (msg,) = _messages(totals, 1e-4)
-    assert "1.17e+04 y units, from its 234 rows" in msg
+    assert "public total scale (1.17e+04 y units)" in msg
     assert _messages(totals, 1) == []
 
 
@@ -101,10 +107,10 @@ def test_the_warning_is_the_same_on_neighbouring_data():
     assert any("exceeds the layer's" in w for w in a["warnings"])
 
 
-def test_the_size_is_the_rows_given_not_the_rows_kept():
-    d = mpg.copy()
-    d.loc[:9, "class"] = None  # missing positions are left out quietly
-    d["class"] = pd.Categorical(d["class"], categories=LEVELS)
-    msgs = [m for m in _messages(bars, d, 0.001) if "so small" in m]
-    assert len(msgs) == 1, msgs
-    assert all("from its 234 rows" in m for m in msgs), msgs
+def test_the_rows_given_are_not_used():
+    # a filtered subset has a private size: an empty one and a full one
+    # look alike (the warning reads the public total only)
+    empty = mpg[mpg["hwy"] > 1000]
+    a = snapshot(bars(mpg, 0.001))
+    b = snapshot(bars(empty, 0.001))
+    assert differences(a, b) == []

@@ -78,7 +78,7 @@ from ..validation import (
 from ..validation import fail as _fail
 from .domains import advise_edge_mass
 from .intervals import add_count_bounds, count_noise_bounds, validate_level
-from .signal import warn_eps_scale
+from .signal import validate_total, warn_eps_scale
 
 if TYPE_CHECKING:
     from plotnine.facets.layout import Layout
@@ -117,6 +117,7 @@ DP_PARAMS: dict[str, Any] = {
     "adjacency": "replace",
     "noise": "discrete_laplace",
     "level": 0.95,
+    "total": None,
 }
 
 CKM_PARAMS: dict[str, Any] = {"ptable": None, "threshold": None, "level": 0.95}
@@ -378,11 +379,10 @@ class PrivateCountStat(stat):
         self.releases = []
         self.door = door
         self.check_input(data)
-        n_rows = len(data)  # public under replace-one adjacency
         data = self.drop_missing(data)
         mechanism = self.make_mechanism()
         if isinstance(mechanism, LaplaceCounts):
-            warn_eps_scale(self, n_rows, mechanism)
+            warn_eps_scale(self, self.params.get("total"), mechanism)
         key_ints = self.record_key_integers(data)
         self.layer_records = data
         self.axis_cache: dict = {}
@@ -769,6 +769,7 @@ class DPMixin:
             name, "noise", p["noise"], ("discrete_laplace", "laplace")
         )
         p["level"] = validate_level(name, p.get("level", 0.95))
+        p["total"] = validate_total(name, p.get("total"))
         super().validate_params()  # type: ignore[misc]
 
     def make_mechanism(self) -> LaplaceCounts:

@@ -3,10 +3,11 @@ values cannot support what a layer draws.
 
 Two kinds of fact are used, and no other (DESIGN rule 13):
 
-* **public facts** (``eps``, the mechanism, and the number of rows of the
-  layer's data, which is public under ``adjacency="replace"``: neighbours
-  have the same size). :func:`warn_eps_scale` and the ``eps > 10`` check
-  of :func:`~plotnine_private.validation.validate_eps` read only these, so
+* **public facts** (``eps``, the mechanism, and the ``total`` parameter:
+  a public number of records such as a survey's size; never the rows
+  handed to the layer, which may be a filtered subset of private size).
+  :func:`warn_eps_scale` and the ``eps > 10`` check of
+  :func:`~plotnine_private.validation.validate_eps` read only these, so
   the warning is identical on neighbouring data sets;
 * **released values** (post-processing, free): the interval variables of
   :mod:`plotnine_private.stats.intervals` compared with what the layer
@@ -75,41 +76,56 @@ def expected_abs_noise(scale: float, noise: str = "discrete_laplace") -> float:
     return math.exp(0.5 / scale) * q / (1 - q)
 
 
+def validate_total(name: str, total: Any) -> float | None:
+    """``total``: None or a public number of records > 0."""
+    if total is None:
+        return None
+    if isinstance(total, bool) or not isinstance(total, (int, float)):
+        ok = False
+    else:
+        ok = math.isfinite(total) and total > 0
+    if not ok:
+        from ..validation import fail
+
+        raise fail(
+            name,
+            f"total must be None or a public number of records > 0 (e.g. "
+            f"the survey's size, known without this data), got {total!r}.",
+        )
+    return float(total)
+
+
 def warn_eps_scale(
     stat: Any,
-    n_rows: int,
+    total: float | None,
     mechanism: Any,
     error: float | None = None,
-    total: float | None = None,
     what: str = "records",
 ) -> None:
-    """Warn when eps is so small that one cell's expected noise exceeds the
-    layer's public total scale: its number of rows (public under
-    ``adjacency="replace"``; under ``"add_remove"`` the size is private
-    and nothing is said), or ``total`` when given (e.g. rows times the
-    largest bound for a sum).
+    """Warn when eps is so small that one cell's expected noise exceeds
+    the layer's public total scale: the ``total`` parameter, a public
+    number of records (a survey's size). The number of rows of the data
+    handed to the layer is *not* used: it may be a filtered subset whose
+    size is private, so without ``total`` nothing is said.
 
     Parameters
     ----------
     stat
         The stat (for its name).
-    n_rows
-        Rows of the layer's data before anything is left out.
+    total
+        The public total scale, in the units of ``error``, or None.
     mechanism
-        The layer's mechanism (``adjacency``, ``eps``; ``scale`` and
-        ``noise`` unless ``error`` is given).
+        The layer's mechanism (``eps``; ``scale`` and ``noise`` unless
+        ``error`` is given).
     error
         Expected absolute noise of one cell (default: of the count noise).
-    total
-        The public total scale (default: ``n_rows``).
     what
         Unit words for the message.
     """
-    if getattr(mechanism, "adjacency", None) != "replace":
+    if total is None:
         return
     if error is None:
         error = expected_abs_noise(float(mechanism.scale), mechanism.noise)
-    total = float(n_rows if total is None else total)
     if error <= total:
         return
     eps = float(mechanism.eps)
@@ -119,9 +135,8 @@ def warn_eps_scale(
         stat.name,
         f"eps={eps:.4g} is so small that the expected noise of one cell "
         f"({error:,.4g} {what}) exceeds the layer's public total scale "
-        f"({total:,.4g} {what}, from its {n_rows:,} rows): the figure "
-        f"shows noise, not data. Use eps >= {need:.3g} (plan it with "
-        "pp.eps_for).",
+        f"({total:,.4g} {what}): the figure shows noise, not data. Use "
+        f"eps >= {need:.3g} (plan it with pp.eps_for).",
     )
 
 

@@ -44,7 +44,12 @@ from ..validation import (
 from .base import CKM_PARAMS, CKMMixin
 from .base import _fail as fail
 from .count import _CountFamily
-from .signal import SignalWarning, expected_abs_noise, warn_eps_scale
+from .signal import (
+    SignalWarning,
+    expected_abs_noise,
+    validate_total,
+    warn_eps_scale,
+)
 
 __all__ = ["ratio_interval", "stat_summary_ckm", "stat_summary_dp"]
 
@@ -217,7 +222,6 @@ class _SummaryFamily(_CountFamily):
         self.releases = []
         self.door = door
         self.check_input(data)
-        self.n_rows = len(data)  # public under replace-one adjacency
         data = self.drop_missing(data)
         self.layer_records = data
         self.axis_cache: dict = {}
@@ -338,6 +342,7 @@ class _DPSummary(_SummaryFamily):
                 + (" (a mean needs both)." if p["fun"] == "mean" else "."),
             )
         p["sum_share"] = float(share)
+        p["total"] = validate_total(name, p.get("total"))
         super().validate_params()
 
     def center(self) -> float:
@@ -386,14 +391,13 @@ class _DPSummary(_SummaryFamily):
             **common,
         )
         self.releases.append(rel_sum.release)
-        if p["fun"] == "sum":
+        if p["fun"] == "sum" and p["total"] is not None:
             warn_eps_scale(
                 self,
-                self.n_rows,
+                p["total"] * max(abs(lo), abs(hi)),
                 sum_mech,
                 error=expected_abs_noise(sum_mech.scale_units, p["noise"])
                 * float(sum_mech.unit),
-                total=self.n_rows * max(abs(lo), abs(hi)),
                 what="y units",
             )
         s = rel_sum.values  # noisy totals of (y - c), value units
@@ -410,7 +414,7 @@ class _DPSummary(_SummaryFamily):
                 details={"what": "record counts of the summary cells"},
             )
             self.releases.append(rel_cnt.release)
-            warn_eps_scale(self, self.n_rows, cnt_mech)
+            warn_eps_scale(self, p["total"], cnt_mech)
             n_noisy = np.nan_to_num(rel_cnt.noisy)
             est["n"] = np.rint(rel_cnt.values).astype(np.int64)
         else:
@@ -594,6 +598,7 @@ _DP_SUMMARY_PARAMS = {
     "adjacency": "replace",
     "noise": "discrete_laplace",
     "sum_share": None,
+    "total": None,
 }
 _CKM_SUMMARY_PARAMS = {
     **CKM_PARAMS,
@@ -635,6 +640,9 @@ class stat_summary_dp(_DPSummary):
         Share of eps for the totals: 0.5 for a mean (must be < 1: a mean
         needs counts), 1 for a total (no count is released, `n` is
         missing; a value < 1 also releases counts, so `n` is available).
+    total : float, default=None
+        A public number of records (as in `stat_count_dp`): with it, a
+        too small eps gives a `PrivacyWarning`.
     resolution : float, default=None
         Public grid of y: every clamped value is rounded to a multiple of
         `resolution` from the grid centre, so totals are exact integers
@@ -645,9 +653,13 @@ class stat_summary_dp(_DPSummary):
         mean (total) of the clamped, gridded y of the cell with
         probability at least `level`, computed from the released values
         and the public noise scales. It says nothing about sampling
-        variation. `None`: ymin = ymax = y.
+        variation. `None`: ymin = ymax = y. Either way the interval is
+        in the computed variables `y_low` and `y_high`.
     level : float, default=0.95
-        Coverage of the noise interval.
+        Coverage of the noise interval. Also the rule for cells near
+        zero: a mean is drawn only where the `level` interval of the
+        released count excludes 0 (others are left out, with a
+        `SignalWarning`).
     seed, adjacency, noise :
         As in `stat_count_dp`.
     levels : list, default=None
