@@ -136,18 +136,21 @@ def test_a_pca_of_many_records_is_silent():
 
 def test_summary_cells_near_zero_are_not_drawn():
     d = msleep_declared()
-    # insectivores: 5 animals; at eps=0.2 their count is noise
+    # insectivores: 5 animals; at eps=1 (0.5 on counts) their count is
+    # noise, the other diets' (19 to 32) are not
     p = ggplot(d, aes("vore", "sleep_total")) + geom_point(
-        stat="summary_dp", bounds=(0, 24), levels=DIETS, eps=0.2, seed=4
+        stat="summary_dp", bounds=(0, 24), levels=DIETS, eps=1, seed=4
     )
     (msg,) = signals(p)
     out = pp.layer_data(p)
     assert "cell(s) have a released record count" in msg
     assert "are not drawn" in msg and "pp.eps_for('summary_dp'" in msg
-    shown = set(out["x"].astype(str))
-    assert len(shown) < 4
-    # each drawn cell's count interval excludes 0
-    assert (out["n"] > 0).all()
+    # every cell keeps its row; the ones whose count is noise have no y
+    assert len(out) == 4
+    drawn = out["y"].notna()
+    assert drawn.tolist() == [True, True, False, True]
+    assert out.loc[~drawn, ["ymin", "ymax"]].isna().all().all()
+    assert out.loc[~drawn, "y_low"].notna().all()
     p = ggplot(d, aes("vore", "sleep_total")) + geom_point(
         stat="summary_dp", bounds=(0, 24), levels=DIETS, eps=5, seed=4
     )

@@ -68,7 +68,7 @@ def expected_abs_noise(scale: float, noise: str = "discrete_laplace") -> float:
     (1 - q)`` with ``q = exp(-1/b)``.
 
     >>> round(expected_abs_noise(2.0), 3), round(expected_abs_noise(1e3))
-    (1.042, 1000)
+    (1.919, 1000)
     """
     q = math.exp(-1.0 / scale)
     if noise == "discrete_laplace":

@@ -293,6 +293,9 @@ class _SummaryFamily(_CountFamily):
             frame["ymin"], frame["ymax"] = est["y"], est["y"]
         frame["n"] = est["n"]
         frame["sum"] = est["sum"]
+        if "present" in est:  # not drawn: released n is noise
+            gone = ~est["present"]
+            frame.loc[gone, ["y", "ymin", "ymax"]] = np.nan
         frame = frame[est["keep"]].reset_index(drop=True)
         if not self.discrete_x:
             frame["x"] = frame["x"].astype(float)
@@ -427,7 +430,7 @@ class _DPSummary(_SummaryFamily):
         # the two noises stays within its 1 - alpha/2 half-width
         hs = sum_mech.halfwidth(alpha / 2)
         hc = laplace_halfwidth(cnt_mech.scale, p["noise"], alpha / 2)
-        est["keep"] = self.present(est["keep"], n_noisy, cnt_mech.scale)
+        est["present"] = self.present(est["keep"], n_noisy, cnt_mech.scale)
         r_lo, r_hi = ratio_interval(s - hs, s + hs, n_noisy - hc, n_noisy + hc)
         est.update(
             y=np.clip(c + s / np.maximum(n_noisy, 1.0), lo, hi),
@@ -440,8 +443,11 @@ class _DPSummary(_SummaryFamily):
     def present(self, keep, n_noisy, scale) -> np.ndarray:
         """The documented rule for cells with released n near 0: a mean
         is drawn only where the ``level`` interval of the released count
-        excludes 0 (``noisy n - halfwidth > 0``); the others are not drawn
-        and a :class:`SignalWarning` says how many and the fix."""
+        excludes 0 (``noisy n - halfwidth > 0``); the others keep their
+        row (so which cells exist is not a function of the noise) with
+        ``y``, ``ymin`` and ``ymax`` missing, which geoms leave out, and
+        a :class:`SignalWarning` says how many and the fix. Their
+        ``y_low``/``y_high`` stay."""
         p = self.params
         h = laplace_halfwidth(scale, p["noise"], 1 - p["level"])
         there = n_noisy - h > 0
@@ -457,7 +463,7 @@ class _DPSummary(_SummaryFamily):
                 SignalWarning,
                 stacklevel=3,
             )
-        return keep & there
+        return there
 
 
 class _CKMSummary(CKMMixin, _SummaryFamily):
