@@ -234,6 +234,7 @@ def render(outdir: str | Path = HERE / "images") -> list[Path]:
     paths += render_pca(out)
     paths += __import__("summary_gallery").render(out)
     paths += __import__("engines_gallery").render(out)
+    paths += __import__("uncertainty_gallery").render(cars, out)
     return paths
 
 

@@ -18,6 +18,7 @@ from .exceptions import (
     PrivacyWarning,
 )
 from .geoms.hex import geom_hex
+from .geoms.noise import geom_noise
 from .ledger_book import LedgerBook, ledger
 from .ledger_store import use_ledger
 from .mechanisms.ckm import (
@@ -36,6 +37,7 @@ from .mechanisms.ptable import (
 from .mechanisms.release import Release
 from .noise import NoiseIntervals, noise_caption, noise_interval
 from .pca import DPPCAResult, dp_pca, dp_score
+from .planning import accuracy, eps_for
 from .plots.ptable import plot_ptable
 from .record_keys import add_record_keys
 from .report import (
@@ -64,6 +66,7 @@ from .stats.count import stat_count_ckm, stat_count_dp
 from .stats.density import stat_density_ckm, stat_density_dp
 from .stats.dp_pca_score import stat_dp_pca_score
 from .stats.ecdf import stat_ecdf_ckm, stat_ecdf_dp
+from .stats.signal import SignalWarning
 from .stats.sum import stat_sum_ckm, stat_sum_dp
 from .stats.summary import stat_summary_ckm, stat_summary_dp
 from .tables import ckm_table, dp_table
@@ -106,6 +109,8 @@ __all__ = [
     "PrivacyBudget",
     "PrivacyReport",
     "RecordKeyWarning",
+    "SignalWarning",
+    "accuracy",
     "add_record_keys",
     "cell_keys",
     "compare",
@@ -128,7 +133,9 @@ __all__ = [
     "dp_pca",
     "dp_score",
     "dp_table",
+    "eps_for",
     "geom_hex",
+    "geom_noise",
     "noise_caption",
     "noise_interval",
     "layer_data",

@@ -39,14 +39,21 @@ import pandas as pd
 
 from ._compat import Built, build
 from .exceptions import PlotninePrivateError
-from .mechanisms.discrete_gaussian import discrete_gaussian_pmf
-from .mechanisms.ptable import ons_pcv
+from .noise_bounds import (
+    _check_level,
+    ckm_interval,
+    count_noise_bounds,
+    dgauss_interval,
+    dlap_interval,
+    large_cell_rows,
+    pca_noise_bounds,
+    rounded_laplace_interval,
+)
 from .stats.dp_pca_score import stat_dp_pca_score
 
 if TYPE_CHECKING:
     from plotnine import ggplot
 
-    from .mechanisms.ptable import PTable
 
 __all__ = [
     "NoiseIntervals",
@@ -71,139 +78,6 @@ COLUMNS = [
     "scale",
     "note",
 ]
-
-
-# --------------------------------------------------------------------------
-# intervals of one noise distribution
-# --------------------------------------------------------------------------
-def _check_level(level: Any) -> float:
-    if (
-        isinstance(level, bool)
-        or not isinstance(level, (int, float, np.floating))
-        or not (0 < float(level) < 1)
-    ):
-        raise PlotninePrivateError(
-            f"noise_interval(): level must be a number strictly between 0 "
-            f"and 1, got {level!r}; use e.g. level=0.95."
-        )
-    return float(level)
-
-
-def dlap_interval(scale: float, level: float) -> tuple[int, float]:
-    """Smallest ``k`` with ``P(|N| <= k) >= level`` for ``N ~ DLap(scale)``,
-    and that probability.
-
-    >>> k, cov = dlap_interval(2.0, 0.95)
-    >>> k, round(cov, 4)
-    (6, 0.9624)
-    """
-    p = math.exp(-1.0 / scale)
-
-    def cover(k: int) -> float:
-        return 1.0 - 2.0 * p ** (k + 1) / (1.0 + p)
-
-    # p^(k+1) <= (1 - level)(1 + p)/2, then correct float rounding
-    k = max(
-        0, math.ceil(math.log((1 - level) * (1 + p) / 2) / math.log(p)) - 1
-    )
-    while k > 0 and cover(k - 1) >= level:
-        k -= 1
-    while cover(k) < level:
-        k += 1
-    return k, cover(k)
-
-
-def dgauss_interval(sigma: float, level: float) -> tuple[int, float]:
-    """Smallest ``k`` with ``P(|N| <= k) >= level`` for the discrete
-    Gaussian ``N ~ N_Z(0, sigma^2)``, and that probability.
-
-    >>> k, cov = dgauss_interval(3.0, 0.95)
-    >>> k, round(cov, 4)
-    (6, 0.9705)
-    """
-    top = int(40 * sigma) + 10
-    pmf = discrete_gaussian_pmf(np.arange(top + 1), sigma * sigma)
-    cover = np.cumsum(pmf * np.where(np.arange(top + 1) > 0, 2, 1))
-    k = int(np.searchsorted(cover, level))
-    return k, float(cover[k])
-
-
-def rounded_laplace_interval(scale: float, level: float) -> tuple[int, float]:
-    """Smallest ``k`` with ``P(|round(L)| <= k) >= level``, ``L ~
-    Laplace(scale)`` (the ``noise="laplace"`` option), and that
-    probability.
-
-    >>> rounded_laplace_interval(2.0, 0.95)[0]
-    6
-    """
-
-    def cover(k: int) -> float:
-        return 1.0 - math.exp(-(k + 0.5) / scale)
-
-    k = max(0, math.ceil(scale * math.log(1 / (1 - level)) - 0.5))
-    while k > 0 and cover(k - 1) >= level:
-        k -= 1
-    while cover(k) < level:
-        k += 1
-    return k, cover(k)
-
-
-def _row_distributions(ptable: PTable) -> dict[int, pd.Series]:
-    """Noise distribution (deviation -> probability) of each p-table row
-    at a uniform cell key."""
-    t = ptable.table
-    t["mass"] = t["p_int_ub"] - t["p_int_lb"]
-    return {
-        # pandas-stubs type a group key as any scalar: here a row number
-        int(i): g.groupby("v")["mass"].sum()  # type: ignore[arg-type]
-        for i, g in t.groupby("i", sort=True)
-    }
-
-
-def large_cell_rows(ptable: PTable) -> list[int]:
-    """The p-table rows that perturb counts ``>= max_i``: the last row of
-    an R-style table, the cycled rows of an ONS table."""
-    top = ptable.max_i
-    if ptable.key_kind == "integer":
-        counts = np.arange(top + 1, 2 * top + 2)
-        return sorted(set(ons_pcv(counts, top).tolist()))
-    return [top]
-
-
-def ckm_interval(
-    ptable: PTable, level: float, rows: list[int] | None = None
-) -> tuple[float, float, float]:
-    """``(low, high, coverage)``: the smallest symmetric interval holding
-    at least ``level`` of the noise of every row in ``rows`` (default: the
-    rows of large cells), cut to the deviations the rows can take, and the
-    smallest mass it holds over those rows.
-
-    >>> from plotnine_private.mechanisms.ptable import create_cnt_ptable
-    >>> low, high, cov = ckm_interval(create_cnt_ptable(D=2, V=0.9), 0.95)
-    >>> (low, high)
-    (-2.0, 2.0)
-    """
-    dists = _row_distributions(ptable)
-    rows = large_cell_rows(ptable) if rows is None else rows
-    k = 0.0
-    for r in rows:
-        d = dists[r]
-        mags = np.sort(np.unique(np.abs(d.index.to_numpy(dtype=float))))
-        for m in mags:
-            if d[np.abs(d.index.to_numpy(dtype=float)) <= m].sum() >= (
-                level - 1e-12
-            ):
-                k = max(k, float(m))
-                break
-    low = max(-k, min(float(dists[r].index.min()) for r in rows))
-    high = min(k, max(float(dists[r].index.max()) for r in rows))
-    coverage = min(
-        float(
-            dists[r][(dists[r].index >= low) & (dists[r].index <= high)].sum()
-        )
-        for r in rows
-    )
-    return low, high, coverage
 
 
 # --------------------------------------------------------------------------
@@ -242,13 +116,8 @@ def _count_rows(i, lyr, releases, level, mapped) -> list[dict]:
         notes = []
         if r.mechanism in ("discrete_laplace", "laplace"):
             b = float(r.details["scale"])
-            fn = (
-                dlap_interval
-                if r.mechanism == "discrete_laplace"
-                else rounded_laplace_interval
-            )
-            k, cov = fn(b, level)
-            row.update(low=-k, high=k, coverage=cov, scale=b)
+            low, high, cov = count_noise_bounds(r, level)
+            row.update(low=low, high=high, coverage=cov, scale=b)
             notes.append(
                 f"{r.mechanism.replace('_', ' ')} of scale {b:.4g} "
                 f"(sensitivity {_fmt(r.sensitivity)}, {r.adjacency}) on "
@@ -274,7 +143,7 @@ def _count_rows(i, lyr, releases, level, mapped) -> list[dict]:
                     "the layer's ptable parameter."
                 )
             rows_used = large_cell_rows(ptable)
-            low, high, cov = ckm_interval(ptable, level, rows_used)
+            low, high, cov = count_noise_bounds(r, level, ptable)
             row.update(low=low, high=high, coverage=cov)
             top = ptable.max_i
             which = (
@@ -310,19 +179,16 @@ def _pca_rows(i, lyr, releases, level) -> list[dict]:
             "the principal axes and the frame are private estimates too "
             "and are not covered"
         )
+        low, high, scale, cov = pca_noise_bounds(r, level)
+        row.update(low=low, high=high, coverage=cov, scale=scale)
         if r.mechanism == "discrete_gaussian":
-            sigma = float(r.details["sigma"])
-            k, cov = dgauss_interval(sigma, level)
-            row.update(low=-k, high=k, coverage=cov, scale=sigma)
             note = (
-                f"discrete Gaussian noise (sigma {sigma:.4g}) on each "
+                f"discrete Gaussian noise (sigma {scale:.4g}) on each "
                 "tile's count before it is clipped and normalised to "
                 f"prob; {tail}"
             )
         else:
-            b = float(r.details["laplace_scale_counts"])
-            k, cov = dlap_interval(b, level)
-            row.update(low=-k, high=k, coverage=cov, scale=b)
+            b = scale
             note = (
                 f"discrete Laplace noise (scale {b:.4g}) on each non-empty "
                 f"tile's count; tiles below {r.details['threshold']:.4g} "

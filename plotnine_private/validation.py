@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 from typing import Any, TypeGuard
 
 import numpy as np
 import pandas as pd
 
-from .exceptions import PlotninePrivateError
+from .exceptions import PlotninePrivateError, PrivacyWarning
 from .mechanisms import laplace as lap
 
 __all__ = [
@@ -98,6 +99,16 @@ def validate_eps(name: str, eps: Any) -> float:
         lap.exact_epsilon(eps)
     except ValueError as err:
         raise fail(name, str(err)) from None
+    if eps > 10:
+        # a public fact (the parameter), so the same on any data
+        warnings.warn(
+            f"{name}: eps={eps:g} gives little protection: above 10 one "
+            f"record can make an output e**{eps:g} times more likely. Use "
+            "eps <= 10 (typically 0.1 to 2) and plan the accuracy with "
+            "pp.accuracy / pp.eps_for.",
+            PrivacyWarning,
+            stacklevel=3,
+        )
     return float(eps)
 
 

@@ -95,7 +95,13 @@ def snapshot(
         else:
             error = None
     # warnings of every category (library deprecations included)
-    seen = sorted(f"{w.category.__name__}: {w.message}" for w in caught)
+    # (SignalWarning is computed from released values, like the noisy
+    # numbers, so it is left out of the comparison)
+    seen = sorted(
+        f"{w.category.__name__}: {w.message}"
+        for w in caught
+        if not issubclass(w.category, pp.SignalWarning)
+    )
     if error is not None:
         return {"error": error, "warnings": seen}
     out: dict[str, Any] = {
@@ -116,7 +122,13 @@ def snapshot(
         data = lyr.data
         if "group" in data.columns and len(data):
             # which cells exist, where and in which group
-            keep = [c for c in data.columns if c not in NOISY | mapped]
+            keep = [
+                c
+                for c in data.columns
+                if c not in NOISY | mapped
+                # interval variables: functions of released values
+                and not c.endswith(("_low", "_high"))
+            ]
             if shown_by_noise:
                 keep = [c for c in ("PANEL", "group") if c in keep]
                 out[f"layer {i}"] = {

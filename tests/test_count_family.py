@@ -359,11 +359,12 @@ def test_missing_x_is_dropped_silently_and_never_drawn(mpg):
     d.loc[:4, "cls"] = None
     d["cls"] = pd.Categorical(d["cls"])
     release._SOURCES.clear()  # no seed reuse from other tests
+    plot = ggplot(d, aes("cls")) + geom_bar(
+        stat="count_dp", eps=1e9, seed=1
+    )  # made apart: eps > 10 warns there, about the parameter
     with warnings.catch_warnings(record=True) as ws:
         warnings.simplefilter("always")
-        q = pp._compat.build(
-            ggplot(d, aes("cls")) + geom_bar(stat="count_dp", eps=1e9, seed=1)
-        )
+        q = pp._compat.build(plot)
     assert [str(w.message) for w in data_warnings(ws)] == []
     assert len(q.layers[0].data) == 7
     assert "nan" not in map(str, q.layout.panel_scales_x[0].final_limits)

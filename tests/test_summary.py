@@ -352,11 +352,16 @@ def test_noise_interval_covers_the_true_mean_at_its_level():
             )
         )
         ok = n > 0
-        inside = (data["ymin"] <= true + 1e-9) & (true - 1e-9 <= data["ymax"])
+        # y_low/y_high: the interval, also of cells not drawn because
+        # their released count is noise (y, ymin, ymax missing there)
+        inside = (data["y_low"] <= true + 1e-9) & (
+            true - 1e-9 <= data["y_high"]
+        )
         hits += int(inside[ok].sum())
         total += int(ok.sum())
-        assert (data["ymin"] <= data["y"]).all()
-        assert (data["y"] <= data["ymax"]).all()
+        drawn = data["y"].notna()
+        assert (data["ymin"][drawn] <= data["y"][drawn]).all()
+        assert (data["y"][drawn] <= data["ymax"][drawn]).all()
     # coverage >= 0.9 by construction; a binomial lower bound at ALPHA
     assert stats.binomtest(hits, total, 0.9, "less").pvalue > ALPHA
 
@@ -610,9 +615,10 @@ def test_bad_data_is_refused_with_the_fix():
 def test_missing_y_is_left_out_silently():
     d = CARS.copy()
     d.loc[:9, "hwy"] = np.nan
+    plot = dp_plot(d, eps=1e6)  # made apart: eps > 10 warns there
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        data = pp.layer_data(dp_plot(d, eps=1e6))
+        data = pp.layer_data(plot)
     want = d.dropna(subset=["hwy"]).groupby("class", observed=False).size()
     np.testing.assert_array_equal(data["n"], want.to_numpy())
 

@@ -25,7 +25,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "plotnine_private"
 LAYERS: list[tuple[str, ...]] = [
     ("mechanisms",),
     ("exceptions", "smoothing", "_version", "statements"),
-    ("validation",),
+    ("validation", "noise_bounds"),
     ("cells",),
     ("families",),
     ("_compat",),
@@ -36,6 +36,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("tables", "record_keys", "report", "plots"),
     ("ledger_store",),
     ("ledger_book", "noise"),
+    ("planning",),
     ("compare",),
     ("bundle",),
     ("__init__", "__main__"),

@@ -79,6 +79,8 @@ from ..validation import (
 )
 from ..validation import fail as _fail
 from .domains import advise_edge_mass
+from .intervals import add_count_bounds, count_noise_bounds, validate_level
+from .signal import validate_total, warn_eps_scale
 
 __all__ = [
     "CKMMixin",
@@ -113,9 +115,11 @@ DP_PARAMS: dict[str, Any] = {
     "seed": None,
     "adjacency": "replace",
     "noise": "discrete_laplace",
+    "level": 0.95,
+    "total": None,
 }
 
-CKM_PARAMS: dict[str, Any] = {"ptable": None, "threshold": None}
+CKM_PARAMS: dict[str, Any] = {"ptable": None, "threshold": None, "level": 0.95}
 
 
 @dataclass
@@ -249,6 +253,9 @@ class PrivateCountStat(stat):
     FAMILY: str = ""
     #: parameters that change the released cells (part of the query)
     QUERY_PARAMS: tuple[str, ...] = ()
+    #: the released count of a cell (its interval variables are
+    #: ``<column>_low``/``<column>_high``)
+    COUNT_COLUMN = "count"
 
     def __init__(self, mapping=None, data=None, **kwargs) -> None:
         validate_layer_data(type(self).__name__, mapping, data)
@@ -360,6 +367,8 @@ class PrivateCountStat(stat):
         self.check_input(data)
         data = self.drop_missing(data)
         mechanism = self.make_mechanism()
+        if isinstance(mechanism, LaplaceCounts):
+            warn_eps_scale(self, self.params.get("total"), mechanism)
         key_ints = self.record_key_integers(data)
         self.layer_records = data
         self.axis_cache: dict = {}
@@ -425,7 +434,26 @@ class PrivateCountStat(stat):
         advise_edge_mass(self, out, released)
         if "count" in out.columns:
             out["count_label"] = count_labels(out["count"])
+        self.add_intervals(out, released)
         return out
+
+    def add_intervals(self, out: pd.DataFrame, released: Released) -> None:
+        """The interval variables at the layer's ``level`` (in place):
+        ``count_low``/``count_high`` and those of the scaled count
+        columns (:func:`~plotnine_private.stats.intervals.
+        add_count_bounds`). Families whose output is not a count per
+        cell (curves from a fine histogram) override it."""
+        col = self.COUNT_COLUMN
+        if col in out.columns and len(out):
+            release = released.release
+            low, high, _ = count_noise_bounds(
+                release,
+                self.params.get("level", 0.95),
+                self.params.get("ptable"),
+            )
+            add_count_bounds(
+                out, (low, high), release.mechanism == "ckm", column=col
+            )
 
     def warn_undeclared(self, fam, gdims, release: Release) -> None:
         """Say, from public facts only, that an undeclared domain hides
@@ -735,6 +763,8 @@ class DPMixin:
         validate_choice(
             name, "noise", p["noise"], ("discrete_laplace", "laplace")
         )
+        p["level"] = validate_level(name, p.get("level", 0.95))
+        p["total"] = validate_total(name, p.get("total"))
         super().validate_params()  # type: ignore[misc]
 
     def make_mechanism(self) -> LaplaceCounts:
@@ -789,6 +819,7 @@ class CKMMixin:
             )
         p["ptable"] = as_ptable(name, p["ptable"])
         p["threshold"] = validate_threshold(name, p["threshold"])
+        p["level"] = validate_level(name, p.get("level", 0.95))
         super().validate_params()  # type: ignore[misc]
 
     def make_mechanism(self) -> CKMCounts:

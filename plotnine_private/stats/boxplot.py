@@ -12,6 +12,7 @@ from ..smoothing import monotone_cdf, quantiles
 from ..validation import is_real
 from .base import CKM_PARAMS, DP_PARAMS, CKMMixin, DPMixin, _fail
 from .fine import FineFamily, FineHistogram, family_doc, released_total
+from .signal import warn_box_width
 
 __all__ = ["stat_boxplot_ckm", "stat_boxplot_dp"]
 
@@ -44,7 +45,22 @@ class _BoxplotFamily(FineFamily):
         "width",
         "relvarwidth",
         "n",
+        *(
+            f"{v}_{end}"
+            for v in ("ymin", "lower", "middle", "upper", "ymax")
+            for end in ("low", "high")
+        ),
     }
+    INTERVALS = ("ymin", "lower", "middle", "upper", "ymax")
+
+    def interval_range(self) -> tuple[float, float]:
+        edges = self.fine.edges  # the public limits, transformed like y
+        return float(edges[0]), float(edges[-1])
+
+    def add_intervals(self, out: pd.DataFrame, released) -> None:
+        super().add_intervals(out, released)
+        if len(out):
+            warn_box_width(self, out, self.params["level"])
 
     def validate_params(self) -> None:
         super().validate_params()

@@ -193,6 +193,15 @@ class stat_count_dp(DPMixin, _CountFamily):
         2, as DPpack's tableDP) or by one added/removed record (1).
     noise : {"discrete_laplace", "laplace"}, default="discrete_laplace"
         Exact integer noise, or continuous Laplace rounded (DPpack).
+    level : float, default=0.95
+        Probability of the interval variables (`count_low`,
+        `count_high`, `prop_low` ...: see Notes).
+    total : float, default=None
+        A public number of records the layer counts at most (a survey's
+        size, known without this data). With it, an eps so small that
+        one cell's expected noise exceeds it gives a `PrivacyWarning`.
+        The rows handed to the layer are never used for this: they may
+        be a filtered subset whose size is private.
     levels : list, default=None
         The public set of x values. Otherwise the categories of a
         Categorical x, or user scale limits, or (thresholded) observed.
@@ -208,7 +217,10 @@ class stat_count_dp(DPMixin, _CountFamily):
     `width`, `noisy_count` (before clipping at 0; may be negative),
     `count_label` (the count as text, "" where the released count is 0:
     `aes(label=after_stat("count_label"))` leaves empty cells of stacked
-    or dodged bars unlabelled).
+    or dodged bars unlabelled), and the interval variables at `level`:
+    `count_low`/`count_high` (the noisy count minus the exact noise
+    quantiles, cut at 0) and `prop_low`/`prop_high` (the same over the
+    group's released total); draw them with `pp.geom_noise`.
     """
 
     DEFAULT_PARAMS = {**_CountFamily.BASE_PARAMS, **DP_PARAMS}

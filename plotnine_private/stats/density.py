@@ -12,6 +12,7 @@ from ..smoothing import kernel_name, kernel_smooth
 from ..validation import is_real
 from .base import CKM_PARAMS, DP_PARAMS, CKMMixin, DPMixin, _fail
 from .fine import FineFamily, FineHistogram, family_doc, released_total
+from .signal import warn_density_zero
 
 __all__ = ["stat_density_ckm", "stat_density_dp"]
 
@@ -35,8 +36,20 @@ class _DensityFamily(FineFamily):
         "bw": "limits",
         "adjust": 1,
         "n": 512,
+        "band": "pointwise",
     }
-    CREATES = {"density", "count", "scaled", "ndensity", "n"}
+    CREATES = {
+        "density",
+        "count",
+        "scaled",
+        "ndensity",
+        "n",
+        "density_low",
+        "density_high",
+        "count_low",
+        "count_high",
+    }
+    INTERVALS = ("density", "count")
 
     def validate_params(self) -> None:
         super().validate_params()
@@ -89,6 +102,24 @@ class _DensityFamily(FineFamily):
         elif bw == "bins":
             bw = 4 * (hi - lo) / (len(edges) - 1)
         return float(bw) * float(p["adjust"])
+
+    def linear_designs(self, hist: FineHistogram) -> dict:
+        # the kernel weights of each fine count at each grid point: the
+        # noise-free density is weights @ counts / total
+        edges = hist.edges
+        grid = np.linspace(edges[0], edges[-1], self.params["n"])
+        kernel = kernel_name(self.params["kernel"])
+        assert kernel is not None
+        k = len(edges) - 1
+        weights = kernel_smooth(
+            hist.centres, np.eye(k), grid, self.bandwidth(edges), kernel
+        ).T
+        return {"density": (weights, True), "count": (weights, False)}
+
+    def add_intervals(self, out: pd.DataFrame, released) -> None:
+        super().add_intervals(out, released)
+        if len(out):
+            warn_density_zero(self, out, self.params["level"])
 
     def curve(self, hist: FineHistogram) -> pd.DataFrame:
         p = self.params

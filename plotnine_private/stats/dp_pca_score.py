@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import numbers
+import warnings
 from typing import Any
 
 import numpy as np
@@ -49,6 +50,8 @@ from ..validation import (
     validate_seed,
 )
 from .base import PrivateCountStat
+from .intervals import add_count_bounds, pca_noise_bounds, validate_level
+from .signal import SignalWarning
 
 __all__ = ["stat_dp_pca_score"]
 
@@ -166,8 +169,20 @@ class stat_dp_pca_score(stat):
         "scale": None,
         "calibration": "analytic",
         "drop_zero": True,
+        "level": 0.95,
     }
-    CREATES = {"count", "prob", "xmin", "xmax", "ymin", "ymax"}
+    CREATES = {
+        "count",
+        "prob",
+        "xmin",
+        "xmax",
+        "ymin",
+        "ymax",
+        "count_low",
+        "count_high",
+        "prob_low",
+        "prob_high",
+    }
 
     def __init__(self, mapping=None, data=None, **kwargs: Any):
         validate_layer_data(_NAME, mapping, data)
@@ -200,6 +215,7 @@ class stat_dp_pca_score(stat):
             _NAME, "sample_method", p["sample_method"], ("uniform", "center")
         )
         p["seed"] = validate_seed(_NAME, p["seed"])
+        p["level"] = validate_level(_NAME, p["level"])
         n = p["n_sample"]
         if n is not None and (
             not isinstance(n, numbers.Integral) or isinstance(n, bool) or n < 0
@@ -293,6 +309,8 @@ class stat_dp_pca_score(stat):
         fit = fit_pca(settings, x, partition, query, door.data_object)
         self.releases = list(fit.releases)
         cells = _cell_rows(fit, partition, groups, door)
+        self.add_intervals(cells)
+        self.warn_thin(cells, len(data))
         a, b = settings.axes
         if p["output"] == "synthetic":
             n = len(x) if p["n_sample"] is None else p["n_sample"]
@@ -305,6 +323,49 @@ class stat_dp_pca_score(stat):
         out[f"PC{a}"] = out["x"]
         out[f"PC{b}"] = out["y"]
         return out
+
+    def warn_thin(self, cells: pd.DataFrame, n_rows: int) -> None:
+        """Say so when the released tiles hold less than half the layer's
+        rows (public under replace-one adjacency): the frame asks more
+        tiles than the records can fill above the noise."""
+        shown = float(cells["count"].sum()) if len(cells) else 0.0
+        if shown >= 0.5 * n_rows:
+            return
+        p = self.params
+        bx, by = p["bins"] if np.ndim(p["bins"]) else (p["bins"],) * 2
+        hist = [r for r in self.releases if r.family.endswith("histogram")]
+        tau = hist[-1].details.get("threshold") if hist else None
+        why = (
+            f"tiles below a noisy count of {tau:.3g} are hidden"
+            if tau is not None
+            else "the tiles' noise is as large as their counts"
+        )
+        warnings.warn(
+            f"{_NAME}: the released tiles hold {shown:.0f} of the layer's "
+            f"{n_rows} rows over a {bx}x{by} frame ({why}): the score plot "
+            "shows too little to read. Use coarser bins (e.g. bins=(8, "
+            "8)), more eps (plan it with pp.accuracy('dp_pca_score', "
+            "...)) or more records.",
+            SignalWarning,
+            stacklevel=3,
+        )
+
+    def add_intervals(self, cells: pd.DataFrame) -> None:
+        """``count_low``/``count_high``, ``prob_low``/``prob_high`` of the
+        tiles from the histogram's public noise (the axes and the frame,
+        private estimates too, are not covered)."""
+        hist = [r for r in self.releases if r.family.endswith("histogram")]
+        p = self.params
+        if not hist or not len(cells):
+            for col in ("count", "prob"):
+                cells[f"{col}_low"] = cells[f"{col}_high"] = cells[col]
+            return
+        low, high, _, _ = pca_noise_bounds(hist[-1], p["level"])
+        cells["_hist"] = (
+            cells["_panel"] * (cells["_g"].max() + 1) + cells["_g"]
+        )
+        add_count_bounds(cells, (low, high), group="_hist")
+        del cells["_hist"]
 
 
 def _aligned_rows(door: Door, data: pd.DataFrame) -> pd.DataFrame:

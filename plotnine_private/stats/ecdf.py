@@ -29,8 +29,13 @@ class _EcdfFamily(FineFamily):
         **FineFamily.FINE_PARAMS,
         "n": None,
         "pad": True,
+        "band": "pointwise",
     }
-    CREATES = {"ecdf", "n"}
+    CREATES = {"ecdf", "n", "ecdf_low", "ecdf_high"}
+    INTERVALS = ("ecdf",)
+
+    def interval_range(self) -> tuple[float, float]:
+        return 0.0, 1.0
 
     def validate_params(self) -> None:
         super().validate_params()
@@ -46,6 +51,25 @@ class _EcdfFamily(FineFamily):
             raise _fail(
                 self.name, f"pad must be True or False, got {p['pad']!r}."
             )
+
+    def linear_designs(self, hist: FineHistogram) -> dict:
+        # running sums at the fine edges (interpolated to the grid of n
+        # points): the noise-free ECDF is sums @ counts / total
+        edges = hist.edges
+        k = len(edges) - 1
+        sums = np.tril(np.ones((k + 1, k)), -1)
+        if self.params["n"] is not None:
+            x = np.linspace(edges[0], edges[-1], int(self.params["n"]))
+            sums = np.column_stack(
+                [np.interp(x, edges, sums[:, j]) for j in range(k)]
+            )
+        return {"ecdf": (sums, True)}
+
+    def pad_bounds(self, low: np.ndarray, high: np.ndarray):
+        if not self.params["pad"]:
+            return low, high
+        zeros, ones = np.zeros((len(low), 1)), np.ones((len(low), 1))
+        return np.hstack([zeros, low, ones]), np.hstack([zeros, high, ones])
 
     def curve(self, hist: FineHistogram) -> pd.DataFrame:
         p = self.params

@@ -24,6 +24,14 @@ from ..families import Bins
 from ..validation import is_real
 from .base import FamilyCells, PrivateCountStat, _fail, validate_range
 from .domains import axis_breaks
+from .intervals import (
+    BANDS,
+    SIMS,
+    NoiseModel,
+    curve_bounds,
+    linear_bounds,
+    replicate_curves,
+)
 
 __all__ = ["FineFamily", "FineHistogram", "family_doc"]
 
@@ -100,6 +108,13 @@ class FineFamily(PrivateCountStat):
                 f"got {bins!r}.",
             )
         p["bins"] = int(bins)
+        if p.get("band", "pointwise") not in BANDS:
+            raise _fail(
+                self.name,
+                f"band must be 'pointwise' (each point's interval alone) or "
+                f"'simultaneous' (the whole curve at once), got "
+                f"{p['band']!r}.",
+            )
         if p["outside"] not in self.OUTSIDE:
             raise _fail(
                 self.name,
@@ -195,6 +210,62 @@ class FineFamily(PrivateCountStat):
 
     def curve(self, hist: FineHistogram) -> pd.DataFrame:
         raise NotImplementedError  # pragma: no cover - abstract
+
+    #: released columns that get ``<col>_low``/``<col>_high``
+    INTERVALS: tuple[str, ...] = ()
+
+    def linear_designs(self, hist: FineHistogram) -> dict:
+        """``{column: (design, ratio)}`` when the noise-free curve is a
+        linear map of the fine counts (``ratio``: over the total), for
+        :func:`~plotnine_private.stats.intervals.linear_bounds`; empty to
+        simulate through :meth:`curve` instead."""
+        return {}
+
+    def pad_bounds(self, low: np.ndarray, high: np.ndarray):
+        """Bounds of rows the curve adds beyond the design (ECDF pads)."""
+        return low, high
+
+    def interval_range(self) -> tuple[float, float]:
+        """What the interval variables can be (densities >= 0)."""
+        return 0.0, np.inf
+
+    def add_intervals(self, out: pd.DataFrame, released) -> None:
+        """Interval variables of the curve at ``level``: the public noise
+        simulated through :meth:`curve` around the released histogram
+        (:mod:`plotnine_private.stats.intervals`), pointwise or
+        simultaneous over each group's curve (``band``)."""
+        hist = self.fine
+        if not len(out) or not len(hist.info):
+            for col in self.INTERVALS:
+                out[f"{col}_low"] = out[f"{col}_high"] = out[col]
+            return
+        model = NoiseModel.of_release(
+            released.release, self.params.get("ptable")
+        )
+        groups = len(hist.info)
+        band = self.params.get("band", "pointwise")
+        level = self.params.get("level", 0.95)
+        linear = self.linear_designs(hist)
+        reps = None if linear else replicate_curves(self, hist, model)
+        for col in self.INTERVALS:
+            if linear:
+                design, ratio = linear[col]
+                low, high = linear_bounds(
+                    design, hist.noisy, model, level, band, ratio
+                )
+                low, high = self.pad_bounds(low, high)
+            else:
+                assert reps is not None
+                cur = out[col].to_numpy(dtype=float).reshape(groups, -1)
+                flat = reps[col].to_numpy(dtype=float)
+                rep = flat.reshape(groups, SIMS, -1)
+                low, high = curve_bounds(cur, rep, level, band)
+            # an interval never leaves what the variable can be
+            low, high = (
+                np.clip(v, *self.interval_range()) for v in (low, high)
+            )
+            out[f"{col}_low"] = low.ravel()
+            out[f"{col}_high"] = high.ravel()
 
     @staticmethod
     def expand(info: pd.DataFrame, per_group: int) -> pd.DataFrame:

@@ -56,7 +56,8 @@ class _SumFamily(PrivateCountStat):
         "limits": None,
         "resolution": None,
     }
-    CREATES = {"n", "prop", "noisy_n"}
+    CREATES = {"n", "prop", "noisy_n", "n_low", "n_high"}
+    COUNT_COLUMN = "n"
 
     def validate_params(self) -> None:
         p = self.params

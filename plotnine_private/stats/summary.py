@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -49,6 +50,12 @@ from ..validation import (
 from .base import CKM_PARAMS, CKMMixin
 from .base import _fail as fail
 from .count import _CountFamily
+from .signal import (
+    SignalWarning,
+    expected_abs_noise,
+    validate_total,
+    warn_eps_scale,
+)
 
 __all__ = ["ratio_interval", "stat_summary_ckm", "stat_summary_dp"]
 
@@ -115,7 +122,7 @@ class _SummaryFamily(_CountFamily):
         "errorbar": "noise",
         "level": 0.95,
     }
-    CREATES = {"y", "ymin", "ymax", "n", "sum", "width"}
+    CREATES = {"y", "ymin", "ymax", "y_low", "y_high", "n", "sum", "width"}
     QUERY_PARAMS: tuple[str, ...] = ("fun", "bounds")
 
     # -- parameters ----------------------------------------------------
@@ -289,12 +296,17 @@ class _SummaryFamily(_CountFamily):
         lo, hi = self.params["bounds"]
         frame = cells.frame.copy()
         frame["y"] = est["y"]
+        # the interval variables, whatever errorbar draws
+        frame["y_low"], frame["y_high"] = est["ymin"], est["ymax"]
         if self.params["errorbar"] == "noise":
             frame["ymin"], frame["ymax"] = est["ymin"], est["ymax"]
         else:
             frame["ymin"], frame["ymax"] = est["y"], est["y"]
         frame["n"] = est["n"]
         frame["sum"] = est["sum"]
+        if "present" in est:  # not drawn: released n is noise
+            gone = ~est["present"]
+            frame.loc[gone, ["y", "ymin", "ymax"]] = np.nan
         frame = frame[est["keep"]].reset_index(drop=True)
         if not self.discrete_x:
             frame["x"] = frame["x"].astype(float)
@@ -344,6 +356,7 @@ class _DPSummary(_SummaryFamily):
                 + (" (a mean needs both)." if p["fun"] == "mean" else "."),
             )
         p["sum_share"] = float(share)
+        p["total"] = validate_total(name, p.get("total"))
         super().validate_params()
 
     def center(self) -> float:
@@ -392,6 +405,15 @@ class _DPSummary(_SummaryFamily):
             **common,
         )
         self.releases.append(rel_sum.release)
+        if p["fun"] == "sum" and p["total"] is not None:
+            warn_eps_scale(
+                self,
+                p["total"] * max(abs(lo), abs(hi)),
+                sum_mech,
+                error=expected_abs_noise(sum_mech.scale_units, p["noise"])
+                * float(sum_mech.unit),
+                what="y units",
+            )
         s = rel_sum.values  # noisy totals of (y - c), value units
         est: dict = {"keep": rel_sum.keep, "keep_release": rel_sum}
         if share < 1:
@@ -406,6 +428,7 @@ class _DPSummary(_SummaryFamily):
                 details={"what": "record counts of the summary cells"},
             )
             self.releases.append(rel_cnt.release)
+            warn_eps_scale(self, p["total"], cnt_mech)
             n_noisy = np.nan_to_num(rel_cnt.noisy)
             est["n"] = np.rint(rel_cnt.values).astype(np.int64)
         else:
@@ -418,6 +441,7 @@ class _DPSummary(_SummaryFamily):
         # the two noises stays within its 1 - alpha/2 half-width
         hs = sum_mech.halfwidth(alpha / 2)
         hc = laplace_halfwidth(cnt_mech.scale, p["noise"], alpha / 2)
+        est["present"] = self.present(est["keep"], n_noisy, cnt_mech.scale)
         r_lo, r_hi = ratio_interval(s - hs, s + hs, n_noisy - hc, n_noisy + hc)
         est.update(
             y=np.clip(c + s / np.maximum(n_noisy, 1.0), lo, hi),
@@ -426,6 +450,31 @@ class _DPSummary(_SummaryFamily):
             sum=s + c * est["n"],
         )
         return est
+
+    def present(self, keep, n_noisy, scale) -> np.ndarray:
+        """The documented rule for cells with released n near 0: a mean
+        is drawn only where the ``level`` interval of the released count
+        excludes 0 (``noisy n - halfwidth > 0``); the others keep their
+        row (so which cells exist is not a function of the noise) with
+        ``y``, ``ymin`` and ``ymax`` missing, which geoms leave out, and
+        a :class:`SignalWarning` says how many and the fix. Their
+        ``y_low``/``y_high`` stay."""
+        p = self.params
+        h = laplace_halfwidth(scale, p["noise"], 1 - p["level"])
+        there = n_noisy - h > 0
+        gone = keep & ~there
+        if gone.any():
+            warnings.warn(
+                f"{self.name}: {int(gone.sum())} cell(s) have a released "
+                f"record count whose {p['level']:.0%} interval (+-{h}) "
+                "includes 0: a mean there is noise, so they are not drawn. "
+                "Use more eps (plan it with pp.eps_for('summary_dp', "
+                "error=..., n=..., bounds=...)), a smaller sum_share or "
+                "fewer levels or groups.",
+                SignalWarning,
+                stacklevel=3,
+            )
+        return there
 
 
 class _CKMSummary(CKMMixin, _SummaryFamily):
@@ -600,6 +649,7 @@ _DP_SUMMARY_PARAMS = {
     "adjacency": "replace",
     "noise": "discrete_laplace",
     "sum_share": None,
+    "total": None,
 }
 _CKM_SUMMARY_PARAMS = {
     **CKM_PARAMS,
@@ -641,6 +691,9 @@ class stat_summary_dp(_DPSummary):
         Share of eps for the totals: 0.5 for a mean (must be < 1: a mean
         needs counts), 1 for a total (no count is released, `n` is
         missing; a value < 1 also releases counts, so `n` is available).
+    total : float, default=None
+        A public number of records (as in `stat_count_dp`): with it, a
+        too small eps gives a `PrivacyWarning`.
     resolution : float, default=None
         Public grid of y: every clamped value is rounded to a multiple of
         `resolution` from the grid centre, so totals are exact integers
@@ -651,9 +704,13 @@ class stat_summary_dp(_DPSummary):
         mean (total) of the clamped, gridded y of the cell with
         probability at least `level`, computed from the released values
         and the public noise scales. It says nothing about sampling
-        variation. `None`: ymin = ymax = y.
+        variation. `None`: ymin = ymax = y. Either way the interval is
+        in the computed variables `y_low` and `y_high`.
     level : float, default=0.95
-        Coverage of the noise interval.
+        Coverage of the noise interval. Also the rule for cells near
+        zero: a mean is drawn only where the `level` interval of the
+        released count excludes 0 (others are left out, with a
+        `SignalWarning`).
     seed, adjacency, noise :
         As in `stat_count_dp`.
     levels : list, default=None

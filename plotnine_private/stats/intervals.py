@@ -1,0 +1,335 @@
+"""Interval variables of every private stat, from released values and the
+public noise distribution only.
+
+Two ways, one per kind of output:
+
+* **Counts** (count, bin, bin2d, hex, sum families): the noise of a cell
+  is known exactly (:func:`~plotnine_private.noise.count_noise_bounds`:
+  ``P(low <= noisy - true <= high) >= level``), so the true count lies in
+  ``[noisy - high, noisy - low]`` (cut at 0) with that probability:
+  ``count_low``/``count_high``. ``prop``, ``density``, ``ncount``,
+  ``ndensity`` get the same interval scaled like the column, with the
+  group's released total held fixed (:func:`add_count_bounds`).
+* **Curves from a fine histogram** (density, ECDF, box plot): no closed
+  form survives the post-processing (clipping, isotonic regression,
+  kernel smoothing, quantiles), so the public noise is simulated
+  through *the stat's own* post-processing (:func:`replicate_curves`),
+  ``SIMS`` replicates with the fixed seed ``SIM_SEED``: a parametric
+  bootstrap around the released histogram. The interval of a variable
+  at a point is ``released - quantile(replicate - released)``, pointwise,
+  or simultaneous over each curve (``band="simultaneous"``: one
+  multiple of the pointwise spread that covers the whole curve in
+  ``level`` of the replicates).
+
+Both are post-processing of released values: free, and the same on any
+data that gives the same released values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..validation import fail, is_real
+
+__all__ = [
+    "BANDS",
+    "SIMS",
+    "SIM_SEED",
+    "NoiseModel",
+    "add_count_bounds",
+    "count_noise_bounds",
+    "curve_bounds",
+    "replicate_curves",
+    "validate_level",
+]
+
+#: simulation size of the curve intervals (and of planning)
+SIMS = 400
+#: the fixed seed of those simulations (public: they use public noise)
+SIM_SEED = 20_211
+#: band options of the curve stats
+BANDS = ("pointwise", "simultaneous")
+
+#: count columns scaled like ``count`` for their intervals
+SCALED = ("prop", "density", "ncount", "ndensity", "prob")
+
+
+def validate_level(name: str, level: Any) -> float:
+    """``level`` in (0, 1): the probability the interval variables hold.
+
+    >>> validate_level("stat_count_dp", 0.9)
+    0.9
+    """
+    if not is_real(level) or not 0 < float(level) < 1:
+        raise fail(
+            name,
+            f"level must be a number strictly between 0 and 1 (the "
+            f"probability of the interval variables), got {level!r}; e.g. "
+            "level=0.95.",
+        )
+    return float(level)
+
+
+# --------------------------------------------------------------------------
+# the noise, as public parameters
+# --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class NoiseModel:
+    """The count noise of a release, from public parameters: discrete
+    Laplace or rounded Laplace of ``scale``, or the CKM noise of large
+    cells (``values`` with ``probs``)."""
+
+    kind: str
+    scale: float = 0.0
+    values: tuple = ()
+    probs: tuple = ()
+
+    @classmethod
+    def of_release(cls, release, ptable=None) -> NoiseModel:
+        """The model of a count release record (and the layer's p-table
+        for CKM)."""
+        if release.mechanism in ("discrete_laplace", "laplace"):
+            return cls(release.mechanism, float(release.details["scale"]))
+        from ..noise_bounds import _row_distributions, large_cell_rows
+
+        dists = _row_distributions(ptable)
+        rows = large_cell_rows(ptable)
+        mix = pd.concat([dists[r] / len(rows) for r in rows])
+        mix = mix.groupby(level=0).sum()
+        return cls(
+            "ckm",
+            values=tuple(float(v) for v in mix.index),
+            probs=tuple(float(v) for v in mix.to_numpy()),
+        )
+
+    def draw(self, u1: np.ndarray, u2: np.ndarray) -> np.ndarray:
+        """Noise from two arrays of uniforms in (0, 1), monotone in the
+        scale for fixed uniforms (so a search over eps sees a smooth
+        accuracy). A simulation tool for public noise only, never a
+        release sampler (rule 11 is about releases)."""
+        if self.kind == "discrete_laplace":
+            # a difference of two geometric variables, P(G >= k) = p^k
+            b = self.scale
+            return np.floor(-b * np.log(u1)) - np.floor(-b * np.log(u2))
+        if self.kind == "laplace":
+            return np.round(self.scale * (np.log(u2) - np.log(u1)))
+        cdf = np.cumsum(self.probs)
+        idx = np.searchsorted(cdf / cdf[-1], u1, side="right")
+        return np.asarray(self.values)[np.minimum(idx, len(cdf) - 1)]
+
+
+def uniforms(shape: tuple, seed: int = SIM_SEED):
+    """Two fixed arrays of uniforms in (0, 1)."""
+    rng = np.random.default_rng(seed)
+    u = rng.random((2, *shape))
+    return np.maximum(u[0], 1e-300), np.maximum(u[1], 1e-300)
+
+
+# --------------------------------------------------------------------------
+# counts: exact
+# --------------------------------------------------------------------------
+def count_noise_bounds(release, level: float, ptable=None):
+    """:func:`plotnine_private.noise.count_noise_bounds` (imported when
+    called: ``noise`` reads the stats it describes)."""
+    from ..noise_bounds import count_noise_bounds as bounds
+
+    return bounds(release, level, ptable)
+
+
+def pca_noise_bounds(release, level: float):
+    """:func:`plotnine_private.noise.pca_noise_bounds`, imported when
+    called."""
+    from ..noise_bounds import pca_noise_bounds as bounds
+
+    return bounds(release, level)
+
+
+def add_count_bounds(
+    frame: pd.DataFrame,
+    noise: tuple[float, float],
+    zero_stays: bool = False,
+    group: str = "group",
+    column: str = "count",
+) -> None:
+    """``count_low``/``count_high`` (and of the scaled count columns) of
+    a count layer's rows, in place (see the module docstring).
+
+    Parameters
+    ----------
+    frame
+        The layer's rows with ``count`` (and ``noisy_count`` if DP).
+    noise
+        ``(low, high)`` of the noise ``noisy - true`` at the level.
+    zero_stays
+        A released 0 is a true 0 (CKM).
+    group
+        The column whose rows share a total.
+    column
+        The released count (``count``; ``n`` for ``stat_sum``), with its
+        unclipped twin ``noisy_<column>`` when DP.
+    """
+    low, high = noise
+    count = frame[column].to_numpy(dtype=float)
+    noisy = f"noisy_{column}"
+    base = (
+        frame[noisy].to_numpy(dtype=float) if noisy in frame.columns else count
+    )
+    base = np.where(np.isfinite(base), base, count)
+    c_low = np.maximum(base - high, 0.0)
+    c_high = np.maximum(base - low, 0.0)
+    if zero_stays:
+        c_low = np.where(count == 0, 0.0, c_low)
+        c_high = np.where(count == 0, 0.0, c_high)
+    frame[f"{column}_low"] = c_low
+    frame[f"{column}_high"] = c_high
+    gid = frame[group].to_numpy() if group in frame.columns else None
+    for col in SCALED:
+        if col not in frame.columns:
+            continue
+        unit = _unit(frame[col].to_numpy(dtype=float), count, gid)
+        frame[f"{col}_low"] = c_low * unit
+        frame[f"{col}_high"] = c_high * unit
+
+
+def _unit(values: np.ndarray, count: np.ndarray, group) -> np.ndarray:
+    """``values / count`` per row; where the count is 0 the group's
+    median ratio (``prop``, ``ncount``: the same in a group; ``density``:
+    one over the bin area times the total)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(count != 0, values / count, np.nan)
+    if group is None:
+        group = np.zeros(len(values))
+    s = pd.Series(ratio)
+    fill = s.groupby(group).transform("median").to_numpy()
+    return np.nan_to_num(np.where(np.isfinite(ratio), ratio, fill))
+
+
+# --------------------------------------------------------------------------
+# curves: simulated through the stat's own post-processing
+# --------------------------------------------------------------------------
+def replicate_curves(
+    stat, hist, model: NoiseModel, sims: int = SIMS, seed: int = SIM_SEED
+) -> pd.DataFrame:
+    """The stat's curve of ``sims`` noisy copies of each group's histogram.
+
+    Each copy adds public noise (``model``) to the group's released
+    counts before clipping (``hist.noisy``), clips as the release does and
+    calls ``stat.curve``. Rows are ordered group by group, replicate by
+    replicate; ``_group`` and ``_sim`` say which.
+    """
+    from .fine import FineHistogram
+
+    groups, k = hist.noisy.shape
+    u1, u2 = uniforms((groups, sims, k), seed)
+    noisy = hist.noisy[:, None, :] + model.draw(u1, u2)
+    noisy = noisy.reshape(groups * sims, k)
+    values = np.maximum(noisy, 0.0)
+    info = pd.DataFrame(
+        {
+            "_group": np.repeat(np.arange(groups), sims),
+            "_sim": np.tile(np.arange(sims), groups),
+        }
+    )
+    return stat.curve(FineHistogram(hist.edges, values, noisy, info))
+
+
+def curve_bounds(
+    released: np.ndarray,
+    replicates: np.ndarray,
+    level: float,
+    band: str = "pointwise",
+) -> tuple[np.ndarray, np.ndarray]:
+    """Bounds of a released curve from replicates of it.
+
+    Parameters
+    ----------
+    released
+        ``(groups, points)`` the released curve of each group.
+    replicates
+        ``(groups, sims, points)`` the curves of noisy copies.
+    level
+        Probability of the interval.
+    band
+        ``"pointwise"`` (each point alone) or ``"simultaneous"`` (the
+        whole curve of a group at once).
+
+    Returns
+    -------
+    low, high
+        ``(groups, points)``: ``released - q_hi``, ``released - q_lo``
+        with ``q`` quantiles of ``replicate - released`` (the basic
+        bootstrap interval).
+    """
+    dev = replicates - released[:, None, :]
+    alpha = 1 - level
+    if band == "pointwise":
+        q_lo = np.quantile(dev, alpha / 2, axis=1)
+        q_hi = np.quantile(dev, 1 - alpha / 2, axis=1)
+        return released - q_hi, released - q_lo
+    spread = dev.std(axis=1)
+    safe = np.where(spread > 0, spread, np.inf)
+    worst = np.max(np.abs(dev) / safe[:, None, :], axis=2)
+    mult = np.quantile(worst, level, axis=1)[:, None]
+    return released - mult * spread, released + mult * spread
+
+
+def linear_bounds(
+    design: np.ndarray,
+    noisy: np.ndarray,
+    model: NoiseModel,
+    level: float,
+    band: str = "pointwise",
+    ratio: bool = True,
+    sims: int = SIMS,
+    seed: int = SIM_SEED,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Bounds of ``design @ true / total`` (``ratio``) or ``design @
+    true`` from the unclipped released counts.
+
+    ``design @ noisy`` is unbiased for ``design @ true`` and its noise,
+    ``design @ N``, has a public distribution: its ``1 - alpha/2``
+    quantile (simulated) bounds the numerator, the total's bounds the
+    denominator, and the two make the ratio's interval by a union bound
+    (``level`` holds at least). ``band="simultaneous"`` bounds the
+    numerator over the whole curve at once.
+
+    Parameters
+    ----------
+    design
+        ``(points, bins)``: the curve's numerator as a linear map of the
+        fine counts (kernel weights, running sums).
+    noisy
+        ``(groups, bins)`` released counts before clipping.
+
+    Returns
+    -------
+    low, high
+        ``(groups, points)``.
+    """
+    from .summary import ratio_interval
+
+    k = noisy.shape[1]
+    u1, u2 = uniforms((sims, k), seed)
+    draws = model.draw(u1, u2)
+    alpha = (1 - level) / (2 if ratio else 1)
+    sim = draws @ design.T
+    spread = np.sqrt(np.mean(sim * sim, axis=0))
+    if band == "pointwise":
+        q = np.quantile(np.abs(sim), 1 - alpha, axis=0)
+    else:
+        safe = np.where(spread > 0, spread, np.inf)
+        worst = np.max(np.abs(sim) / safe, axis=1)
+        q = np.quantile(worst, 1 - alpha) * spread
+    num = noisy @ design.T
+    if not ratio:
+        return num - q, num + q
+    q_total = float(np.quantile(np.abs(draws.sum(axis=1)), 1 - alpha))
+    total = noisy.sum(axis=1, keepdims=True)
+    low, high = ratio_interval(
+        num - q, num + q, total - q_total, total + q_total
+    )
+    return low, high

@@ -1,0 +1,322 @@
+"""Interval variables of every family: at the stated level the interval
+holds the noise-free value (coverage over seeds and cells), and where the
+noise has an exact quantile the interval is that quantile (within 10%).
+
+Coverage bounds are binomial at ``ALPHA = 1e-6`` (tests/alpha): for
+counts the sample is the cells (each has its own noise), for curves the
+builds (the points of a curve share noise). A negative control shows the
+count bound fails for an interval of half the width.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from alpha import z_two_sided
+from plotnine import (
+    aes,
+    geom_bar,
+    geom_bin_2d,
+    geom_boxplot,
+    geom_density,
+    geom_histogram,
+    geom_point,
+    geom_step,
+    ggplot,
+)
+from plotnine.data import mpg
+
+import plotnine_private as pp
+from plotnine_private.noise import dlap_interval
+
+LEVEL = 0.9
+Z = z_two_sided()
+LEVELS = sorted(mpg["class"].unique())
+SEEDS = range(1, 41)
+
+
+def lower_bound(level: float, n: int) -> float:
+    return level - Z * math.sqrt(level * (1 - level) / n)
+
+
+def built(plot) -> pd.DataFrame:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return pp.layer_data(plot)
+
+
+def _truth(make) -> pd.DataFrame:
+    return built(make(eps=1e7, seed=0))
+
+
+# --------------------------------------------------------------------------
+# counts: exact
+# --------------------------------------------------------------------------
+COUNTS = {
+    "count": lambda **kw: (
+        ggplot(mpg, aes("class"))
+        + geom_bar(stat="count_dp", levels=LEVELS, level=LEVEL, **kw)
+    ),
+    "bin": lambda **kw: (
+        ggplot(mpg, aes("hwy"))
+        + geom_histogram(
+            stat="bin_dp", limits=(10, 45), bins=7, level=LEVEL, **kw
+        )
+    ),
+    "bin2d": lambda **kw: (
+        ggplot(mpg, aes("displ", "hwy"))
+        + geom_bin_2d(
+            stat="bin2d_dp",
+            limits=((1, 7), (10, 45)),
+            bins=4,
+            drop=False,
+            level=LEVEL,
+            **kw,
+        )
+    ),
+    "hex": lambda **kw: (
+        ggplot(mpg, aes("displ", "hwy"))
+        + pp.geom_hex(
+            stat="binhex_dp",
+            limits=((1, 7), (10, 45)),
+            bins=4,
+            drop=False,
+            level=LEVEL,
+            **kw,
+        )
+    ),
+    "sum": lambda **kw: (
+        ggplot(mpg, aes("cty", "hwy"))
+        + geom_point(
+            stat="sum_dp",
+            limits=((8, 36), (12, 44)),
+            resolution=(4, 4),
+            level=LEVEL,
+            **kw,
+        )
+    ),
+}
+#: the released count of each family
+COLUMN = {"sum": "n"}
+
+
+#: the columns that place a cell
+KEYS = {"count": ["x"], "bin": ["x"]}
+
+
+def _covered(make, col, eps, keys=("x", "y")):
+    """Per build and cell: the true count (0 where the noise-free build
+    shows no cell) inside the interval."""
+    keys = list(keys)
+    truth = _truth(make)[[*keys, col]].rename(columns={col: "_true"})
+    hits = []
+    for seed in SEEDS:
+        d = built(make(eps=eps, seed=seed)).merge(truth, on=keys, how="left")
+        t = d["_true"].fillna(0).to_numpy(dtype=float)
+        hits.append(
+            (d[f"{col}_low"] <= t + 1e-12) & (t <= d[f"{col}_high"] + 1e-12)
+        )
+    return np.concatenate(hits)
+
+
+@pytest.mark.parametrize("family", sorted(COUNTS))
+def test_count_intervals_hold_the_true_count(family):
+    make = COUNTS[family]
+    col = COLUMN.get(family, "count")
+    d = built(make(eps=1, seed=3))
+    k = dlap_interval(2.0, LEVEL)[0]
+    # the exact quantile: cells away from 0 are released +- k
+    away = d[f"{col}_low"] > 0
+    assert away.any()
+    half = (d.loc[away, f"{col}_high"] - d.loc[away, f"{col}_low"]) / 2
+    assert np.allclose(half, k)
+    hits = _covered(make, col, eps=1, keys=KEYS.get(family, ("x", "y")))
+    # each cell has its own noise: the cells are the sample
+    assert hits.mean() >= lower_bound(LEVEL, hits.size), hits.mean()
+
+
+def test_scaled_columns_share_the_count_interval():
+    d = built(COUNTS["bin"](eps=1, seed=3))
+    total = d["count"].abs().sum()
+    width = d["xmax"] - d["xmin"]
+    assert np.allclose(d["density_low"] * width * total, d["count_low"])
+    assert np.allclose(d["ncount_high"] * d["count"].max(), d["count_high"])
+    c = built(COUNTS["count"](eps=1, seed=3))
+    assert np.allclose(c["prop_high"] * c["count"].sum(), c["count_high"])
+
+
+def test_half_as_wide_fails_the_same_bound():
+    make = COUNTS["count"]
+    truth = _truth(make)["count"].to_numpy(dtype=float)
+    hits = []
+    for seed in SEEDS[:20]:
+        d = built(make(eps=1, seed=seed))
+        mid = (d["noisy_count"]).to_numpy()
+        half = (d["count_high"] - d["count_low"]).to_numpy() / 4
+        hits.append(np.abs(truth - mid) <= half)
+    hits = np.concatenate(hits)
+    assert hits.mean() < lower_bound(LEVEL, hits.size)
+
+
+def test_level_parameter_is_checked():
+    with pytest.raises(pp.PlotninePrivateError, match="level must be"):
+        geom_bar(stat="count_dp", eps=1, level=1.5)
+
+
+# --------------------------------------------------------------------------
+# curves: simulated
+# --------------------------------------------------------------------------
+RNG = np.random.default_rng(7)
+GROUPS = pd.Categorical(
+    RNG.choice(["a", "b", "c"], 600), categories=["a", "b", "c"]
+)
+DATA = pd.DataFrame(
+    {
+        "v": np.clip(
+            pd.Series(GROUPS).map({"a": 3.0, "b": 5.0, "c": 6.5}).to_numpy()
+            + RNG.normal(0, 1, 600),
+            0,
+            10,
+        ),
+        "g": GROUPS,
+    }
+)
+CURVES = {
+    "density": (
+        lambda band="pointwise", **kw: (
+            ggplot(DATA, aes("v", fill="g"))
+            + geom_density(
+                stat="density_dp",
+                limits=(0, 10),
+                bins=64,
+                n=64,
+                level=LEVEL,
+                band=band,
+                **kw,
+            )
+        ),
+        ("density",),
+    ),
+    "ecdf": (
+        lambda band="pointwise", **kw: (
+            ggplot(DATA, aes("v", colour="g"))
+            + geom_step(
+                stat="ecdf_dp",
+                limits=(0, 10),
+                bins=64,
+                level=LEVEL,
+                band=band,
+                **kw,
+            )
+        ),
+        ("ecdf",),
+    ),
+    "boxplot": (
+        lambda band="pointwise", **kw: (
+            ggplot(DATA, aes("g", "v"))
+            + geom_boxplot(
+                stat="boxplot_dp", limits=(0, 10), bins=64, level=LEVEL, **kw
+            )
+        ),
+        ("lower", "middle", "upper"),
+    ),
+}
+
+
+def _curve_hits(make, cols, eps, band="pointwise"):
+    truth = _truth(lambda **kw: make(band, **kw))
+    per_build = []
+    for seed in SEEDS[:25]:
+        d = built(make(band, eps=eps, seed=seed))
+        inside = np.ones(len(d), dtype=bool)
+        for col in cols:
+            t = truth[col].to_numpy(dtype=float)
+            inside &= (d[f"{col}_low"].to_numpy() <= t + 1e-9) & (
+                t <= d[f"{col}_high"].to_numpy() + 1e-9
+            )
+        per_build.append(inside)
+    return np.asarray(per_build)
+
+
+@pytest.mark.parametrize("family", sorted(CURVES))
+def test_curve_intervals_hold_the_noise_free_curve(family):
+    make, cols = CURVES[family]
+    hits = _curve_hits(make, cols, eps=1)
+    # pointwise: each point's coverage, on average over the curve
+    per_col = hits.mean() ** (1 / len(cols))
+    assert per_col >= lower_bound(LEVEL, 25), per_col
+
+
+@pytest.mark.parametrize("family", ["density", "ecdf"])
+def test_simultaneous_band_holds_whole_curves(family):
+    make, cols = CURVES[family]
+    hits = _curve_hits(make, cols, eps=1, band="simultaneous")
+    d = built(make("simultaneous", eps=1, seed=1))
+    groups = d["group"].nunique()
+    whole = hits.reshape(len(hits), groups, -1).all(axis=2)
+    assert whole.mean() >= lower_bound(LEVEL, 25 * groups)
+    # and it is wider than the pointwise band
+    p = built(make("pointwise", eps=1, seed=1))
+    col = cols[0]
+    assert (d[f"{col}_high"] - d[f"{col}_low"]).mean() > (
+        p[f"{col}_high"] - p[f"{col}_low"]
+    ).mean()
+
+
+def test_band_parameter_is_checked():
+    with pytest.raises(pp.PlotninePrivateError, match="band must be"):
+        geom_density(stat="density_dp", limits=(0, 1), eps=1, band="both")
+
+
+# --------------------------------------------------------------------------
+# summaries and PCA
+# --------------------------------------------------------------------------
+def test_summary_intervals_hold_the_mean_and_total():
+    def make(fun, **kw):
+        return ggplot(mpg, aes("class", "hwy")) + geom_point(
+            stat="summary_dp",
+            bounds=(10, 45),
+            levels=LEVELS,
+            fun=fun,
+            level=LEVEL,
+            errorbar=None,
+            **kw,
+        )
+
+    for fun in ("mean", "sum"):
+        truth = _truth(lambda **kw: make(fun, **kw))["y"].to_numpy()
+        hits = []
+        for seed in SEEDS[:25]:
+            d = built(make(fun, eps=1, seed=seed))
+            # errorbar=None draws no bars; the variables are still there
+            drawn = d["y"].notna()
+            assert (d.loc[drawn, "ymin"] == d.loc[drawn, "y"]).all()
+            hits.append((d["y_low"] <= truth) & (truth <= d["y_high"]))
+        assert np.mean(hits) >= lower_bound(LEVEL, 25)
+
+
+def test_pca_tile_intervals_are_the_exact_noise_quantile():
+    rng = np.random.default_rng(2)
+    x = pd.DataFrame(rng.normal(size=(400, 3)), columns=list("abc"))
+    for method in ("sparse", "add"):
+        p = ggplot(x) + geom_point(
+            stat="dp_pca_score",
+            columns=list("abc"),
+            eps=4,
+            delta=1e-5,
+            seed=1,
+            bins=(6, 6),
+            method=method,
+            level=LEVEL,
+        )
+        d = built(p)
+        row = pp.noise_interval(p, level=LEVEL).iloc[0]
+        away = d["count_low"] > 0
+        half = (d.loc[away, "count_high"] - d.loc[away, "count_low"]) / 2
+        assert np.allclose(half, row["high"])
+        total = d["count"].sum()
+        assert np.allclose(d["prob_high"] * total, d["count_high"])
