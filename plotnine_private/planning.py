@@ -36,6 +36,7 @@ from .exceptions import PlotninePrivateError, PrivacyWarning
 from .mechanisms.laplace import ADJACENCY_SENSITIVITY
 from .noise_bounds import (
     _check_level,
+    dgauss_interval,
     dlap_interval,
     rounded_laplace_interval,
 )
@@ -214,7 +215,7 @@ def _pca_accuracy(
     method="sparse",
     calibration="analytic",
 ) -> float:
-    from .mechanisms.gaussian import gaussian_sigma
+    from .mechanisms.histogram import histogram_sigma
     from .pca.fit import Budget
     from .pca.validation import check_split
 
@@ -223,12 +224,15 @@ def _pca_accuracy(
     shares = check_split("accuracy", split, ("loading", "score"))
     eps_h, delta_h = Budget.split(eps, delta, shares).histogram
     if method == "sparse":
-        # Laplace of scale 2 / eps on each shown tile's count
-        return float(2 / eps_h * math.log(1 / (1 - level)) / n)
+        # discrete Laplace of scale 2 / eps on each shown tile's count
+        k, _ = dlap_interval(2 / eps_h, level)
+        return float(k / n)
     l2 = math.sqrt(2) if adjacency == "replace" else 1.0
-    sigma = gaussian_sigma(eps_h, delta_h, l2, calibration)
-    z = NormalDist().inv_cdf((1 + level) / 2)
-    return float(z * sigma / n)
+    # the discrete Gaussian the histogram samples (exact interval)
+    k, _ = dgauss_interval(
+        histogram_sigma(eps_h, delta_h, l2, calibration), level
+    )
+    return float(k / n)
 
 
 def _summary_accuracy(

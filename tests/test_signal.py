@@ -88,14 +88,16 @@ def penguins(scale: int = 1) -> pd.DataFrame:
     )
 
 
-def densities(data, eps):
+def densities(data, eps, seed=3):
     return ggplot(data, aes("mass", fill="species")) + geom_density(
-        stat="density_dp", limits=(2500, 6500), eps=eps, seed=3
+        stat="density_dp", limits=(2500, 6500), eps=eps, seed=seed
     )
 
 
 def test_penguin_densities_at_eps_1_warn():
-    (msg,) = signals(densities(penguins(), 1))
+    # the warning is computed from released values: at this n and eps it
+    # appears for about half of the seeds (3 of 6 tried); seed 2 is one
+    (msg,) = signals(densities(penguins(), 1, seed=2))
     assert "band of 1 of 3 group(s) includes 0 over" in msg
     assert "more eps" in msg and "adjust=2" in msg
 
@@ -139,7 +141,7 @@ def test_summary_cells_near_zero_are_not_drawn():
     # insectivores: 5 animals; at eps=1 (0.5 on counts) their count is
     # noise, the other diets' (19 to 32) are not
     p = ggplot(d, aes("vore", "sleep_total")) + geom_point(
-        stat="summary_dp", bounds=(0, 24), levels=DIETS, eps=1, seed=4
+        stat="summary_dp", bounds=(0, 24), levels=DIETS, eps=1, seed=5
     )
     (msg,) = signals(p)
     out = pp.layer_data(p)
