@@ -13,8 +13,9 @@ deviations ``v = j - i``,
 :func:`create_cnt_ptable` builds count tables (rows ``0..ncat``, whole
 targets, no target in ``1..js``); :func:`create_num_ptable` builds
 magnitude tables (rows ``{0} | icat``, targets on a ``1/step`` grid). The
-problem is strictly convex, so scipy's SLSQP (the algorithm R calls
-through ``nloptr``) finds the same optimum. Tables are cached by
+problem is strictly convex, so its unique optimum is what R finds through
+``nloptr`` (SLSQP); we solve its three-variable dual by Newton's method
+(:mod:`.maxent`, about 1 ms a row) and keep scipy's SLSQP as the fallback. Tables are cached by
 parameters.
 """
 
@@ -32,6 +33,7 @@ import pandas as pd
 from scipy.optimize import minimize
 
 from ..errors import ParameterError, PTableVarianceWarning
+from . import maxent
 from .table import BOUND_DIGITS, BOUND_SCALE, J_DIGITS, J_SCALES, TYPES, PTable
 
 __all__ = ["create_cnt_ptable", "create_num_ptable"]
@@ -379,9 +381,12 @@ def _solve_row(
     mono: bool,
     optim: int,
 ) -> np.ndarray:
-    """Maximise the entropy of one row with scipy SLSQP
-    (docs/ptables.md §3)."""
+    """Maximise the entropy of one row (docs/ptables.md §3): exactly in
+    the dual (:mod:`.maxent`), or with scipy SLSQP if Newton fails."""
     v = v.astype(float)
+    p = maxent.solve_row(v, V, lower, zero, mono, optim)
+    if p is not None:
+        return p
     n = len(v)
     res = minimize(
         _entropy,
