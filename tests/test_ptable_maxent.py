@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from plotnine_private.mechanisms.ptable import build, create_cnt_ptable
-from plotnine_private.mechanisms.ptable import maxent
+from plotnine_private.mechanisms.ptable import build, create_cnt_ptable, maxent
 
 CASES = [
     (5, 2.01, 2, None, 1, True),

@@ -15,8 +15,8 @@ targets, no target in ``1..js``); :func:`create_num_ptable` builds
 magnitude tables (rows ``{0} | icat``, targets on a ``1/step`` grid). The
 problem is strictly convex, so its unique optimum is what R finds through
 ``nloptr`` (SLSQP); we solve its three-variable dual by Newton's method
-(:mod:`.maxent`, about 1 ms a row) and keep scipy's SLSQP as the fallback. Tables are cached by
-parameters.
+(:mod:`.maxent`, about 1 ms a row) and keep scipy's SLSQP as the
+fallback. Tables are cached by parameters.
 """
 
 from __future__ import annotations

@@ -119,9 +119,7 @@ def _newton(E, b, lower, zero, mono, active):
         while t > 1e-12:
             w_new = w.copy()
             w_new[active] += t * step
-            p_new, free_new, blocks_new = _inner(
-                E @ w_new, lower, zero, mono
-            )
+            p_new, free_new, blocks_new = _inner(E @ w_new, lower, zero, mono)
             v_new = _dual(E, b, w_new, p_new)
             # the dual is concave: accept any increase (or a tie at
             # rounding level once the gradient is tiny)
