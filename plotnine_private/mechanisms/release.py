@@ -188,14 +188,14 @@ def data_digest(*arrays: Any) -> bytes:
             h.update(arr.tobytes())
             continue
         if arr.flags.c_contiguous:
-            h.update(memoryview(arr).cast("B"))
+            h.update(arr.data)
             continue
         # the C-order bytes a block of rows at a time: the same digest
         # without two full copies of a (10**6, 20) matrix
         rows = max(1, _DIGEST_BLOCK // max(1, arr[:1].nbytes))
         for start in range(0, arr.shape[0], rows):
             part = np.ascontiguousarray(arr[start : start + rows])
-            h.update(memoryview(part).cast("B"))
+            h.update(part.data)
     return h.digest()
 
 

@@ -28,7 +28,8 @@ from __future__ import annotations
 from ..errors import PTableVarianceWarning
 from .build import create_cnt_ptable, create_num_ptable
 from .io import read_ptable, write_ptable
-from .table import PTable, magnitude_noise, ons_pcv
+from .lookup import magnitude_noise
+from .table import PTable, ons_pcv
 
 __all__ = [
     "PTable",
