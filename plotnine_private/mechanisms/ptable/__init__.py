@@ -13,9 +13,12 @@ cell receives for each value of its cell key. Tables come in two kinds:
 Both are held by the immutable :class:`PTable`; :func:`read_ptable` and
 :meth:`PTable.to_csv` read and write R, Tau-Argus and ONS text.
 
-Modules: :mod:`.build` (parameters and the maximum-entropy solver),
-:mod:`.table` (the object and its lookups), :mod:`.io` (formats). The
-package imports numpy, scipy and pandas only, never plotnine.
+Modules: :mod:`.build` (tables from parameters), :mod:`.spec` (parameter
+validation), :mod:`.maxent` (the exact row solver), :mod:`.table` (the
+object and its lookups), :mod:`.lookup` (magnitudes across tables),
+:mod:`.values` (constants and helpers), :mod:`.io` (formats) and
+:mod:`.frames` (validation of tables read). The package imports numpy,
+scipy and pandas only, never plotnine.
 
 CKM is not differential privacy: the noise is a deterministic function of
 the contributing records' keys and the p-table, so the same cell gets the
