@@ -13,9 +13,12 @@ cell receives for each value of its cell key. Tables come in two kinds:
 Both are held by the immutable :class:`PTable`; :func:`read_ptable` and
 :meth:`PTable.to_csv` read and write R, Tau-Argus and ONS text.
 
-Modules: :mod:`.build` (parameters and the maximum-entropy solver),
-:mod:`.table` (the object and its lookups), :mod:`.io` (formats). The
-package imports numpy, scipy and pandas only, never plotnine.
+Modules: :mod:`.build` (tables from parameters), :mod:`.spec` (parameter
+validation), :mod:`.maxent` (the exact row solver), :mod:`.table` (the
+object and its lookups), :mod:`.lookup` (magnitudes across tables),
+:mod:`.values` (constants and helpers), :mod:`.io` (formats) and
+:mod:`.frames` (validation of tables read). The package imports numpy,
+scipy and pandas only, never plotnine.
 
 CKM is not differential privacy: the noise is a deterministic function of
 the contributing records' keys and the p-table, so the same cell gets the
@@ -28,7 +31,8 @@ from __future__ import annotations
 from ..errors import PTableVarianceWarning
 from .build import create_cnt_ptable, create_num_ptable
 from .io import read_ptable, write_ptable
-from .table import PTable, magnitude_noise, ons_pcv
+from .lookup import magnitude_noise
+from .table import PTable, ons_pcv
 
 __all__ = [
     "PTable",

@@ -1,0 +1,187 @@
+"""Issue-23 figures next to their floors, measured in the same run.
+
+Run: ``python benchmarks/floors.py [--repeat 3] [--max-cells 1e7]
+[--only sampler,table,ckm,ptable,pca]``.
+
+Each figure is the minimum wall-clock time of ``--repeat`` runs, printed
+with the floor (the same amount of work done by numpy alone), the ratio
+private / floor, and the 1-minute load average when the figure was
+taken (the machine may be shared: a load above the core count inflates
+both sides, the ratio less so). Floors:
+
+* exact discrete Laplace (keyed per-cell streams, integer sampler):
+  numpy's float ``Generator.laplace`` on as many cells;
+* ``dp_table`` over a declared domain of 10**6 labels: ``np.bincount``
+  of the codes plus numpy's float Laplace on every cell;
+* ``count_ckm`` and ``count_dp`` (whole plot build, 10**7 rows in
+  memory): ``np.bincount`` of the category codes; and CKM / DP;
+* ``create_cnt_ptable(D=20, V=2)``: no floor (one-off table);
+* ``dp_pca`` (n=10**6, p=20): scikit-learn's ``PCA`` if installed, else
+  numpy's ``eigh`` of the covariance (``X^T X``, one BLAS pass), stated.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import warnings
+from copy import deepcopy
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from run import make_data, stat_pairs  # noqa: E402
+
+from plotnine_private import dp_table  # noqa: E402
+from plotnine_private.mechanisms import laplace as lap  # noqa: E402
+from plotnine_private.mechanisms.ptable import create_cnt_ptable  # noqa: E402
+from plotnine_private.mechanisms.ptable.build import (  # noqa: E402
+    _create_cached,
+)
+from plotnine_private.mechanisms.randomness import (  # noqa: E402
+    CellStreams,
+    cell_words,
+    derive_key,
+)
+
+
+def best(fn, repeat: int) -> tuple[float, float]:
+    """(minimum seconds of ``repeat`` runs, load average at the best)."""
+    out = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        out.append((time.perf_counter() - t0, os.getloadavg()[0]))
+    return min(out)
+
+
+def line(what: str, private, floor=None, floor_name: str = "") -> None:
+    sec, load = private
+    text = f"{what:<44} {sec:8.3f} s (load {load:4.1f})"
+    if floor is not None:
+        fsec, fload = floor
+        text += (
+            f" | {floor_name} {fsec:7.3f} s (load {fload:4.1f})"
+            f" | ratio {sec / fsec:6.1f}x"
+        )
+    print(text, flush=True)
+
+
+def bench_sampler(sizes, repeat: int) -> None:
+    key = derive_key(bytes(32), "bench")
+    rng = np.random.default_rng(0)
+    for n in sizes:
+        words = cell_words(np.arange(n))
+        private = best(
+            lambda: lap.discrete_laplace(
+                CellStreams(key, words), lap.rational_scale(2, 1.0)
+            ),
+            repeat,
+        )
+        floor = best(lambda: rng.laplace(0.0, 2.0, size=n), repeat)
+        line(
+            f"discrete Laplace b=2, {n:.0e} cells ({n / private[0]:.2g}/s)",
+            private,
+            floor,
+            "numpy float Laplace",
+        )
+
+
+def bench_table(repeat: int, m: int = 10**6) -> None:
+    rng = np.random.default_rng(0)
+    codes = rng.integers(0, m, size=m)
+    cats = [f"c{i}" for i in range(m)]
+    df = pd.DataFrame({"x": pd.Categorical.from_codes(codes, cats)})
+    private = best(lambda: dp_table(df, "x", eps=1, seed=1), repeat)
+
+    def floor_fn():
+        counts = np.bincount(codes, minlength=m)
+        return counts + rng.laplace(0.0, 2.0, size=m)
+
+    line(
+        f"dp_table, {m:.0e} declared cells ({m / private[0]:.2g}/s)",
+        private,
+        best(floor_fn, repeat),
+        "bincount + float Laplace",
+    )
+
+
+def bench_ckm(n: int, repeat: int) -> None:
+    d = make_data(n)
+    _, _, dp_plot, ckm_plot = next(stat_pairs(d))
+    for p in (dp_plot, ckm_plot):
+        deepcopy(p)._build()  # warm caches (p-table, imports)
+    codes = d["cat"].cat.codes.to_numpy()
+    floor = best(lambda: np.bincount(codes), repeat)
+    dp = best(lambda: deepcopy(dp_plot)._build(), repeat)
+    ckm = best(lambda: deepcopy(ckm_plot)._build(), repeat)
+    line(f"count_dp plot build, {n:.0e} rows", dp, floor, "bincount")
+    line(f"count_ckm plot build, {n:.0e} rows", ckm, floor, "bincount")
+    line("count_ckm / count_dp", ckm, dp, "count_dp")
+
+
+def bench_ptable(repeat: int) -> None:
+    def build():
+        _create_cached.cache_clear()
+        create_cnt_ptable(D=20, V=2)
+
+    line("create_cnt_ptable(D=20, V=2), uncached", best(build, repeat))
+
+
+def bench_pca(n: int, p: int, repeat: int) -> None:
+    from bench_pca import spiked
+
+    from plotnine_private.pca import dp_pca
+
+    x = pd.DataFrame(spiked(n, p, seed=9), columns=[f"V{i}" for i in range(p)])
+    private = best(lambda: dp_pca(x, eps=2.0, delta=1e-6, seed=1), repeat)
+    arr = x.to_numpy()
+    try:
+        from sklearn.decomposition import PCA
+
+        name = "scikit-learn PCA"
+        floor = best(lambda: PCA(n_components=2).fit(arr), repeat)
+    except ImportError:
+        name = "numpy eigh(cov) (no sklearn)"
+
+        def floor_fn():
+            c = arr - arr.mean(axis=0)
+            return np.linalg.eigh(c.T @ c / (n - 1))
+
+        floor = best(floor_fn, repeat)
+    line(f"dp_pca n={n:.0e} p={p}", private, floor, name)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--max-cells", type=float, default=1e7)
+    ap.add_argument("--only", default="sampler,table,ckm,ptable,pca")
+    args = ap.parse_args()
+    only = set(args.only.split(","))
+    print(
+        f"numpy {np.__version__}; {os.cpu_count()} cores; min of "
+        f"{args.repeat} runs",
+        flush=True,
+    )
+    sizes = [10**k for k in range(4, 8) if 10**k <= args.max_cells]
+    if "sampler" in only:
+        bench_sampler(sizes, args.repeat)
+    if "table" in only:
+        bench_table(args.repeat)
+    if "ckm" in only:
+        bench_ckm(int(args.max_cells), args.repeat)
+    if "ptable" in only:
+        bench_ptable(args.repeat)
+    if "pca" in only:
+        bench_pca(10**6, 20, args.repeat)
+
+
+if __name__ == "__main__":
+    warnings.simplefilter("ignore")
+    main()
