@@ -153,7 +153,9 @@ def test_adjacency_sets_sensitivity_in_the_release(mpg_cat):
 def test_continuous_x_with_public_levels(mpg):
     d = layer_data(
         ggplot(mpg, aes("cyl"))
-        + geom_bar(stat="count_dp", eps=1, seed=1, levels=[4, 5, 6, 8, 10])
+        + geom_bar(
+            stat="count_dp", eps=1, seed=1, levels=[4, 5, 6, 8, 10], drop=False
+        )
     )
     assert list(d["x"]) == [4, 5, 6, 8, 10]
 

@@ -41,7 +41,8 @@ def normalised_columns(frame: pd.DataFrame, area: np.ndarray) -> None:
     """density, ncount, ndensity from released counts, per group
     (post-processing; guards against zero totals)."""
     count = frame["count"].to_numpy(dtype=float)
-    grp = frame["group"].to_numpy()
+    # per panel and group, as plotnine computes them group by group
+    grp = frame.groupby(["PANEL", "group"], observed=True).ngroup().to_numpy()
     total = pd.Series(np.abs(count)).groupby(grp).transform("sum").to_numpy()
     peak = pd.Series(np.abs(count)).groupby(grp).transform("max").to_numpy()
     safe_total = np.where(total > 0, total, 1.0)

@@ -288,7 +288,7 @@ class _SummaryFamily(_CountFamily):
         if not self.discrete_x:
             frame["x"] = frame["x"].astype(float)
         else:
-            order = list(dict.fromkeys(cells.frame["x"].tolist()))
+            order = list(self.x_order)
             shown = set(frame["x"].tolist())
             frame["x"] = pd.Categorical(
                 frame["x"],
