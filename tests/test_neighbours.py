@@ -79,6 +79,9 @@ def neighbour(change: str) -> pd.DataFrame:
 
 DP = {"eps": 4, "seed": 7}
 CKM = {"ptable": PTAB}
+# bars keep their released zeros: which cells exist is then public
+DP_ALL = {**DP, "drop": False}
+CKM_ALL = {**CKM, "drop": False}
 LIM = {"limits": (0, 50), "bins": 10}
 LIM2 = {"limits": ((0, 8), (0, 50)), "bins": 8, "drop": False}
 
@@ -89,8 +92,10 @@ CASES = [
         "count, declared, labels",
         lambda d: (
             ggplot(d, aes("class"))
-            + geom_bar(stat="count_dp", **DP)
-            + geom_text(aes(label=after_stat("count")), stat="count_dp", **DP)
+            + geom_bar(stat="count_dp", **DP_ALL)
+            + geom_text(
+                aes(label=after_stat("count")), stat="count_dp", **DP_ALL
+            )
         ),
         ("y",),
     ),
@@ -98,7 +103,7 @@ CASES = [
         "count, undeclared fill, dodge",
         lambda d: (
             ggplot(d, aes("drv", fill="trans"))
-            + geom_bar(stat="count_dp", position=position_dodge(), **DP)
+            + geom_bar(stat="count_dp", position=position_dodge(), **DP_ALL)
         ),
         ("y",),
     ),
@@ -106,7 +111,7 @@ CASES = [
         "count, fill, position fill, facet grid free",
         lambda d: (
             ggplot(d, aes("class", fill="drv"))
-            + geom_bar(stat="count_dp", position=position_fill(), **DP)
+            + geom_bar(stat="count_dp", position=position_fill(), **DP_ALL)
             + facet_grid("year ~ .", scales="free")
         ),
         ("y",),
@@ -115,7 +120,7 @@ CASES = [
         "count, facets of a declared level without records",
         lambda d: (
             ggplot(d, aes("drv"))
-            + geom_bar(stat="count_dp", **DP)
+            + geom_bar(stat="count_dp", **DP_ALL)
             + facet_wrap("era")
         ),
         ("y",),
@@ -124,7 +129,7 @@ CASES = [
         "count ckm, coord_flip",
         lambda d: (
             ggplot(d, aes("class", rkey="rk"))
-            + geom_bar(stat="count_ckm", **CKM)
+            + geom_bar(stat="count_ckm", **CKM_ALL)
             + coord_flip()
         ),
         ("y",),
@@ -249,7 +254,7 @@ def test_an_empty_subset_looks_like_any_other():
     # a filter that matches nobody releases noise on the declared levels,
     # exactly as a filter that matches someone
     def make(d):
-        return ggplot(d, aes("class")) + geom_bar(stat="count_dp", **DP)
+        return ggplot(d, aes("class")) + geom_bar(stat="count_dp", **DP_ALL)
 
     some = BASE[BASE["hwy"] > 40]
     none = BASE[BASE["hwy"] > 1000]
@@ -261,7 +266,7 @@ def test_a_one_record_panel_looks_like_any_other():
     def make(d):
         return (
             ggplot(d, aes("drv"))
-            + geom_bar(stat="count_dp", **DP)
+            + geom_bar(stat="count_dp", **DP_ALL)
             + facet_wrap("year")
         )
 
@@ -294,7 +299,7 @@ def test_polars_categorical_is_observed_and_enum_is_declared():
 
     def release_of(d):
         q = pp._compat.build(
-            ggplot(d, aes("class")) + geom_bar(stat="count_dp", **DP)
+            ggplot(d, aes("class")) + geom_bar(stat="count_dp", **DP_ALL)
         )
         return q.layers[0].stat.releases[0], q.layers[0].data
 

@@ -122,3 +122,73 @@ def test_fill_on_x_is_one_dimension(cars, mech):
             + geom_bar(**_private(stat, drop=False))
         )["count"]
     )
+
+
+# -- class 2: plotnine's bin rules ------------------------------------------
+@pytest.mark.parametrize("mech", ["dp", "ckm"])
+@pytest.mark.parametrize("how", ["limits", "xlim"])
+def test_bins_with_limits_centre_the_end_bins(cars, mech, how):
+    from plotnine import xlim
+
+    stat = f"bin_{mech}"
+    if how == "limits":
+        layer = geom_histogram(**_private(stat, bins=10, limits=(10, 46)))
+        p = ggplot(cars, _mapping(stat, "hwy")) + layer
+    else:
+        p = (
+            ggplot(cars, _mapping(stat, "hwy"))
+            + geom_histogram(**_private(stat, bins=10))
+            + xlim(10, 46)
+        )
+    d = layer_data(p)
+    plain = layer_data(
+        ggplot(cars, aes("hwy")) + geom_histogram(bins=10) + xlim(10, 46)
+    )
+    np.testing.assert_allclose(d["xmin"], plain["xmin"])
+    # width 36 / 9 = 4 on plotnine's grid (edges at 2 + 4k), not 10 bins
+    # cut exactly between 10 and 46
+    edges = d["xmin"].dropna().to_numpy()
+    np.testing.assert_allclose((edges - 2) % 4, 0, atol=1e-9)
+
+
+@pytest.mark.parametrize("mech", ["dp", "ckm"])
+def test_bin2d_limits_and_binwidth_follow_stat_bin_2d(cars, mech):
+    stat = f"bin2d_{mech}"
+    p = ggplot(cars, _mapping(stat, "displ", "hwy")) + geom_bin_2d(
+        **_private(
+            stat, binwidth=(1, 2), limits=((1.5, 7), (11, 45)), drop=False
+        )
+    )
+    d = layer_data(p)
+    # edges on multiples of the width from the one below the low limit
+    np.testing.assert_allclose(
+        sorted(set(d["xmin"].round(9))), [1, 2, 3, 4, 5, 6]
+    )
+    assert min(d["ymin"].round(9)) == 10
+
+
+def test_breaks_with_limits_is_an_error(cars):
+    p = ggplot(cars, aes("hwy")) + geom_histogram(
+        **_private("bin_dp", breaks=[10, 20, 30], limits=(0, 50))
+    )
+    with pytest.raises(pp.PlotninePrivateError, match="breaks= and limits="):
+        layer_data(p)
+
+
+# -- class 3: zero cells are not drawn as marks ------------------------------
+@pytest.mark.parametrize("mech", ["dp", "ckm"])
+def test_zero_bars_are_not_drawn(cars, mech):
+    from plotnine import geom_text
+
+    stat = f"count_{mech}"
+    p = (
+        ggplot(cars, _mapping(stat, "class", fill="drv"))
+        + geom_bar(**_private(stat), colour="black", position="dodge")
+        + geom_text(aes(label=after_stat("prop * 100")), **_private(stat))
+    )
+    bars, text = layer_data(p, 0), layer_data(p, 1)
+    assert (bars["count"] > 0).all() and (text["count"] > 0).all()
+    assert "0" not in set(text["label"].astype(str))
+    # dodge slots only for the fills that have bars (2seater: one, r)
+    two = bars[bars["x"].round() == 1]
+    assert len(two) == 1 and two["xmax"].iloc[0] - two["xmin"].iloc[0] > 0.8

@@ -122,6 +122,7 @@ class _BinFamily(PrivateCountStat):
                 center=p["center"],
                 boundary=p["boundary"],
                 mechanism=mechanism,
+                rule="bin",
             )
             rel = self.axis_cache["x"].release
             if rel is not None:
@@ -164,7 +165,8 @@ class _BinFamily(PrivateCountStat):
 
     def shape_output(self, cells, released):
         frame = cells.frame.copy()
-        frame["count"] = np.rint(released.values).astype(np.int64)
+        # whole numbers as floats, as plotnine's stat_bin gives them
+        frame["count"] = np.rint(released.values).astype(np.float64)
         if self.DP:
             frame["noisy_count"] = released.noisy
         frame = frame[released.keep].reset_index(drop=True)
@@ -192,7 +194,10 @@ class stat_bin_dp(DPMixin, _BinFamily):
         Public bin edges: numbers, or dates on a date axis
         (`pd.date_range(...)`, Timestamps, ISO strings).
     limits : tuple, default=None
-        Public (low, high) range cut by `bins` (default 30) or `binwidth`;
+        Public (low, high) range binned as `stat_bin` bins the data range:
+        `bins` (default 30) bins whose end bins are centred on low and
+        high, or `binwidth` (as `center`/`boundary` say). Not with
+        `breaks`;
         two dates on a date axis (`pd.Timestamp`, `datetime`, ISO
         string; numbers are refused there). Without breaks or limits, the
         scale limits (`xlim`) are used, and without those a private range

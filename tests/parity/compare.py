@@ -114,7 +114,7 @@ def check_stat(case: Case, pn_all: list, pr_all: list) -> None:
             for c in STAT_COLUMNS.get(case.family, ())
             if c in pn.columns and c in pr.columns
         ]
-        atol = 0.0
+        atol = 1e-9
         if case.family == "boxplot":
             atol = 0.03 * float(np.ptp(_num(pn["ymax"])) or 1) + 0.05
         for c in cols:

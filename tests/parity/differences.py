@@ -7,6 +7,11 @@ from __future__ import annotations
 
 #: why a private twin differs (shown to users in docs/parity.md)
 REASONS: dict[str, str] = {
+    "dp-weights": (
+        "The weight aesthetic is refused by DP stats: one record of "
+        "unbounded weight has unbounded sensitivity. The CKM twins "
+        "perturb weighted counts."
+    ),
     "sum-discrete": (
         "geom_count with a discrete x or y is refused: stat_sum_dp and "
         "stat_sum_ckm count points on a public grid of continuous "
@@ -17,6 +22,7 @@ REASONS: dict[str, str] = {
 
 #: (case id, aspect) -> key of REASONS; aspect "*" is every aspect
 DIFFERENCES: dict[tuple[str, str], str] = {
+    ("histogram-weights", "*"): "dp-weights",
     ("count-discrete-x", "*"): "sum-discrete",
     ("count-discrete-x-ckm", "*"): "sum-discrete",
 }

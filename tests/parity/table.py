@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from . import cases_count  # noqa: F401
+from . import cases_bins, cases_count  # noqa: F401
 from .cases import CASES
 
 __all__ = ["CASES"]
