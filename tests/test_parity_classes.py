@@ -192,3 +192,27 @@ def test_zero_bars_are_not_drawn(cars, mech):
     # dodge slots only for the fills that have bars (2seater: one, r)
     two = bars[bars["x"].round() == 1]
     assert len(two) == 1 and two["xmax"].iloc[0] - two["xmin"].iloc[0] > 0.8
+
+
+def test_summary_draws_no_mean_for_a_cell_without_records(cars):
+    from plotnine import geom_pointrange
+
+    p = ggplot(cars, aes("class", "hwy", colour="drv")) + geom_pointrange(
+        stat="summary_dp", bounds=(0, 50), eps=1e9, seed=1
+    )
+    d = layer_data(p)
+    # 12 (class, drv) combinations have records, not 7 x 3 = 21
+    assert len(d) == 12 and (d["n"] > 0).all()
+
+
+def test_summary_takes_plotnines_fun_y_and_names_what_it_refuses(cars):
+    from plotnine import geom_point
+
+    p = ggplot(cars, aes("class", "hwy")) + geom_point(
+        stat="summary_dp", bounds=(0, 50), eps=1e9, seed=1, fun_y=np.mean
+    )
+    assert len(layer_data(p)) == 7
+    with pytest.raises(pp.PlotninePrivateError, match="fun_data='mean_se'"):
+        geom_point(
+            stat="summary_dp", bounds=(0, 50), eps=1, fun_data="mean_se"
+        )

@@ -75,7 +75,8 @@ add(
         {"x": "hwy"},
         [L("geom_histogram", params={"bins": 10})],
         extras=(x("xlim", *HWY),),
-    )
+    ),
+    twin_image=True,
 )
 add(
     Case(

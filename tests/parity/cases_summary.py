@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from .cases import Case, L, add, x
 
 # -- summary: test_stat_summary and the stat_summary docs --------------
@@ -12,7 +14,7 @@ add(
         "summary",
         "mtcars",
         {"x": "fcyl", "y": "mpg"},
-        [L("geom_point", params={"fun": "mean"}, declare=MPG_BOUNDS)],
+        [L("geom_point", params={"fun_y": np.mean}, declare=MPG_BOUNDS)],
     ),
     ckm=False,
 )
@@ -22,7 +24,7 @@ add(
         "summary",
         "mtcars",
         {"x": "fcyl", "y": "mpg"},
-        [L("geom_col", params={"fun": "mean"}, declare=MPG_BOUNDS)],
+        [L("geom_col", params={"fun_y": np.mean}, declare=MPG_BOUNDS)],
     ),
     ckm=False,
 )
@@ -90,7 +92,7 @@ add(
         "summary",
         "mtcars",
         {"x": "fcyl", "y": "mpg"},
-        [L("geom_point", params={"fun": "median"}, declare=MPG_BOUNDS)],
+        [L("geom_point", params={"fun_y": np.median}, declare=MPG_BOUNDS)],
     ),
     ckm=False,
 )
@@ -103,7 +105,11 @@ add(
         [
             L(
                 "geom_pointrange",
-                params={"fun": "mean", "fun_min": "min", "fun_max": "max"},
+                params={
+                    "fun_y": np.mean,
+                    "fun_ymin": np.min,
+                    "fun_ymax": np.max,
+                },
                 declare=MPG_BOUNDS,
             )
         ],
@@ -116,7 +122,7 @@ add(
         "summary",
         "mtcars",
         {"x": "fcyl", "y": "mpg", "group": 1},
-        [L("geom_line", params={"fun": "mean"}, declare=MPG_BOUNDS)],
+        [L("geom_line", params={"fun_y": np.mean}, declare=MPG_BOUNDS)],
     ),
     ckm=False,
 )
@@ -126,7 +132,7 @@ add(
         "summary",
         "mtcars",
         {"x": "fcyl", "y": "mpg"},
-        [L("geom_line", params={"fun": "mean"}, declare=MPG_BOUNDS)],
+        [L("geom_line", params={"fun_y": np.mean}, declare=MPG_BOUNDS)],
     ),
     ckm=False,
 )
@@ -136,7 +142,13 @@ add(
         "summary",
         "mpg",
         {"x": "class", "y": "hwy"},
-        [L("geom_point", params={"fun": "mean"}, declare={"bounds": (0, 50)})],
+        [
+            L(
+                "geom_point",
+                params={"fun_y": np.mean},
+                declare={"bounds": (0, 50)},
+            )
+        ],
     ),
     ckm=False,
 )
@@ -146,7 +158,13 @@ add(
         "summary",
         "mpg",
         {"x": "class", "y": "hwy"},
-        [L("geom_point", params={"fun": "mean"}, declare={"bounds": (0, 50)})],
+        [
+            L(
+                "geom_point",
+                params={"fun_y": np.mean},
+                declare={"bounds": (0, 50)},
+            )
+        ],
         extras=(x("facet_wrap", "drv"),),
     ),
     ckm=False,
@@ -157,7 +175,13 @@ add(
         "summary",
         "mpg",
         {"x": "class", "y": "hwy", "colour": "drv"},
-        [L("geom_point", params={"fun": "mean"}, declare={"bounds": (0, 50)})],
+        [
+            L(
+                "geom_point",
+                params={"fun_y": np.mean},
+                declare={"bounds": (0, 50)},
+            )
+        ],
     ),
     ckm=False,
 )
@@ -167,7 +191,7 @@ add(
         "summary",
         "mtcars",
         {"x": "fcyl", "y": "mpg"},
-        [L("geom_col", params={"fun": "sum"}, declare=MPG_BOUNDS)],
+        [L("geom_col", params={"fun_y": np.sum}, declare=MPG_BOUNDS)],
     ),
     ckm=False,
 )

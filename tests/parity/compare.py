@@ -116,7 +116,9 @@ def check_stat(case: Case, pn_all: list, pr_all: list) -> None:
         ]
         atol = 1e-9
         if case.family == "boxplot":
-            atol = 0.03 * float(np.ptp(_num(pn["ymax"])) or 1) + 0.05
+            # quantiles of the fine histogram against R's type 7 of the
+            # records: on whole-number data up to about one unit apart
+            atol = 1.5
         for c in cols:
             if c == "group":
                 # ids are labels: the same partition in the same order

@@ -3,7 +3,12 @@
 
 from __future__ import annotations
 
-from . import cases_bins, cases_count  # noqa: F401
+from . import (  # noqa: F401
+    cases_bins,
+    cases_count,
+    cases_fine,
+    cases_summary,
+)
 from .cases import CASES
 
 __all__ = ["CASES"]
