@@ -216,3 +216,27 @@ def test_summary_takes_plotnines_fun_y_and_names_what_it_refuses(cars):
         geom_point(
             stat="summary_dp", bounds=(0, 50), eps=1, fun_data="mean_se"
         )
+
+
+# -- class 9: an empty frame with an undeclared string column -----------------
+@pytest.mark.parametrize("mech", ["dp", "ckm"])
+def test_empty_frame_with_undeclared_strings_draws_an_empty_layer(mech):
+    import warnings
+
+    d = pd.DataFrame(
+        {
+            "x": pd.Series([], dtype=str),
+            "v": pd.Series([], dtype=float),
+            "rk": pd.Series([], dtype=float),
+        }
+    )
+    stat = f"count_{mech}"
+    p = ggplot(d, _mapping(stat, "x")) + geom_bar(**_private(stat))
+    q = ggplot(d, _mapping(f"bin_{mech}", "v", fill="x")) + geom_histogram(
+        **_private(f"bin_{mech}", breaks=[0, 1, 2])
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the undeclared-domain advice
+        for plot in (p, q):
+            assert len(layer_data(plot)) == 0
+            plot.draw()

@@ -329,9 +329,10 @@ class CellTable:
         """Digest of the cells and their true counts, independent of the
         order the cells are listed in (a table and a plot list them in
         different orders and must draw the same noise)."""
-        words = np.asarray(self.words, dtype=np.uint64).reshape(
-            len(self.n), -1
-        )
+        words = np.asarray(self.words, dtype=np.uint64)
+        # no cell at all (an empty frame on an observed domain): 0 x 0
+        width = words.size // len(self.n) if len(self.n) else 0
+        words = words.reshape(len(self.n), width)
         order = np.lexsort(words.T[::-1]) if len(words) else np.arange(0)
         parts = [words[order], np.asarray(self.n, dtype=np.int64)[order]]
         if self.key_sum is not None:
