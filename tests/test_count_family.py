@@ -38,12 +38,13 @@ def test_names_are_registered_and_do_not_shadow_plotnine():
 def test_bar_and_text_layers_show_the_same_numbers(mpg_cat):
     p = (
         ggplot(mpg_cat, aes("class", fill="drv"))
-        + geom_bar(stat="count_dp", eps=1, seed=42)
+        + geom_bar(stat="count_dp", eps=1, seed=42, drop=False)
         + geom_text(
             aes(label=after_stat("count")),
             stat="count_dp",
             eps=1,
             seed=42,
+            drop=False,
             position=position_stack(vjust=0.5),
         )
         + facet_wrap("year")
@@ -61,7 +62,9 @@ def test_undeclared_facets_are_refused_by_dp(mpg, mpg_cat):
     # a declared level with no records must keep its (noised) panel
     d = mpg_cat.copy()
     d["year"] = pd.Categorical(d["year"], categories=[1999, 2008, 2020])
-    p = ggplot(d, aes("drv")) + geom_bar(stat="count_dp", eps=1, seed=1)
+    p = ggplot(d, aes("drv")) + geom_bar(
+        stat="count_dp", eps=1, seed=1, drop=False
+    )
     # whatever drop says: the panels of a private layer are the declared
     # levels, never the observed ones
     for facet in (facet_wrap("year"), facet_wrap("year", drop=False)):
@@ -131,7 +134,7 @@ def test_no_seed_differs_between_processes():
 
 def test_declared_levels_get_noise_even_when_empty(mpg_cat):
     p = ggplot(mpg_cat, aes("class")) + geom_bar(
-        stat="count_dp", eps=1, seed=3
+        stat="count_dp", eps=1, seed=3, drop=False
     )
     d = layer_data(p)
     assert len(d) == 8  # 7 observed classes + the empty 'zzz'
@@ -143,7 +146,7 @@ def test_declared_levels_get_noise_even_when_empty(mpg_cat):
 def test_levels_parameter_makes_a_public_domain(mpg):
     levels = [*sorted(mpg["class"].unique()), "van"]
     p = ggplot(mpg, aes("class")) + geom_bar(
-        stat="count_dp", eps=1, seed=3, levels=levels
+        stat="count_dp", eps=1, seed=3, levels=levels, drop=False
     )
     d = layer_data(p)
     assert len(d) == len(levels)
@@ -202,7 +205,7 @@ def test_geom_col_style_after_stat_works(mpg_cat):
 def test_dp_table_equals_the_plot(mpg_cat):
     p = (
         ggplot(mpg_cat, aes("class", fill="drv"))
-        + geom_bar(stat="count_dp", eps=1, seed=42)
+        + geom_bar(stat="count_dp", eps=1, seed=42, drop=False)
         + facet_wrap("year")
     )
     d = layer_data(p)
@@ -211,7 +214,9 @@ def test_dp_table_equals_the_plot(mpg_cat):
     )
     assert sorted(t["count"]) == sorted(d["count"])
     first = t[(t["year"] == 1999) & (t["drv"] == "f")]
-    panel1 = d[(d["PANEL"] == 1) & (d["group"] == 2)].sort_values("x")
+    # group ids run over (fill, x) as plotnine's: drv "f" is 9..16
+    drv_f = (d["group"] - 1) // 8 == 1
+    panel1 = d[(d["PANEL"] == 1) & drv_f].sort_values("x")
     assert list(first["count"]) == list(panel1["count"])
 
 
@@ -258,7 +263,7 @@ def test_ckm_zero_cells_stay_zero(mpg_cat):
     d = pp.add_record_keys(mpg_cat, seed=5)
     out = layer_data(
         ggplot(d, aes("class", rkey="rkey"))
-        + geom_bar(stat="count_ckm", ptable=PTAB)
+        + geom_bar(stat="count_ckm", ptable=PTAB, drop=False)
     )
     assert len(out) == 8
     assert out["count"].iloc[-1] == 0  # 'zzz'
@@ -375,7 +380,9 @@ def test_empty_data_with_a_public_domain_releases_noise():
     # an empty subset must look like any other data: every declared level
     # gets noise, so the figure does not prove that the filter matched
     d = pd.DataFrame({"x": pd.Categorical([], categories=["a", "b"])})
-    p = ggplot(d, aes("x")) + geom_bar(stat="count_dp", eps=1, seed=2)
+    p = ggplot(d, aes("x")) + geom_bar(
+        stat="count_dp", eps=1, seed=2, drop=False
+    )
     out = layer_data(p)
     assert list(out["x"]) == [1.0, 2.0]  # positions of "a" and "b"
     assert np.all(np.isfinite(out["noisy_count"]))
@@ -401,6 +408,7 @@ def test_noise_variance_per_cell_follows_adjacency(adjacency, sens):
         eps=1,
         seed=9,
         adjacency=adjacency,
+        drop=False,
         position="identity",  # plotnine's stacking loops per bar: slow
     )
     noise = layer_data(p)["noisy_count"].to_numpy()[1:]
@@ -448,7 +456,9 @@ def test_nan_record_key_is_refused(mpg):
 
 
 def test_stats_work_as_layers_on_their_own(mpg_cat):
-    p = ggplot(mpg_cat, aes("class")) + pp.stat_count_dp(eps=1, seed=1)
+    p = ggplot(mpg_cat, aes("class")) + pp.stat_count_dp(
+        eps=1, seed=1, drop=False
+    )
     d = layer_data(p)
     assert len(d) == 8 and {"ymin", "ymax"} <= set(d.columns)  # bars
     k = pp.add_record_keys(mpg_cat, seed=1)

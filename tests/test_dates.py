@@ -346,12 +346,13 @@ def test_bin2d_dp_months_by_numbers():
     )
     d = layer_data(p)
     assert set(as_dates(d["xmin"])) == set(MONTHS[:-1])
-    assert set(d["ymin"]) == {0, 5}
+    # stat_bin_2d's edges are widened by a float epsilon
+    assert np.allclose(sorted(set(d["ymin"].round(9))), [0, 5])
     month = DATA["t"].dt.month.to_numpy()
     upper = DATA["v"].to_numpy() > 5
     for row in d.itertuples():
         m = as_dates([row.xmin])[0].month
-        want = np.sum((month == m) & (upper == (row.ymin == 5)))
+        want = np.sum((month == m) & (upper == np.isclose(row.ymin, 5)))
         assert row.count == want
     check_date_axis(p, "2020-01-01", "2021-01-01")
 

@@ -85,6 +85,9 @@ def neighbour(change: str) -> pd.DataFrame:
 
 DP = {"eps": 4, "seed": 7}
 CKM = {"ptable": PTAB}
+# bars keep their released zeros: which cells exist is then public
+DP_ALL = {**DP, "drop": False}
+CKM_ALL = {**CKM, "drop": False}
 LIM = {"limits": (0, 50), "bins": 10}
 LIM2 = {"limits": ((0, 8), (0, 50)), "bins": 8, "drop": False}
 
@@ -95,8 +98,10 @@ CASES = [
         "count, declared, labels",
         lambda d: (
             ggplot(d, aes("class"))
-            + geom_bar(stat="count_dp", **DP)
-            + geom_text(aes(label=after_stat("count")), stat="count_dp", **DP)
+            + geom_bar(stat="count_dp", **DP_ALL)
+            + geom_text(
+                aes(label=after_stat("count")), stat="count_dp", **DP_ALL
+            )
         ),
         ("y",),
     ),
@@ -104,7 +109,7 @@ CASES = [
         "count, undeclared fill, dodge",
         lambda d: (
             ggplot(d, aes("drv", fill="trans"))
-            + geom_bar(stat="count_dp", position=position_dodge(), **DP)
+            + geom_bar(stat="count_dp", position=position_dodge(), **DP_ALL)
         ),
         ("y",),
     ),
@@ -112,7 +117,7 @@ CASES = [
         "count, fill, position fill, facet grid free",
         lambda d: (
             ggplot(d, aes("class", fill="drv"))
-            + geom_bar(stat="count_dp", position=position_fill(), **DP)
+            + geom_bar(stat="count_dp", position=position_fill(), **DP_ALL)
             + facet_grid("year ~ .", scales="free")
         ),
         ("y",),
@@ -121,7 +126,7 @@ CASES = [
         "count, facets of a declared level without records",
         lambda d: (
             ggplot(d, aes("drv"))
-            + geom_bar(stat="count_dp", **DP)
+            + geom_bar(stat="count_dp", **DP_ALL)
             + facet_wrap("era")
         ),
         ("y",),
@@ -130,7 +135,7 @@ CASES = [
         "count ckm, coord_flip",
         lambda d: (
             ggplot(d, aes("class", rkey="rk"))
-            + geom_bar(stat="count_ckm", **CKM)
+            + geom_bar(stat="count_ckm", **CKM_ALL)
             + coord_flip()
         ),
         ("y",),
@@ -255,7 +260,7 @@ def test_an_empty_subset_looks_like_any_other():
     # a filter that matches nobody releases noise on the declared levels,
     # exactly as a filter that matches someone
     def make(d):
-        return ggplot(d, aes("class")) + geom_bar(stat="count_dp", **DP)
+        return ggplot(d, aes("class")) + geom_bar(stat="count_dp", **DP_ALL)
 
     some = BASE[BASE["hwy"] > 40]
     none = BASE[BASE["hwy"] > 1000]
@@ -267,7 +272,7 @@ def test_a_one_record_panel_looks_like_any_other():
     def make(d):
         return (
             ggplot(d, aes("drv"))
-            + geom_bar(stat="count_dp", **DP)
+            + geom_bar(stat="count_dp", **DP_ALL)
             + facet_wrap("year")
         )
 
@@ -300,7 +305,7 @@ def test_polars_categorical_is_observed_and_enum_is_declared():
 
     def release_of(d):
         q = pp._compat.build(
-            ggplot(d, aes("class")) + geom_bar(stat="count_dp", **DP)
+            ggplot(d, aes("class")) + geom_bar(stat="count_dp", **DP_ALL)
         )
         return q.layers[0].stat.releases[0], q.layers[0].data
 

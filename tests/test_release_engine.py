@@ -316,7 +316,10 @@ def _plot_counts(d, x, fill=None, facet=None, **params):
     from plotnine import facet_wrap
 
     mapping = aes(x, fill=fill) if fill else aes(x)
-    p = ggplot(d, mapping) + geom_bar(stat="count_dp", eps=1, seed=5, **params)
+    # every cell of the domain, released zeros too (as the table lists)
+    p = ggplot(d, mapping) + geom_bar(
+        stat="count_dp", eps=1, seed=5, drop=False, **params
+    )
     if facet:
         p = p + facet_wrap(facet)
     return built(p).layers[0].data

@@ -58,13 +58,15 @@ CARS = declared(_mpg)
 
 def dp_plot(d, geom=geom_pointrange, **kw):
     params = {"bounds": (10, 45), "eps": 1, "seed": 3, **kw}
-    return ggplot(d, aes("class", "hwy")) + geom(stat="summary_dp", **params)
+    return ggplot(d, aes("class", "hwy")) + geom(
+        stat="summary_dp", drop=False, **params
+    )
 
 
 def ckm_plot(d, geom=geom_pointrange, **kw):
     params = {"bounds": (10, 45), "ptable": CNT, "num_ptable": NUM, **kw}
     return ggplot(d, aes("class", "hwy", rkey="rk")) + geom(
-        stat="summary_ckm", **params
+        stat="summary_ckm", drop=False, **params
     )
 
 
@@ -119,8 +121,8 @@ def test_bar_and_errorbar_layers_are_one_release():
     kw = {"bounds": (10, 45), "eps": 1, "seed": 3}
     p = (
         ggplot(CARS, aes("class", "hwy"))
-        + geom_col(stat="summary_dp", **kw)
-        + geom_errorbar(stat="summary_dp", **kw)
+        + geom_col(stat="summary_dp", drop=False, **kw)
+        + geom_errorbar(stat="summary_dp", drop=False, **kw)
     )
     report = pp.privacy_report(p)
     assert report.total_eps == pytest.approx(1.0)
@@ -135,7 +137,9 @@ def test_bar_and_errorbar_layers_are_one_release():
 def test_declared_facets_and_fills_are_parallel_and_margins_multiply():
     p = (
         ggplot(CARS, aes("class", "hwy", colour="drv"))
-        + geom_pointrange(stat="summary_dp", bounds=(10, 45), eps=1, seed=2)
+        + geom_pointrange(
+            stat="summary_dp", drop=False, bounds=(10, 45), eps=1, seed=2
+        )
         + facet_wrap("year")
     )
     data = pp.layer_data(p)
@@ -287,6 +291,7 @@ def test_stat_noise_scale_matches_the_report():
     )
     p = ggplot(d, aes("x", "y")) + geom_col(
         stat="summary_dp",
+        drop=False,
         fun="sum",
         bounds=(0, 8),
         resolution=1,
@@ -345,6 +350,7 @@ def test_noise_interval_covers_the_true_mean_at_its_level():
             ggplot(d, aes("x", "y"))
             + geom_pointrange(
                 stat="summary_dp",
+                drop=False,
                 bounds=(0, 10),
                 eps=0.5,
                 seed=seed,
@@ -390,6 +396,7 @@ def test_only_noisy_numbers_differ_on_neighbours(change, fun):
             ggplot(d, aes("class", "hwy", colour="drv"))
             + geom_pointrange(
                 stat="summary_dp",
+                drop=False,
                 bounds=(10, 45),
                 eps=1,
                 seed=7,
@@ -424,11 +431,16 @@ def test_ckm_same_records_same_noise():
     c = pp.layer_data(
         ggplot(CARS, aes("class", "hwy", rkey="rk"))
         + geom_point(
-            stat="summary_ckm", bounds=(10, 45), ptable=CNT, num_ptable=NUM
+            stat="summary_ckm",
+            drop=False,
+            bounds=(10, 45),
+            ptable=CNT,
+            num_ptable=NUM,
         )
         + geom_point(
             aes("class", "cty", rkey="rk"),
             stat="summary_ckm",
+            drop=False,
             bounds=(5, 40),
             ptable=CNT,
             num_ptable=NUM,
@@ -510,7 +522,11 @@ def test_ckm_threshold_hides_small_cells_and_report_lists_both_tables():
 def test_ckm_undeclared_x_is_observed():
     d = CARS.assign(cls=CARS["class"].astype(str))
     p = ggplot(d, aes("cls", "hwy", rkey="rk")) + geom_pointrange(
-        stat="summary_ckm", bounds=(10, 45), ptable=CNT, num_ptable=NUM
+        stat="summary_ckm",
+        drop=False,
+        bounds=(10, 45),
+        ptable=CNT,
+        num_ptable=NUM,
     )
     with pytest.warns(pp.PrivacyWarning):
         data = pp.layer_data(p)
@@ -574,34 +590,38 @@ def test_bad_data_is_refused_with_the_fix():
     cases = [
         (
             ggplot(undeclared, aes("cls", "hwy"))
-            + geom_col(stat="summary_dp", bounds=(0, 50), eps=1),
+            + geom_col(stat="summary_dp", drop=False, bounds=(0, 50), eps=1),
             "'cls' has no public set of levels",
         ),
         (
             ggplot(CARS, aes("class", "hwy", fill="manufacturer"))
-            + geom_col(stat="summary_dp", bounds=(0, 50), eps=1),
+            + geom_col(stat="summary_dp", drop=False, bounds=(0, 50), eps=1),
             "'manufacturer' has no public set of levels",
         ),
         (
             ggplot(CARS, aes("class", "model"))
-            + geom_col(stat="summary_dp", bounds=(0, 50), eps=1),
+            + geom_col(stat="summary_dp", drop=False, bounds=(0, 50), eps=1),
             "y must be numeric",
         ),
         (
             ggplot(CARS, aes("class", "hwy", weight="cty"))
-            + geom_col(stat="summary_dp", bounds=(0, 50), eps=1),
+            + geom_col(stat="summary_dp", drop=False, bounds=(0, 50), eps=1),
             "weight aesthetic is not supported",
         ),
         (
             ggplot(CARS, aes("class"))
-            + geom_col(stat="summary_dp", bounds=(0, 50), eps=1),
+            + geom_col(stat="summary_dp", drop=False, bounds=(0, 50), eps=1),
             "missing required aesthetic(s) y",
         ),
         (dp_plot(CARS) + scale_y_log10(), "transformed y scale"),
         (
             ggplot(CARS, aes("class", "hwy"))
             + geom_col(
-                stat="summary_ckm", bounds=(0, 50), ptable=CNT, num_ptable=NUM
+                stat="summary_ckm",
+                drop=False,
+                bounds=(0, 50),
+                ptable=CNT,
+                num_ptable=NUM,
             ),
             "needs record keys",
         ),

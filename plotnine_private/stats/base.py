@@ -238,6 +238,19 @@ def count_labels(count: pd.Series) -> np.ndarray:
     )
 
 
+def _literal(expr: str | None) -> bool:
+    """Whether a mapped expression is a number (``group=1``)."""
+    try:
+        float(str(expr))
+    except ValueError:
+        return False
+    return True
+
+
+def _first(item: tuple):
+    return item[0]
+
+
 class PrivateCountStat(stat):
     """Base of all private count stats (not registered under a stat name).
 
@@ -575,7 +588,6 @@ class PrivateCountStat(stat):
         declared levels, or the released ones), ``PANEL`` and ``group``."""
         frame = fam.frame.iloc[idx[:, -1]].reset_index(drop=True)
         keep = released.keep
-        gsizes = [g.size for g in gdims]
         for k, g in enumerate(gdims):
             level = idx[:, 1 + k]
             if g.public:
@@ -591,27 +603,81 @@ class PrivateCountStat(stat):
                 position = np.cumsum(shown) - 1
                 codes = np.where(shown[level], position[level], -1)
             frame[g.name] = pd.Categorical.from_codes(codes, categories=cats)
+        positions = self.position_groups()
         for copy, of in getattr(self, "group_copies", {}).items():
-            frame[copy] = frame[of]
-        gi = (
-            np.ravel_multi_index(idx[:, 1 : 1 + len(gdims)].T, gsizes)
-            if gdims
-            else np.zeros(len(frame), dtype=np.int64)
-        )
-        if all(g.public for g in gdims):
-            group = gi + 1
-        else:
-            # ids among the released group combinations only: an id must
-            # not count combinations that were seen but not released
-            shown = np.unique(gi[keep])
-            group = np.searchsorted(shown, gi) + 1
-        frame["group"] = group.astype(np.int64)
+            if of in positions.values():
+                # a discrete position mapped again (fill="class" on
+                # x="class"): the same levels, as a categorical
+                order = list(dict.fromkeys(fam.frame[of].tolist()))
+                if not table.public:
+                    shown = set(frame.loc[keep, of].tolist())
+                    order = [v for v in order if v in shown]
+                # from codes: a hidden level gets -1 and pandas warns
+                # about nothing that depends on it
+                index = {v: i for i, v in enumerate(order)}
+                codes = np.array(
+                    [index.get(v, -1) for v in frame[of].tolist()],
+                    dtype=np.int64,
+                )
+                frame[copy] = pd.Categorical.from_codes(
+                    codes, categories=order
+                )
+            else:
+                frame[copy] = frame[of]
+        frame["group"] = self.group_ids(fam, gdims, idx, keep, table.public)
         cats = door.layout["PANEL"].cat.categories
         frame["PANEL"] = pd.Categorical(
             np.asarray(panel.values, dtype=object)[idx[:, 0]],
             categories=cats,
         )
         return CellFrame(frame, table.public)
+
+    def position_groups(self) -> dict[str, str]:
+        """Discrete positions of the family's cells, by mapped expression
+        (``{"class": "x"}`` for bars of a discrete x): they take part in
+        the group ids, and an aesthetic mapping the same expression is a
+        copy of the position, not a new dimension."""
+        return {}
+
+    def group_ids(self, fam, gdims, idx, keep, public: bool) -> np.ndarray:
+        """plotnine's group ids, from public facts only.
+
+        As plotnine's ``add_group``: a mapped ``group`` alone decides (a
+        constant gives one group); otherwise every discrete column counts
+        (discrete positions first, then the group aesthetics, in the
+        lexical order of their levels), and without any the id is -1.
+        Ids run over the declared combinations (a public domain) or over
+        the released ones (an observed domain: an id must not count
+        combinations that were seen but not released).
+        """
+        mapped = self.door.mapping.get("group")
+        n = len(idx)
+        if mapped is not None and not _literal(mapped):
+            gdims_g = [k for k, g in enumerate(gdims) if g.name == "group"]
+            parts = [(idx[:, 1 + gdims_g[0]], gdims[gdims_g[0]].size)]
+            public = gdims[gdims_g[0]].public
+        elif mapped is not None:  # a constant such as group=1
+            return np.ones(n, dtype=np.int64)
+        else:
+            named = []
+            for col in self.position_groups().values():
+                codes, uniques = pd.factorize(fam.frame[col], sort=False)
+                named.append((col, codes[idx[:, -1]], len(uniques)))
+            named += [
+                (g.name, idx[:, 1 + k], g.size) for k, g in enumerate(gdims)
+            ]
+            if not named:
+                return np.full(n, -1, dtype=np.int64)
+            # plotnine's columns are in the order of the aesthetics' names
+            parts = [(c, size) for _, c, size in sorted(named, key=_first)]
+        gi = np.ravel_multi_index(
+            tuple(np.asarray(c, dtype=np.int64) for c, _ in parts),
+            tuple(size for _, size in parts),
+        )
+        if public:
+            return (gi + 1).astype(np.int64)
+        shown = np.unique(gi[keep])
+        return (np.searchsorted(shown, gi) + 1).astype(np.int64)
 
     # -- shared steps --------------------------------------------------
     def check_input(self, data: pd.DataFrame) -> None:
@@ -701,6 +767,12 @@ class PrivateCountStat(stat):
         """
         cols = []
         for c in data.columns:
+            mapped = self.door.mapping.get(c)
+            if c == "group" and mapped is not None and not _literal(mapped):
+                # group="var": a dimension of its own (a constant such as
+                # group=1 is one group, see group_ids)
+                cols.append(c)
+                continue
             if c in _NON_GROUP or c.startswith("_"):
                 continue
             dtype = data[c].dtype
@@ -722,7 +794,9 @@ class PrivateCountStat(stat):
         values.
         """
         mapping = self.door.mapping
-        first: dict[str, str] = {}
+        first: dict[str, str] = {
+            str(expr): col for expr, col in self.position_groups().items()
+        }
         self.group_copies: dict[str, str] = {}
         keep = []
         for c in cols:

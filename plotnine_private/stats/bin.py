@@ -43,7 +43,8 @@ def normalised_columns(frame: pd.DataFrame, area: np.ndarray) -> None:
     """density, ncount, ndensity from released counts, per group
     (post-processing; guards against zero totals)."""
     count = frame["count"].to_numpy(dtype=float)
-    grp = frame["group"].to_numpy()
+    # per panel and group, as plotnine computes them group by group
+    grp = frame.groupby(["PANEL", "group"], observed=True).ngroup().to_numpy()
     total = pd.Series(np.abs(count)).groupby(grp).transform("sum").to_numpy()
     peak = pd.Series(np.abs(count)).groupby(grp).transform("max").to_numpy()
     safe_total = np.where(total > 0, total, 1.0)
@@ -125,6 +126,7 @@ class _BinFamily(PrivateCountStat):
                 center=p["center"],
                 boundary=p["boundary"],
                 mechanism=mechanism,
+                rule="bin",
             )
             rel = self.axis_cache["x"].release
             if rel is not None:
@@ -164,7 +166,8 @@ class _BinFamily(PrivateCountStat):
 
     def shape_output(self, cells, released):
         frame = cells.frame.copy()
-        frame["count"] = np.rint(released.values).astype(np.int64)
+        # whole numbers as floats, as plotnine's stat_bin gives them
+        frame["count"] = np.rint(released.values).astype(np.float64)
         if self.DP:
             frame["noisy_count"] = released.noisy
         frame = frame[released.keep].reset_index(drop=True)
@@ -192,7 +195,10 @@ class stat_bin_dp(DPMixin, _BinFamily):
         Public bin edges: numbers, or dates on a date axis
         (`pd.date_range(...)`, Timestamps, ISO strings).
     limits : tuple, default=None
-        Public (low, high) range cut by `bins` (default 30) or `binwidth`;
+        Public (low, high) range binned as `stat_bin` bins the data range:
+        `bins` (default 30) bins whose end bins are centred on low and
+        high, or `binwidth` (as `center`/`boundary` say). Not with
+        `breaks`;
         two dates on a date axis (`pd.Timestamp`, `datetime`, ISO
         string; numbers are refused there). Without breaks or limits, the
         scale limits (`xlim`) are used, and without those a private range

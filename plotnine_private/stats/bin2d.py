@@ -80,6 +80,8 @@ class TwoAxisBins(_TwoAxisBase):
     """Shared by the rectangular and hexagonal 2-D families: public (or
     private) ranges on both axes, one per layer."""
 
+    BIN_RULE = "exact"
+
     def axis(self, ax: str, scale, mechanism):
         if isinstance(scale, scale_discrete):
             self.require_continuous(SimpleNamespace(**{ax: scale}), ax)
@@ -100,6 +102,7 @@ class TwoAxisBins(_TwoAxisBase):
                 bins=bins,
                 binwidth=binwidth,
                 mechanism=mechanism,
+                rule=self.BIN_RULE,
             )
             self.axis_cache[ax] = ab
             if ab.release is not None:
@@ -125,6 +128,9 @@ class TwoAxisBins(_TwoAxisBase):
 
 class _Bin2dFamily(TwoAxisBins, PrivateCountStat):
     """Counts per rectangle of a public grid."""
+
+    #: edges over public limits as plotnine's stat_bin_2d places them
+    BIN_RULE = "bin_2d"
 
     FAMILY = "bin2d"
     QUERY_PARAMS = ("range_share",)
@@ -219,8 +225,11 @@ _DOC_COMMON = """
     breaks : tuple, default=None
         Public bin edges (x_breaks, y_breaks); dates on a date axis.
     limits : tuple, default=None
-        Public ((xmin, xmax), (ymin, ymax)) cut by `bins` (default 30,
-        scalar or pair) or `binwidth` (scalar or pair). Without either,
+        Public ((xmin, xmax), (ymin, ymax)) binned as `stat_bin_2d` bins
+        the scale range: edges on multiples of the width (`binwidth`, or
+        range / `bins`, default 30; scalars or pairs) from the one at or
+        below the low end past the high end. Not with `breaks` on the
+        same axis. Without either,
         the scale limits (`xlim`, `ylim`); for DP stats, a private range
         (not on a date axis: give its limits as dates there).
     binwidth : float | str | pd.Timedelta | tuple, default=None

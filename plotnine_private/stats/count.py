@@ -58,6 +58,7 @@ class _CountFamily(PrivateCountStat):
         "na_rm": False,
         "width": None,
         "levels": None,
+        "drop": True,
     }
     CREATES = {"count", "prop", "width", "noisy_count"}
 
@@ -96,6 +97,7 @@ class _CountFamily(PrivateCountStat):
                 source = "public: scale limits"
             family = Levels(declared)
             dim = family.dimension(x)
+            self.x_order = list(dim.values)
             frame = pd.DataFrame(
                 {
                     "x": list(dim.values),
@@ -117,9 +119,12 @@ class _CountFamily(PrivateCountStat):
         source = "public: levels" if family.public else "observed"
         domain = np.asarray(dim.values, dtype=float)
         if width is None:
+            # plotnine: 0.9 x the resolution of x, which is 1 for whole
+            # numbers (here: of the public values)
+            whole = bool(np.all(domain == np.round(domain)))
             width = 0.9 * (
                 np.min(np.diff(domain))
-                if len(domain) > 1 and dim.public
+                if len(domain) > 1 and dim.public and not whole
                 else 1.0
             )
         frame = pd.DataFrame({"x": domain, "width": width})
@@ -133,15 +138,27 @@ class _CountFamily(PrivateCountStat):
             family=family,
         )
 
+    def position_groups(self) -> dict[str, str]:
+        # a discrete x is part of plotnine's groups (one per bar)
+        if getattr(self, "discrete_x", False) and "x" in self.door.mapping:
+            return {str(self.door.mapping["x"]): "x"}
+        return {}
+
     def shape_output(self, cells, released):
         frame = cells.frame.copy()
         frame["count"] = _released_ints(released.values)
         if self.DP:
             frame["noisy_count"] = released.noisy
-        frame = frame[released.keep].reset_index(drop=True)
-        totals = frame.groupby("group")["count"].transform(
-            lambda c: np.abs(c).sum()
-        )
+        # a released 0 draws nothing: no zero-height bar (an outline would
+        # show), no "0" label, no dodge slot (post-processing)
+        keep = released.keep
+        if self.params.get("drop", False):
+            keep = keep & (frame["count"].to_numpy() > 0)
+        frame = frame[keep].reset_index(drop=True)
+        # prop within each panel's group, as plotnine's compute_group
+        totals = frame.groupby(["PANEL", "group"], observed=True)[
+            "count"
+        ].transform(lambda c: np.abs(c).sum())
         frame["prop"] = np.where(
             totals > 0, frame["count"] / totals.where(totals > 0, 1), 0.0
         )
@@ -150,8 +167,8 @@ class _CountFamily(PrivateCountStat):
         else:
             # the axis lists the domain's levels (all of a public domain,
             # the released ones of an observed one), in domain order
-            order = list(dict.fromkeys(cells.frame["x"].tolist()))
-            shown = set(frame["x"].tolist())
+            order = list(self.x_order)
+            shown = set(cells.frame.loc[released.keep, "x"].tolist())
             frame["x"] = pd.Categorical(
                 frame["x"],
                 categories=[v for v in order if v in shown]
@@ -206,14 +223,19 @@ class stat_count_dp(DPMixin, _CountFamily):
         The public set of x values. Otherwise the categories of a
         Categorical x, or user scale limits, or (thresholded) observed.
     width : float, default=None
-        Bar width (0.9 of the level spacing).
+        Bar width (0.9 of the level spacing; 0.9 for whole numbers).
+    drop : bool, default=True
+        Leave out cells whose *released* count is 0 (post-processing):
+        as in plotnine, where an empty level has no row, a zero draws no
+        outlined flat bar, no "0" label and takes no dodge slot. With
+        `drop=False` every cell of the domain keeps its row.
 
     Notes
     -----
     Computed variables: `count` (released), `prop` (count / total of its
-    fill/colour group, from released counts; a mapped `group` aesthetic
-    is ignored, and plotnine, which makes every (x, fill) pair its own
-    group, differs: without `fill` and with `group=1` both agree),
+    group in its panel, from released counts; groups as in plotnine: every
+    (x, fill, ...) combination, or the mapped `group` aesthetic, so
+    `aes(y=after_stat("prop"), group=1)` gives shares per panel),
     `width`, `noisy_count` (before clipping at 0; may be negative),
     `count_label` (the count as text, "" where the released count is 0:
     `aes(label=after_stat("count_label"))` leaves empty cells of stacked
@@ -248,8 +270,8 @@ class stat_count_ckm(CKMMixin, _CountFamily):
         Suppress cells whose perturbed count is below it (ONS practice).
     levels : list, default=None
         The public set of x values (see `stat_count_dp`).
-    width : float, default=None
-        Bar width.
+    width, drop :
+        As in `stat_count_dp`.
 
     Notes
     -----

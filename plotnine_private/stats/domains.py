@@ -90,9 +90,54 @@ def _user_limits(scale):
     return lo, hi
 
 
+def _bin2d_edges(rng, bins, binwidth) -> np.ndarray:
+    """plotnine's ``stat_bin_2d`` grid over a range: edges on multiples
+    of the width from the one at or below the low end (``bins`` sets the
+    width as range / bins) to past the high end."""
+    lo, hi = rng
+    width = (hi - lo) / (30 if bins is None else bins)
+    if binwidth is not None:
+        width = binwidth
+    start = np.floor(lo / width) * width
+    # the same arange as plotnine's, so the count of edges agrees to the
+    # last float; then each edge is moved out by one relative epsilon
+    # (the first one down), so that a value on an edge up to float error
+    # falls in the bin closed on its right
+    edges = np.arange(start, hi + width, width)
+    tiny = np.finfo(float).eps
+    fuzzy = np.where(edges > 0, edges * (1 + tiny), edges * (1 - tiny))
+    fuzzy[edges == 0] = tiny
+    first = edges[0]
+    fuzzy[0] = -tiny if first == 0 else first * (1 + np.sign(first) * -tiny)
+    return fuzzy
+
+
 def _breaks_over(
-    rng, bins, binwidth, center, boundary, name, axis, scale=None
+    rng,
+    bins,
+    binwidth,
+    center,
+    boundary,
+    name,
+    axis,
+    scale=None,
+    rule="exact",
 ):
+    """Edges over a public range. ``rule``: "exact" (``bins`` equal bins
+    spanning the range, for fine histograms and private ranges), "bin"
+    (plotnine's ``stat_bin``: end bins centred on the ends) or "bin_2d"
+    (plotnine's ``stat_bin_2d`` grid)."""
+    plain = center is None and boundary is None and not is_date_axis(scale)
+    if rule == "bin_2d" and plain and not isinstance(binwidth, CalendarStep):
+        if binwidth is not None and not (
+            np.isfinite(binwidth) and binwidth > 0
+        ):
+            raise _fail(name, f"binwidth must be > 0, got {binwidth!r}.")
+        if bins is not None and (int(bins) != bins or bins < 1):
+            raise _fail(
+                name, f"bins must be a whole number >= 1, got {bins!r}."
+            )
+        return _bin2d_edges(rng, bins, binwidth)
     if isinstance(binwidth, CalendarStep):
         if center is not None or boundary is not None:
             raise _fail(
@@ -115,7 +160,7 @@ def _breaks_over(
     bins = 30 if bins is None else bins
     if int(bins) != bins or bins < 1:
         raise _fail(name, f"bins must be a whole number >= 1, got {bins!r}.")
-    if center is None and boundary is None:
+    if center is None and boundary is None and (rule != "bin" or not plain):
         # exactly `bins` equal bins spanning the public range
         return np.linspace(rng[0], rng[1], int(bins) + 1)
     return np.asarray(
@@ -161,14 +206,27 @@ def axis_breaks(
     boundary=None,
     mechanism=None,
     panel=None,
+    rule="exact",
 ) -> AxisBreaks:
     """Bin edges for one axis of one panel (see module docstring).
+
+    ``rule`` places the edges over public limits as the plotnine stat
+    does ("bin", "bin_2d"; see ``_breaks_over``), or cuts them into
+    ``bins`` exact bins ("exact").
 
     On a date axis (:mod:`~plotnine_private.stats.dates`) ``breaks``,
     ``limits``, ``center`` and ``boundary`` are dates, ``binwidth`` a
     number of days, a duration or a calendar step.
     """
     name = stat.name
+    if breaks is not None and limits is not None:
+        raise _fail(
+            name,
+            f"breaks= and limits= both given for {axis}: the breaks are the "
+            "bins and would ignore the limits. Give breaks=[...] alone "
+            "(bins outside the range you want left out of the list), or "
+            "limits=(lo, hi) with bins=/binwidth=.",
+        )
     if breaks is not None:
         param = f"breaks ({axis})"
         arr = to_axis_units(
@@ -207,7 +265,7 @@ def axis_breaks(
                 "scale's domain.",
             )
         arr = _breaks_over(
-            rng, bins, width, center, boundary, name, axis, scale
+            rng, bins, width, center, boundary, name, axis, scale, rule
         )
         return AxisBreaks(
             arr, source, clamp=False, calendar=isinstance(width, CalendarStep)

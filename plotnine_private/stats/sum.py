@@ -169,7 +169,9 @@ class _SumFamily(PrivateCountStat):
             frame["noisy_n"] = released.noisy
         frame = frame[released.keep & (frame["n"].to_numpy() > 0)]
         frame = frame.reset_index(drop=True)
-        total = frame.groupby("group")["n"].transform("sum")
+        total = frame.groupby(["PANEL", "group"], observed=True)[
+            "n"
+        ].transform("sum")
         frame["prop"] = frame["n"] / total.where(total > 0, 1)
         return frame
 

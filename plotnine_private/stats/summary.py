@@ -99,6 +99,17 @@ def ratio_interval(t_lo, t_hi, n_lo, n_hi):
     return np.where(none, -np.inf, lo), np.where(none, np.inf, hi)
 
 
+#: plotnine's y functions (callables) that have a private release
+_FUNCTIONS = {
+    np.mean: "mean",
+    np.nanmean: "mean",
+    np.sum: "sum",
+    np.nansum: "sum",
+    "mean": "mean",
+    "sum": "sum",
+}
+
+
 class _SummaryFamily(_CountFamily):
     """Mean or total of a clamped y per x level (and group, panel).
 
@@ -121,6 +132,13 @@ class _SummaryFamily(_CountFamily):
         "resolution": None,
         "errorbar": "noise",
         "level": 0.95,
+        "drop": True,
+        # plotnine's names: fun_y is fun; the others are refused (below)
+        "fun_y": None,
+        "fun_data": None,
+        "fun_ymin": None,
+        "fun_ymax": None,
+        "fun_args": None,
     }
     CREATES = {"y", "ymin", "ymax", "y_low", "y_high", "n", "sum", "width"}
     QUERY_PARAMS: tuple[str, ...] = ("fun", "bounds")
@@ -129,6 +147,20 @@ class _SummaryFamily(_CountFamily):
     def validate_params(self) -> None:
         p = self.params
         name = self.name
+        if p.get("fun_y") is not None:
+            # plotnine 0.15 calls the y function fun_y (a callable)
+            p["fun"] = p.pop("fun_y")
+        p["fun"] = _FUNCTIONS.get(p["fun"], p["fun"])
+        for param in ("fun_data", "fun_ymin", "fun_ymax", "fun_args"):
+            if p.get(param) is not None:
+                raise fail(
+                    name,
+                    f"{param}={p[param]!r} is not released privately: y is "
+                    "a private mean or total (fun_y='mean' or 'sum') and "
+                    "its bars are the noise interval of that release "
+                    "(errorbar='noise', level=0.95), or none "
+                    "(errorbar='none'). Drop " + param + ".",
+                )
         validate_choice(name, "fun", p["fun"], ("mean", "sum"))
         if p["bounds"] is None:
             raise fail(
@@ -307,11 +339,16 @@ class _SummaryFamily(_CountFamily):
         if "present" in est:  # not drawn: released n is noise
             gone = ~est["present"]
             frame.loc[gone, ["y", "ymin", "ymax"]] = np.nan
-        frame = frame[est["keep"]].reset_index(drop=True)
+        # a cell released with n = 0 has no mean to draw (plotnine has no
+        # row for a combination without records): post-processing
+        keep = est["keep"]
+        if self.params["drop"]:
+            keep = keep & ~(np.asarray(est["n"], dtype=float) <= 0)
+        frame = frame[keep].reset_index(drop=True)
         if not self.discrete_x:
             frame["x"] = frame["x"].astype(float)
         else:
-            order = list(dict.fromkeys(cells.frame["x"].tolist()))
+            order = list(self.x_order)
             shown = set(frame["x"].tolist())
             frame["x"] = pd.Categorical(
                 frame["x"],
@@ -329,6 +366,20 @@ class _DPSummary(_SummaryFamily):
     def validate_params(self) -> None:
         p = self.params
         name = self.name
+        if p.get("fun_y") is not None:
+            # plotnine 0.15 calls the y function fun_y (a callable)
+            p["fun"] = p.pop("fun_y")
+        p["fun"] = _FUNCTIONS.get(p["fun"], p["fun"])
+        for param in ("fun_data", "fun_ymin", "fun_ymax", "fun_args"):
+            if p.get(param) is not None:
+                raise fail(
+                    name,
+                    f"{param}={p[param]!r} is not released privately: y is "
+                    "a private mean or total (fun_y='mean' or 'sum') and "
+                    "its bars are the noise interval of that release "
+                    "(errorbar='noise', level=0.95), or none "
+                    "(errorbar='none'). Drop " + param + ".",
+                )
         validate_choice(name, "fun", p["fun"], ("mean", "sum"))
         p["eps"] = validate_eps(name, p["eps"])
         p["seed"] = validate_seed(name, p["seed"])
@@ -687,6 +738,12 @@ class stat_summary_dp(_DPSummary):
         the clamped values; the noise is calibrated to it.
     fun : {"mean", "sum"}, default="mean"
         Released y: the mean or the total of the clamped y per cell.
+        plotnine's `fun_y=np.mean` / `np.sum` are the same; `fun_data`,
+        `fun_ymin`, `fun_ymax` and `fun_args` are refused (the bars are
+        the noise interval, see `errorbar`).
+    drop : bool, default=True
+        Leave out cells whose released count is 0 (no mean to draw; as
+        plotnine, which has no row for a combination without records).
     sum_share : float, default=None
         Share of eps for the totals: 0.5 for a mean (must be < 1: a mean
         needs counts), 1 for a total (no count is released, `n` is
@@ -776,6 +833,12 @@ class stat_summary_ckm(_CKMSummary):
         Public `(lo, hi)` of y, required; values outside are clamped.
     fun : {"mean", "sum"}, default="mean"
         Released y: the mean or the total of the clamped y per cell.
+        plotnine's `fun_y=np.mean` / `np.sum` are the same; `fun_data`,
+        `fun_ymin`, `fun_ymax` and `fun_args` are refused (the bars are
+        the noise interval, see `errorbar`).
+    drop : bool, default=True
+        Leave out cells whose released count is 0 (no mean to draw; as
+        plotnine, which has no row for a combination without records).
     ptable : PTable
         Count p-table (`create_cnt_ptable`) for the record counts.
     num_ptable : PTable

@@ -1,0 +1,130 @@
+"""Every case whose private figure must differ from plotnine's, with the
+reason: the one list of the suite. ``docs/parity.md`` shows each reason
+word for word (``test_docs_list_every_difference`` holds them together).
+"""
+
+from __future__ import annotations
+
+#: why a private twin differs (shown to users in docs/parity.md)
+REASONS: dict[str, str] = {
+    "no-outliers": (
+        "Private box plots never draw outliers: a point beyond the "
+        "whiskers would be a record. The panel range then ends at the "
+        "whiskers, where plotnine's ends at the most extreme outlier."
+    ),
+    "group-nrd0": (
+        "No bandwidth per group: bw is one public number for the layer. "
+        "plotnine's default (nrd0 of each group's records) reads the "
+        "data; the twin takes the layer's nrd0 as its declared bw, so "
+        "groups with other spreads get another curve."
+    ),
+    "fine-curve": (
+        "A curve from the released fine histogram agrees with "
+        "plotnine's within a few percent; the axis breaks mizani chooses "
+        "from the curve's height can then differ (0.03, 0.06, 0.09 "
+        "against 0.025, 0.05 ...), so the pictures differ in tick labels."
+    ),
+    "ecdf-grid": (
+        "With pad=False the private ECDF still runs over the whole public "
+        "grid (from 0 at the lower limit to 1 at the upper one): where "
+        "plotnine's curve starts and ends would be the smallest and "
+        "largest record."
+    ),
+    "summary-interval": (
+        "The bars of a private summary are the noise interval of the "
+        "released mean (errorbar='noise'; none at eps=1e9), never a "
+        "bootstrap interval of the records (plotnine's mean_cl_boot "
+        "default)."
+    ),
+    "summary-funs": (
+        "stat_summary_dp/_ckm release fun_y=np.mean or np.sum only; "
+        "fun_data (mean_se, mean_cl_normal, mean_sdl), np.median and "
+        "fun_ymin/fun_ymax are refused with an error naming the parameter "
+        "and the private alternative."
+    ),
+    "whisker-quantiles": (
+        "Whiskers reach the furthest fine bin within 1.5 IQR of the "
+        "private quartiles; where those differ from R's type-7 quartiles "
+        "by a unit, a record plotnine calls an outlier can fall inside "
+        "the private whisker."
+    ),
+    "kernel-shape": (
+        "Non-Gaussian kernels are applied to the fine histogram with bw "
+        "as the kernel's scale; statsmodels, which plotnine calls, "
+        "evaluates them on the records: the curves differ by a few "
+        "percent of their peak."
+    ),
+    "dp-weights": (
+        "The weight aesthetic is refused by DP stats: one record of "
+        "unbounded weight has unbounded sensitivity. The CKM twins "
+        "perturb weighted counts."
+    ),
+    "sum-discrete": (
+        "geom_count with a discrete x or y is refused: stat_sum_dp and "
+        "stat_sum_ckm count points on a public grid of continuous "
+        "positions. Count categories with stat='count_dp' and a fill, or "
+        "use stat='bin2d_dp' for two continuous positions."
+    ),
+}
+
+#: (case id, aspect) -> key of REASONS; aspect "*" is every aspect
+DIFFERENCES: dict[tuple[str, str], str] = {
+    ("boxplot-class-hwy", "stat"): "whisker-quantiles",
+    ("boxplot-class-hwy-ckm", "stat"): "whisker-quantiles",
+    ("boxplot-class-fill", "stat"): "whisker-quantiles",
+    ("boxplot-class-fill-ckm", "stat"): "whisker-quantiles",
+    ("summary-pointrange", "stat"): "summary-interval",
+    ("summary-pointrange", "panels"): "summary-interval",
+    ("summary-pointrange", "image"): "summary-interval",
+    ("summary-mean-se", "*"): "summary-funs",
+    ("summary-mean-cl-normal", "*"): "summary-funs",
+    ("summary-mean-sdl", "*"): "summary-funs",
+    ("summary-median", "*"): "summary-funs",
+    ("summary-fun-min-max", "*"): "summary-funs",
+    ("ecdf-no-pad", "panels"): "ecdf-grid",
+    ("ecdf-no-pad", "image"): "ecdf-grid",
+    ("ecdf-no-pad-ckm", "panels"): "ecdf-grid",
+    ("boxplot-class-hwy", "panels"): "no-outliers",
+    ("boxplot-class-hwy-ckm", "panels"): "no-outliers",
+    ("boxplot-class-hwy", "image"): "no-outliers",
+    ("boxplot-class-fill", "panels"): "no-outliers",
+    ("boxplot-class-fill-ckm", "panels"): "no-outliers",
+    ("boxplot-class-fill", "image"): "no-outliers",
+    ("boxplot-drv-hwy", "panels"): "no-outliers",
+    ("boxplot-drv-hwy-ckm", "panels"): "no-outliers",
+    ("boxplot-drv-hwy", "image"): "no-outliers",
+    ("boxplot-drv-flip", "panels"): "no-outliers",
+    ("boxplot-drv-flip-ckm", "panels"): "no-outliers",
+    ("boxplot-drv-flip", "image"): "no-outliers",
+    ("boxplot-drv-wrap", "panels"): "no-outliers",
+    ("boxplot-drv-wrap-ckm", "panels"): "no-outliers",
+    ("boxplot-drv-wrap", "image"): "no-outliers",
+    ("boxplot-drv-fill-year", "panels"): "no-outliers",
+    ("boxplot-drv-fill-year-ckm", "panels"): "no-outliers",
+    ("boxplot-drv-fill-year", "image"): "no-outliers",
+    ("density-hwy-nrd0-groups", "stat"): "group-nrd0",
+    ("density-hwy-nrd0-groups", "panels"): "group-nrd0",
+    ("density-hwy-nrd0-groups", "image"): "group-nrd0",
+    ("density-hwy-nrd0-groups-ckm", "stat"): "group-nrd0",
+    ("density-hwy-nrd0-groups-ckm", "panels"): "group-nrd0",
+    ("density-ladder-gaussian", "stat"): "group-nrd0",
+    ("density-ladder-gaussian", "panels"): "group-nrd0",
+    ("density-ladder-gaussian", "image"): "group-nrd0",
+    ("density-ladder-gaussian-ckm", "stat"): "group-nrd0",
+    ("density-ladder-gaussian-ckm", "panels"): "group-nrd0",
+    ("density-hwy-fill", "image"): "fine-curve",
+    ("density-hwy-wrap", "image"): "fine-curve",
+    ("density-ladder-bw", "image"): "fine-curve",
+    ("density-hwy-epa", "stat"): "kernel-shape",
+    ("density-hwy-epa", "image"): "kernel-shape",
+    ("density-hwy-epa-ckm", "stat"): "kernel-shape",
+    ("histogram-weights", "*"): "dp-weights",
+    ("count-discrete-x", "*"): "sum-discrete",
+    ("count-discrete-x-ckm", "*"): "sum-discrete",
+}
+
+
+def expected_failure(case_id: str, aspect: str) -> str | None:
+    """The documented reason ``case_id`` differs in ``aspect``, if any."""
+    key = DIFFERENCES.get((case_id, aspect)) or DIFFERENCES.get((case_id, "*"))
+    return REASONS[key] if key else None

@@ -1,0 +1,118 @@
+"""Build a case twice, with plotnine's stat and with its private twin,
+and keep what the assertions compare (one build each, shared).
+
+Each plot is drawn once, small (2 x 2 in at 40 dpi): drawing builds it,
+so the layer data, panel ranges, breaks, legends and the pixels all come
+from the same build. Pixels are compared in memory with matplotlib's
+image comparison (``calculate_rms``); PNGs are written only for a
+failing case, to ``tests/result_images/parity``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from copy import deepcopy
+from dataclasses import dataclass
+from pathlib import Path
+
+import matplotlib as mpl
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from plotnine import ggplot, theme
+from plotnine.scales.scale_discrete import scale_discrete
+
+import plotnine_private as pp  # noqa: F401  (registers the stats)
+
+from .cases import Case
+
+SIZE_IN, DPI = 2.0, 40
+RESULT_DIR = Path(__file__).resolve().parents[1] / "result_images" / "parity"
+
+
+@dataclass
+class Built:
+    """What one build of a plot shows (``image``: RGB pixels)."""
+
+    data: list[pd.DataFrame]
+    ranges: list[tuple]
+    breaks: list[tuple]
+    legends: dict
+    image: np.ndarray
+
+
+def _panel_facts(plot: ggplot):
+    ranges, breaks = [], []
+    for params in plot.layout.panel_params:
+        ranges.append((tuple(params.x.range), tuple(params.y.range)))
+        breaks.append(
+            (
+                tuple(np.asarray(params.x.breaks, dtype=object)),
+                tuple(np.asarray(params.y.breaks, dtype=object)),
+            )
+        )
+    return ranges, breaks
+
+
+def _legends(plot: ggplot) -> dict:
+    out = {}
+    for sc in plot.scales:
+        if any(ae in ("x", "y") for ae in sc.aesthetics):
+            continue
+        limits = sc.final_limits
+        if isinstance(sc, scale_discrete):
+            out[sc.aesthetics[0]] = tuple(str(v) for v in limits)
+        else:
+            out[sc.aesthetics[0]] = tuple(
+                np.round(np.asarray(limits, dtype=float), 6)
+            )
+    return out
+
+
+def draw(plot: ggplot) -> Built:
+    """Draw ``plot`` once and keep its data, axes, legends and pixels."""
+    plot = plot + theme(figure_size=(SIZE_IN, SIZE_IN), dpi=DPI)
+    before = set(plt.get_fignums())
+    with mpl.rc_context(), warnings.catch_warnings():
+        mpl.rcdefaults()
+        warnings.simplefilter("ignore")
+        try:
+            fig = plot.draw()
+            canvas = FigureCanvasAgg(fig)
+            canvas.draw()
+            image = np.asarray(canvas.buffer_rgba())[..., :3].copy()
+        finally:
+            for num in set(plt.get_fignums()) - before:
+                plt.close(num)
+    ranges, breaks = _panel_facts(plot)
+    data = [lyr.data.copy() for lyr in plot.layers]
+    return Built(data, ranges, breaks, _legends(plot), image)
+
+
+def build_only(plot: ggplot) -> Built:
+    """Build ``plot`` without drawing (no pixels): for cases whose image
+    another case already compares."""
+    plot = deepcopy(plot)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plot._build()
+    ranges, breaks = _panel_facts(plot)
+    data = [lyr.data.copy() for lyr in plot.layers]
+    return Built(data, ranges, breaks, _legends(plot), np.zeros((1, 1, 3)))
+
+
+def build_pair(case: Case) -> tuple[Built, Built]:
+    """plotnine's figure and the private twin's, made in this run."""
+    make = draw if case.image else build_only
+    return make(case.plot(private=False)), make(case.plot(private=True))
+
+
+def save_images(case: Case, pn: Built, pr: Built) -> Path:
+    """Write both images (for a failing case) and return the folder."""
+    from PIL import Image
+
+    RESULT_DIR.mkdir(parents=True, exist_ok=True)
+    for side, built in (("plotnine", pn), ("private", pr)):
+        Image.fromarray(built.image).save(RESULT_DIR / f"{case.id}-{side}.png")
+    return RESULT_DIR

@@ -1,0 +1,242 @@
+"""One regression test per class of issue 20 (swap for swap, the same
+figure as plotnine): each fails on the code before the fix."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from plotnine import (
+    aes,
+    after_stat,
+    facet_grid,
+    facet_wrap,
+    geom_bar,
+    geom_bin_2d,
+    geom_histogram,
+    ggplot,
+)
+
+import plotnine_private as pp
+from plotnine_private import layer_data
+
+PTAB = pp.create_cnt_ptable(D=3, V=1.5, js=1)
+CLASSES = [
+    "2seater",
+    "compact",
+    "midsize",
+    "minivan",
+    "pickup",
+    "subcompact",
+    "suv",
+]
+
+
+@pytest.fixture
+def cars(mpg) -> pd.DataFrame:
+    d = mpg.copy()
+    d["class"] = pd.Categorical(d["class"], categories=CLASSES)
+    d["drv"] = pd.Categorical(d["drv"], categories=["4", "f", "r"])
+    d["year"] = pd.Categorical(d["year"], categories=[1999, 2008])
+    return pp.add_record_keys(d, name="rk", seed=3)
+
+
+def _private(stat: str, **kw) -> dict:
+    if stat.endswith("_dp"):
+        return {"stat": stat, "eps": 1, "seed": 4, **kw}
+    return {"stat": stat, "ptable": PTAB, **kw}
+
+
+def _mapping(stat: str, *args, **kw):
+    if stat.endswith("_ckm"):
+        kw["rkey"] = "rk"
+    return aes(*args, **kw)
+
+
+# -- class 1: normalised variables per panel -----------------------------
+@pytest.mark.parametrize("mech", ["dp", "ckm"])
+@pytest.mark.parametrize(
+    "facet",
+    [facet_wrap("drv"), facet_grid("year ~ drv")],
+    ids=["wrap", "grid"],
+)
+def test_prop_sums_to_one_in_every_panel(cars, mech, facet):
+    stat = f"count_{mech}"
+    p = (
+        ggplot(cars, _mapping(stat, "class", y=after_stat("prop"), group=1))
+        + geom_bar(**_private(stat))
+        + facet
+    )
+    d = layer_data(p)
+    totals = d.groupby("PANEL", observed=True)["prop"].sum()
+    np.testing.assert_allclose(totals, 1.0)
+    assert d["PANEL"].nunique() == len(totals) > 1
+
+
+@pytest.mark.parametrize("mech", ["dp", "ckm"])
+def test_histogram_density_and_ncount_per_panel(cars, mech):
+    stat = f"bin_{mech}"
+    p = (
+        ggplot(cars, _mapping(stat, "hwy"))
+        + geom_histogram(**_private(stat, breaks=list(range(10, 50, 4))))
+        + facet_wrap("drv")
+    )
+    d = layer_data(p)
+    for _, panel in d.groupby("PANEL", observed=True):
+        width = panel["xmax"] - panel["xmin"]
+        assert (panel["density"] * width).sum() == pytest.approx(1)
+        assert panel["ncount"].max() == pytest.approx(1)
+        assert panel["ndensity"].max() == pytest.approx(1)
+
+
+@pytest.mark.parametrize("mech", ["dp", "ckm"])
+def test_bin2d_density_per_panel(cars, mech):
+    stat = f"bin2d_{mech}"
+    p = (
+        ggplot(cars, _mapping(stat, "displ", "hwy"))
+        + geom_bin_2d(
+            **_private(stat, breaks=([1, 3, 5, 7], [10, 20, 30, 45]))
+        )
+        + facet_wrap("year")
+    )
+    d = layer_data(p)
+    for _, panel in d.groupby("PANEL", observed=True):
+        assert panel["density"].sum() == pytest.approx(1)
+
+
+# -- class 4: the same variable twice --------------------------------------
+@pytest.mark.parametrize("mech", ["dp", "ckm"])
+def test_fill_on_x_is_one_dimension(cars, mech):
+    stat = f"count_{mech}"
+    p = ggplot(cars, _mapping(stat, "class", fill="class")) + geom_bar(
+        **_private(stat, drop=False)
+    )
+    d = layer_data(p)
+    # 7 bars, one colour each, not 7 x 7 cells
+    assert len(d) == 7
+    assert d["fill"].nunique() == 7
+    assert sorted(d["group"]) == list(range(1, 8))
+    assert list(d["count"]) == list(
+        layer_data(
+            ggplot(cars, _mapping(stat, "class"))
+            + geom_bar(**_private(stat, drop=False))
+        )["count"]
+    )
+
+
+# -- class 2: plotnine's bin rules ------------------------------------------
+@pytest.mark.parametrize("mech", ["dp", "ckm"])
+@pytest.mark.parametrize("how", ["limits", "xlim"])
+def test_bins_with_limits_centre_the_end_bins(cars, mech, how):
+    from plotnine import xlim
+
+    stat = f"bin_{mech}"
+    if how == "limits":
+        layer = geom_histogram(**_private(stat, bins=10, limits=(10, 46)))
+        p = ggplot(cars, _mapping(stat, "hwy")) + layer
+    else:
+        p = (
+            ggplot(cars, _mapping(stat, "hwy"))
+            + geom_histogram(**_private(stat, bins=10))
+            + xlim(10, 46)
+        )
+    d = layer_data(p)
+    plain = layer_data(
+        ggplot(cars, aes("hwy")) + geom_histogram(bins=10) + xlim(10, 46)
+    )
+    np.testing.assert_allclose(d["xmin"], plain["xmin"])
+    # width 36 / 9 = 4 on plotnine's grid (edges at 2 + 4k), not 10 bins
+    # cut exactly between 10 and 46
+    edges = d["xmin"].dropna().to_numpy()
+    np.testing.assert_allclose((edges - 2) % 4, 0, atol=1e-9)
+
+
+@pytest.mark.parametrize("mech", ["dp", "ckm"])
+def test_bin2d_limits_and_binwidth_follow_stat_bin_2d(cars, mech):
+    stat = f"bin2d_{mech}"
+    p = ggplot(cars, _mapping(stat, "displ", "hwy")) + geom_bin_2d(
+        **_private(
+            stat, binwidth=(1, 2), limits=((1.5, 7), (11, 45)), drop=False
+        )
+    )
+    d = layer_data(p)
+    # edges on multiples of the width from the one below the low limit
+    np.testing.assert_allclose(
+        sorted(set(d["xmin"].round(9))), [1, 2, 3, 4, 5, 6]
+    )
+    assert min(d["ymin"].round(9)) == 10
+
+
+def test_breaks_with_limits_is_an_error(cars):
+    p = ggplot(cars, aes("hwy")) + geom_histogram(
+        **_private("bin_dp", breaks=[10, 20, 30], limits=(0, 50))
+    )
+    with pytest.raises(pp.PlotninePrivateError, match="breaks= and limits="):
+        layer_data(p)
+
+
+# -- class 3: zero cells are not drawn as marks ------------------------------
+@pytest.mark.parametrize("mech", ["dp", "ckm"])
+def test_zero_bars_are_not_drawn(cars, mech):
+    from plotnine import geom_text
+
+    stat = f"count_{mech}"
+    p = (
+        ggplot(cars, _mapping(stat, "class", fill="drv"))
+        + geom_bar(**_private(stat), colour="black", position="dodge")
+        + geom_text(aes(label=after_stat("prop * 100")), **_private(stat))
+    )
+    bars, text = layer_data(p, 0), layer_data(p, 1)
+    assert (bars["count"] > 0).all() and (text["count"] > 0).all()
+    assert "0" not in set(text["label"].astype(str))
+    # dodge slots only for the fills that have bars (2seater: one, r)
+    two = bars[bars["x"].round() == 1]
+    assert len(two) == 1 and two["xmax"].iloc[0] - two["xmin"].iloc[0] > 0.8
+
+
+def test_summary_draws_no_mean_for_a_cell_without_records(cars):
+    from plotnine import geom_pointrange
+
+    p = ggplot(cars, aes("class", "hwy", colour="drv")) + geom_pointrange(
+        stat="summary_dp", bounds=(0, 50), eps=1e9, seed=1
+    )
+    d = layer_data(p)
+    # 12 (class, drv) combinations have records, not 7 x 3 = 21
+    assert len(d) == 12 and (d["n"] > 0).all()
+
+
+def test_summary_takes_plotnines_fun_y_and_names_what_it_refuses(cars):
+    from plotnine import geom_point
+
+    p = ggplot(cars, aes("class", "hwy")) + geom_point(
+        stat="summary_dp", bounds=(0, 50), eps=1e9, seed=1, fun_y=np.mean
+    )
+    assert len(layer_data(p)) == 7
+    with pytest.raises(pp.PlotninePrivateError, match="fun_data='mean_se'"):
+        geom_point(
+            stat="summary_dp", bounds=(0, 50), eps=1, fun_data="mean_se"
+        )
+
+
+# -- class 9: an empty frame with an undeclared string column -----------------
+@pytest.mark.parametrize("mech", ["dp", "ckm"])
+def test_empty_frame_with_undeclared_strings_draws_an_empty_layer(mech):
+    import warnings
+
+    d = pd.DataFrame(
+        {
+            "x": pd.Series([], dtype=str),
+            "v": pd.Series([], dtype=float),
+            "rk": pd.Series([], dtype=float),
+        }
+    )
+    stat = f"count_{mech}"
+    p = ggplot(d, _mapping(stat, "x")) + geom_bar(**_private(stat))
+    q = ggplot(d, _mapping(f"bin_{mech}", "v", fill="x")) + geom_histogram(
+        **_private(f"bin_{mech}", breaks=[0, 1, 2])
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the undeclared-domain advice
+        for plot in (p, q):
+            assert len(layer_data(plot)) == 0
+            plot.draw()
