@@ -69,3 +69,11 @@ def test_ledger_example_runs_and_charges_what_it_says(
     assert book.table["eps"].tolist() == [1.0, 1.0]
     assert book.caps == {"mpg extract 2024": (2.0, 0.0)}
     assert (tmp_path / "fig1_again.png").is_file()
+
+
+def test_planning_numbers_in_the_readme():
+    text = README.read_text()
+    assert 'pp.accuracy("count_dp", eps=1)` gives the ±6' in text
+    assert pp.accuracy("count_dp", eps=1) == 6
+    assert "(about 1.66)" in text
+    assert round(pp.eps_for("count_dp", error=3), 2) == 1.66
