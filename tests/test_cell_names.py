@@ -53,7 +53,7 @@ def _x_levels(levels: list) -> pd.DataFrame:
 
 def _bar(frame, seed):
     return ggplot(frame, aes("v")) + geom_bar(
-        stat="count_dp", eps=1, seed=seed
+        stat="count_dp", eps=1, seed=seed, drop=False
     )
 
 
@@ -93,7 +93,7 @@ def test_panels_whose_labels_join_alike_have_their_own_noise():
     for seed in SEEDS:
         plot = (
             ggplot(frame, aes("x"))
-            + geom_bar(stat="count_dp", eps=1, seed=seed)
+            + geom_bar(stat="count_dp", eps=1, seed=seed, drop=False)
             + facet_grid("a ~ b")
         )
         data, layout = _built(plot)

@@ -30,7 +30,13 @@ def _messages(make, *args, **kw) -> list[str]:
 
 def bars(data, eps, total=234, **kw):
     return ggplot(data, aes("class")) + geom_bar(
-        stat="count_dp", eps=eps, seed=1, levels=LEVELS, total=total, **kw
+        stat="count_dp",
+        eps=eps,
+        seed=1,
+        levels=LEVELS,
+        total=total,
+        drop=False,
+        **kw,
     )
 
 

@@ -27,12 +27,14 @@ def keyed(mpg_cat):
 
 def test_ckm_stacked_bars_with_labels(keyed):
     p = (
+        # drop=True: plotnine's look, no "0" label for an empty stack part
         ggplot(keyed, aes("class", fill="drv", rkey="rk"))
-        + geom_bar(stat="count_ckm", ptable=PTAB)
+        + geom_bar(stat="count_ckm", ptable=PTAB, drop=True)
         + geom_text(
             aes(label=after_stat("count")),
             stat="count_ckm",
             ptable=PTAB,
+            drop=True,
             position=position_stack(vjust=0.5),
             size=8,
         )

@@ -413,7 +413,7 @@ def test_empty_and_one_record_subsets_look_alike(adjacency, declared_x):
     # another (the size of the subset is public there)
     def make(d):
         return ggplot(d, aes("class")) + geom_bar(
-            stat="count_dp", adjacency=adjacency, **DP
+            stat="count_dp", adjacency=adjacency, drop=False, **DP
         )
 
     d = BASE if declared_x else BASE.assign(cls=BASE["class"].astype(str))

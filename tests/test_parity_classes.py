@@ -42,6 +42,8 @@ def cars(mpg) -> pd.DataFrame:
 
 
 def _private(stat: str, **kw) -> dict:
+    if stat.startswith(("count_", "summary_")):
+        kw.setdefault("drop", True)  # plotnine's look: no zero cells
     if stat.endswith("_dp"):
         return {"stat": stat, "eps": 1, "seed": 4, **kw}
     return {"stat": stat, "ptable": PTAB, **kw}
@@ -189,9 +191,12 @@ def test_zero_bars_are_not_drawn(cars, mech):
     bars, text = layer_data(p, 0), layer_data(p, 1)
     assert (bars["count"] > 0).all() and (text["count"] > 0).all()
     assert "0" not in set(text["label"].astype(str))
-    # dodge slots only for the fills that have bars (2seater: one, r)
-    two = bars[bars["x"].round() == 1]
-    assert len(two) == 1 and two["xmax"].iloc[0] - two["xmin"].iloc[0] > 0.8
+    # dodge slots only for the fills that have bars: the bars of one x
+    # share its whole width (no slot is kept for a dropped zero cell)
+    for _, at in bars.groupby(bars["x"].round()):
+        widths = (at["xmax"] - at["xmin"]).to_numpy()
+        assert np.allclose(widths, widths[0])
+        assert widths.sum() == pytest.approx(0.9)
 
 
 def test_summary_draws_no_mean_for_a_cell_without_records(cars):
@@ -201,8 +206,19 @@ def test_summary_draws_no_mean_for_a_cell_without_records(cars):
         stat="summary_dp", bounds=(0, 50), eps=1e9, seed=1
     )
     d = layer_data(p)
-    # 12 (class, drv) combinations have records, not 7 x 3 = 21
-    assert len(d) == 12 and (d["n"] > 0).all()
+    # 12 (class, drv) combinations have records, of 7 x 3 = 21: the others
+    # keep their rows (drop=False) with nothing to draw
+    empty = d["n"] <= 0
+    assert (~empty).sum() == 12
+    assert d.loc[empty, ["y", "ymin", "ymax"]].isna().all().all()
+    assert d.loc[~empty, ["y", "ymin", "ymax"]].notna().all().all()
+    dropped = layer_data(
+        ggplot(cars, aes("class", "hwy", colour="drv"))
+        + geom_pointrange(
+            stat="summary_dp", bounds=(0, 50), eps=1e9, seed=1, drop=True
+        )
+    )
+    assert len(dropped) == 12 and (dropped["n"] > 0).all()
 
 
 def test_summary_takes_plotnines_fun_y_and_names_what_it_refuses(cars):

@@ -254,7 +254,9 @@ def test_count_noise_is_not_shared_between_neighbours(mpg_cat):
 
     def noisy(d):
         release._SOURCES.clear()
-        p = ggplot(d, aes("class")) + geom_bar(stat="count_dp", eps=1, seed=9)
+        p = ggplot(d, aes("class")) + geom_bar(
+            stat="count_dp", eps=1, seed=9, drop=False
+        )
         return pp.layer_data(p)["noisy_count"].to_numpy()
 
     a, b = noisy(mpg_cat), noisy(near)
@@ -277,7 +279,7 @@ def test_count_noise_is_not_shared_between_neighbours(mpg_cat):
 def test_reusing_a_seed_on_another_frame_warns_by_object_identity(mpg_cat):
     def plot(d):
         return ggplot(d, aes("class")) + geom_bar(
-            stat="count_dp", eps=1, seed=11
+            stat="count_dp", eps=1, seed=11, drop=False
         )
 
     with warnings.catch_warnings(record=True) as caught:

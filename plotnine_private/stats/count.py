@@ -58,7 +58,7 @@ class _CountFamily(PrivateCountStat):
         "na_rm": False,
         "width": None,
         "levels": None,
-        "drop": True,
+        "drop": False,
     }
     CREATES = {"count", "prop", "width", "noisy_count"}
 
@@ -224,11 +224,13 @@ class stat_count_dp(DPMixin, _CountFamily):
         Categorical x, or user scale limits, or (thresholded) observed.
     width : float, default=None
         Bar width (0.9 of the level spacing; 0.9 for whole numbers).
-    drop : bool, default=True
-        Leave out cells whose *released* count is 0 (post-processing):
-        as in plotnine, where an empty level has no row, a zero draws no
-        outlined flat bar, no "0" label and takes no dodge slot. With
-        `drop=False` every cell of the domain keeps its row.
+    drop : bool, default=False
+        `True` leaves out cells whose *released* count is 0
+        (post-processing): as in plotnine, where an empty level has no
+        row, a zero draws no outlined flat bar, no "0" label and takes no
+        dodge slot, and a declared level released as 0 leaves the axis.
+        The default keeps every cell of the domain, so a declared axis
+        stays the same whatever the noise.
 
     Notes
     -----

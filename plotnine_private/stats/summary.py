@@ -132,7 +132,7 @@ class _SummaryFamily(_CountFamily):
         "resolution": None,
         "errorbar": "noise",
         "level": 0.95,
-        "drop": True,
+        "drop": False,
         # plotnine's names: fun_y is fun; the others are refused (below)
         "fun_y": None,
         "fun_data": None,
@@ -741,9 +741,10 @@ class stat_summary_dp(_DPSummary):
         plotnine's `fun_y=np.mean` / `np.sum` are the same; `fun_data`,
         `fun_ymin`, `fun_ymax` and `fun_args` are refused (the bars are
         the noise interval, see `errorbar`).
-    drop : bool, default=True
-        Leave out cells whose released count is 0 (no mean to draw; as
-        plotnine, which has no row for a combination without records).
+    drop : bool, default=False
+        `True` leaves out cells whose released count is 0 (no mean to
+        draw; as plotnine, which has no row for a combination without
+        records). The default keeps their rows (y missing).
     sum_share : float, default=None
         Share of eps for the totals: 0.5 for a mean (must be < 1: a mean
         needs counts), 1 for a total (no count is released, `n` is
@@ -836,9 +837,10 @@ class stat_summary_ckm(_CKMSummary):
         plotnine's `fun_y=np.mean` / `np.sum` are the same; `fun_data`,
         `fun_ymin`, `fun_ymax` and `fun_args` are refused (the bars are
         the noise interval, see `errorbar`).
-    drop : bool, default=True
-        Leave out cells whose released count is 0 (no mean to draw; as
-        plotnine, which has no row for a combination without records).
+    drop : bool, default=False
+        `True` leaves out cells whose released count is 0 (no mean to
+        draw; as plotnine, which has no row for a combination without
+        records). The default keeps their rows (y missing).
     ptable : PTable
         Count p-table (`create_cnt_ptable`) for the record counts.
     num_ptable : PTable

@@ -146,6 +146,9 @@ class Case:
             if private:
                 stat = f"{stat}_{self.mech}"
                 params.update(lyr.declare)
+                if stat.startswith(("count_", "summary_")):
+                    # plotnine has no row for an empty combination
+                    params.setdefault("drop", True)
                 if self.mech == "dp":
                     params.update(eps=EPS, seed=SEED)
                 else:
