@@ -35,7 +35,6 @@ and ``shape_output(cells, released) -> DataFrame``; then
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -50,14 +49,10 @@ from ..cells import (
     assemble,
     categorical_dimension,
     cell_query,
-    object_column,
-    small_codes,
 )
 from ..door import Door, level_label
-from ..mechanisms.ckm import record_key_integers
 from ..mechanisms.errors import PrivacyWarning
 from ..mechanisms.release import (
-    CKMCounts,
     LaplaceCounts,
     Query,
     Release,
@@ -65,22 +60,22 @@ from ..mechanisms.release import (
     data_digest,
     release_cells,
 )
+from ..validation import fail as _fail
 from ..validation import (
-    as_ptable,
     validate_breaks,
-    validate_choice,
-    validate_delta,
-    validate_eps,
     validate_layer_data,
     validate_range,
     validate_range_share,
-    validate_seed,
-    validate_threshold,
 )
-from ..validation import fail as _fail
+from ..validation import validate_choice as validate_choice
+from .cell_frames import CellFrame, FamilyCells
 from .domains import advise_edge_mass
-from .intervals import add_count_bounds, count_noise_bounds, validate_level
-from .signal import validate_total, warn_eps_scale
+from .grouping import GroupingMixin
+from .intervals import add_count_bounds, count_noise_bounds
+from .mixins import CKM_PARAMS as CKM_PARAMS
+from .mixins import DP_PARAMS as DP_PARAMS
+from .mixins import CKMMixin, DPMixin
+from .signal import warn_eps_scale
 
 __all__ = [
     "CKMMixin",
@@ -93,89 +88,6 @@ __all__ = [
     "validate_range",
     "validate_range_share",
 ]
-
-# columns that never define groups
-_NON_GROUP = {
-    "x",
-    "y",
-    "PANEL",
-    "group",
-    "weight",
-    "rkey",
-    "label",
-    "xmin",
-    "xmax",
-    "ymin",
-    "ymax",
-}
-
-DP_PARAMS: dict[str, Any] = {
-    "eps": None,
-    "delta": 1e-6,
-    "seed": None,
-    "adjacency": "replace",
-    "noise": "discrete_laplace",
-    "level": 0.95,
-    "total": None,
-}
-
-CKM_PARAMS: dict[str, Any] = {"ptable": None, "threshold": None, "level": 0.95}
-
-
-@dataclass
-class FamilyCells:
-    """What a family says about its layer's domain.
-
-    Attributes
-    ----------
-    frame
-        One row per cell of the family's domain: output columns (x,
-        xmin, ...) of the cell.
-    content
-        Columns (one value per cell) that name a cell in the noise words
-        (labels, bin edges); aligned with ``frame``.
-    code
-        For each record, the row of ``frame`` it falls in (-1: outside the
-        domain, not counted).
-    public
-        Whether ``frame`` was fixed without looking at the data.
-    source
-        Words for the report: where the domain came from.
-    describe
-        Public description of the domain for the release's identity (the
-        declared levels or edges; ``"observed"`` when not public).
-    family
-        The stateless :mod:`~plotnine_private.families` object that gave
-        ``code`` (and gives the same codes as engine expressions).
-    """
-
-    frame: pd.DataFrame
-    content: list
-    code: np.ndarray
-    public: bool
-    source: str
-    describe: Any = None
-    family: Any = None
-
-    def dimension(self) -> Dimension:
-        """The family's cells as the last dimension of the domain (codes
-        in the smallest integer type)."""
-        return Dimension(
-            "cell",
-            small_codes(self.code, len(self.frame)),
-            self.content,
-            self.frame.index,
-            self.public,
-        )
-
-
-@dataclass
-class CellFrame:
-    """Cells of a layer as the family shapes them: one row a cell, with
-    the family's columns, group columns, ``PANEL`` and ``group``."""
-
-    frame: pd.DataFrame
-    public: bool
 
 
 def scale_facts(scale) -> tuple:
@@ -238,20 +150,7 @@ def count_labels(count: pd.Series) -> np.ndarray:
     )
 
 
-def _literal(expr: str | None) -> bool:
-    """Whether a mapped expression is a number (``group=1``)."""
-    try:
-        float(str(expr))
-    except ValueError:
-        return False
-    return True
-
-
-def _first(item: tuple):
-    return item[0]
-
-
-class PrivateCountStat(stat):
+class PrivateCountStat(GroupingMixin, stat):
     """Base of all private count stats (not registered under a stat name).
 
     Subclasses implement :meth:`family_cells` and :meth:`shape_output`.
@@ -541,144 +440,6 @@ class PrivateCountStat(stat):
         noise together with the range query's identity)."""
         return data_digest(np.asarray(values, dtype=np.float64))
 
-    @staticmethod
-    def panel_dimension(data: pd.DataFrame, door: Door) -> Dimension:
-        """The panel dimension of the cells: every panel of the public
-        layout, each record in the panel plotnine assigned it to.
-
-        Parameters
-        ----------
-        data
-            The layer's rows, with plotnine's ``PANEL`` column.
-        door
-            The layer's public facts (its layout and panel labels).
-
-        Returns
-        -------
-        Dimension
-            Always public: panels come from declared facet levels.
-        """
-        layout_panels = door.layout["PANEL"]
-        npanel = len(layout_panels)
-        if "PANEL" in data.columns and len(data):
-            col = data["PANEL"]
-            if isinstance(col.dtype, pd.CategoricalDtype):
-                # plotnine's PANEL categories are 1..npanel, in order (the
-                # codes are small integers: no copy)
-                codes = np.asarray(col.array.codes)
-            else:
-                panel = pd.to_numeric(col, errors="coerce").to_numpy(float)
-                codes = np.where(
-                    np.isfinite(panel), np.nan_to_num(panel) - 1, -1
-                ).astype(np.int64)
-                codes[(codes < 0) | (codes >= npanel)] = -1
-                codes = small_codes(codes, npanel)
-        else:
-            codes = np.zeros(len(data), dtype=np.int8)
-        return Dimension(
-            "PANEL",
-            codes,
-            [object_column(door.panel_values)],
-            list(layout_panels),
-            True,
-        )
-
-    def cell_frame(self, fam, panel, gdims, idx, table, released, door):
-        """The cells as rows: family columns, group columns (their values:
-        declared levels, or the released ones), ``PANEL`` and ``group``."""
-        frame = fam.frame.iloc[idx[:, -1]].reset_index(drop=True)
-        keep = released.keep
-        for k, g in enumerate(gdims):
-            level = idx[:, 1 + k]
-            if g.public:
-                cats = list(g.values)
-                codes = level
-            else:
-                # categories: the released levels only; a cell of a level
-                # that was not released gets code -1 (from codes, so pandas
-                # warns about nothing that depends on hidden levels)
-                shown = np.zeros(g.size, dtype=bool)
-                shown[level[keep]] = True
-                cats = [v for v, s in zip(g.values, shown) if s]
-                position = np.cumsum(shown) - 1
-                codes = np.where(shown[level], position[level], -1)
-            frame[g.name] = pd.Categorical.from_codes(codes, categories=cats)
-        positions = self.position_groups()
-        for copy, of in getattr(self, "group_copies", {}).items():
-            if of in positions.values():
-                # a discrete position mapped again (fill="class" on
-                # x="class"): the same levels, as a categorical
-                order = list(dict.fromkeys(fam.frame[of].tolist()))
-                if not table.public:
-                    shown = set(frame.loc[keep, of].tolist())
-                    order = [v for v in order if v in shown]
-                # from codes: a hidden level gets -1 and pandas warns
-                # about nothing that depends on it
-                index = {v: i for i, v in enumerate(order)}
-                codes = np.array(
-                    [index.get(v, -1) for v in frame[of].tolist()],
-                    dtype=np.int64,
-                )
-                frame[copy] = pd.Categorical.from_codes(
-                    codes, categories=order
-                )
-            else:
-                frame[copy] = frame[of]
-        frame["group"] = self.group_ids(fam, gdims, idx, keep, table.public)
-        cats = door.layout["PANEL"].cat.categories
-        frame["PANEL"] = pd.Categorical(
-            np.asarray(panel.values, dtype=object)[idx[:, 0]],
-            categories=cats,
-        )
-        return CellFrame(frame, table.public)
-
-    def position_groups(self) -> dict[str, str]:
-        """Discrete positions of the family's cells, by mapped expression
-        (``{"class": "x"}`` for bars of a discrete x): they take part in
-        the group ids, and an aesthetic mapping the same expression is a
-        copy of the position, not a new dimension."""
-        return {}
-
-    def group_ids(self, fam, gdims, idx, keep, public: bool) -> np.ndarray:
-        """plotnine's group ids, from public facts only.
-
-        As plotnine's ``add_group``: a mapped ``group`` alone decides (a
-        constant gives one group); otherwise every discrete column counts
-        (discrete positions first, then the group aesthetics, in the
-        lexical order of their levels), and without any the id is -1.
-        Ids run over the declared combinations (a public domain) or over
-        the released ones (an observed domain: an id must not count
-        combinations that were seen but not released).
-        """
-        mapped = self.door.mapping.get("group")
-        n = len(idx)
-        if mapped is not None and not _literal(mapped):
-            gdims_g = [k for k, g in enumerate(gdims) if g.name == "group"]
-            parts = [(idx[:, 1 + gdims_g[0]], gdims[gdims_g[0]].size)]
-            public = gdims[gdims_g[0]].public
-        elif mapped is not None:  # a constant such as group=1
-            return np.ones(n, dtype=np.int64)
-        else:
-            named = []
-            for col in self.position_groups().values():
-                codes, uniques = pd.factorize(fam.frame[col], sort=False)
-                named.append((col, codes[idx[:, -1]], len(uniques)))
-            named += [
-                (g.name, idx[:, 1 + k], g.size) for k, g in enumerate(gdims)
-            ]
-            if not named:
-                return np.full(n, -1, dtype=np.int64)
-            # plotnine's columns are in the order of the aesthetics' names
-            parts = [(c, size) for _, c, size in sorted(named, key=_first)]
-        gi = np.ravel_multi_index(
-            tuple(np.asarray(c, dtype=np.int64) for c, _ in parts),
-            tuple(size for _, size in parts),
-        )
-        if public:
-            return (gi + 1).astype(np.int64)
-        shown = np.unique(gi[keep])
-        return (np.searchsorted(shown, gi) + 1).astype(np.int64)
-
     # -- shared steps --------------------------------------------------
     def check_input(self, data: pd.DataFrame) -> None:
         """Refuse missing required aesthetics and a mapped ``y`` (the stat
@@ -749,192 +510,3 @@ class PrivateCountStat(stat):
                     f"stat='count_dp'/'count_ckm' (x) and a declared "
                     f"Categorical.",
                 )
-
-    def group_columns(self, data: pd.DataFrame) -> list[str]:
-        """Columns that define groups (discrete aesthetics such as
-        ``fill`` or ``colour``), in the layer's column order.
-
-        Parameters
-        ----------
-        data
-            The layer's rows after the mapping.
-
-        Returns
-        -------
-        list of str
-            Categorical, string, boolean or object columns other than
-            positions, weights, keys, labels and layout columns.
-        """
-        cols = []
-        for c in data.columns:
-            mapped = self.door.mapping.get(c)
-            if c == "group" and mapped is not None and not _literal(mapped):
-                # group="var": a dimension of its own (a constant such as
-                # group=1 is one group, see group_ids)
-                cols.append(c)
-                continue
-            if c in _NON_GROUP or c.startswith("_"):
-                continue
-            dtype = data[c].dtype
-            if (
-                isinstance(dtype, pd.CategoricalDtype)
-                or pd.api.types.is_string_dtype(dtype)
-                or pd.api.types.is_bool_dtype(dtype)
-                or pd.api.types.is_object_dtype(dtype)
-            ):
-                cols.append(c)
-        return self.distinct_groups(cols)
-
-    def distinct_groups(self, cols: list[str]) -> list[str]:
-        """One group dimension per mapped expression.
-
-        ``fill="drv", colour="drv"`` is one dimension of drive types, not
-        drive types x drive types; the later aesthetics are recorded in
-        ``self.group_copies`` and :meth:`cell_frame` gives them the same
-        values.
-        """
-        mapping = self.door.mapping
-        first: dict[str, str] = {
-            str(expr): col for expr, col in self.position_groups().items()
-        }
-        self.group_copies: dict[str, str] = {}
-        keep = []
-        for c in cols:
-            expr = mapping.get(c, mapping.get(c.replace("color", "colour")))
-            if expr is not None and expr in first:
-                self.group_copies[c] = first[expr]
-                continue
-            if expr is not None:
-                first[expr] = c
-            keep.append(c)
-        return keep
-
-
-class DPMixin:
-    """Parameters, validation and mechanism of the DP stats."""
-
-    params: dict[str, Any]  # of the stat it is mixed into
-
-    DP = True
-
-    def validate_params(self) -> None:
-        """Check ``eps``, ``delta``, ``seed``, ``adjacency`` and ``noise``,
-        then the family's own parameters.
-
-        Raises
-        ------
-        PlotninePrivateError
-            Naming the parameter, the value and the fix.
-        """
-        p = self.params
-        name = type(self).__name__
-        p["eps"] = validate_eps(name, p["eps"])
-        p["delta"] = validate_delta(name, p["delta"])
-        p["seed"] = validate_seed(name, p["seed"])
-        validate_choice(
-            name, "adjacency", p["adjacency"], ("replace", "add_remove")
-        )
-        validate_choice(
-            name, "noise", p["noise"], ("discrete_laplace", "laplace")
-        )
-        p["level"] = validate_level(name, p.get("level", 0.95))
-        p["total"] = validate_total(name, p.get("total"))
-        super().validate_params()  # type: ignore[misc]
-
-    def make_mechanism(self) -> LaplaceCounts:
-        """Discrete (or continuous) Laplace noise on counts, from ``eps``,
-        ``delta``, ``adjacency`` and ``noise``."""
-        p = self.params
-        return LaplaceCounts(p["eps"], p["delta"], p["adjacency"], p["noise"])
-
-    def check_input(self, data: pd.DataFrame) -> None:
-        """The base checks, and refuse a mapped weight (whatever its
-        values): one record of unbounded weight has unbounded sensitivity.
-
-        Parameters
-        ----------
-        data
-            The layer's rows after the mapping.
-        """
-        super().check_input(data)  # type: ignore[misc]
-        if "weight" in data.columns:
-            # refused by the mapping alone (public), never by the weights'
-            # values: a check of the values would raise or not by one record
-            raise _fail(
-                type(self).__name__,
-                "the weight aesthetic is not supported by DP stats: one "
-                "record of unbounded weight has unbounded sensitivity. "
-                "Remove aes(weight=...) or use the CKM twin, which "
-                "perturbs weighted counts.",
-            )
-
-
-class CKMMixin:
-    """Parameters, validation and mechanism of the CKM stats."""
-
-    params: dict[str, Any]  # of the stat it is mixed into
-
-    def validate_params(self) -> None:
-        """Check ``ptable`` (required) and ``threshold``, then the
-        family's own parameters.
-
-        Raises
-        ------
-        PlotninePrivateError
-            Naming the parameter, the value and the fix.
-        """
-        p = self.params
-        name = type(self).__name__
-        if p["ptable"] is None:
-            raise _fail(
-                name,
-                "ptable is required: a PTable from create_cnt_ptable(D, V, "
-                "js) or read_ptable(path) with your office's p-table.",
-            )
-        p["ptable"] = as_ptable(name, p["ptable"])
-        p["threshold"] = validate_threshold(name, p["threshold"])
-        p["level"] = validate_level(name, p.get("level", 0.95))
-        super().validate_params()  # type: ignore[misc]
-
-    def make_mechanism(self) -> CKMCounts:
-        """The Cell Key Method with the layer's p-table and threshold."""
-        p = self.params
-        return CKMCounts(p["ptable"], p["threshold"])
-
-    def record_key_integers(self, data: pd.DataFrame):
-        """The ``rkey`` aesthetic as exact integers, in the p-table's key
-        convention (uniform keys in [0, 1) or integer keys mod K).
-
-        Parameters
-        ----------
-        data
-            The layer's rows after the mapping.
-
-        Returns
-        -------
-        numpy.ndarray
-            int64 keys whose per-cell sums give exact cell keys.
-
-        Raises
-        ------
-        PlotninePrivateError
-            If ``rkey`` is not mapped or holds invalid keys.
-        """
-        name = type(self).__name__
-        if "rkey" not in data.columns:
-            raise _fail(
-                name,
-                "needs record keys: map them with aes(rkey='<column>'). "
-                "Create them once with add_record_keys(data) and store them "
-                "with the data, so every output gets the same noise.",
-            )
-        ptable = self.params["ptable"]  # type: ignore[attr-defined]
-        kind = ptable.key_kind
-        try:
-            return record_key_integers(
-                data["rkey"].to_numpy(),
-                kind=kind,
-                modulus=ptable.key_modulus if kind == "integer" else None,
-            )
-        except ValueError as err:
-            raise _fail(name, f"aesthetic rkey: {err}") from None

@@ -1,0 +1,169 @@
+"""The DP and CKM mixins of the private stats: each one's parameters,
+their validation, its mechanism (and, for CKM, the record keys).
+
+``class stat_x_dp(DPMixin, FamilyBase)`` and ``class stat_x_ckm(CKMMixin,
+FamilyBase)``, with ``DP_PARAMS`` or ``CKM_PARAMS`` merged into
+``DEFAULT_PARAMS``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from ..mechanisms.ckm import record_key_integers
+from ..mechanisms.release import CKMCounts, LaplaceCounts
+from ..validation import (
+    as_ptable,
+    validate_choice,
+    validate_delta,
+    validate_eps,
+    validate_seed,
+    validate_threshold,
+)
+from ..validation import fail as _fail
+from .intervals import validate_level
+from .signal import validate_total
+
+DP_PARAMS: dict[str, Any] = {
+    "eps": None,
+    "delta": 1e-6,
+    "seed": None,
+    "adjacency": "replace",
+    "noise": "discrete_laplace",
+    "level": 0.95,
+    "total": None,
+}
+
+CKM_PARAMS: dict[str, Any] = {"ptable": None, "threshold": None, "level": 0.95}
+
+
+class DPMixin:
+    """Parameters, validation and mechanism of the DP stats."""
+
+    params: dict[str, Any]  # of the stat it is mixed into
+
+    DP = True
+
+    def validate_params(self) -> None:
+        """Check ``eps``, ``delta``, ``seed``, ``adjacency`` and ``noise``,
+        then the family's own parameters.
+
+        Raises
+        ------
+        PlotninePrivateError
+            Naming the parameter, the value and the fix.
+        """
+        p = self.params
+        name = type(self).__name__
+        p["eps"] = validate_eps(name, p["eps"])
+        p["delta"] = validate_delta(name, p["delta"])
+        p["seed"] = validate_seed(name, p["seed"])
+        validate_choice(
+            name, "adjacency", p["adjacency"], ("replace", "add_remove")
+        )
+        validate_choice(
+            name, "noise", p["noise"], ("discrete_laplace", "laplace")
+        )
+        p["level"] = validate_level(name, p.get("level", 0.95))
+        p["total"] = validate_total(name, p.get("total"))
+        super().validate_params()  # type: ignore[misc]
+
+    def make_mechanism(self) -> LaplaceCounts:
+        """Discrete (or continuous) Laplace noise on counts, from ``eps``,
+        ``delta``, ``adjacency`` and ``noise``."""
+        p = self.params
+        return LaplaceCounts(p["eps"], p["delta"], p["adjacency"], p["noise"])
+
+    def check_input(self, data: pd.DataFrame) -> None:
+        """The base checks, and refuse a mapped weight (whatever its
+        values): one record of unbounded weight has unbounded sensitivity.
+
+        Parameters
+        ----------
+        data
+            The layer's rows after the mapping.
+        """
+        super().check_input(data)  # type: ignore[misc]
+        if "weight" in data.columns:
+            # refused by the mapping alone (public), never by the weights'
+            # values: a check of the values would raise or not by one record
+            raise _fail(
+                type(self).__name__,
+                "the weight aesthetic is not supported by DP stats: one "
+                "record of unbounded weight has unbounded sensitivity. "
+                "Remove aes(weight=...) or use the CKM twin, which "
+                "perturbs weighted counts.",
+            )
+
+
+class CKMMixin:
+    """Parameters, validation and mechanism of the CKM stats."""
+
+    params: dict[str, Any]  # of the stat it is mixed into
+
+    def validate_params(self) -> None:
+        """Check ``ptable`` (required) and ``threshold``, then the
+        family's own parameters.
+
+        Raises
+        ------
+        PlotninePrivateError
+            Naming the parameter, the value and the fix.
+        """
+        p = self.params
+        name = type(self).__name__
+        if p["ptable"] is None:
+            raise _fail(
+                name,
+                "ptable is required: a PTable from create_cnt_ptable(D, V, "
+                "js) or read_ptable(path) with your office's p-table.",
+            )
+        p["ptable"] = as_ptable(name, p["ptable"])
+        p["threshold"] = validate_threshold(name, p["threshold"])
+        p["level"] = validate_level(name, p.get("level", 0.95))
+        super().validate_params()  # type: ignore[misc]
+
+    def make_mechanism(self) -> CKMCounts:
+        """The Cell Key Method with the layer's p-table and threshold."""
+        p = self.params
+        return CKMCounts(p["ptable"], p["threshold"])
+
+    def record_key_integers(self, data: pd.DataFrame):
+        """The ``rkey`` aesthetic as exact integers, in the p-table's key
+        convention (uniform keys in [0, 1) or integer keys mod K).
+
+        Parameters
+        ----------
+        data
+            The layer's rows after the mapping.
+
+        Returns
+        -------
+        numpy.ndarray
+            int64 keys whose per-cell sums give exact cell keys.
+
+        Raises
+        ------
+        PlotninePrivateError
+            If ``rkey`` is not mapped or holds invalid keys.
+        """
+        name = type(self).__name__
+        if "rkey" not in data.columns:
+            raise _fail(
+                name,
+                "needs record keys: map them with aes(rkey='<column>'). "
+                "Create them once with add_record_keys(data) and store them "
+                "with the data, so every output gets the same noise.",
+            )
+        ptable = self.params["ptable"]  # type: ignore[attr-defined]
+        kind = ptable.key_kind
+        try:
+            return record_key_integers(
+                data["rkey"].to_numpy(),
+                kind=kind,
+                modulus=ptable.key_modulus if kind == "integer" else None,
+            )
+        except ValueError as err:
+            raise _fail(name, f"aesthetic rkey: {err}") from None
