@@ -15,7 +15,8 @@ Both are held by the immutable :class:`PTable`; :func:`read_ptable` and
 
 Modules: :mod:`.build` (tables from parameters), :mod:`.spec` (parameter
 validation), :mod:`.maxent` (the exact row solver), :mod:`.table` (the
-object and its lookups), :mod:`.lookup` (magnitudes across tables),
+object), :mod:`.table_lookups` and :mod:`.table_io` (its lookups and its
+ONS conversion), :mod:`.lookup` (magnitudes across tables),
 :mod:`.values` (constants and helpers), :mod:`.io` (formats) and
 :mod:`.frames` (validation of tables read). The package imports numpy,
 scipy and pandas only, never plotnine.

@@ -1,0 +1,227 @@
+"""The count mechanisms of the release engine and their privacy maps.
+
+:class:`LaplaceCounts` (discrete or rounded Laplace noise, formal DP) and
+:class:`CKMCounts` (the Cell Key Method, no formal guarantee): each says
+what a release costs and perturbs a :class:`~.release.CellTable`. Split
+out of :mod:`.release`, which re-exports these names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from . import laplace as lap
+from .errors import ParameterError
+from .randomness import CellStreams
+
+if TYPE_CHECKING:
+    from .release import CellTable
+
+__all__ = ["CKMCounts", "LaplaceCounts"]
+
+
+@dataclass(frozen=True)
+class LaplaceCounts:
+    """Laplace-type noise on counts: exact discrete Laplace (default) or
+    continuous Laplace rounded (DPpack replication).
+
+    Privacy map (Dwork, McSherry, Nissim & Smith 2006; discrete form by
+    Canonne, Kamath & Steinke 2020): a count histogram has L1 sensitivity
+    ``Δ = 1`` under add/remove and ``Δ = 2`` under replace-one (one cell
+    loses a record, another gains it); noise of scale ``Δ/ε`` on every cell
+    of a public domain is ``ε``-DP. On a domain observed in the data only
+    non-empty cells are candidates and a cell is shown iff its noisy count
+    reaches the threshold of
+    :func:`~plotnine_private.mechanisms.laplace.threshold_for`: ``(ε,
+    δ)``-DP (Karwa & Vadhan 2018). When one record is counted in ``m``
+    cells (facet margins), the cost is ``m`` times that (group privacy).
+    """
+
+    eps: float
+    delta: float = 1e-6
+    adjacency: str = "replace"
+    noise: str = "discrete_laplace"
+
+    def __post_init__(self):
+        if self.adjacency not in lap.ADJACENCY_SENSITIVITY:
+            raise ParameterError(
+                f"adjacency must be 'replace' or 'add_remove', got "
+                f"{self.adjacency!r}."
+            )
+        if self.noise not in ("discrete_laplace", "laplace"):
+            raise ParameterError(
+                f"noise must be 'discrete_laplace' or 'laplace', got "
+                f"{self.noise!r}."
+            )
+
+    @property
+    def sensitivity(self) -> int:
+        """L1 sensitivity of a count vector: 2 (replace), 1 (add/remove)."""
+        return lap.ADJACENCY_SENSITIVITY[self.adjacency]
+
+    @property
+    def scale(self) -> float:
+        """Noise scale ``sensitivity / eps``, with ``eps`` as the exact
+        rational the sampler uses."""
+        return self.sensitivity / float(lap.exact_epsilon(self.eps))
+
+    @property
+    def threshold(self) -> float:
+        """Display threshold of a thresholded release."""
+        return lap.threshold_for(
+            self.eps, self.delta, self.adjacency, self.noise
+        )
+
+    def privacy_map(
+        self, public: bool, multiplicity: int = 1
+    ) -> tuple[float, float]:
+        """``(eps, delta)`` of one release.
+
+        >>> m = LaplaceCounts(eps=1.0, delta=1e-6)
+        >>> m.privacy_map(public=True), m.privacy_map(public=False)
+        ((1.0, 0.0), (1.0, 1e-06))
+        >>> m.privacy_map(public=True, multiplicity=3)
+        (3.0, 0.0)
+        """
+        eps = float(self.eps) * multiplicity
+        delta = 0.0 if public else float(self.delta) * multiplicity
+        return eps, delta
+
+    def with_eps(self, eps: float) -> LaplaceCounts:
+        """The same mechanism with another ``eps`` (what is left of a
+        layer's budget after a private range estimate)."""
+        return LaplaceCounts(eps, self.delta, self.adjacency, self.noise)
+
+    def parameters(self) -> dict[str, Any]:
+        """Public parameters that belong to a query."""
+        return {
+            "eps": float(self.eps),
+            "delta": float(self.delta),
+            "adjacency": self.adjacency,
+            "noise": self.noise,
+        }
+
+    def perturb(self, table: CellTable, key: bytes):
+        """Add noise to the cells of ``table``.
+
+        Every cell of a public table gets noise; otherwise only non-empty
+        cells are candidates and a cell is kept iff its noisy count reaches
+        :attr:`threshold`. Each cell's noise comes from its own stream,
+        named by its words under ``key``.
+
+        Parameters
+        ----------
+        table
+            The cells and their true counts.
+        key
+            The release's stream key (:func:`stream_key`).
+
+        Returns
+        -------
+        values : numpy.ndarray
+            Released counts: clipped at 0, 0 where not shown.
+        noisy : numpy.ndarray
+            Unclipped noisy counts (NaN for cells that were never
+            candidates).
+        keep : numpy.ndarray
+            Whether each cell is shown.
+        details : dict
+            Report words: the scale, and the threshold if any.
+        """
+        n = np.asarray(table.n, dtype=np.int64)
+        streams = CellStreams(key, table.words)
+        cells = np.arange(len(n))
+        if not table.public:
+            cells = cells[n > 0]  # empty cells are never candidates
+        raw = np.full(len(n), np.nan)
+        if self.noise == "discrete_laplace":
+            scale = lap.rational_scale(self.sensitivity, self.eps)
+            raw[cells] = n[cells] + lap.discrete_laplace(streams, scale, cells)
+        else:
+            raw[cells] = n[cells] + lap.laplace(streams, self.scale, cells)
+        keep = np.zeros(len(n), dtype=bool)
+        keep[cells] = True
+        details: dict[str, Any] = {"scale": self.scale}
+        if not table.public:
+            tau = self.threshold
+            # compare the unrounded value: rounding first would lower the
+            # effective cut below tau for continuous noise
+            keep &= np.nan_to_num(raw, nan=-np.inf) >= tau
+            details["threshold"] = tau
+        noisy = raw if self.noise == "discrete_laplace" else np.round(raw)
+        values = np.where(keep, np.clip(np.nan_to_num(noisy), 0, None), 0.0)
+        return values, noisy, keep, details
+
+
+@dataclass(frozen=True)
+class CKMCounts:
+    """Cell Key Method: each cell's noise is read from a p-table at its
+    cell key (the sum of its records' keys, mod 1).
+
+    No formal privacy guarantee and so no privacy map: deterministic given
+    the record keys and the p-table; zero cells stay zero; weighted counts
+    are the perturbed unweighted count times the cell's mean weight
+    (cellKey, Tau-Argus).
+    """
+
+    ptable: Any
+    threshold: float | None = None
+
+    def privacy_map(self, public: bool, multiplicity: int = 1):
+        """``(None, 0.0)``: the Cell Key Method has no formal guarantee,
+        so no eps; it adds nothing to a report's total."""
+        return None, 0.0
+
+    def parameters(self) -> dict[str, Any]:
+        """Public parameters that belong to a query: the p-table's
+        fingerprint and the threshold."""
+        return {
+            "ptable": self.ptable.fingerprint,
+            "threshold": self.threshold,
+        }
+
+    def perturb(self, table: CellTable, key: bytes | None = None):
+        """Read each cell's deviation from the p-table at its cell key.
+
+        Parameters
+        ----------
+        table
+            The cells with their true counts and exact record-key sums.
+        key
+            Unused: CKM draws nothing (its noise is fixed by the keys).
+
+        Returns
+        -------
+        values : numpy.ndarray
+            Perturbed counts (times the mean weight for weighted counts);
+            0 where suppressed by ``threshold``.
+        noisy : numpy.ndarray
+            A copy of ``values``.
+        keep : numpy.ndarray
+            Whether each cell is shown.
+        details : dict
+            Report words: the p-table, its fingerprint, the threshold.
+        """
+        n = np.asarray(table.n, dtype=np.int64)
+        if table.key_sum is None:
+            raise ParameterError("CKM needs the record-key sums of the cells.")
+        pert = n + self.ptable.noise(n, table.key_sum)
+        weighted = n if table.weighted is None else table.weighted
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean_w = np.where(n > 0, weighted / np.where(n > 0, n, 1), 0.0)
+        values = pert * mean_w
+        keep = np.ones(len(values), dtype=bool)
+        if not table.public:
+            keep &= n > 0
+        if self.threshold is not None:
+            keep &= ~(values < self.threshold)
+        values = np.where(keep, values, 0.0).astype(float)
+        details = {
+            "ptable": dict(self.ptable.params),
+            "ptable_fingerprint": self.ptable.fingerprint,
+            "threshold": self.threshold,
+        }
+        return values, values.copy(), keep, details
