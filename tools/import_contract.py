@@ -27,7 +27,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("exceptions", "smoothing", "_version", "statements"),
     ("validation", "noise_bounds"),
     ("cells",),
-    ("families",),
+    ("families", "_panel_codes"),
     ("_compat",),
     ("door",),
     ("pca",),
