@@ -60,7 +60,7 @@ from plotnine.layer import Layers
 from plotnine.layer import layer as _layer
 from plotnine.mapping.aes import aes
 
-from .cells import small_codes
+from ._panel_codes import _small_panel
 
 if TYPE_CHECKING:
     from plotnine import ggplot
@@ -434,32 +434,6 @@ def _layout_setup(hooks: DoorHooks):
         return setup
 
     return make
-
-
-def _small_panel(
-    col: pd.Series, layout: pd.DataFrame
-) -> pd.Series | pd.Categorical:
-    """``PANEL`` as plotnine's ordered categorical of the layout's panels,
-    with codes of one or two bytes."""
-    if isinstance(col.dtype, pd.CategoricalDtype):
-        return col
-    panels = layout["PANEL"]
-    cats = (
-        panels.cat.categories
-        if isinstance(panels.dtype, pd.CategoricalDtype)
-        else pd.Index(panels)
-    )
-    if len(cats) == 1 and (col.dtype.kind in "iu"):
-        # one panel: every row's code is 0
-        codes = np.zeros(len(col), dtype=np.int8)
-        codes[col.to_numpy() != cats[0]] = -1
-    else:
-        # pandas-stubs want an Index; any array-like is accepted
-        codes = small_codes(
-            cats.get_indexer(col),  # type: ignore[arg-type]
-            len(cats),
-        )
-    return pd.Categorical.from_codes(codes, categories=cats, ordered=True)
 
 
 def _layer_deepcopy(original):

@@ -29,7 +29,6 @@ import math
 import numbers
 import os
 import platform
-import re
 import sys
 from copy import deepcopy
 from datetime import datetime, timezone
@@ -40,11 +39,11 @@ import matplotlib as mpl
 import numpy as np
 import pandas as pd
 from plotnine.composition import Compose
-from plotnine.scales.scale_discrete import scale_discrete
 
-from ._compat import Built, built_parts
+from ._compat import built_parts
 from ._version import installed_version
-from .door import LAYOUT_COLUMNS
+from .bundle_checks import FIGURE, _layer_output
+from .bundle_tables import released_table
 from .exceptions import PlotninePrivateError
 from .ledger_book import rows_of as ledger_rows
 from .mechanisms.keys import current_key_id
@@ -73,18 +72,9 @@ DEFAULT_RULES: dict[str, Any] = {
     "zeros_are_disclosive": True,
 }
 
-FIGURE = "figure.png"
 RESULTS = "results.json"
 CONFIG = "config.json"
 CHECKSUMS = "checksums.sha256"
-
-# columns that identify a cell, in the order written
-_IDENTITY_1D = ["x", "xmin", "xmax", "width"]
-_IDENTITY_2D = ["y", "ymin", "ymax", "height"]
-# what a private layer may never write (unclipped noise, raw values)
-_FORBIDDEN = re.compile(r"noisy|raw|true|rkey|key_sum", re.IGNORECASE)
-
-_STATBARN = "https://www.w3id.org/statbarnsdc#"
 
 
 # --------------------------------------------------------------------------
@@ -145,258 +135,6 @@ def _caller_line() -> str:
             return line or "<source not available>"
         frame = frame.f_back
     return "<source not available>"
-
-
-# --------------------------------------------------------------------------
-# the released table of a layer
-# --------------------------------------------------------------------------
-def _level_columns(built: Built, data: pd.DataFrame) -> dict[str, list]:
-    """Category labels of discrete aesthetics, recovered from the scales.
-
-    The built layer data holds mapped values (positions 1, 2, ... for a
-    discrete x, colours for fill); a checker wants the categories.
-    """
-    out: dict[str, list] = {}
-    x = built.layout.panel_scales_x[0] if built.layout.panel_scales_x else None
-    if isinstance(x, scale_discrete) and "x" in data.columns:
-        limits = list(x.final_limits)
-        pos = np.rint(data["x"].to_numpy(dtype=float)).astype(int) - 1
-        ok = (pos >= 0) & (pos < len(limits))
-        out["x_level"] = [
-            limits[p] if good else None for p, good in zip(pos, ok)
-        ]
-    for sc in built.scales.non_position_scales():
-        if not isinstance(sc, scale_discrete):
-            continue
-        limits = list(sc.final_limits)
-        try:
-            mapped = list(sc.map(pd.Series(limits, dtype=object)))
-        except Exception:  # noqa: BLE001 - labels are a convenience
-            continue
-        if len(set(map(str, mapped))) != len(mapped):
-            continue  # not invertible
-        inverse = {str(m): lim for m, lim in zip(mapped, limits)}
-        for ae in sc.aesthetics:
-            if ae in data.columns:
-                found = [inverse.get(str(v)) for v in data[ae].to_numpy()]
-                if any(f is not None for f in found):
-                    out[f"{ae}_level"] = found
-    return out
-
-
-def released_table(built: Built, i: int) -> pd.DataFrame:
-    """The cells released by layer ``i`` of a built plot.
-
-    Cell identity (panel, facet values, group, positions, category labels)
-    and the released values the stat creates (count, n, prop, density,
-    prob ...); never ``noisy_*`` columns.
-    """
-    lyr = built.layers[i]
-    stat = lyr.stat
-    data = lyr.data
-    two_d = "y" in getattr(stat, "REQUIRED_AES", set()) or "ymin" in getattr(
-        stat, "CREATES", set()
-    )
-    identity = _IDENTITY_1D + (_IDENTITY_2D if two_d else [])
-    values = sorted(
-        c
-        for c in getattr(stat, "CREATES", set())
-        if c in data.columns and c not in identity
-    )
-    table = pd.DataFrame(index=range(len(data)))
-    if "PANEL" in data.columns:
-        panel = data["PANEL"].reset_index(drop=True)
-        table["PANEL"] = panel.astype(object).to_numpy()
-        layout = built.layout.layout
-        facets = [c for c in layout.columns if c not in LAYOUT_COLUMNS]
-        if facets:
-            lut = layout.set_index("PANEL")[facets]
-            for c in facets:
-                table[c] = lut[c].reindex(panel).astype(object).to_numpy()
-    if "group" in data.columns:
-        table["group"] = data["group"].to_numpy()
-    levels = _level_columns(built, data)
-    for c in identity:
-        if c in data.columns:
-            table[c] = data[c].to_numpy()
-        if c == "x" and "x_level" in levels:
-            table["x_level"] = levels.pop("x_level")
-    for c, v in levels.items():
-        table[c] = v
-    for c in values:
-        table[c] = data[c].to_numpy()
-    return table[[c for c in table.columns if not _FORBIDDEN.search(c)]]
-
-
-# --------------------------------------------------------------------------
-# checks
-# --------------------------------------------------------------------------
-def _count_column(table: pd.DataFrame) -> str | None:
-    for c in ("count", "n"):
-        if c in table.columns:
-            return c
-    return None
-
-
-def _cell_checks(table: pd.DataFrame, rules: dict[str, Any]):
-    """Rule-of-thumb flags on released counts: (flags per row, sdc)."""
-    col = _count_column(table)
-    flags: list[list[str]] = [[] for _ in range(len(table))]
-    cells: dict[str, list] = {"threshold": [], "zeros": [], "negative": []}
-    if col is not None:
-        j = list(table.columns).index(col)
-        v = pd.to_numeric(table[col], errors="coerce").to_numpy(dtype=float)
-        for r, x in enumerate(v):
-            if not np.isfinite(x):
-                continue
-            if x < 0:
-                cells["negative"].append([r, j])
-                flags[r].append("negative")
-            elif x == 0:
-                if rules["zeros_are_disclosive"]:
-                    cells["zeros"].append([r, j])
-                    flags[r].append("zero")
-            elif x < rules["threshold"]:
-                cells["threshold"].append([r, j])
-                flags[r].append("threshold")
-    sdc = {
-        "summary": {
-            "suppressed": False,
-            "negative": len(cells["negative"]),
-            "missing": 0,
-            "threshold": len(cells["threshold"]),
-            "zeros": len(cells["zeros"]),
-            "checked_column": col,
-        },
-        "cells": cells,
-    }
-    return flags, sdc
-
-
-def _output_type(stat_name: str) -> tuple[str, str]:
-    """(ACRO-style output type, statbarn class) of a stat."""
-    name = stat_name.removeprefix("stat_")
-    if name.startswith(("bin_hex", "binhex")):
-        return "hexbin plot", "Frequencies"
-    if name.startswith(("bin2d", "bin_2d")):
-        return "2-D histogram", "Frequencies"
-    if name.startswith("bin"):
-        return "histogram", "Histogram"
-    if name.startswith("count"):
-        return "bar graph", "BarGraph"
-    if name.startswith("sum"):
-        return "count plot", "Frequencies"
-    if "pca" in name:
-        return "PCA score histogram", "Frequencies"
-    return "custom", "Frequencies"
-
-
-def _layer_output(
-    i: int,
-    lyr,
-    rows: list[dict],
-    table: pd.DataFrame | None,
-    csv_name: str | None,
-    rules: dict[str, Any],
-    command: str,
-    timestamp: str,
-    comments: list[str],
-) -> dict[str, Any]:
-    from .report.composition import COLUMNS
-    from .report.presentation import plain
-
-    # what a checker needs of each release (the report's columns that
-    # describe the mechanism, not the layer or the seed policy)
-    skip = {"layer", "stat", "geom", "seed_policy"}
-    release_fields = [c for c in COLUMNS if c not in skip]
-
-    stat_name = type(lyr.stat).__name__
-    otype, statbarn = _output_type(stat_name)
-    privacy = [{k: plain(r[k]) for k in release_fields} for r in rows]
-    mechanisms = {r["mechanism"] for r in rows if r["mechanism"]}
-    properties: dict[str, Any] = {
-        "method": stat_name,
-        "geom": type(lyr.geom).__name__,
-        "statbarn": _STATBARN + statbarn,
-        "seed_policy": rows[0]["seed_policy"] if rows else None,
-        "releases": privacy,
-    }
-    files: list[dict[str, Any]] = [{"name": FIGURE, "sdc": {}}]
-    outcome: dict[str, str] = {}
-    if table is None:
-        status = "review"
-        properties["mitigation"] = None
-        axes = trained_axes(lyr)
-        properties["trains"] = axes
-        trains = (
-            f" It trains the {' and '.join(axes)} axis from its data (the "
-            "axis range can show its values, even where it draws nothing)."
-            if axes
-            else ""
-        )
-        summary = (
-            "review; this layer is not protected by any privacy mechanism "
-            "(it draws its data as given); its values are not exported. "
-            f"A checker must judge whether its data is public.{trains}"
-        )
-        otype = "custom"
-    else:
-        flags, sdc = _cell_checks(table, rules)
-        files.insert(0, {"name": csv_name, "sdc": sdc})
-        outcome = {
-            str(r): "; ".join(f) + "; " if f else "ok"
-            for r, f in enumerate(flags)
-        }
-        n_thr = sdc["summary"]["threshold"]
-        n_zero = sdc["summary"]["zeros"]
-        rule = (
-            f"{n_thr} cell(s) with a released count below "
-            f"{rules['threshold']}, {n_zero} zero cell(s)"
-        )
-        if mechanisms == {"ckm"}:
-            properties["mitigation"] = "CKM"
-            if n_thr or sdc["summary"]["negative"]:
-                status = "fail"
-            elif n_zero:
-                status = "review"
-            else:
-                status = "pass"
-            summary = (
-                f"{status}; Cell Key Method (no formal privacy guarantee): "
-                f"checked on the released values: {rule}. CKM zero cells "
-                "are true zeros. Differencing across overlapping outputs "
-                "needs manual review."
-            )
-        else:
-            properties["mitigation"] = "Noise"
-            eps = sum((r["charged_eps"] or 0.0) for r in rows)
-            status = "pass"
-            summary = (
-                "pass; differential privacy (noise is the mitigation, "
-                f"eps charged {eps:.6g}): every value shown is noisy, so the "
-                f"threshold checks are informational only: {rule} after "
-                "noise."
-            )
-            if table is not None and "thresholded" in {
-                r["domain"] for r in rows
-            }:
-                summary += (
-                    " Cells were selected from the data by a noisy "
-                    "threshold (eps, delta)."
-                )
-    return {
-        "uid": f"output_{i}",
-        "status": status,
-        "type": otype,
-        "properties": properties,
-        "files": files,
-        "outcome": outcome,
-        "command": command,
-        "summary": summary,
-        "timestamp": timestamp,
-        "comments": list(comments),
-        "exception": "",
-    }
 
 
 # --------------------------------------------------------------------------

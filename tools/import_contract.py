@@ -27,7 +27,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("exceptions", "smoothing", "_version", "statements"),
     ("validation", "noise_bounds"),
     ("cells",),
-    ("families",),
+    ("families", "_panel_codes"),
     ("_compat",),
     ("door",),
     ("pca",),
@@ -37,7 +37,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("ledger_store",),
     ("ledger_book", "noise"),
     ("planning",),
-    ("compare",),
+    ("compare", "bundle_tables", "bundle_checks"),
     ("bundle",),
     ("__init__", "__main__"),
 ]
