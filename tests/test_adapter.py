@@ -242,3 +242,22 @@ def test_the_contract_finds_upward_imports_and_plotnine_in_the_core(
     assert any("imports plotnine" in f for f in found)
     assert any("imports pandas" in f for f in found)
     assert any("mechanisms (layer 0) imports" in f for f in found)
+
+
+def test_the_architecture_page_lists_the_layers_of_the_contract():
+    # docs/architecture.md states the layers the import contract enforces
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    text = (root / "docs" / "architecture.md").read_text()
+    rows = re.findall(r"^\| (\d+) \| (.+?) \|", text, flags=re.M)
+    contract = _contract()
+    assert len(rows) == len(contract.LAYERS)
+    for (k, cell), parts in zip(rows, contract.LAYERS):
+        names = {
+            n.strip("`/").removesuffix(".py")
+            for n in re.findall(r"`[^`]+`", cell)
+        }
+        assert int(k) == contract.LAYERS.index(parts)
+        assert names == set(parts), (k, names, parts)
