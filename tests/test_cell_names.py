@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 import warnings
-from copy import deepcopy
 from fractions import Fraction
 
 import numpy as np
@@ -22,6 +21,7 @@ import pandas as pd
 from plotnine import aes, facet_grid, geom_bar, ggplot
 
 import plotnine_private as pp
+from plotnine_private._compat import build
 from plotnine_private.mechanisms.randomness import (
     CellStreams,
     cell_words,
@@ -111,10 +111,9 @@ def test_panels_whose_labels_join_alike_have_their_own_noise():
 
 
 def _built(plot) -> tuple[pd.DataFrame, pd.DataFrame]:
-    built = deepcopy(plot)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        built._build()
+        built = build(plot)
     layout = built.layout.layout.astype({"a": str, "b": str})
     return built.layers[0].data, layout
 

@@ -82,7 +82,7 @@ def test_without_a_public_total_nothing_is_said():
 
 def test_total_is_checked():
     with pytest.raises(pp.PlotninePrivateError, match="total must be"):
-        geom_bar(stat="count_dp", eps=1, total=-3)
+        ggplot() + geom_bar(stat="count_dp", eps=1, total=-3)
 
 
 def totals(eps):

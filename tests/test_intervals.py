@@ -168,7 +168,7 @@ def test_half_as_wide_fails_the_same_bound():
 
 def test_level_parameter_is_checked():
     with pytest.raises(pp.PlotninePrivateError, match="level must be"):
-        geom_bar(stat="count_dp", eps=1, level=1.5)
+        ggplot() + geom_bar(stat="count_dp", eps=1, level=1.5)
 
 
 # --------------------------------------------------------------------------
@@ -273,7 +273,9 @@ def test_simultaneous_band_holds_whole_curves(family):
 
 def test_band_parameter_is_checked():
     with pytest.raises(pp.PlotninePrivateError, match="band must be"):
-        geom_density(stat="density_dp", limits=(0, 1), eps=1, band="both")
+        ggplot() + geom_density(
+            stat="density_dp", limits=(0, 1), eps=1, band="both"
+        )
 
 
 # --------------------------------------------------------------------------

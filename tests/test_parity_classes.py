@@ -229,7 +229,7 @@ def test_summary_takes_plotnines_fun_y_and_names_what_it_refuses(cars):
     )
     assert len(layer_data(p)) == 7
     with pytest.raises(pp.PlotninePrivateError, match="fun_data='mean_se'"):
-        geom_point(
+        ggplot() + geom_point(
             stat="summary_dp", bounds=(0, 50), eps=1, fun_data="mean_se"
         )
 

@@ -14,6 +14,7 @@ import warnings
 from copy import deepcopy
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import matplotlib as mpl
 import matplotlib.pyplot as plt
@@ -24,6 +25,7 @@ from plotnine import ggplot, theme
 from plotnine.scales.scale_discrete import scale_discrete
 
 import plotnine_private as pp  # noqa: F401  (registers the stats)
+from plotnine_private._compat import built_parts
 
 from .cases import Case
 
@@ -42,7 +44,7 @@ class Built:
     image: np.ndarray
 
 
-def _panel_facts(plot: ggplot):
+def _panel_facts(plot: Any):
     ranges, breaks = [], []
     for params in plot.layout.panel_params:
         ranges.append((tuple(params.x.range), tuple(params.y.range)))
@@ -55,7 +57,7 @@ def _panel_facts(plot: ggplot):
     return ranges, breaks
 
 
-def _legends(plot: ggplot) -> dict:
+def _legends(plot: Any) -> dict:
     out = {}
     for sc in plot.scales:
         if any(ae in ("x", "y") for ae in sc.aesthetics):
@@ -85,9 +87,7 @@ def draw(plot: ggplot) -> Built:
         finally:
             for num in set(plt.get_fignums()) - before:
                 plt.close(num)
-    ranges, breaks = _panel_facts(plot)
-    data = [lyr.data.copy() for lyr in plot.layers]
-    return Built(data, ranges, breaks, _legends(plot), image)
+    return _facts(plot, image)
 
 
 def build_only(plot: ggplot) -> Built:
@@ -97,9 +97,15 @@ def build_only(plot: ggplot) -> Built:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         plot._build()
-    ranges, breaks = _panel_facts(plot)
-    data = [lyr.data.copy() for lyr in plot.layers]
-    return Built(data, ranges, breaks, _legends(plot), np.zeros((1, 1, 3)))
+    return _facts(plot, np.zeros((1, 1, 3)))
+
+
+def _facts(plot: ggplot, image: np.ndarray) -> Built:
+    # plotnine 0.15 keeps the built parts on the plot, 0.16 on plot.built
+    parts = built_parts(plot)
+    ranges, breaks = _panel_facts(parts)
+    data = [lyr.data.copy() for lyr in parts.layers]
+    return Built(data, ranges, breaks, _legends(parts), image)
 
 
 def build_pair(case: Case) -> tuple[Built, Built]:
