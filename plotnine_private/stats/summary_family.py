@@ -73,7 +73,10 @@ class _SummaryFamily(_CountFamily):
     QUERY_PARAMS: tuple[str, ...] = ("fun", "bounds")
 
     # -- parameters ----------------------------------------------------
-    def validate_params(self) -> None:
+    def check_fun(self) -> None:
+        """``fun`` (or plotnine's ``fun_y``) as "mean" or "sum"; the
+        interval functions plotnine takes are refused with the private
+        alternative. Idempotent (the DP twin checks it first)."""
         p = self.params
         name = self.name
         if p.get("fun_y") is not None:
@@ -91,6 +94,11 @@ class _SummaryFamily(_CountFamily):
                     "(errorbar='none'). Drop " + param + ".",
                 )
         validate_choice(name, "fun", p["fun"], ("mean", "sum"))
+
+    def validate_params(self) -> None:
+        self.check_fun()
+        p = self.params
+        name = self.name
         if p["bounds"] is None:
             raise fail(
                 name,

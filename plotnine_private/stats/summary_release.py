@@ -36,7 +36,7 @@ from .signal import (
     validate_total,
     warn_eps_scale,
 )
-from .summary_family import _FUNCTIONS, _SummaryFamily
+from .summary_family import _SummaryFamily
 from .summary_totals import _record_rows, ratio_interval
 
 
@@ -45,23 +45,9 @@ class _DPSummary(_SummaryFamily):
     QUERY_PARAMS = ("fun", "bounds", "sum_share")
 
     def validate_params(self) -> None:
+        self.check_fun()  # sum_share's rule below depends on fun
         p = self.params
         name = self.name
-        if p.get("fun_y") is not None:
-            # plotnine 0.15 calls the y function fun_y (a callable)
-            p["fun"] = p.pop("fun_y")
-        p["fun"] = _FUNCTIONS.get(p["fun"], p["fun"])
-        for param in ("fun_data", "fun_ymin", "fun_ymax", "fun_args"):
-            if p.get(param) is not None:
-                raise fail(
-                    name,
-                    f"{param}={p[param]!r} is not released privately: y is "
-                    "a private mean or total (fun_y='mean' or 'sum') and "
-                    "its bars are the noise interval of that release "
-                    "(errorbar='noise', level=0.95), or none "
-                    "(errorbar='none'). Drop " + param + ".",
-                )
-        validate_choice(name, "fun", p["fun"], ("mean", "sum"))
         p["eps"] = validate_eps(name, p["eps"])
         p["seed"] = validate_seed(name, p["seed"])
         validate_choice(
