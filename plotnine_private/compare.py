@@ -156,7 +156,7 @@ def _check_twin(kind: str, params: Any) -> dict | None:
 def _built(plot: ggplot) -> Built:
     b = deepcopy(plot)
     for lyr in b.layers:
-        if hasattr(lyr, "budget_eps"):
+        if getattr(lyr, "is_budget", False):
             lyr.enforce = False
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -321,7 +321,7 @@ def noise_interval(plot: Any, level: float = 0.95) -> NoiseIntervals:
             built_figures(plot, "noise_interval")  # raises: names the type
         plot = deepcopy(plot)
         for lyr in plot.layers:
-            if hasattr(lyr, "budget_eps"):
+            if getattr(lyr, "is_budget", False):
                 lyr.enforce = False  # the interval is not a release
         return intervals_of_built(build(plot), level)
 

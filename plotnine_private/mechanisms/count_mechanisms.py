@@ -46,16 +46,7 @@ class LaplaceCounts:
     noise: str = "discrete_laplace"
 
     def __post_init__(self):
-        if self.adjacency not in lap.ADJACENCY_SENSITIVITY:
-            raise ParameterError(
-                f"adjacency must be 'replace' or 'add_remove', got "
-                f"{self.adjacency!r}."
-            )
-        if self.noise not in ("discrete_laplace", "laplace"):
-            raise ParameterError(
-                f"noise must be 'discrete_laplace' or 'laplace', got "
-                f"{self.noise!r}."
-            )
+        lap.check_laplace_options(self.adjacency, self.noise)
 
     @property
     def sensitivity(self) -> int:

@@ -50,6 +50,22 @@ __all__ = [
 
 #: L1 sensitivity of a histogram (one record is in one cell) per adjacency.
 ADJACENCY_SENSITIVITY = {"replace": 2, "add_remove": 1}
+#: the Laplace-family noises a DP count or sum may use
+NOISES = ("discrete_laplace", "laplace")
+
+
+def check_laplace_options(adjacency: str, noise: str) -> None:
+    """Refuse an unknown ``adjacency`` or ``noise`` (shared by the count
+    and the sum mechanisms)."""
+    if adjacency not in ADJACENCY_SENSITIVITY:
+        raise ParameterError(
+            f"adjacency must be 'replace' or 'add_remove', got {adjacency!r}."
+        )
+    if noise not in NOISES:
+        raise ParameterError(
+            f"noise must be 'discrete_laplace' or 'laplace', got {noise!r}."
+        )
+
 
 _EPS_DENOMINATOR = 2**20
 

@@ -169,16 +169,7 @@ class LaplaceSums:
     STREAM = "sums"
 
     def __post_init__(self):
-        if self.adjacency not in lap.ADJACENCY_SENSITIVITY:
-            raise ParameterError(
-                f"adjacency must be 'replace' or 'add_remove', got "
-                f"{self.adjacency!r}."
-            )
-        if self.noise not in ("discrete_laplace", "laplace"):
-            raise ParameterError(
-                f"noise must be 'discrete_laplace' or 'laplace', got "
-                f"{self.noise!r}."
-            )
+        lap.check_laplace_options(self.adjacency, self.noise)
         if int(self.bound) != self.bound or self.bound < 1:
             raise ParameterError(
                 f"bound must be a whole number >= 1, got {self.bound!r}."
