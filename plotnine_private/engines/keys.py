@@ -8,25 +8,22 @@ function of its (integer) row identifier, written with integer ``+``,
 compute the very same keys (:func:`row_keys`, :func:`record_key_expr`,
 :func:`record_keys_sql`).
 
-The function: ``x0 = id mod P``, ``x1 = id div P`` (``P = 2147483579``, a
-prime with ``P mod 3 = 2``, so ``a -> a**3 mod P`` is a permutation); two
-chains of four rounds ``a -> (a + k_r [+ x1])**3 mod P`` with eight round
-keys ``k_r`` taken from a hash of the seed give ``hA`` and ``hB``; the key
-integer is ``(hA * P + hB) mod 10**digits`` (or ``mod integer_range``).
-Every product stays below ``2**63``. This is a pseudorandom function for
-statistical purposes (uniform keys, no visible pattern along the ids),
-not a cryptographic one: keep the seed secret, like the keys.
+The function is :func:`plotnine_private.mechanisms.idhash.key_ints`
+(the key integer is its value ``mod 10**digits`` or ``mod
+integer_range``): a pseudorandom function for statistical purposes, not a
+cryptographic one, so keep the seed secret, like the keys.
 """
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 import numpy as np
 
 from ..mechanisms.ckm import key_scale
 from ..mechanisms.errors import ParameterError
+from ..mechanisms.idhash import PRIME, round_keys
+from ..mechanisms.idhash import key_ints as _key_ints
 
 __all__ = [
     "PRIME",
@@ -36,46 +33,6 @@ __all__ = [
     "round_keys",
     "row_keys",
 ]
-
-#: the modulus of the rounds: prime, below 2**31, and 2 mod 3
-PRIME = 2147483579
-
-
-def round_keys(seed: Any) -> list[int]:
-    """The eight round keys of ``seed`` (an int or a non-empty str)."""
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer, str)):
-        raise ParameterError(
-            f"seed must be an int or a str to derive keys from a row "
-            f"identifier, got {seed!r}; keys from row_id= need a seed."
-        )
-    h = hashlib.blake2b(
-        str(int(seed) if not isinstance(seed, str) else seed).encode(),
-        digest_size=64,
-        person=b"pnp-row-keys",
-    ).digest()
-    return [
-        int.from_bytes(h[8 * i : 8 * i + 8], "big") % PRIME for i in range(8)
-    ]
-
-
-def _cube(a):
-    return (a * a % PRIME) * a % PRIME
-
-
-def _key_ints(ident, seed, scale: int):
-    """The key integers of ``ident`` (numpy int64 array or narwhals
-    expression: both use the same integer operations)."""
-    k = round_keys(seed)
-    x0 = ident % PRIME
-    x1 = ident // PRIME % PRIME
-    chains = []
-    for base in (0, 4):
-        a = _cube((x0 + k[base]) % PRIME)
-        a = _cube((a + x1 + k[base + 1]) % PRIME)
-        a = _cube((a + k[base + 2]) % PRIME)
-        a = _cube((a + k[base + 3]) % PRIME)
-        chains.append(a)
-    return (chains[0] * PRIME + chains[1]) % scale
 
 
 def row_keys(

@@ -1,0 +1,79 @@
+"""A keyed hash of integer identifiers, the same in numpy and in engines.
+
+The function: ``x0 = id mod P``, ``x1 = id div P`` (``P = 2147483579``, a
+prime with ``P mod 3 = 2``, so ``a -> a**3 mod P`` is a permutation); two
+chains of four rounds ``a -> (a + k_r [+ x1])**3 mod P`` with eight round
+keys ``k_r`` taken from a hash of the seed give ``hA`` and ``hB``; the
+result is ``(hA * P + hB) mod scale``. Only integer ``+``, ``*``, ``//``
+and ``%`` are used, and every product stays below ``2**63``, so numpy
+arrays and narwhals expressions (DuckDB, Polars, Spark) compute the very
+same integers from the same code (:func:`key_ints` is duck-typed).
+
+Hand-written because no library offers a keyed hash that DuckDB, Polars
+and Spark all evaluate identically (their built-in hashes differ). It is a
+pseudorandom function for statistical purposes (uniform output, no visible
+pattern along the ids), not a cryptographic one.
+
+Used for CKM record keys from a row identifier
+(:mod:`plotnine_private.engines.keys`) and for the choice of the records a
+privacy unit keeps (:mod:`.bounding`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import numpy as np
+
+from .errors import ParameterError
+
+__all__ = ["PRIME", "SPAN", "key_ints", "round_keys"]
+
+#: the modulus of the rounds: prime, below 2**31, and 2 mod 3
+PRIME = 2147483579
+#: the range of a full-width hash, ``PRIME**2`` (below 2**62)
+SPAN = PRIME * PRIME
+
+
+def round_keys(seed: Any) -> list[int]:
+    """The eight round keys of ``seed`` (an int or a non-empty str)."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer, str)):
+        raise ParameterError(
+            f"seed must be an int or a str to derive keys from a row "
+            f"identifier, got {seed!r}; keys from row_id= need a seed."
+        )
+    h = hashlib.blake2b(
+        str(int(seed) if not isinstance(seed, str) else seed).encode(),
+        digest_size=64,
+        person=b"pnp-row-keys",
+    ).digest()
+    return [
+        int.from_bytes(h[8 * i : 8 * i + 8], "big") % PRIME for i in range(8)
+    ]
+
+
+def _cube(a):
+    return (a * a % PRIME) * a % PRIME
+
+
+def key_ints(ident, seed: Any, scale: int = SPAN):
+    """The keyed hash of ``ident`` in ``[0, scale)``: ``ident`` is a numpy
+    int64 array (values in ``[0, 2**62)``) or a narwhals integer
+    expression; both evaluate the same integer operations.
+
+    >>> key_ints(np.array([0, 1]), 7).tolist() == key_ints(
+    ...     np.array([0, 1]), 7).tolist()
+    True
+    """
+    k = round_keys(seed)
+    x0 = ident % PRIME
+    x1 = ident // PRIME % PRIME
+    chains = []
+    for base in (0, 4):
+        a = _cube((x0 + k[base]) % PRIME)
+        a = _cube((a + x1 + k[base + 1]) % PRIME)
+        a = _cube((a + k[base + 2]) % PRIME)
+        a = _cube((a + k[base + 3]) % PRIME)
+        chains.append(a)
+    return (chains[0] * PRIME + chains[1]) % scale
