@@ -21,11 +21,14 @@ from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 
 from ._compat import layer_mapping, layer_own_data
 from .cells import level_label
 from .exceptions import PlotninePrivateError
+from .mechanisms.bounding import bounded_mask, unit_integers
+from .units import ONE_ROW, Unit, UnitFrame, unit_of
 
 if TYPE_CHECKING:
     from plotnine import ggplot
@@ -79,6 +82,8 @@ def declared_levels(frame: Any, column: str) -> list | None:
     """
     if frame is None or not isinstance(column, str):
         return None
+    if isinstance(frame, UnitFrame):
+        frame = frame.data
     if hasattr(frame, "declared_levels"):  # a table in an engine
         return frame.declared_levels(column)
     module = type(frame).__module__.split(".")[0]
@@ -172,6 +177,9 @@ class Door:
         Words for the report: how the panels were made.
     multiplicity
         In how many panels one record can be (more than 1 with margins).
+    unit
+        The privacy unit the data declare (:mod:`plotnine_private.units`):
+        its rows are already bounded to ``unit.max_records`` per unit.
     rows
         The layer's rows before its mapping was evaluated (every column of
         its data, with ``PANEL``), index-aligned with the evaluated rows:
@@ -190,6 +198,7 @@ class Door:
     panels: str = "single panel"
     multiplicity: int = 1
     rows: pd.DataFrame | None = None
+    unit: Unit = ONE_ROW
 
 
 def _mapping_text(lyr: layer) -> dict[str, str]:
@@ -241,6 +250,7 @@ def make_door(
         panels=getattr(lyr, "_pnp_panels", "single panel"),
         multiplicity=multiplicity,
         rows=rows,
+        unit=unit_of(frame),
     )
 
 
@@ -305,5 +315,32 @@ def release_layer(
     """The released cells of a private layer (the door's hook): its
     evaluated, transformed ``data`` through its stat, with the public
     facts of :func:`make_door` (``rows``: the layer data before its
-    mapping was evaluated)."""
+    mapping was evaluated). Where the data declare a privacy unit, each
+    unit first keeps at most ``max_records`` rows (:func:`bound_rows`)."""
+    unit = unit_of(_source_frame(plot, lyr))
+    if unit.bounded:
+        keep = bound_rows(type(lyr.stat).__name__, rows, unit)
+        if not keep.all():
+            rows, data = rows[keep], data[keep]
     return lyr.stat.release_at_door(data, make_door(plot, lyr, rows))
+
+
+def bound_rows(name: str, rows: pd.DataFrame, unit: Unit):
+    """Which of a layer's rows their privacy unit keeps (a boolean array):
+    the ``unit.max_records`` with the smallest public keyed hash of (unit,
+    record) (:func:`~plotnine_private.mechanisms.bounding.bounded_mask`);
+    a record is its ``record_id`` or, without one, its row position."""
+    for col in (unit.column, unit.record_id):
+        if col is not None and col not in rows.columns:
+            raise PlotninePrivateError(
+                f"{name}(): the data have no column {col!r} named by the "
+                "privacy unit of pp.source(); a layer with its own data= "
+                "must have the unit's columns too."
+            )
+    units = unit_integers(rows[unit.column].to_numpy(), unit.column or "")
+    records = (
+        unit_integers(rows[unit.record_id].to_numpy(), unit.record_id)
+        if unit.record_id is not None
+        else np.arange(len(rows), dtype=np.int64)
+    )
+    return bounded_mask(units, records, unit.max_records, unit.salt)

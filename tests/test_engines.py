@@ -440,9 +440,18 @@ def test_bad_keys_in_engine_are_refused():
         layer_data(plot)
 
 
-def test_memory_frames_need_no_source():
-    with pytest.raises(PlotninePrivateError, match="needs no source"):
-        source(RECORDS)
+def test_memory_frames_are_sources_with_one_row_as_unit():
+    from plotnine_private.units import ONE_ROW, UnitFrame
+
+    src = source(RECORDS)
+    assert isinstance(src, UnitFrame) and src.unit is ONE_ROW
+    assert src.to_pandas() is RECORDS
+    with pytest.raises(PlotninePrivateError, match="levels= is for tables"):
+        source(RECORDS, levels={"g": ["a"]})
+    with pytest.raises(PlotninePrivateError, match="needs max_records"):
+        source(RECORDS, unit="g")
+    with pytest.raises(PlotninePrivateError, match="needs a privacy unit"):
+        source(RECORDS, max_records=3)
 
 
 # -- record keys -----------------------------------------------------------

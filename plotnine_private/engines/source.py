@@ -23,6 +23,7 @@ from typing import Any
 import pandas as pd
 
 from ..exceptions import PlotninePrivateError
+from ..units import ONE_ROW, Unit, UnitFrame, make_unit
 
 __all__ = ["Source", "is_source", "source"]
 
@@ -36,12 +37,18 @@ class Source:
     """
 
     def __init__(
-        self, frame: Any, native: Any, engine: str, levels: dict | None = None
+        self,
+        frame: Any,
+        native: Any,
+        engine: str,
+        levels: dict | None = None,
+        unit: Unit = ONE_ROW,
     ):
         self.frame = frame
         self.native = native
         self.engine = engine
         self.levels = dict(levels or {})
+        self.unit = unit
         self._empty: pd.DataFrame | None = None
 
     def __repr__(self) -> str:
@@ -99,6 +106,7 @@ class Source:
             self.native,
             self.engine,
             self.levels,
+            self.unit,
         )
 
 
@@ -128,7 +136,12 @@ def source(
     *,
     con: Any = None,
     levels: dict[str, list] | None = None,
-) -> Source:
+    unit: str | None = None,
+    max_records: int | None = None,
+    max_cells: int | None = None,
+    record_id: str | None = None,
+    salt: int | str | None = None,
+) -> Source | UnitFrame:
     """A lazy data source for ``ggplot`` and the private tables.
 
     Parameters
@@ -137,8 +150,9 @@ def source(
         A DuckDB relation; a DuckDB connection (with ``table``); a path or
         glob of Parquet files (read through DuckDB, on ``con`` or a new
         in-memory connection); a Polars LazyFrame; an Ibis table; a
-        PySpark DataFrame. (A pandas or polars DataFrame in memory needs no
-        source: pass it to ``ggplot`` directly.)
+        PySpark DataFrame; or a pandas or polars DataFrame in memory
+        (which can also be passed to ``ggplot`` directly, with one row as
+        the privacy unit).
     table
         Table or view name when ``obj`` is a DuckDB connection.
     con
@@ -147,10 +161,31 @@ def source(
         Public levels of columns (``{"region": ["N", "S"]}``), for engines
         and files without an enum type (Spark, Parquet strings): declared
         as a pandas Categorical's categories are.
+    unit
+        The column naming each record's privacy unit (a person, a
+        household): every mechanism then protects a whole unit. Without
+        it a unit is one row.
+    max_records
+        Records one unit keeps at most (``k``, required with ``unit``):
+        the ``k`` with the smallest public keyed hash of (unit, record),
+        before any aggregation; sensitivities are ``k`` times those of
+        one record.
+    max_cells
+        Cells of one layer a unit's records may fall in at most (at most
+        ``max_records``): lowers the display threshold of undeclared
+        domains.
+    record_id
+        A column identifying each record within its unit (whole numbers
+        in an engine); without it, the row's position in a frame in
+        memory (an engine table needs it when ``unit`` is given).
+    salt
+        An int or str that varies which records a unit keeps.
 
     Returns
     -------
-    Source
+    Source or UnitFrame
+        A :class:`Source` for a table in an engine; a
+        :class:`~plotnine_private.units.UnitFrame` for a frame in memory.
 
     Examples
     --------
@@ -162,9 +197,16 @@ def source(
     import narwhals as nw
 
     native = obj
+    declared = (unit, max_records, max_cells, record_id, salt)
+    if isinstance(obj, UnitFrame):
+        obj = obj.data
     if isinstance(obj, Source):
         return Source(
-            obj.frame, obj.native, obj.engine, {**obj.levels, **(levels or {})}
+            obj.frame,
+            obj.native,
+            obj.engine,
+            {**obj.levels, **(levels or {})},
+            make_unit(obj.columns, *declared) if unit else obj.unit,
         )
     if isinstance(obj, (str, os.PathLike)):
         obj = _parquet(os.fspath(obj), con)
@@ -181,10 +223,14 @@ def source(
         type(obj).__module__.split(".")[0] == "polars"
         and not hasattr(obj, "collect")
     ):
-        raise PlotninePrivateError(
-            "source(): a data frame in memory needs no source; pass it to "
-            "ggplot() directly (pp.source is for tables in an engine)."
-        )
+        if levels:
+            raise PlotninePrivateError(
+                "source(): levels= is for tables in an engine; declare the "
+                "levels of a frame in memory as a pandas Categorical with "
+                "categories=[...] (or a polars Enum)."
+            )
+        cols = [str(c) for c in obj.columns]
+        return UnitFrame(obj, make_unit(cols, *declared))
     try:
         frame = nw.from_native(obj)
     except TypeError:
@@ -202,4 +248,5 @@ def source(
         raise PlotninePrivateError(
             f"source(): levels= names {bad[0]!r}, which is not a column."
         )
-    return Source(frame, native, engine, levels)
+    columns = list(frame.collect_schema().names())
+    return Source(frame, native, engine, levels, make_unit(columns, *declared))

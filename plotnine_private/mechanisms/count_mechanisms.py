@@ -20,7 +20,28 @@ from .randomness import CellStreams
 if TYPE_CHECKING:
     from .release import CellTable
 
-__all__ = ["CKMCounts", "LaplaceCounts"]
+__all__ = ["CKMCounts", "LaplaceCounts", "check_bound"]
+
+
+def check_bound(records: Any, cells: Any) -> None:
+    """Refuse a contribution bound that is not a whole number >= 1 (and
+    ``cells`` not above ``records``)."""
+    for name, v in (("max_records", records), ("max_cells", cells)):
+        if v is None and name == "max_cells":
+            continue
+        if (
+            isinstance(v, bool)
+            or not isinstance(v, (int, np.integer))
+            or (v < 1)
+        ):
+            raise ParameterError(
+                f"{name} must be a whole number >= 1, got {v!r}."
+            )
+    if cells is not None and cells > records:
+        raise ParameterError(
+            f"max_cells ({cells}) must not exceed max_records ({records}): "
+            "a unit's records fall in at most max_records cells."
+        )
 
 
 @dataclass(frozen=True)
@@ -44,14 +65,20 @@ class LaplaceCounts:
     delta: float = 1e-6
     adjacency: str = "replace"
     noise: str = "discrete_laplace"
+    #: records one privacy unit keeps at most (``k``; 1: a unit is a row)
+    records: int = 1
+    #: cells one unit's records may fall in at most (None: ``records``)
+    cells: int | None = None
 
     def __post_init__(self):
         lap.check_laplace_options(self.adjacency, self.noise)
+        check_bound(self.records, self.cells)
 
     @property
     def sensitivity(self) -> int:
-        """L1 sensitivity of a count vector: 2 (replace), 1 (add/remove)."""
-        return lap.ADJACENCY_SENSITIVITY[self.adjacency]
+        """L1 sensitivity of a count vector: 2 (replace), 1 (add/remove),
+        times the records a privacy unit keeps (``records``)."""
+        return lap.ADJACENCY_SENSITIVITY[self.adjacency] * int(self.records)
 
     @property
     def scale(self) -> float:
@@ -63,7 +90,12 @@ class LaplaceCounts:
     def threshold(self) -> float:
         """Display threshold of a thresholded release."""
         return lap.threshold_for(
-            self.eps, self.delta, self.adjacency, self.noise
+            self.eps,
+            self.delta,
+            self.adjacency,
+            self.noise,
+            self.records,
+            self.cells,
         )
 
     def privacy_map(
@@ -84,16 +116,36 @@ class LaplaceCounts:
     def with_eps(self, eps: float) -> LaplaceCounts:
         """The same mechanism with another ``eps`` (what is left of a
         layer's budget after a private range estimate)."""
-        return LaplaceCounts(eps, self.delta, self.adjacency, self.noise)
+        return LaplaceCounts(
+            eps,
+            self.delta,
+            self.adjacency,
+            self.noise,
+            self.records,
+            self.cells,
+        )
+
+    def bounded(self, records: int, cells: int | None = None) -> LaplaceCounts:
+        """The same mechanism for privacy units that keep up to
+        ``records`` records in up to ``cells`` cells."""
+        return LaplaceCounts(
+            self.eps, self.delta, self.adjacency, self.noise, records, cells
+        )
 
     def parameters(self) -> dict[str, Any]:
-        """Public parameters that belong to a query."""
-        return {
+        """Public parameters that belong to a query (the unit's bound
+        only where a unit keeps more than one record, so that releases of
+        one row per unit keep their identity)."""
+        out: dict[str, Any] = {
             "eps": float(self.eps),
             "delta": float(self.delta),
             "adjacency": self.adjacency,
             "noise": self.noise,
         }
+        if self.records != 1 or self.cells is not None:
+            out["records"] = int(self.records)
+            out["cells"] = self.cells
+        return out
 
     def perturb(self, table: CellTable, key: bytes):
         """Add noise to the cells of ``table``.

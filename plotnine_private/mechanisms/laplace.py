@@ -498,30 +498,46 @@ def dlap_variance(scale: float) -> float:
 
 
 def threshold_for(
-    eps: float, delta: float, adjacency: str, noise: str = "discrete_laplace"
+    eps: float,
+    delta: float,
+    adjacency: str,
+    noise: str = "discrete_laplace",
+    records: int = 1,
+    cells: int | None = None,
 ) -> float:
     """Smallest display threshold that makes an unknown-domain release
     (ε, δ)-DP.
 
-    A cell that exists in one neighbouring data set only has true count 1
-    there and is absent (never released) in the other. Keeping a cell iff
-    its noisy count is ``>= τ`` bounds the chance that such a cell appears
-    by ``δ / k``, with ``k`` the number of cells one record can create:
-    1 under add/remove, 2 under replace (Karwa & Vadhan 2018, "Finite
-    sample differentially private confidence intervals", stability-based
-    histograms, in their add/remove form).
+    A cell that exists in one neighbouring data set only is absent (never
+    released) in the other. With one record per privacy unit its true
+    count is 1; when a unit keeps up to ``records`` records (``k``) in up
+    to ``cells`` cells (``c``, at most ``k``; ``k`` when not given), such
+    a cell holds at most ``k`` records and one unit can create up to
+    ``c`` of them (``2c`` under replace: ``c`` vanish, ``c`` appear).
+    Keeping a cell iff its noisy count is ``>= τ`` bounds the chance that
+    any of them appears by ``δ`` (a union bound over the ``c'`` cells;
+    Karwa & Vadhan 2018, "Finite sample differentially private confidence
+    intervals", stability-based histograms, in their add/remove form), the
+    noise having scale ``Δ/ε`` with ``Δ = k`` (add/remove) or ``2k``
+    (replace).
 
     Discrete Laplace, ``p = exp(-ε/Δ)``: ``P(N >= m) = p^m / (1+p)``, so
-    ``τ = 1 + ceil(Δ ln(k / ((1+p) δ)) / ε)``. Continuous Laplace:
-    ``P(N > m) = exp(-m ε/Δ) / 2``, so ``τ = 1 + Δ ln(k / (2δ)) / ε``.
+    ``τ = k + ceil(Δ ln(c' / ((1+p) δ)) / ε)``. Continuous Laplace:
+    ``P(N > m) = exp(-m ε/Δ) / 2``, so ``τ = k + Δ ln(c' / (2δ)) / ε``.
 
     >>> threshold_for(1.0, 1e-6, "add_remove")
     15.0
+    >>> threshold_for(1.0, 1e-6, "add_remove", records=5) > 5 * 14
+    True
     """
-    sens = ADJACENCY_SENSITIVITY[adjacency]
-    k = 2 if adjacency == "replace" else 1
+    k = int(records)
+    c = k if cells is None else min(int(cells), k)
+    sens = ADJACENCY_SENSITIVITY[adjacency] * k
+    reach = 2 * c if adjacency == "replace" else c
     eps_q = float(exact_epsilon(eps))
     if noise == "discrete_laplace":
         p = math.exp(-eps_q / sens)
-        return 1.0 + math.ceil(sens * math.log(k / ((1 + p) * delta)) / eps_q)
-    return 1.0 + sens * math.log(k / (2 * delta)) / eps_q
+        return float(k) + math.ceil(
+            sens * math.log(reach / ((1 + p) * delta)) / eps_q
+        )
+    return k + sens * math.log(reach / (2 * delta)) / eps_q

@@ -1,0 +1,195 @@
+"""The privacy unit a data set declares, and in-memory frames that carry it.
+
+``pp.source(data, unit="person_id", max_records=k)`` declares that the
+data's records belong to privacy units (people, households, firms) named
+by the column ``unit``, and that each unit keeps at most ``k`` of them
+before any aggregation (:mod:`plotnine_private.mechanisms.bounding`).
+Every mechanism then protects a whole unit: its sensitivity is ``k``
+times that of one record. Without a declaration the unit is one row
+(:data:`ONE_ROW`), as before.
+
+For a pandas or polars frame in memory, :func:`source` returns a
+:class:`UnitFrame`: plotnine reads it as the frame itself (its
+``to_pandas``), and the private layers read the declaration from it.
+Tables in an engine carry the same :class:`Unit` on their
+:class:`~plotnine_private.engines.source.Source`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from .exceptions import PlotninePrivateError
+from .mechanisms.count_mechanisms import check_bound
+from .mechanisms.errors import ParameterError
+
+__all__ = ["ONE_ROW", "Unit", "UnitFrame", "make_unit", "unit_of"]
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A declared privacy unit and its contribution bound.
+
+    Attributes
+    ----------
+    column
+        The column naming each record's unit; None: each row is a unit.
+    max_records
+        Records a unit keeps at most (``k``).
+    max_cells
+        Cells of one layer a unit's records may fall in at most (None:
+        ``max_records``); lowers the threshold of undeclared domains.
+    record_id
+        A column identifying each record within its unit (whole numbers
+        for engines); None: the row's position in an in-memory frame.
+    salt
+        Varies which records a unit keeps (public; None: the default
+        order).
+    """
+
+    column: str | None = None
+    max_records: int = 1
+    max_cells: int | None = None
+    record_id: str | None = None
+    salt: int | str | None = None
+
+    @property
+    def name(self) -> str:
+        """The unit's name for reports and the ledger."""
+        return "one row" if self.column is None else self.column
+
+    @property
+    def bounded(self) -> bool:
+        """Whether records are chosen per unit (a unit column given)."""
+        return self.column is not None
+
+    def describe(self) -> str:
+        """Words for a report: ``person_id (at most 5 records)``."""
+        if self.column is None:
+            return "one row"
+        cells = (
+            f" in at most {self.max_cells} cells"
+            if self.max_cells is not None
+            else ""
+        )
+        plural = "s" if self.max_records != 1 else ""
+        return (
+            f"{self.column} (at most {self.max_records} record{plural}"
+            f"{cells} each)"
+        )
+
+    def query_parts(self) -> dict[str, Any]:
+        """Public parts of a release's query (read by the ledger as
+        ``privacy_unit`` and ``max_records``)."""
+        if self.column is None:
+            return {}
+        return {
+            "privacy_unit": self.column,
+            "max_records": self.max_records,
+            "max_cells": self.max_cells,
+            "record_id": self.record_id,
+            "bounding_salt": self.salt,
+        }
+
+
+#: the unit of data without a declaration
+ONE_ROW = Unit()
+
+
+def make_unit(
+    columns: list[str],
+    unit: str | None,
+    max_records: int | None,
+    max_cells: int | None = None,
+    record_id: str | None = None,
+    salt: int | str | None = None,
+) -> Unit:
+    """Check a declaration against the data's columns (public schema).
+
+    Raises
+    ------
+    PlotninePrivateError
+        Naming the parameter, the value and the fix.
+    """
+    if unit is None:
+        for name, v in (
+            ("max_records", max_records),
+            ("max_cells", max_cells),
+            ("record_id", record_id),
+        ):
+            if v is not None:
+                raise PlotninePrivateError(
+                    f"source(): {name}={v!r} needs a privacy unit: give "
+                    "unit='<column naming each record's person>'."
+                )
+        return ONE_ROW
+    for name, col in (("unit", unit), ("record_id", record_id)):
+        if col is not None and col not in columns:
+            raise PlotninePrivateError(
+                f"source(): {name}={col!r} is not a column; the data "
+                f"have {', '.join(map(str, columns[:8]))}"
+                f"{' ...' if len(columns) > 8 else ''}."
+            )
+    if max_records is None:
+        raise PlotninePrivateError(
+            f"source(): unit={unit!r} needs max_records=k, the most "
+            "records one unit may contribute (e.g. max_records=5); records "
+            "beyond k are left out before any aggregation."
+        )
+    try:
+        check_bound(max_records, max_cells)
+    except ParameterError as err:
+        raise PlotninePrivateError(f"source(): {err}") from None
+    if salt is not None and (
+        isinstance(salt, bool) or not isinstance(salt, (int, str))
+    ):
+        raise PlotninePrivateError(
+            f"source(): salt must be an int or a str, got {salt!r}."
+        )
+    return Unit(unit, int(max_records), max_cells, record_id, salt)
+
+
+class UnitFrame:
+    """A pandas or polars frame in memory with its declared privacy unit.
+
+    plotnine converts it with :meth:`to_pandas` (every row: layers that
+    are not private see the data as before); private layers read
+    :attr:`unit`. Build it with :func:`plotnine_private.source`.
+    """
+
+    def __init__(self, data: Any, unit: Unit):
+        self.data = data
+        self.unit = unit
+        self._pandas: pd.DataFrame | None = None
+
+    def __repr__(self) -> str:
+        return (
+            f"<plotnine_private source (in memory, "
+            f"{type(self.data).__module__.split('.')[0]}): unit "
+            f"{self.unit.describe()}>"
+        )
+
+    @property
+    def columns(self) -> list[str]:
+        return [str(c) for c in self.data.columns]
+
+    def to_pandas(self) -> pd.DataFrame:
+        """The frame as pandas (converted once)."""
+        if self._pandas is None:
+            data = self.data
+            self._pandas = (
+                data if isinstance(data, pd.DataFrame) else data.to_pandas()
+            )
+        return self._pandas
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+
+def unit_of(data: Any) -> Unit:
+    """The privacy unit ``data`` declares (:data:`ONE_ROW` if none)."""
+    unit = getattr(data, "unit", None)
+    return unit if isinstance(unit, Unit) else ONE_ROW
