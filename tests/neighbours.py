@@ -45,14 +45,6 @@ NOISY = {
     "prob",
     "value",
     "sum",
-    "ecdf",
-    # boxplots: quartiles, notches and the width by sqrt(released n)
-    "lower",
-    "middle",
-    "upper",
-    "notchlower",
-    "notchupper",
-    "relvarwidth",
 }
 #: report columns that are functions of released values
 NOISY_REPORT = {"cells", "parameters"}
