@@ -56,7 +56,7 @@ def add_record_keys(
         ``row_id`` or ``unit``; it gets the key column as an expression
         evaluated in the engine. A frame from ``pp.source(frame,
         unit=...)`` keeps its declaration (and its unit is the default of
-        ``unit``).
+        ``unit`` when no ``row_id`` is given).
     name : str
         Name of the key column (map it to the ``rkey`` aesthetic).
     rng_seed : int or str, optional
@@ -103,7 +103,7 @@ def add_record_keys(
     declared = data if isinstance(data, UnitFrame) else None
     if declared is not None:
         data = declared.data
-    if unit is None:
+    if unit is None and row_id is None:
         # a declared privacy unit keys its records together by default
         unit = unit_of(declared if declared is not None else data).column
     polars_frame = type(data).__module__.split(".")[0] == "polars" and (

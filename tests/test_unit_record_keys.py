@@ -94,6 +94,12 @@ def test_a_declared_unit_keys_its_records_together():
     _one_key_per_unit(keyed.data)
     explicit = pp.add_record_keys(PEOPLE, rng_seed=5, unit="pid")
     pd.testing.assert_frame_equal(keyed.data, explicit)
+    # row_id= keys each record even on a declared unit
+    ids = pp.source(
+        PEOPLE.assign(id=range(len(PEOPLE))), unit="pid", max_records=3
+    )
+    own = pp.add_record_keys(ids, rng_seed=5, row_id="id").data["rkey"]
+    assert own.nunique() == len(PEOPLE)
     # a frame declared with one row as unit keys each row
     rows = pp.add_record_keys(pp.source(PEOPLE), rng_seed=5)
     assert rows.data["rkey"].nunique() == len(PEOPLE)
