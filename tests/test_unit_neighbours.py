@@ -22,12 +22,14 @@ from plotnine import (
     geom_boxplot,
     geom_density,
     geom_line,
+    geom_point,
     geom_pointrange,
     geom_tile,
     ggplot,
 )
 
 import plotnine_private as pp
+from plotnine_private import layer_data
 from plotnine_private._compat import build
 
 K = 3
@@ -145,3 +147,24 @@ def test_releases_protect_a_whole_person(name):
             factor = K * _N / kept  # 2 sqrt(2) k / n, n the rows kept
         assert r.sensitivity == pytest.approx(factor * r1.sensitivity)
         assert r.identity != r1.identity
+
+
+def test_intervals_widen_with_the_bound():
+    """One row per person, declared with max_records=3: no row is
+    dropped, and the noise intervals of a total and of a density are
+    about three times those of one row per unit."""
+    rows = BASE.assign(pid=np.arange(len(BASE)))
+    total = {"stat": "summary_dp", "bounds": (0, 40), "fun": "sum", **DP}
+    dens = {"stat": "density_dp", "limits": (0, 50), "bins": 32, **DP}
+    widths = {}
+    for name, data in (("row", rows), ("unit", unit(rows))):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            s = layer_data(ggplot(data, aes("g", "y")) + geom_point(**total))
+            d = layer_data(ggplot(data, aes("x")) + geom_line(**dens))
+        widths[name] = (
+            float((s["y_high"] - s["y_low"]).mean()),
+            float((d["density_high"] - d["density_low"]).mean()),
+        )
+    for unit_w, row_w in zip(widths["unit"], widths["row"]):
+        assert 2.5 < unit_w / row_w < 3.5
