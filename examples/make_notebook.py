@@ -168,7 +168,7 @@ counts move. Same records, same noise, whatever the plot.""",
     ),
     (
         "code",
-        """keyed = pp.add_record_keys(cars, name="rk", seed=2024)
+        """keyed = pp.add_record_keys(cars, name="rk", rng_seed=2024)
 ptab = pp.create_cnt_ptable(D=5, V=2.01, js=2)
 (ggplot(keyed, aes("class", rkey="rk"))
  + geom_bar(stat="count_ckm", ptable=ptab))""",

@@ -60,10 +60,10 @@ PTABLE = pp.create_cnt_ptable(D=5, V=2.01, js=2)
 
 
 def _data():
-    cars = pp.add_record_keys(mpg, name="rk", seed=2024)
+    cars = pp.add_record_keys(mpg, name="rk", rng_seed=2024)
     cars["class"] = pd.Categorical(cars["class"], categories=CLASSES)
     cars["drv"] = pd.Categorical(cars["drv"], categories=DRIVES)
-    gems = pp.add_record_keys(diamonds, name="rk", seed=2024)
+    gems = pp.add_record_keys(diamonds, name="rk", rng_seed=2024)
     return cars, gems
 
 

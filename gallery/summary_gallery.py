@@ -66,7 +66,7 @@ def _look(p, title):
 def render(outdir: str | Path = HERE / "images") -> list[Path]:
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
-    cars = pp.add_record_keys(mpg, name="rk", seed=2024)
+    cars = pp.add_record_keys(mpg, name="rk", rng_seed=2024)
     cars["class"] = pd.Categorical(cars["class"], categories=CLASSES)
     plain = ggplot(cars, aes("class", "hwy")) + stat_summary(
         fun_y=np.mean, fun_ymin=np.mean, fun_ymax=np.mean

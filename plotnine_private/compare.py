@@ -465,7 +465,7 @@ def compare(
     >>> import plotnine_private as pp
     >>> from plotnine import ggplot, aes, geom_bar
     >>> from plotnine.data import mpg
-    >>> cars = pp.add_record_keys(mpg, name="rk", seed=1)
+    >>> cars = pp.add_record_keys(mpg, name="rk", rng_seed=1)
     >>> cars["drv"] = pd.Categorical(cars["drv"], ["4", "f", "r"])
     >>> p = ggplot(cars, aes("drv")) + geom_bar(stat="count_dp", eps=1,
     ...                                         seed=2)

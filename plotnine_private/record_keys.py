@@ -16,20 +16,28 @@ import pandas as pd
 
 from .engines import keys as row_key_fn
 from .engines.source import is_source
+from .mechanisms.bounding import unit_integers
 from .mechanisms.ckm import RecordKeyWarning, key_scale
 from .mechanisms.errors import ParameterError
+from .units import UnitFrame, unit_of
 from .validation import frame_type_fix
 
 __all__ = ["add_record_keys"]
 
 
+_NOT_GIVEN: Any = object()
+
+
 def add_record_keys(
     data: Any,
     name: str = "rkey",
-    seed: int | None = None,
+    rng_seed: int | str | None = None,
     digits: int = 8,
     integer_range: int | None = None,
     row_id: str | None = None,
+    unit: str | None = None,
+    *,
+    seed: Any = _NOT_GIVEN,
 ) -> Any:
     """Return a copy of ``data`` with a column of random record keys.
 
@@ -44,15 +52,20 @@ def add_record_keys(
     ----------
     data : pandas.DataFrame, polars.DataFrame or Source
         The microdata (not modified). A table in an engine
-        (:func:`~plotnine_private.engines.source`) needs ``row_id`` and
-        ``seed``; it gets the key column as an expression evaluated in the
-        engine.
+        (:func:`~plotnine_private.engines.source`) needs ``rng_seed`` and
+        ``row_id`` or ``unit``; it gets the key column as an expression
+        evaluated in the engine. A frame from ``pp.source(frame,
+        unit=...)`` keeps its declaration (and its unit is the default of
+        ``unit`` when no ``row_id`` is given).
     name : str
         Name of the key column (map it to the ``rkey`` aesthetic).
-    seed : int, optional
-        Seed for :func:`numpy.random.default_rng`. Without it the keys
-        cannot be drawn again, so a :class:`RecordKeyWarning` reminds
-        you to save them. Keep the seed secret, like the keys.
+    rng_seed : int or str, optional
+        Seed of the random generator (numpy's, or the keyed function of
+        ``row_id``/``unit``). Without it the keys cannot be drawn again,
+        so a :class:`RecordKeyWarning` reminds you to save them. Keep it
+        secret, like the keys. (Called ``seed`` before; ``seed=`` still
+        works with a :class:`DeprecationWarning`. A *seed* elsewhere in
+        the package is a public release label.)
     digits : int
         Decimals of uniform keys (default 8).
     integer_range : int, optional
@@ -60,19 +73,39 @@ def add_record_keys(
         (e.g. 256) instead of uniform keys.
     row_id : str, optional
         Column of a stable integer record identifier (>= 0). The keys are
-        then a keyed function of it and of ``seed``
+        then a keyed function of it and of ``rng_seed``
         (:mod:`plotnine_private.engines.keys`), not numpy draws: pandas,
         polars and every engine (DuckDB, Polars, Spark) give the same keys
         to the same identifiers, and a table's keys can be stored with
         SQL (:func:`~plotnine_private.engines.record_keys_sql`).
+    unit : str, optional
+        Column naming each record's privacy unit (a person, a household):
+        every record of a unit gets the unit's key, as statistical
+        offices key persons, so a cell's key sums whole persons. With
+        ``rng_seed`` the key is the keyed function of the unit's
+        identifier (whole numbers >= 0 as they are; other values through
+        a hash in memory), the same in pandas, polars and every engine
+        (where the unit column must hold whole numbers >= 0); without it,
+        one numpy draw per unit. Not with ``row_id``.
 
     Examples
     --------
     >>> df = pd.DataFrame({"x": ["a", "b", "a"]})
-    >>> keyed = add_record_keys(df, seed=1)
+    >>> keyed = add_record_keys(df, rng_seed=1)
     >>> list(keyed.columns), bool(keyed["rkey"].between(0, 1).all())
     (['x', 'rkey'], True)
+    >>> people = pd.DataFrame({"pid": [7, 7, 3], "x": ["a", "b", "a"]})
+    >>> k = add_record_keys(people, rng_seed=1, unit="pid")["rkey"]
+    >>> bool(k[0] == k[1] != k[2])
+    True
     """
+    rng_seed = _seed_alias(rng_seed, seed)
+    declared = data if isinstance(data, UnitFrame) else None
+    if declared is not None:
+        data = declared.data
+    if unit is None and row_id is None:
+        # a declared privacy unit keys its records together by default
+        unit = unit_of(declared if declared is not None else data).column
     polars_frame = type(data).__module__.split(".")[0] == "polars" and (
         not hasattr(data, "collect")
     )
@@ -86,7 +119,22 @@ def add_record_keys(
             f"data already has a column {name!r}; reuse those stored keys "
             f"(drawing new ones breaks consistency) or choose another name"
         )
-    if seed is None:
+    if row_id is not None and unit is not None:
+        raise ParameterError(
+            f"add_record_keys(): give row_id= (a key per record) or unit= "
+            f"(one key per unit), not both (got row_id={row_id!r}, "
+            f"unit={unit!r})"
+        )
+    ident = row_id if row_id is not None else unit
+    which = "row_id" if row_id is not None else "unit"
+    if ident is not None and ident not in data.columns:
+        raise ParameterError(f"{which} {ident!r} is not a column of data")
+    if rng_seed is None:
+        if ident is not None and (row_id is not None or is_source(data)):
+            raise ParameterError(
+                f"{which}= needs rng_seed=: the keys are a function of the "
+                "seed and the identifier (keep the seed secret)"
+            )
         warnings.warn(
             "record keys were drawn without a seed: save the returned "
             "data (with its key column) and reuse it for every output, or "
@@ -94,37 +142,76 @@ def add_record_keys(
             RecordKeyWarning,
             stacklevel=2,
         )
-    if row_id is not None:
-        if seed is None:
-            raise ParameterError(
-                "row_id= needs seed=: the keys are a function of the seed "
-                "and the identifier (keep the seed secret)"
-            )
-        if row_id not in data.columns:
-            raise ParameterError(f"row_id {row_id!r} is not a column of data")
+    out = _keyed(data, name, rng_seed, digits, integer_range, ident, which)
+    return out if declared is None else UnitFrame(out, declared.unit)
+
+
+def _seed_alias(rng_seed: Any, seed: Any) -> Any:
+    """``rng_seed``, or the deprecated ``seed=`` (not both)."""
+    if seed is _NOT_GIVEN:
+        return rng_seed
+    if rng_seed is not None:
+        raise ParameterError(
+            "add_record_keys(): give rng_seed= only (seed= is its old, "
+            "deprecated name)"
+        )
+    warnings.warn(
+        "add_record_keys(seed=...) is deprecated: call it rng_seed=... "
+        "(a seed is a public release label elsewhere in the package; this "
+        "one is a secret)",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return seed
+
+
+def _keyed(data, name, rng_seed, digits, integer_range, ident, which):
+    """``data`` with its key column (see :func:`add_record_keys`)."""
+    if ident is not None and rng_seed is not None:
         if is_source(data):
+            if which == "unit":
+                _check_engine_unit(data, ident)
             expr = row_key_fn.record_key_expr(
-                row_id, seed, digits, integer_range
+                ident, rng_seed, digits, integer_range
             )
             return data.with_columns(**{name: expr})
-        keys = row_key_fn.row_keys(
-            np.asarray(data[row_id]), seed, digits, integer_range
-        )
+        values = np.asarray(data[ident])
+        if which == "unit":
+            values = unit_integers(values, ident)
+        keys = row_key_fn.row_keys(values, rng_seed, digits, integer_range)
         return _with_keys(data, name, keys)
     if is_source(data):
         raise ParameterError(
-            "a table in an engine gets keys from a row identifier: "
-            "add_record_keys(src, seed=..., row_id='<id column>')"
+            "a table in an engine gets keys from an identifier: "
+            "add_record_keys(src, rng_seed=..., row_id='<id column>') or "
+            "unit='<unit column>'"
         )
-    rng = np.random.default_rng(seed)
-    out = data.copy() if isinstance(data, pd.DataFrame) else data
-    n = len(out)
+    rng = np.random.default_rng(rng_seed)
     scale = key_scale(digits, integer_range)
-    keys = rng.integers(0, scale, size=n)
+    if ident is None:
+        keys = rng.integers(0, scale, size=len(data))
+    else:
+        # one draw per unit, in the order of the sorted unit identifiers
+        units = unit_integers(np.asarray(data[ident]), ident)
+        uniq, inverse = np.unique(units, return_inverse=True)
+        keys = rng.integers(0, scale, size=len(uniq))[inverse.ravel()]
     if integer_range is None:
         # integers first: the stored key has exactly `digits` decimals
         keys = keys / scale
-    return _with_keys(out, name, keys)
+    return _with_keys(data, name, keys)
+
+
+def _check_engine_unit(data: Any, column: str) -> None:
+    """An engine computes unit keys from whole-number identifiers only."""
+    dtype = data.schema[column]
+    if not dtype.is_integer():
+        raise ParameterError(
+            f"add_record_keys(): in an engine the unit column {column!r} "
+            f"must hold whole numbers >= 0 (it is {dtype}); number the "
+            "units first (e.g. a lookup table of DENSE_RANK() over the "
+            "unit, stored with the data), or key a frame in memory, where "
+            "any unit values work"
+        )
 
 
 def _with_keys(data: Any, name: str, keys: np.ndarray) -> Any:

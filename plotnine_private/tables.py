@@ -305,7 +305,7 @@ def ckm_table(
     --------
     >>> from plotnine.data import mpg
     >>> from plotnine_private import add_record_keys, create_cnt_ptable
-    >>> d = add_record_keys(mpg, seed=1)
+    >>> d = add_record_keys(mpg, rng_seed=1)
     >>> t = ckm_table(d, "class", rkey="rkey",
     ...               ptable=create_cnt_ptable(D=2, V=1.05, js=1))
     >>> int(t["count"].sum()) > 0

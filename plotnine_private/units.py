@@ -25,8 +25,16 @@ import pandas as pd
 from .exceptions import PlotninePrivateError
 from .mechanisms.count_mechanisms import check_bound
 from .mechanisms.errors import ParameterError
+from .mechanisms.release import Query
 
-__all__ = ["ONE_ROW", "Unit", "UnitFrame", "make_unit", "unit_of"]
+__all__ = [
+    "ONE_ROW",
+    "Unit",
+    "UnitFrame",
+    "make_unit",
+    "unit_of",
+    "with_unit",
+]
 
 
 @dataclass(frozen=True)
@@ -193,3 +201,22 @@ def unit_of(data: Any) -> Unit:
     """The privacy unit ``data`` declares (:data:`ONE_ROW` if none)."""
     unit = getattr(data, "unit", None)
     return unit if isinstance(unit, Unit) else ONE_ROW
+
+
+def with_unit(query: Query, unit: Unit) -> Query:
+    """``query`` with the unit's parts (:meth:`Unit.query_parts`) among
+    its own; the same query for one row. Idempotent, so a query that
+    already names its unit is unchanged.
+
+    >>> q = Query.make("count", "data", 1, eps=1.0)
+    >>> with_unit(q, ONE_ROW) == q
+    True
+    >>> u = Unit("person", 3)
+    >>> with_unit(with_unit(q, u), u) == with_unit(q, u)
+    True
+    """
+    extra = unit.query_parts()
+    if not extra:
+        return query
+    parts = {**dict(query.parts), **extra}
+    return Query.make(query.family, query.source, query.seed, **parts)

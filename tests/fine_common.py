@@ -38,7 +38,7 @@ def cars() -> pd.DataFrame:
     d = _mpg.copy()
     d["drv"] = pd.Categorical(d["drv"], categories=DRIVES)
     d["year"] = pd.Categorical(d["year"], categories=[1999, 2008])
-    return pp.add_record_keys(d, name="rk", seed=5)
+    return pp.add_record_keys(d, name="rk", rng_seed=5)
 
 
 def synthetic(n: int = 3000, seed: int = 0) -> pd.DataFrame:
@@ -53,7 +53,7 @@ def synthetic(n: int = 3000, seed: int = 0) -> pd.DataFrame:
     d = pd.DataFrame(
         {"v": x, "g": pd.Categorical(g, categories=["a", "b", "c"])}
     )
-    return pp.add_record_keys(d, name="rk", seed=3)
+    return pp.add_record_keys(d, name="rk", rng_seed=3)
 
 
 def built(plot, i: int = 0):

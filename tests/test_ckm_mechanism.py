@@ -87,8 +87,8 @@ def test_integer_keys():
 
 def test_add_record_keys_copy_seeded_and_rounded():
     df = pd.DataFrame({"x": list("abcab")})
-    a = add_record_keys(df, seed=11)
-    b = add_record_keys(df, seed=11)
+    a = add_record_keys(df, rng_seed=11)
+    b = add_record_keys(df, rng_seed=11)
     assert "rkey" not in df.columns and list(a.columns) == ["x", "rkey"]
     pd.testing.assert_frame_equal(a, b)
     k = a["rkey"].to_numpy()
@@ -96,17 +96,17 @@ def test_add_record_keys_copy_seeded_and_rounded():
     np.testing.assert_array_equal(k, np.round(k, 8))
     ints = record_key_integers(k)
     np.testing.assert_array_equal(ints / SCALE, k)
-    assert not add_record_keys(df, seed=12)["rkey"].equals(a["rkey"])
+    assert not add_record_keys(df, rng_seed=12)["rkey"].equals(a["rkey"])
 
 
 def test_add_record_keys_integer_range_and_errors():
     df = pd.DataFrame({"x": range(2000)})
-    keyed = add_record_keys(df, name="k", seed=1, integer_range=256)
+    keyed = add_record_keys(df, name="k", rng_seed=1, integer_range=256)
     assert keyed["k"].between(0, 255).all() and keyed["k"].nunique() == 256
     with pytest.raises(ParameterError, match="already has a column 'k'"):
-        add_record_keys(keyed, name="k", seed=1)
+        add_record_keys(keyed, name="k", rng_seed=1)
     with pytest.raises(ParameterError, match="integer_range"):
-        add_record_keys(df, seed=1, integer_range=0)
+        add_record_keys(df, rng_seed=1, integer_range=0)
 
 
 def test_add_record_keys_without_seed_warns():
@@ -115,7 +115,7 @@ def test_add_record_keys_without_seed_warns():
         add_record_keys(df)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        add_record_keys(df, seed=0)
+        add_record_keys(df, rng_seed=0)
 
 
 def test_end_to_end_same_cell_same_noise():
@@ -123,7 +123,7 @@ def test_end_to_end_same_cell_same_noise():
     pt = create_cnt_ptable(D=5, V=2.01, js=2)
     df = add_record_keys(
         pd.DataFrame({"g": np.repeat(list("abcd"), [1, 3, 40, 7])}),
-        seed=5,
+        rng_seed=5,
     )
     df["k"] = record_key_integers(df["rkey"])
     agg = df.groupby("g")["k"].agg(["size", "sum"])

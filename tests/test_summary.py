@@ -50,7 +50,7 @@ def declared(d: pd.DataFrame) -> pd.DataFrame:
     d["class"] = pd.Categorical(d["class"], categories=CLASSES)
     d["drv"] = pd.Categorical(d["drv"], categories=["4", "f", "r"])
     d["year"] = pd.Categorical(d["year"], categories=[1999, 2008])
-    return pp.add_record_keys(d, name="rk", seed=5)
+    return pp.add_record_keys(d, name="rk", rng_seed=5)
 
 
 CARS = declared(_mpg)

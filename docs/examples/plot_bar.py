@@ -23,7 +23,7 @@ CLASSES = [
     "subcompact",
     "suv",
 ]  # public: the survey's classes
-cars = pp.add_record_keys(mpg, name="rk", seed=2024)
+cars = pp.add_record_keys(mpg, name="rk", rng_seed=2024)
 cars["class"] = pd.Categorical(cars["class"], categories=CLASSES)
 ptab = pp.create_cnt_ptable(D=5, V=2.01, js=2)
 # sphinx_gallery_thumbnail_number = 2

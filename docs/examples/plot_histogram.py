@@ -14,7 +14,7 @@ from plotnine.data import diamonds
 import plotnine_private as pp
 
 BREAKS = [0, 500, 1000, 1500, 2500, 4000, 6000, 9000, 13000, 19000]
-gems = pp.add_record_keys(diamonds, name="rk", seed=2024)
+gems = pp.add_record_keys(diamonds, name="rk", rng_seed=2024)
 ptab = pp.create_cnt_ptable(D=5, V=2.01, js=2)
 density = after_stat("count / width")
 

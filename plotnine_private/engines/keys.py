@@ -98,7 +98,7 @@ def record_keys_sql(
     Store the keys once, e.g. ``CREATE TABLE keyed AS SELECT *, <expr> AS
     rkey FROM people`` or ``COPY (SELECT *, <expr> AS rkey FROM
     'people.parquet') TO 'keyed.parquet'``; they equal
-    ``add_record_keys(frame, seed=seed, row_id=row_id)`` on the same rows.
+    ``add_record_keys(frame, rng_seed=seed, row_id=row_id)`` on the same rows.
 
     >>> record_keys_sql("id", seed=1).startswith("(CAST(")
     True

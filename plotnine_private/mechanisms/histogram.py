@@ -12,6 +12,12 @@ sensitivity ``sqrt(2)``. This holds only if the grid, and whatever maps
 a row to its point (PCA directions, centring), does not depend on the
 other rows, or was released privately before.
 
+A privacy unit that keeps up to ``k`` rows (keyword ``records=k``) moves
+up to ``k`` of them, possibly all from one cell to another: L1
+sensitivity ``2k`` and L2 sensitivity ``k sqrt(2)``; it can open up to
+``c`` cells (``cells=c``, at most ``k``) that the neighbour does not
+have, each holding up to ``k`` rows, which the sparse threshold covers.
+
 Each mechanism takes the stream key of its release (keyword ``key``,
 derived by the release engine from the secret, the release's identity
 and a digest of the counts) and returns the released counts; clipping,
@@ -27,6 +33,7 @@ from typing import Any, overload
 
 import numpy as np
 
+from .count_mechanisms import check_bound
 from .discrete_gaussian import (
     discrete_gaussian,
     discrete_gaussian_sigma,
@@ -337,8 +344,16 @@ def gaussian_histogram(
     return noisy / total
 
 
-def sparse_threshold(eps: float, delta: float) -> float:
-    """Karwa-Vadhan threshold in count units: ``2 ln(2/delta)/eps + 1``.
+def sparse_threshold(
+    eps: float, delta: float, records: int = 1, cells: int | None = None
+) -> float:
+    """Karwa-Vadhan threshold in count units: ``2 ln(2/delta)/eps + 1``;
+    for units of up to ``records = k`` rows in up to ``cells = c`` cells
+    (``k`` when None), ``k + 2k ln(2c/delta)/eps``: a cell only one
+    neighbour has holds at most ``k`` rows, its noise has scale
+    ``2k/eps``, so it shows with probability at most ``delta / (2c)``,
+    and the union over its at most ``c`` such cells stays below
+    ``delta``.
 
     It depends on public parameters only (dppca's threshold on
     proportions is this divided by ``n``; comparing proportions with it
@@ -348,12 +363,29 @@ def sparse_threshold(eps: float, delta: float) -> float:
 
     >>> round(sparse_threshold(0.65, 5e-4), 3)
     26.52
+    >>> round(sparse_threshold(0.65, 5e-4, records=3, cells=2), 3)
+    85.959
     """
-    return 2.0 * math.log(2.0 / delta) / float(exact_epsilon(eps)) + 1.0
+    k, c = _unit_bound(records, cells)
+    eps_q = float(exact_epsilon(eps))
+    return 2.0 * k * math.log(2.0 * c / delta) / eps_q + float(k)
+
+
+def _unit_bound(records: Any, cells: Any) -> tuple[int, int]:
+    """``(k, c)``: rows one unit keeps and cells it can reach."""
+    check_bound(records, cells)
+    k = int(records)
+    return k, k if cells is None else int(cells)
 
 
 def sparse_counts(
-    counts: Any, eps: float, delta: float, *, key: bytes
+    counts: Any,
+    eps: float,
+    delta: float,
+    *,
+    key: bytes,
+    records: int = 1,
+    cells: int | None = None,
 ) -> np.ndarray:
     """Stability-based sparse histogram in counts (Karwa & Vadhan 2018).
 
@@ -370,7 +402,9 @@ def sparse_counts(
     2)``. Nothing here
     depends on ``n``, so no group or panel size enters the release. Cell
     ``j`` takes position ``j`` of the stream of ``key``: its noise depends
-    on nothing else.
+    on nothing else. For a unit of up to ``records`` rows in up to
+    ``cells`` cells the noise is ``DLap(2 records / eps)`` and the
+    threshold :func:`sparse_threshold` of both.
 
     Examples
     --------
@@ -379,11 +413,12 @@ def sparse_counts(
     """
     c = _check_counts(counts)
     _check_privacy(eps, delta)
-    tau = sparse_threshold(eps, delta)
+    tau = sparse_threshold(eps, delta, records, cells)
     flat = c.ravel()
     nonzero = np.flatnonzero(flat > 0)
     streams = _cell_streams(key, "sparse_histogram", flat.size)
-    noise = discrete_laplace(streams, rational_scale(2, eps), nonzero)
+    scale = rational_scale(2 * int(records), eps)
+    noise = discrete_laplace(streams, scale, nonzero)
     q = np.zeros_like(flat)
     q[nonzero] = flat[nonzero] + noise
     q[q < tau] = 0.0
@@ -453,6 +488,8 @@ def private_histogram(
     *,
     calibration: str = "analytic",
     key: bytes,
+    records: int = 1,
+    cells: int | None = None,
 ) -> ReleasedHistogram:
     """Release an integer count vector with ``"add"``
     (:func:`gaussian_counts`, replace-one L2 sensitivity ``sqrt(2)``) or
@@ -465,14 +502,19 @@ def private_histogram(
     sensitivity ``sqrt(2)``, and the release costs ``(eps, delta)`` once
     (parallel composition). Unlike :func:`gaussian_histogram`, an "add"
     release whose counts all clip to 0 is returned, not an error.
+    A privacy unit of up to ``records`` rows in up to ``cells`` cells
+    scales both (module docstring).
     """
     sigma = None
+    k, _ = _unit_bound(records, cells)
     if method == "add":
         c = _check_counts(counts)
-        sigma = histogram_sigma(eps, delta, math.sqrt(2), calibration)
+        sigma = histogram_sigma(eps, delta, k * math.sqrt(2), calibration)
         noisy = _add_discrete_gaussian(c, sigma, key)
     elif method == "sparse":
-        noisy = sparse_counts(counts, eps, delta, key=key)
+        noisy = sparse_counts(
+            counts, eps, delta, key=key, records=records, cells=cells
+        )
     else:
         raise ParameterError(
             f"method must be 'add' or 'sparse', got {method!r}."

@@ -40,6 +40,14 @@ same as the exact statistic. The order and the shifts depend only on
 of them. (Shifts instead of independent perfect matchings: one gather of
 the data, then contiguous memory access; about 5x faster.)
 
+Privacy units (``records = k``): when one unit keeps up to ``k`` rows,
+a neighbouring data set replaces up to ``k`` rows (``n`` still public).
+The pairs that contain one of them are at most ``k (n - 1)`` (every
+design: ``2 k`` of the ``k n`` pairs of ``k`` shifts per row), each
+changing by at most ``sqrt(2)``, so the sensitivity is ``k`` times the
+one-row bound, ``2 sqrt(2) k / n``, directly (no group-privacy loss in
+delta).
+
 Noise: the map ``vecd`` (diagonal entries, and ``sqrt(2)`` times the
 strict upper triangle) is an isometry from symmetric matrices with the
 Frobenius norm to ``R^{p(p+1)/2}``. Adding ``N(0, sigma^2 I)`` to
@@ -63,6 +71,7 @@ from typing import Any
 
 import numpy as np
 
+from .count_mechanisms import check_bound
 from .errors import ParameterError
 from .gaussian import (
     _check_eps_delta,
@@ -399,6 +408,7 @@ def private_directions(
     shifts: int | None = None,
     max_pairs: int = 10_000_000,
     key: bytes,
+    records: int = 1,
 ) -> PrivateDirections:
     """g-DPPCA: eigenvectors of the noisy spherical Kendall matrix.
 
@@ -422,6 +432,9 @@ def private_directions(
         release engine from the secret, the release's identity and a
         digest of ``x``; sub-streams for the pair design and the noise are
         derived from it.
+    records
+        Rows one privacy unit keeps at most (``k``): the sensitivity is
+        ``k`` times the one-row bound (module docstring).
 
     Examples
     --------
@@ -435,6 +448,7 @@ def private_directions(
     n, p = arr.shape
     # validate before the O(n^2 p) work (no warning here)
     _check_eps_delta(eps, delta, 1.0)
+    check_bound(records, None)
     if calibration not in ("analytic", "classic"):
         raise ParameterError(
             "calibration must be 'analytic' or 'classic', got "
@@ -447,7 +461,8 @@ def private_directions(
         max_pairs=max_pairs,
         key=derive_key(key, "directions"),
     )
-    sigma = gaussian_sigma(eps, delta, kendall.sensitivity, calibration)
+    sensitivity = kendall.sensitivity * int(records)
+    sigma = gaussian_sigma(eps, delta, sensitivity, calibration)
     noise_key = derive_key(key, "kendall_noise")
     noisy = kendall.matrix + symmetric_gaussian_noise(p, sigma, noise_key)
     # float Gaussian noise is rounded to a public grid before anything
@@ -460,7 +475,7 @@ def private_directions(
         eps=eps,
         delta=delta,
         sigma=sigma,
-        sensitivity=kendall.sensitivity,
+        sensitivity=sensitivity,
         estimator=kendall.estimator,
         shifts=kendall.shifts,
         n_pairs=kendall.n_pairs,

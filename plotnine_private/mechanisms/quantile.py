@@ -39,6 +39,16 @@ The signed search runs two such searches with ``eps/2`` each
 with ``eps/3`` each; the radial distances are computed from the already
 released centre, and replacing one row changes one distance.
 
+Privacy units (``records = k``): when one unit (a person) keeps up to
+``k`` rows, two neighbouring data sets differ in up to ``k`` rows, a path
+of at most ``k`` one-row steps (replacements, or additions and removals
+where the unit's row counts differ). Every function here takes
+``records=k`` and runs with ``eps / k``: each step costs ``eps / k``
+under either adjacency (above, and ``ranges.py``), so the path costs
+``eps`` (group privacy, Dwork & Roth 2014, Thm 2.2). The counts ``c_i``
+then move by up to ``k`` with mixed signs, so the one-step coupling
+above does not apply to the whole unit directly.
+
 Floating point: the noise is continuous (inverse CDF of keyed uniforms),
 but it is only compared with integer counts and the output is a grid
 point, so the released value does not carry the noise's low bits.
@@ -53,6 +63,7 @@ from typing import Any
 
 import numpy as np
 
+from .count_mechanisms import check_bound
 from .errors import ParameterError
 from .randomness import derive_key, keyed_uniform
 
@@ -102,6 +113,13 @@ def _check_common(
             f"max_steps must be a positive integer, got {max_steps!r}."
         )
     return arr
+
+
+def _per_record(eps: float, records: Any) -> float:
+    """The budget of one row when a unit keeps up to ``records`` rows
+    (group privacy over at most ``records`` one-row steps)."""
+    check_bound(records, None)
+    return eps / int(records)
 
 
 def _exponential(key: bytes, n: int, offset: int, rate: float) -> np.ndarray:
@@ -159,6 +177,7 @@ def upper_quantile(
     max_steps: int = 5000,
     *,
     key: bytes,
+    records: int = 1,
 ) -> float:
     """One-sided unbounded private quantile (Durfee 2023; dppca NEWEST).
 
@@ -194,6 +213,10 @@ def upper_quantile(
         Stream key of this release (16 bytes or more), derived by the
         release engine from the secret, the release's identity and a digest
         of the data: different releases never share noise.
+    records
+        Rows one privacy unit keeps at most (``k``): the search runs
+        with ``eps / k``, so it is ``eps``-DP for the unit (module
+        docstring).
 
     Returns
     -------
@@ -215,6 +238,7 @@ def upper_quantile(
             f"value {arr.min()!r} below lower={lower!r}; pass a smaller "
             "`lower`."
         )
+    eps = _per_record(eps, records)
     key = derive_key(key, "durfee_upper_quantile")
     xs = np.sort(arr)
     value, _, capped = _search(xs, q, eps / 2, lower, beta, max_steps, key)
@@ -231,6 +255,7 @@ def signed_quantile(
     max_steps: int = 5000,
     *,
     key: bytes,
+    records: int = 1,
 ) -> float:
     """Two-sided (fully unbounded) private quantile (Durfee Alg. 4).
 
@@ -243,7 +268,9 @@ def signed_quantile(
     was not capped and ``k- > 0``; else exactly 0. A capped side warns once.
 
     Privacy: pure ``eps``-DP under replace-one adjacency (two ``eps/2``
-    searches composed; ``n``, ``q``, ``beta``, ``max_steps`` public).
+    searches composed; ``n``, ``q``, ``beta``, ``max_steps`` public);
+    for a unit of up to ``records`` rows with ``records=k`` (``eps / k``
+    per row, module docstring).
 
     Returns
     -------
@@ -257,6 +284,7 @@ def signed_quantile(
     0.010000000000000009
     """
     arr = _check_common(x, q, eps, beta, max_steps)
+    eps = _per_record(eps, records)
     xs = np.sort(arr)
     with np.errstate(over="ignore"):
         y_pos = np.maximum(beta * xs + beta - 1, 0.0)
@@ -315,6 +343,7 @@ def private_frame(
     q: float = 0.99,
     beta: float = 1.01,
     max_steps: int = 5000,
+    records: int = 1,
 ) -> PrivateFrame:
     """Square private frame for 2-D scores (dppca NEWEST ``dp_frame``).
 
@@ -324,7 +353,10 @@ def private_frame(
     ``c +- (1 + inflate) R`` on both axes.
 
     Privacy: pure ``eps``-DP under replace-one adjacency (three releases
-    composed sequentially), ``n`` public. No delta.
+    composed sequentially), ``n`` public. No delta. With ``records=k``
+    the same for a unit of up to ``k`` rows (each search with ``eps / k``:
+    a unit moves up to ``k`` scores, and up to ``k`` radial distances
+    from the released centre).
 
     Parameters
     ----------
@@ -357,14 +389,33 @@ def private_frame(
         raise ParameterError(f"inflate must be >= 0, got {inflate!r}.")
     part = eps / 3
     cx = signed_quantile(
-        s[:, 0], 0.5, part, beta, max_steps, key=derive_key(key, "cx")
+        s[:, 0],
+        0.5,
+        part,
+        beta,
+        max_steps,
+        key=derive_key(key, "cx"),
+        records=records,
     )
     cy = signed_quantile(
-        s[:, 1], 0.5, part, beta, max_steps, key=derive_key(key, "cy")
+        s[:, 1],
+        0.5,
+        part,
+        beta,
+        max_steps,
+        key=derive_key(key, "cy"),
+        records=records,
     )
     r = np.hypot(s[:, 0] - cx, s[:, 1] - cy)
     radius = upper_quantile(
-        r, q, part, 0.0, beta, max_steps, key=derive_key(key, "r")
+        r,
+        q,
+        part,
+        0.0,
+        beta,
+        max_steps,
+        key=derive_key(key, "r"),
+        records=records,
     )
     if not (math.isfinite(radius) and radius > 0):  # pragma: no cover
         raise ParameterError(

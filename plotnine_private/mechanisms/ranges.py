@@ -126,6 +126,14 @@ only (the centre, the first end), so a neighbouring data set changes one
   and ``u = max(0, s - q + a_k)``, loss at most ``q eps_1 + eps_2``.
   Both are at most ``eps_1 + eps_2 = eps_run``.
 
+* **A privacy unit of up to ``k`` records** (``records=k``): two
+  neighbouring data sets differ in up to ``k`` records of one unit, a
+  path of at most ``k`` one-record steps, each of which costs the
+  run's budget under either adjacency (the two items above). Every
+  search therefore runs with ``eps_run / k`` and the unit costs
+  ``eps_run`` (group privacy). The counts of a whole unit move by up to
+  ``k`` with mixed signs, so a one-step coupling would not do.
+
 The replace bound is nearly attained: for one record moved across the
 first grid points the ratio of "stops at query 4" is about
 ``e^{0.92 eps}`` (``tests/test_ranges.py`` audits it, with a half-noise
@@ -281,6 +289,7 @@ def end_distance(
     *,
     key: bytes,
     max_steps: int = MAX_STEPS,
+    records: int = 1,
 ) -> float:
     """One end's private distance from a released centre.
 
@@ -290,7 +299,8 @@ def end_distance(
     under either adjacency (module docstring), ``centre`` public. A
     smaller ``max_steps`` leaves the outputs below the cap unchanged
     (query ``i`` always uses the stream's draw ``i``); the privacy audit
-    uses that to stay fast.
+    uses that to stay fast. ``records``: rows one privacy unit keeps
+    (``eps / records`` per row, module docstring).
     """
     return upper_quantile(
         _distance(values, centre, side),
@@ -300,6 +310,7 @@ def end_distance(
         BETA,
         max_steps,
         key=key,
+        records=records,
     )
 
 
@@ -309,6 +320,7 @@ def private_range(
     *,
     key: bytes,
     adjacency: str = "replace",
+    records: int = 1,
 ) -> RangeEstimate:
     """Private ``[lo, hi]`` covering the bulk of ``values`` (pure eps-DP).
 
@@ -328,6 +340,10 @@ def private_range(
     adjacency
         ``"replace"`` (n public) or ``"add_remove"``; the cost is the
         same, the argument differs.
+    records
+        Records one privacy unit keeps at most (``k``): every search runs
+        with its share of ``eps / k``, so the range costs ``eps`` for a
+        whole unit (module docstring).
 
     Examples
     --------
@@ -351,6 +367,7 @@ def private_range(
             BETA,
             MAX_STEPS,
             key=derive_key(key, "private_range", "centre"),
+            records=records,
         )
         # Chain the ends. The signed grid rounds the median towards +inf
         # for c >= 0 and towards -inf for c < 0, by up to 1% of |c|: far
@@ -365,6 +382,7 @@ def private_range(
             side,
             eps_end,
             key=derive_key(key, "private_range", "first"),
+            records=records,
         )
         second = first - side * end_distance(
             arr,
@@ -372,6 +390,7 @@ def private_range(
             -side,
             eps_end,
             key=derive_key(key, "private_range", "second"),
+            records=records,
         )
     lo, hi = (first, second) if side < 0 else (second, first)
     capped = [str(w.message) for w in caught]
@@ -384,6 +403,9 @@ def private_range(
             stacklevel=2,
         )
     pad = WIDEN * (hi - lo)
+    # one unit's records: named only where a unit keeps several, so
+    # releases of one row per unit keep their details
+    unit = {"records": int(records)} if records != 1 else {}
     return RangeEstimate(
         lo=float(max(lo - pad, -_DBL_MAX)),
         hi=float(min(hi + pad, _DBL_MAX)),
@@ -403,5 +425,6 @@ def private_range(
             "unwidened": (lo, hi),
             "crossed": False,
             "capped": capped,
+            **unit,
         },
     )

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .count_mechanisms import check_bound
 from .errors import ParameterError
 from .gaussian import gaussian_sigma, round_to_resolution
 from .quantile import upper_quantile
@@ -90,6 +91,7 @@ def private_eigenvalues(
     mono: bool = True,
     calibration: str = "analytic",
     key: bytes,
+    records: int = 1,
 ) -> PrivateEigenvalues:
     """dppca's "clipped" scree values on projected data ``y = X V[:, :k]``.
 
@@ -108,6 +110,10 @@ def private_eigenvalues(
     (level ``clip_quantile``) of the per-pair maxima ``max_j W_j``
     (``eps``-DP, one pair per row) and the rest on the mean.
 
+    A privacy unit of up to ``records`` rows (``r``) is in up to ``r``
+    pairs (each row is in one): L2 sensitivity ``r sqrt(k) C / m``, and
+    the clip quantile runs with ``records=r`` (``eps / r`` per row).
+
     ``key`` is the stream key of the release (see
     :func:`private_directions`); the matching, the clip quantile and the
     noise use sub-streams of it.
@@ -120,6 +126,7 @@ def private_eigenvalues(
     if not np.all(np.isfinite(arr)):
         raise ParameterError("y must be finite (no NaN/inf).")
     n, k = arr.shape
+    check_bound(records, None)
     pairs = random_matching(n, derive_key(key, "scree_matching"))
     m = len(pairs)
     w = (arr[pairs[:, 1]] - arr[pairs[:, 0]]) ** 2 / 2.0
@@ -136,6 +143,7 @@ def private_eigenvalues(
             clip_quantile,
             eps_clip,
             key=derive_key(key, "scree_clip"),
+            records=records,
         )
         source = "private_quantile"
     else:
@@ -143,7 +151,7 @@ def private_eigenvalues(
             raise ParameterError(f"clip must be > 0, got {clip!r}.")
         c = float(clip)
         source = "public"
-    sens = math.sqrt(k) * c / m
+    sens = int(records) * math.sqrt(k) * c / m
     sigma = gaussian_sigma(eps_mean, delta, sens, calibration)
     noise = keyed_normal(derive_key(key, "scree_noise"), k)
     values = np.minimum(w, c).mean(axis=0) + sigma * noise

@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..door import level_label
+from ..door import bound_rows, level_label
+from ..units import ONE_ROW, Unit, UnitFrame, unit_of, with_unit
 from ..validation import fail, validate_seed
 from .fit import (
     Partition,
@@ -62,7 +63,12 @@ def dp_pca(
     Parameters
     ----------
     data
-        DataFrame (or 2-D array) with one row per person.
+        DataFrame (or 2-D array) with one row per person, or
+        ``pp.source(frame, unit="person_id", max_records=k)`` when a
+        person has several rows: each person then keeps at most ``k``
+        rows (the same rows a plot's layer keeps) and every component's
+        sensitivity is ``k`` times that of one row, with the number of
+        kept rows public.
     columns
         Numeric feature columns; default all numeric columns except
         ``group``.
@@ -226,8 +232,11 @@ def make_settings(
     calibration: Any,
     estimator: Any,
     directions: Any,
+    unit: Unit = ONE_ROW,
 ) -> Settings:
-    """Validate every public parameter of a release, in one place."""
+    """Validate every public parameter of a release, in one place
+    (``unit``: the data's privacy unit, already checked by
+    :func:`~plotnine_private.source`)."""
     p = len(columns)
     bins = check_bins(fn, bins)
     check_choices(fn, method, calibration, estimator)
@@ -256,6 +265,8 @@ def make_settings(
         calibration=calibration,
         estimator=estimator,
         directions=v,
+        records=unit.max_records,
+        cells=unit.max_cells,
     )
 
 
@@ -268,14 +279,27 @@ def _release(
     reference: bool,
     **params: Any,
 ) -> DPPCAResult:
-    frame = as_frame(fn, data)
+    unit = unit_of(data)
+    rows = data.data if isinstance(data, UnitFrame) else data
+    frame = as_frame(fn, rows)
+    if unit.bounded:
+        # each unit keeps its max_records rows with the smallest public
+        # keyed hash, as a plot's layer does at the door
+        keep = bound_rows(fn, frame, unit)
+        if not isinstance(group, str) and group is not None:
+            labels = pd.Series(group)
+            if len(labels) == len(frame):
+                group = labels[keep].reset_index(drop=True)
+        frame = rows = frame[keep].reset_index(drop=True)
     exclude = [group] if isinstance(group, str) else []
+    # identifiers are not features (by default)
+    exclude += [c for c in (unit.column, unit.record_id) if c is not None]
     cols = feature_columns(fn, frame, columns, exclude)
     x, cols = numeric_matrix(fn, frame, cols)
-    settings = make_settings(fn, cols, **params)
+    settings = make_settings(fn, cols, unit=unit, **params)
     if settings.scale is not None:
         x = x / settings.scale
-    groups = group_labels(fn, data, group, len(x))
+    groups = group_labels(fn, rows, group, len(x))
     partition = Partition.single(len(x))
     query_group = None
     if groups is not None:
@@ -291,7 +315,9 @@ def _release(
             if groups.declared
             else "observed",
         )
-    query = pca_query(settings, cols, "data", group=query_group)
+    query = with_unit(
+        pca_query(settings, cols, "data", group=query_group), unit
+    )
     fit = fit_pca(settings, x, partition, query, data_object=data)
     return _result(settings, fit, partition, x, cols, reference)
 

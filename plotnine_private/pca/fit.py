@@ -153,6 +153,7 @@ def release_directions(
             calibration=settings.calibration,
             estimator=settings.estimator,
             key=stream(data_digest(x), "directions"),
+            records=settings.records,
         )
     except ParameterError as err:
         raise fail(settings.fn, str(err)) from None
@@ -199,6 +200,7 @@ def release_eigenvalues(
             clip=settings.scree_clip,
             calibration=settings.calibration,
             key=stream(data_digest(y), "scree"),
+            records=settings.records,
         )
     except ParameterError as err:
         raise fail(settings.fn, str(err)) from None
@@ -207,7 +209,10 @@ def release_eigenvalues(
         mechanism="gaussian",
         eps=eps,
         delta=delta,
-        sensitivity=math.sqrt(k) * eigen.clip / (x.shape[0] // 2),
+        sensitivity=settings.records
+        * math.sqrt(k)
+        * eigen.clip
+        / (x.shape[0] // 2),
         domain="public",
         cells=k,
         composition=_whole(partition),
@@ -237,6 +242,7 @@ def release_frame(
             eps,
             inflate=FRAME_INFLATE,
             key=stream(data_digest(scores), "frame"),
+            records=settings.records,
         )
         grid = score_grid(frame.xlim, frame.ylim, settings.bins)
     except ParameterError as err:
@@ -249,7 +255,7 @@ def release_frame(
             mechanism="durfee_quantile",
             eps=eps,
             delta=0.0,
-            sensitivity=1.0,
+            sensitivity=float(settings.records),
             domain="public",
             cells=3,
             composition=_whole(partition),
@@ -311,7 +317,8 @@ def release_histogram(
 
     One record is in one cell of one panel and group: under replace-one
     the whole count array has L1 sensitivity 2 and L2 sensitivity
-    ``sqrt(2)``, so it is released once with the full histogram budget,
+    ``sqrt(2)`` (``2k`` and ``k sqrt(2)`` for a privacy unit of ``k``
+    rows), so it is released once with the full histogram budget,
     empty panels and groups included.
     """
     eps, delta = settings.budget.histogram
@@ -327,15 +334,18 @@ def release_histogram(
             delta,
             calibration=settings.calibration,
             key=key,
+            records=settings.records,
+            cells=settings.cells,
         )
     except ParameterError as err:
         raise fail(settings.fn, str(err)) from None
+    k = settings.records
     details: dict[str, Any] = {"what": "histogram", "bins": settings.bins}
     if settings.method == "add":
         details["sigma"] = hist.sigma
     else:
-        details["laplace_scale_counts"] = 2 / eps
-        details["threshold"] = sparse_threshold(eps, delta)
+        details["laplace_scale_counts"] = 2 * k / eps
+        details["threshold"] = sparse_threshold(eps, delta, k, settings.cells)
     if partition.grouped:
         details["groups"] = (
             [str(g) for g in partition.group_levels]
@@ -355,7 +365,7 @@ def release_histogram(
         mechanism="discrete_gaussian" if add else "stability_histogram",
         eps=eps,
         delta=delta,
-        sensitivity=math.sqrt(2) if add else 2.0,
+        sensitivity=k * math.sqrt(2) if add else 2.0 * k,
         domain="private estimate" if add else "thresholded",
         cells=int(cells),
         composition=_histogram_composition(partition),

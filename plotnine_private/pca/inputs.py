@@ -116,6 +116,10 @@ class Settings:
     calibration: str
     estimator: str
     directions: np.ndarray | None  # given (released before)
+    #: rows one privacy unit keeps at most (k; 1: a unit is a row) and
+    #: cells of the score histogram its rows may fall in (None: k)
+    records: int = 1
+    cells: int | None = None
 
     @property
     def budget(self) -> Budget:

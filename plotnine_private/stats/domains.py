@@ -35,6 +35,7 @@ from ..mechanisms.release import (
     keyed_digest,
     stream_key,
 )
+from ..units import with_unit
 from ..validation import fail as _fail
 from .dates import (
     CalendarStep,
@@ -307,8 +308,12 @@ def _private_axis(
 ):
     share = stat.params["range_share"]
     eps_range = mechanism.eps * share
-    query = stat.range_query(
-        axis, eps=eps_range, adjacency=mechanism.adjacency, method="v2"
+    unit = stat.door.unit
+    query = with_unit(
+        stat.range_query(
+            axis, eps=eps_range, adjacency=mechanism.adjacency, method="v2"
+        ),
+        unit,
     )
     secret = query.secret()
     identity = query.identity(secret)
@@ -330,13 +335,22 @@ def _private_axis(
         )
     key = stream_key(secret, identity, digest, "range")
     est = private_range(
-        values, eps_range, key=key, adjacency=mechanism.adjacency
+        values,
+        eps_range,
+        key=key,
+        adjacency=mechanism.adjacency,
+        records=unit.max_records,
     )
     lo, hi, details = est.lo, est.hi, dict(est.details)
+    # each search runs with eps / k for a unit of k records
+    per_unit = (
+        f" * max_records ({unit.max_records})" if unit.max_records > 1 else ""
+    )
     warnings.warn(
         f"{stat.name}: the range of {axis} was estimated privately with "
         f"{share:.0%} of eps (eps={eps_range:.3g}); it is useful for about "
-        f"n*eps >= 200, i.e. n >= {200 / eps_range:.0f} records. Give "
+        f"n*eps >= 200{per_unit}, i.e. n >= "
+        f"{200 * unit.max_records / eps_range:.0f} records. Give "
         "limits=(lo, hi) or breaks=[...] for exact public bins and the "
         "whole eps on the counts.",
         PrivacyWarning,
@@ -352,7 +366,7 @@ def _private_axis(
         eps=eps_charged,
         delta=delta,
         adjacency=mechanism.adjacency,
-        sensitivity=1.0,
+        sensitivity=float(unit.max_records),
         domain="private estimate",
         cells=2,
         policy=secret.policy,

@@ -42,6 +42,7 @@ from ..pca.validation import (
     feature_columns,
     numeric_matrix,
 )
+from ..units import with_unit
 from ..validation import (
     fail,
     is_integer,
@@ -259,6 +260,8 @@ class stat_dp_pca_score(stat):
             {v for v in door.mapping.values() if v in rows.columns}
             | set(door.facet_columns)
             | {"PANEL"}
+            # the privacy unit's identifiers are not features
+            | {c for c in (door.unit.column, door.unit.record_id) if c}
         )
         cols = feature_columns(
             _NAME,
@@ -285,6 +288,7 @@ class stat_dp_pca_score(stat):
             calibration=p["calibration"],
             estimator="auto",
             directions=p["directions"],
+            unit=door.unit,  # its rows are bounded at the door
         )
         if settings.scale is not None:
             x = x / settings.scale
@@ -298,13 +302,16 @@ class stat_dp_pca_score(stat):
             groups_declared=groups.declared,
             panels=door.panels,
         )
-        query = pca_query(
-            settings,
-            cols,
-            door.source,
-            group=groups.query_part(door),
-            facets=door.facet_columns,
-            panel_labels=door.panel_labels,
+        query = with_unit(
+            pca_query(
+                settings,
+                cols,
+                door.source,
+                group=groups.query_part(door),
+                facets=door.facet_columns,
+                panel_labels=door.panel_labels,
+            ),
+            door.unit,
         )
         fit = fit_pca(settings, x, partition, query, door.data_object)
         self.releases = list(fit.releases)

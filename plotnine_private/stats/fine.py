@@ -21,6 +21,8 @@ import numpy as np
 import pandas as pd
 
 from ..families import Bins
+from ..mechanisms.release import LaplaceCounts
+from ..units import with_unit
 from ..validation import is_real
 from .base import FamilyCells, PrivateCountStat, _fail, validate_range
 from .domains import axis_breaks
@@ -122,6 +124,26 @@ class FineFamily(PrivateCountStat):
                 f"counted in the edge bins) or 'drop' (left out), got "
                 f"{p['outside']!r}.",
             )
+
+    # -- the privacy unit ----------------------------------------------
+    # (idempotent: the count path may bound the mechanism and name the
+    # unit in every query too; bounding twice gives the same mechanism)
+    def release_table(
+        self, door, fam, panel, gdims, table, idx, mechanism
+    ) -> pd.DataFrame:
+        """Release the fine counts with noise (and, for an undeclared
+        group, a threshold) for the layer's privacy unit: one unit moves
+        up to ``max_records`` fine counts (in up to ``max_cells`` bins)."""
+        if isinstance(mechanism, LaplaceCounts):
+            unit = door.unit
+            mechanism = mechanism.bounded(unit.max_records, unit.max_cells)
+        return super().release_table(
+            door, fam, panel, gdims, table, idx, mechanism
+        )
+
+    def query(self, door, fam, gdims, mechanism):
+        """The base query, naming the layer's privacy unit."""
+        return with_unit(super().query(door, fam, gdims, mechanism), door.unit)
 
     # -- groups ------------------------------------------------------------
     def leading_groups(self, data: pd.DataFrame) -> list[str]:

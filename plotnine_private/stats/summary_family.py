@@ -16,6 +16,7 @@ from plotnine.scales.scale_discrete import scale_discrete
 
 from ..cells import assemble, categorical_dimension
 from ..mechanisms.magnitudes import SumTable
+from ..units import with_unit
 from ..validation import is_real, validate_choice, validate_range
 from .base import _fail as fail
 from .count import _CountFamily
@@ -258,7 +259,7 @@ class _SummaryFamily(_CountFamily):
         raise NotImplementedError  # pragma: no cover
 
     def sub_query(self, family, door, fam, gdims, mechanism):
-        q = self.query(door, fam, gdims, mechanism)
+        q = with_unit(self.query(door, fam, gdims, mechanism), door.unit)
         return dataclasses.replace(q, family=f"summary:{family}")
 
     def shape(self, cells, est: dict) -> pd.DataFrame:

@@ -108,8 +108,15 @@ class _DPSummary(_SummaryFamily):
         lo, hi = p["bounds"]
         c = self.center()
         alpha = 1 - p["level"]
+        # a privacy unit keeps up to k records, all possibly in one cell:
+        # its total there moves by up to k times one record's bound
+        k = door.unit.max_records
         sum_mech = LaplaceSums(
-            eps * share, bound, p["resolution"], p["adjacency"], p["noise"]
+            eps * share,
+            bound * k,
+            p["resolution"],
+            p["adjacency"],
+            p["noise"],
         )
         common = {
             "domain": fam.source,
@@ -136,7 +143,11 @@ class _DPSummary(_SummaryFamily):
         est: dict = {"keep": rel_sum.keep, "keep_release": rel_sum}
         if share < 1:
             cnt_mech = LaplaceCounts(
-                eps - eps * share, adjacency=p["adjacency"], noise=p["noise"]
+                eps - eps * share,
+                adjacency=p["adjacency"],
+                noise=p["noise"],
+                records=k,
+                cells=door.unit.max_cells,
             )
             rel_cnt = release_cells(
                 self.sub_query("count", door, fam, gdims, cnt_mech),
