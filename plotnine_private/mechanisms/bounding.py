@@ -36,6 +36,7 @@ from .idhash import SPAN, key_ints
 __all__ = [
     "LABEL",
     "bounded_mask",
+    "cells_mask",
     "labels",
     "order_keys",
     "unit_integers",
@@ -140,4 +141,41 @@ def bounded_mask(
         starts, np.diff(np.r_[starts, len(order)])
     )
     keep[rows[order[rank >= max_records]]] = False
+    return keep
+
+
+def cells_mask(
+    units: np.ndarray,
+    cells: np.ndarray,
+    max_cells: int,
+    salt: int | str | None = None,
+) -> np.ndarray:
+    """Which records their unit keeps when it may fall in at most
+    ``max_cells`` cells: those in the ``max_cells`` cells with the
+    smallest keyed hash of (unit, cell) among the unit's cells.
+
+    ``cells`` identifies each record's cell by its content (int64 in
+    ``[0, 2**62)``, never a code that depends on which cells other units
+    occupy), so unit ``u``'s choice depends on ``u``'s records only, as
+    :func:`bounded_mask`'s does.
+
+    >>> cells_mask(np.array([1, 1, 1, 2]), np.array([5, 6, 5, 7]), 1).sum()
+    np.int64(3)
+    """
+    units = np.asarray(units, dtype=np.int64)
+    cells = np.asarray(cells, dtype=np.int64)
+    keep = np.ones(len(units), dtype=bool)
+    if len(units) == 0:
+        return keep
+    unit_label, cell_label = labels(salt)
+    hu = key_ints(units, unit_label + ":cells")
+    h = key_ints((hu + cells % SPAN) % SPAN, cell_label + ":cells")
+    order = np.lexsort((h, units))
+    u, hs = units[order], h[order]
+    first = np.r_[True, u[1:] != u[:-1]]
+    # a new cell of its unit wherever the unit starts or the hash changes
+    new = first | np.r_[True, hs[1:] != hs[:-1]]
+    distinct = np.cumsum(new)
+    start = np.maximum.accumulate(np.where(first, distinct, 0))
+    keep[order] = distinct - start < max_cells
     return keep
