@@ -28,7 +28,7 @@ import numpy as np
 
 from .errors import ParameterError
 
-__all__ = ["PRIME", "SPAN", "key_ints", "round_keys"]
+__all__ = ["PRIME", "SPAN", "key_ints", "key_ints_array", "round_keys"]
 
 #: the modulus of the rounds: prime, below 2**31, and 2 mod 3
 PRIME = 2147483579
@@ -77,3 +77,40 @@ def key_ints(ident, seed: Any, scale: int = SPAN):
         a = _cube((a + k[base + 3]) % PRIME)
         chains.append(a)
     return (chains[0] * PRIME + chains[1]) % scale
+
+
+def key_ints_array(ident: Any, seed: Any, scale: int = SPAN) -> np.ndarray:
+    """:func:`key_ints` of a numpy array, the same integers in about half
+    the time: the rounds run in place (no temporary per operation), which
+    matters at 10**7 records.
+
+    >>> x = np.arange(5)
+    >>> bool((key_ints_array(x, 3) == key_ints(x, 3)).all())
+    True
+    """
+    k = round_keys(seed)
+    ident = np.asarray(ident, dtype=np.int64)
+    x0 = ident % PRIME
+    x1 = ident // PRIME
+    x1 %= PRIME
+    tmp = np.empty_like(x0)
+    chains = []
+    for base in (0, 4):
+        a = x0 + k[base]
+        for r in range(4):
+            if r == 1:
+                a += x1
+            if r:
+                a += k[base + r]
+            a %= PRIME
+            # the cube mod PRIME, each product below 2**62
+            np.multiply(a, a, out=tmp)
+            tmp %= PRIME
+            tmp *= a
+            np.remainder(tmp, PRIME, out=a)
+        chains.append(a)
+    out, low = chains
+    out *= PRIME
+    out += low
+    out %= scale
+    return out
