@@ -228,8 +228,9 @@ def cells_mask(
     occupy), so unit ``u``'s choice depends on ``u``'s records only, as
     :func:`bounded_mask`'s does.
 
-    >>> cells_mask(np.array([1, 1, 1, 2]), np.array([5, 6, 5, 7]), 1).sum()
-    np.int64(3)
+    >>> units, cells = np.array([1, 1, 1, 2]), np.array([5, 6, 5, 7])
+    >>> int(cells_mask(units, cells, 1).sum())
+    2
     """
     units = np.asarray(units, dtype=np.int64)
     cells = np.asarray(cells, dtype=np.int64)
