@@ -236,7 +236,7 @@ def bounded_rows(name: str, data: UnitFrame) -> pd.DataFrame:
     rows = data.to_pandas()
     if not data.unit.bounded:
         return rows
-    keep = bound_rows(name, rows, data.unit)
+    keep = bound_rows(name, rows, data.unit, data)
     return rows if keep.all() else rows[keep]
 
 

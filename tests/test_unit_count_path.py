@@ -322,3 +322,28 @@ def test_planning_follows_the_bound():
     assert s3 == pytest.approx(3 * s1, rel=0.01)
     with pytest.raises(pp.PlotninePrivateError, match="max_records"):
         pp.accuracy("count_dp", eps=1, max_records=0)
+
+
+def test_a_sources_mask_is_computed_once_and_checked(monkeypatch):
+    from plotnine_private import door
+
+    calls = []
+    real = door.bounded_mask
+
+    def counting(*args, **kw):
+        calls.append(1)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(door, "bounded_mask", counting)
+    df = visits()
+    src = pp.source(df, unit="pid", max_records=2)
+    a = built(bars(src)).layers[0].data
+    b = built(bars(src)).layers[0].data  # the same figure again
+    pp.dp_table(src, "c", eps=1, seed=4)  # and a table of the source
+    assert len(calls) == 1
+    assert a["count"].tolist() == b["count"].tolist()
+    # another bound is another mask; so are changed units in place
+    built(bars(pp.source(df, unit="pid", max_records=3)))
+    df.loc[0, "pid"] = 10**6
+    built(bars(src))
+    assert len(calls) == 3
