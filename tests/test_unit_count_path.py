@@ -347,3 +347,30 @@ def test_a_sources_mask_is_computed_once_and_checked(monkeypatch):
     df.loc[0, "pid"] = 10**6
     built(bars(src))
     assert len(calls) == 3
+
+
+def test_the_docs_table_of_records_kept_is_what_its_code_prints(capsys):
+    import re
+    from pathlib import Path
+
+    page = (
+        Path(__file__).resolve().parents[1]
+        / "docs"
+        / "privacy-unit-and-budget.md"
+    ).read_text()
+    code = re.search(
+        r"```python\n(import numpy as np\n.*?)```", page, re.S
+    ).group(1)
+    exec(compile(code, "docs", "exec"), {})
+    printed = [ln.split() for ln in capsys.readouterr().out.splitlines()]
+    rows = re.findall(
+        r"^\| (\d+) \| ([\d.]+)% \| ([\d.]+)% \| (\d+) \|$", page, re.M
+    )
+    assert len(rows) == len(printed) == 4
+    for (k, kept, whole, noise), out in zip(rows, printed):
+        assert out[0] == k
+        assert float(out[1]) == round(float(kept) / 100, 3)
+        assert float(out[2]) == round(float(whole) / 100, 3)
+        assert pp.accuracy("count_dp", eps=1, max_records=int(k)) == float(
+            noise
+        )
