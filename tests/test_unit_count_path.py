@@ -374,3 +374,21 @@ def test_the_docs_table_of_records_kept_is_what_its_code_prints(capsys):
         assert pp.accuracy("count_dp", eps=1, max_records=int(k)) == float(
             noise
         )
+
+
+def test_the_fast_hash_equals_the_engine_hash_at_the_edges():
+    from plotnine_private.mechanisms.idhash import (
+        PRIME,
+        SPAN,
+        key_ints,
+        key_ints_array,
+    )
+
+    rng = np.random.default_rng(11)
+    edges = [0, 1, PRIME - 1, PRIME, PRIME + 1, PRIME * 7, SPAN - 1, SPAN]
+    x = np.r_[rng.integers(0, 2**62, 20000), edges, 2**62 - 1]
+    for seed in (0, "pnp-bounding-v1:unit", 2**40):
+        for scale in (SPAN, 10**8, 97):
+            assert (
+                key_ints_array(x, seed, scale) == key_ints(x, seed, scale)
+            ).all()

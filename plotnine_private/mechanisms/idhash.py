@@ -80,37 +80,51 @@ def key_ints(ident, seed: Any, scale: int = SPAN):
 
 
 def key_ints_array(ident: Any, seed: Any, scale: int = SPAN) -> np.ndarray:
-    """:func:`key_ints` of a numpy array, the same integers in about half
-    the time: the rounds run in place (no temporary per operation), which
-    matters at 10**7 records.
+    """:func:`key_ints` of a numpy array, the same integers in about a
+    third of the time: the rounds run in place on unsigned integers, each
+    ``mod P`` is a floor division by the scalar ``P`` (much faster than
+    ``np.remainder``) and a subtraction, and a sum below ``2P`` is squared
+    without reducing it first (``(2P)**2 < 2**64``).
 
     >>> x = np.arange(5)
     >>> bool((key_ints_array(x, 3) == key_ints(x, 3)).all())
     True
     """
-    k = round_keys(seed)
-    ident = np.asarray(ident, dtype=np.int64)
-    x0 = ident % PRIME
-    x1 = ident // PRIME
-    x1 %= PRIME
-    tmp = np.empty_like(x0)
+    k = [np.uint64(v) for v in round_keys(seed)]
+    u = np.asarray(ident, dtype=np.int64).astype(np.uint64)
+    x1 = u // _P
+    x0 = u - x1 * _P
+    tmp = np.empty_like(u)
+    _reduce(x1, tmp)
     chains = []
     for base in (0, 4):
-        a = x0 + k[base]
+        a = x0 + k[base]  # < 2P
         for r in range(4):
             if r == 1:
                 a += x1
-            if r:
-                a += k[base + r]
-            a %= PRIME
-            # the cube mod PRIME, each product below 2**62
-            np.multiply(a, a, out=tmp)
-            tmp %= PRIME
-            tmp *= a
-            np.remainder(tmp, PRIME, out=a)
+                a += k[base + 1]
+                _reduce(a, tmp)  # was below 3P
+            elif r:
+                a += k[base + r]  # < 2P
+            cube = a * a  # < 2**64
+            _reduce(cube, tmp)
+            cube *= a  # < 2 P**2 < 2**63
+            _reduce(cube, tmp)
+            a = cube
         chains.append(a)
     out, low = chains
-    out *= PRIME
-    out += low
-    out %= scale
-    return out
+    out *= _P
+    out += low  # < P**2 + P
+    out %= np.uint64(scale)
+    return out.astype(np.int64)
+
+
+#: the modulus as an unsigned scalar
+_P = np.uint64(PRIME)
+
+
+def _reduce(a: np.ndarray, tmp: np.ndarray) -> None:
+    """``a mod P`` in place (``a`` uint64)."""
+    np.floor_divide(a, _P, out=tmp)
+    tmp *= _P
+    a -= tmp
