@@ -147,9 +147,13 @@ def _release_table(
     groups, facets = _as_list(groups), _as_list(facets)
     counts = key_sums = None
     unit = unit_of(data)
+    in_memory = isinstance(data, UnitFrame)
     if unit.bounded and isinstance(mechanism, LaplaceCounts):
-        mechanism = mechanism.bounded(unit.max_records, unit.max_cells)
-    if isinstance(data, UnitFrame):
+        # max_cells counts only where it is enforced (limit_cells below)
+        mechanism = mechanism.bounded(
+            unit.max_records, unit.max_cells if in_memory else None
+        )
+    if in_memory:
         # in memory: each unit keeps its records as a plot's layer does
         data = bounded_rows(name, data)
     if is_source(data):
@@ -187,7 +191,7 @@ def _release_table(
     dims = [panel, *gdims, xdim]
     if counts is None:
         keep = None
-        if unit.max_cells is not None:
+        if unit.max_cells is not None and in_memory:
             units = unit_integers(data[unit.column].to_numpy(), unit.name)
             keep = limit_cells(dims, units, unit.max_cells, unit.salt)
         table, idx = assemble(dims, key_ints=key_ints, keep=keep)

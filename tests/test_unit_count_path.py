@@ -392,3 +392,33 @@ def test_the_fast_hash_equals_the_engine_hash_at_the_edges():
             assert (
                 key_ints_array(x, seed, scale) == key_ints(x, seed, scale)
             ).all()
+
+
+def test_max_cells_counts_only_where_it_is_enforced():
+    from types import SimpleNamespace
+
+    from plotnine_private.stats.count import stat_count_dp
+    from plotnine_private.units import Unit
+
+    stat = stat_count_dp(eps=1)
+    stat.door = SimpleNamespace(unit=Unit("pid", 4, 2))
+    # the mixin's mechanism: k only (a family that does not limit cells
+    # must not lower its threshold)
+    mech = stat.make_mechanism()
+    assert (mech.records, mech.cells) == (4, None)
+    # an empty layer states the same query as a full one
+    df = visits()
+    df["c"] = df["c"].astype(str)
+    src = pp.source(df, unit="pid", max_records=4, max_cells=2)
+    full = built(bars(src)).layers[0].stat.releases[0]
+    empty = built(
+        bars(
+            pp.source(
+                df[df["pid"] < 0], unit="pid", max_records=4, max_cells=2
+            )
+        )
+    )
+    assert (
+        empty.layers[0].stat.releases[0].details["threshold"]
+        == (full.details["threshold"])
+    )

@@ -302,12 +302,19 @@ class PrivateCountStat(GroupingMixin, stat):
         if "weight" in data.columns:
             weight = self.checked_weights(data["weight"])
         dims = [panel, *gdims, fdim]
+        kept = self.cells_kept(dims, data, door)
+        if kept is not None and isinstance(mechanism, LaplaceCounts):
+            # each unit now opens at most max_cells cells: the threshold
+            # of an undeclared domain may count that many
+            mechanism = mechanism.bounded(
+                door.unit.max_records, door.unit.max_cells
+            )
         table, idx = assemble(
             dims,
             weight=weight,
             key_ints=key_ints,
             multiplicity=door.multiplicity,
-            keep=self.cells_kept(dims, data, door),
+            keep=kept,
         )
         return self.release_table(
             door, fam, panel, gdims, table, idx, mechanism
@@ -321,7 +328,7 @@ class PrivateCountStat(GroupingMixin, stat):
         count ``max_cells`` new cells per unit instead of ``max_records``.
         """
         unit = door.unit
-        if unit.max_cells is None or door.rows is None or not len(data):
+        if unit.max_cells is None or door.rows is None:
             return None
         units = unit_integers(
             door.rows.loc[data.index, unit.column].to_numpy(), unit.name

@@ -83,12 +83,14 @@ class DPMixin:
         """Discrete (or continuous) Laplace noise on counts, from ``eps``,
         ``delta``, ``adjacency`` and ``noise``, scaled to the privacy unit
         the data declare (:attr:`Door.unit`: a unit keeps up to
-        ``max_records`` records in up to ``max_cells`` cells)."""
+        ``max_records`` records). ``max_cells`` is left to the step that
+        enforces it (``PrivateCountStat.release_at_door``): a threshold
+        that counted fewer cells than a unit can open would leak."""
         p = self.params
         mech = LaplaceCounts(p["eps"], p["delta"], p["adjacency"], p["noise"])
         unit = layer_unit(self)
         if unit.bounded:
-            mech = mech.bounded(unit.max_records, unit.max_cells)
+            mech = mech.bounded(unit.max_records)
         return mech
 
     def check_input(self, data: pd.DataFrame) -> None:
