@@ -67,6 +67,23 @@ def eps_lower_bound(released_d, released_d2, threshold) -> float:
     return math.log(_cp_lower(hit_d2, n) / _cp_upper(hit_d, n))
 
 
+def assert_audit(releases, threshold) -> None:
+    """With the unit declared the lower bound is informative and at most
+    the claimed eps; without it (one row as the unit) the same person
+    shows the loss: more than 3 times the claim.
+
+    ``releases(with_person, bounded, seed)`` gives the released values
+    of the ``DRAWS`` cells; D and D' use seeds 1 and 2."""
+    lb = eps_lower_bound(
+        releases(False, True, 1), releases(True, True, 2), threshold
+    )
+    assert 0.5 * EPS < lb <= EPS
+    control = eps_lower_bound(
+        releases(False, False, 1), releases(True, False, 2), threshold
+    )
+    assert control > 3 * EPS
+
+
 def people(with_person: bool, draws: int = DRAWS) -> pd.DataFrame:
     """Each cell ``i`` (0 .. draws-1): ``C`` people with one record, and
     (in D') one person with ``ROWS`` records. Persons are numbered so that
@@ -101,16 +118,7 @@ def count_releases(with_person: bool, bounded: bool, seed: int):
 
 
 def test_count_audit_holds_with_a_unit_and_shows_the_loss_without():
-    lb = eps_lower_bound(
-        count_releases(False, True, 1), count_releases(True, True, 2), C + K
-    )
-    assert 0.5 * EPS < lb <= EPS
-    control = eps_lower_bound(
-        count_releases(False, False, 1),
-        count_releases(True, False, 2),
-        C + K,
-    )
-    assert control > 3 * EPS
+    assert_audit(count_releases, C + K)
 
 
 # -- bin ---------------------------------------------------------------------
@@ -135,14 +143,7 @@ def bin_releases(with_person: bool, bounded: bool, seed: int):
 
 
 def test_bin_audit_holds_with_a_unit_and_shows_the_loss_without():
-    lb = eps_lower_bound(
-        bin_releases(False, True, 1), bin_releases(True, True, 2), C + K
-    )
-    assert 0.5 * EPS < lb <= EPS
-    control = eps_lower_bound(
-        bin_releases(False, False, 1), bin_releases(True, False, 2), C + K
-    )
-    assert control > 3 * EPS
+    assert_audit(bin_releases, C + K)
 
 
 # -- sum ---------------------------------------------------------------------
@@ -175,14 +176,4 @@ def sum_releases(with_person: bool, bounded: bool, seed: int):
 
 def test_sum_audit_holds_with_a_unit_and_shows_the_loss_without():
     # other people's total is C; the person adds K * BOUND after bounding
-    threshold = C + K * BOUND
-    lb = eps_lower_bound(
-        sum_releases(False, True, 1), sum_releases(True, True, 2), threshold
-    )
-    assert 0.5 * EPS < lb <= EPS
-    control = eps_lower_bound(
-        sum_releases(False, False, 1),
-        sum_releases(True, False, 2),
-        threshold,
-    )
-    assert control > 3 * EPS
+    assert_audit(sum_releases, C + K * BOUND)

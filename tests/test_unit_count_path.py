@@ -386,9 +386,10 @@ def test_the_fast_hash_equals_the_engine_hash_at_the_edges():
 
     rng = np.random.default_rng(11)
     edges = [0, 1, PRIME - 1, PRIME, PRIME + 1, PRIME * 7, SPAN - 1, SPAN]
-    x = np.r_[rng.integers(0, 2**62, 20000), edges, 2**62 - 1]
-    for seed in (0, "pnp-bounding-v1:unit", 2**40):
-        for scale in (SPAN, 10**8, 97):
+    # longer than two chunks of the fast hash, edges at the end
+    x = np.r_[rng.integers(0, 2**62, 300_000), edges, 2**62 - 1]
+    for seed in (0, "pnp-bounding-v1:unit"):
+        for scale in (SPAN, 97):
             assert (
                 key_ints_array(x, seed, scale) == key_ints(x, seed, scale)
             ).all()
