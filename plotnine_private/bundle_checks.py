@@ -106,6 +106,8 @@ def _layer_output(
         "geom": type(lyr.geom).__name__,
         "statbarn": _STATBARN + statbarn,
         "seed_policy": rows[0]["seed_policy"] if rows else None,
+        # what one protected unit is (a person with at most k records)
+        "privacy_unit": rows[0]["unit"] if rows else None,
         "releases": privacy,
     }
     files: list[dict[str, Any]] = [{"name": FIGURE, "sdc": {}}]

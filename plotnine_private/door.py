@@ -16,7 +16,9 @@ whatever the data and ``drop`` say.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import weakref
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
@@ -317,19 +319,32 @@ def release_layer(
     facts of :func:`make_door` (``rows``: the layer data before its
     mapping was evaluated). Where the data declare a privacy unit, each
     unit first keeps at most ``max_records`` rows (:func:`bound_rows`)."""
-    unit = unit_of(_source_frame(plot, lyr))
+    frame = _source_frame(plot, lyr)
+    unit = unit_of(frame)
     if unit.bounded:
-        keep = bound_rows(type(lyr.stat).__name__, rows, unit)
+        keep = bound_rows(type(lyr.stat).__name__, rows, unit, frame)
         if not keep.all():
             rows, data = rows[keep], data[keep]
     return lyr.stat.release_at_door(data, make_door(plot, lyr, rows))
 
 
-def bound_rows(name: str, rows: pd.DataFrame, unit: Unit):
+#: masks already computed, per source frame (held weakly): the layers of
+#: a figure, its report, its bundle and the other figures of one source
+#: bound the same rows once
+_MASKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def bound_rows(
+    name: str, rows: pd.DataFrame, unit: Unit, source: Any = None
+) -> np.ndarray:
     """Which of a layer's rows their privacy unit keeps (a boolean array):
     the ``unit.max_records`` with the smallest public keyed hash of (unit,
     record) (:func:`~plotnine_private.mechanisms.bounding.bounded_mask`);
-    a record is its ``record_id`` or, without one, its row position."""
+    a record is its ``record_id`` or, without one, its row position.
+
+    With ``source`` (the frame the rows come from) the mask is remembered
+    and reused when the same units and records come again: the mask is a
+    function of those alone, and they are compared in full."""
     for col in (unit.column, unit.record_id):
         if col is not None and col not in rows.columns:
             raise PlotninePrivateError(
@@ -341,6 +356,27 @@ def bound_rows(name: str, rows: pd.DataFrame, unit: Unit):
     records = (
         unit_integers(rows[unit.record_id].to_numpy(), unit.record_id)
         if unit.record_id is not None
-        else np.arange(len(rows), dtype=np.int64)
+        else None
     )
-    return bounded_mask(units, records, unit.max_records, unit.salt)
+    memo = _MASKS.get(source) if source is not None else None
+    seen = None if memo is None else memo.get(unit)
+    if (
+        seen is not None
+        and np.array_equal(seen[0], units)
+        and (
+            len(seen[2]) == len(units)
+            if records is None
+            else seen[1] is not None and np.array_equal(seen[1], records)
+        )
+    ):
+        return seen[2]
+    mask = bounded_mask(
+        units,
+        np.arange(len(rows), dtype=np.int64) if records is None else records,
+        unit.max_records,
+        unit.salt,
+    )
+    if source is not None:
+        with contextlib.suppress(TypeError):  # cannot be held weakly
+            _MASKS.setdefault(source, {})[unit] = (units, records, mask)
+    return mask

@@ -33,6 +33,8 @@ from typing import Any
 import numpy as np
 
 from .exceptions import PlotninePrivateError, PrivacyWarning
+from .mechanisms.count_mechanisms import check_bound
+from .mechanisms.errors import ParameterError
 from .mechanisms.laplace import ADJACENCY_SENSITIVITY
 from .noise_bounds import (
     _check_level,
@@ -93,6 +95,7 @@ def accuracy(
     mean: float | None = None,
     sims: int = PLAN_SIMS,
     seed: int = SIM_SEED,
+    max_records: int = 1,
     **params: Any,
 ) -> float:
     """The ``+-`` a stat's output has with probability ``level`` at
@@ -118,6 +121,10 @@ def accuracy(
         True mean of a summary cell (default: the centre of ``bounds``).
     sims, seed
         Simulation size and its seed (simulated families only).
+    max_records
+        Records one privacy unit keeps (``k`` of ``pp.source(data,
+        unit=..., max_records=k)``): every sensitivity, and so the noise,
+        is ``k`` times that of one row.
     **params
         The stat's own parameters: ``limits``, ``bins``, ``bw``,
         ``kernel`` ...; ``bounds``, ``fun``, ``sum_share`` (summary);
@@ -135,6 +142,8 @@ def accuracy(
     6.0
     >>> accuracy("count_dp", eps=1, adjacency="add_remove")
     3.0
+    >>> accuracy("count_dp", eps=1, max_records=5)
+    30.0
     """
     name = _stat_name(stat)
     level = _check_level(level)
@@ -144,18 +153,23 @@ def accuracy(
         raise _fail(
             f"adjacency must be 'replace' or 'add_remove', got {adjacency!r}."
         )
-    sens = ADJACENCY_SENSITIVITY[adjacency]
+    try:
+        check_bound(max_records, None)
+    except ParameterError as err:
+        raise _fail(f"{err} (the k of pp.source(max_records=k))") from None
+    k = int(max_records)
+    sens = ADJACENCY_SENSITIVITY[adjacency] * k
     if name in COUNT_STATS:
         fn = dlap_interval if noise != "laplace" else rounded_laplace_interval
         return float(fn(sens / eps, level)[0])
     if name == "dp_pca_score":
-        return _pca_accuracy(eps, level, n, adjacency, **params)
+        return _pca_accuracy(eps, level, n, adjacency, k, **params)
     if name == "summary_dp":
         return _summary_accuracy(
-            eps, level, n, adjacency, noise, mean, sims, seed, **params
+            eps, level, n, adjacency, noise, mean, sims, seed, k, **params
         )
     return _curve_accuracy(
-        name, eps, level, n, adjacency, noise, reference, sims, seed, params
+        name, eps, level, n, adjacency, noise, reference, sims, seed, params, k
     )
 
 
@@ -210,6 +224,7 @@ def _pca_accuracy(
     level,
     n,
     adjacency,
+    records=1,
     delta=None,
     split=None,
     method="sparse",
@@ -225,9 +240,10 @@ def _pca_accuracy(
     eps_h, delta_h = Budget.split(eps, delta, shares).histogram
     if method == "sparse":
         # discrete Laplace of scale 2 / eps on each shown tile's count
-        k, _ = dlap_interval(2 / eps_h, level)
+        k, _ = dlap_interval(2 * records / eps_h, level)
         return float(k / n)
-    l2 = math.sqrt(2) if adjacency == "replace" else 1.0
+    # a unit's records move up to `records` counts in and out of tiles
+    l2 = (math.sqrt(2) if adjacency == "replace" else 1.0) * records
     # the discrete Gaussian the histogram samples (exact interval)
     k, _ = dgauss_interval(
         histogram_sigma(eps_h, delta_h, l2, calibration), level
@@ -244,6 +260,7 @@ def _summary_accuracy(
     mean,
     sims,
     seed,
+    records=1,
     bounds=None,
     fun="mean",
     sum_share=None,
@@ -269,14 +286,16 @@ def _summary_accuracy(
     p = stat.params
     share = p["sum_share"]
     bound = max(abs(v) for v in stat.grid_limits())
-    sums = LaplaceSums(eps * share, bound, p["resolution"], adjacency, noise)
+    sums = LaplaceSums(
+        eps * share, bound, p["resolution"], adjacency, noise, records
+    )
     if fun == "sum":
         return float(sums.halfwidth(1 - level))
     n = _need("n", n, "the number of records of a summary cell")
     lo, hi = p["bounds"]
     c = stat.center()
     mu = (lo + hi) / 2 if mean is None else float(mean)
-    sens = ADJACENCY_SENSITIVITY[adjacency]
+    sens = ADJACENCY_SENSITIVITY[adjacency] * records
     count_scale = sens / (eps - eps * share)
     u = uniforms((4, sims), seed)
     s_noise = NoiseModel(noise, sums.scale_units).draw(u[0][0], u[1][0])
@@ -335,12 +354,15 @@ CURVE_COLUMNS = {
 }
 
 
-def curve_errors(name: str, stat, hist, eps, adjacency, noise, sims, seed):
+def curve_errors(
+    name: str, stat, hist, eps, adjacency, noise, sims, seed, records=1
+):
     """Per replicate, the largest error of the stat's output against the
-    noise-free output of ``hist``."""
+    noise-free output of ``hist`` (``records``: what one privacy unit
+    keeps)."""
     from .stats.intervals import replicate_curves
 
-    sens = ADJACENCY_SENSITIVITY[adjacency]
+    sens = ADJACENCY_SENSITIVITY[adjacency] * records
     model = NoiseModel(noise, sens / eps)
     truth = stat.curve(hist)
     reps = replicate_curves(stat, hist, model, sims, seed)
@@ -355,10 +377,22 @@ def curve_errors(name: str, stat, hist, eps, adjacency, noise, sims, seed):
 
 
 def _curve_accuracy(
-    name, eps, level, n, adjacency, noise, reference, sims, seed, params
+    name,
+    eps,
+    level,
+    n,
+    adjacency,
+    noise,
+    reference,
+    sims,
+    seed,
+    params,
+    records=1,
 ) -> float:
     n = _need("n", n, "the number of records per group (or box)")
     stat = _fine_stat(name, eps, adjacency, noise, params)
     hist = true_histogram(stat, int(n), reference)
-    worst = curve_errors(name, stat, hist, eps, adjacency, noise, sims, seed)
+    worst = curve_errors(
+        name, stat, hist, eps, adjacency, noise, sims, seed, records
+    )
     return float(np.quantile(worst, level))

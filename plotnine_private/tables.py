@@ -22,15 +22,18 @@ from .cells import (
     assemble,
     categorical_dimension,
     cell_query,
+    limit_cells,
     object_column,
 )
-from .door import declared_levels, level_label
+from .door import bound_rows, declared_levels, level_label
 from .engines.push import assemble_counts, source_groups
 from .engines.source import is_source
 from .exceptions import PlotninePrivateError
 from .families import Levels
+from .mechanisms.bounding import unit_integers
 from .mechanisms.ckm import record_key_integers
 from .mechanisms.release import CKMCounts, LaplaceCounts, release_cells
+from .units import UnitFrame, unit_of
 from .validation import (
     as_ptable,
     frame_type_fix,
@@ -143,6 +146,16 @@ def _release_table(
     frame = data
     groups, facets = _as_list(groups), _as_list(facets)
     counts = key_sums = None
+    unit = unit_of(data)
+    in_memory = isinstance(data, UnitFrame)
+    if unit.bounded and isinstance(mechanism, LaplaceCounts):
+        # max_cells counts only where it is enforced (limit_cells below)
+        mechanism = mechanism.bounded(
+            unit.max_records, unit.max_cells if in_memory else None
+        )
+    if in_memory:
+        # in memory: each unit keeps its records as a plot's layer does
+        data = bounded_rows(name, data)
     if is_source(data):
         # a table in an engine: one row per combination, with its counts
         data, counts, key_sums = source_groups(
@@ -175,8 +188,13 @@ def _release_table(
             )
         except ValueError as err:
             raise PlotninePrivateError(f"{name}(): rkey: {err}") from None
+    dims = [panel, *gdims, xdim]
     if counts is None:
-        table, idx = assemble([panel, *gdims, xdim], key_ints=key_ints)
+        keep = None
+        if unit.max_cells is not None and in_memory:
+            units = unit_integers(data[unit.column].to_numpy(), unit.name)
+            keep = limit_cells(dims, units, unit.max_cells, unit.salt)
+        table, idx = assemble(dims, key_ints=key_ints, keep=keep)
     else:
         table, idx = assemble_counts(
             [panel, *gdims, xdim], counts, key_sum=key_sums
@@ -191,6 +209,7 @@ def _release_table(
         panel_labels=labels,
         domain=tuple(xdim.content[0]) if xdim.public else "observed",
         mechanism=mechanism,
+        unit=unit.query_parts(),
     )
     released = release_cells(
         query,
@@ -212,6 +231,17 @@ def _release_table(
     out[x] = xs
     out["count"] = np.rint(released.values[keep]).astype(np.int64)
     return out.reset_index(drop=True)
+
+
+def bounded_rows(name: str, data: UnitFrame) -> pd.DataFrame:
+    """The rows of an in-memory frame that its privacy unit keeps (at most
+    ``max_records`` per unit, chosen as a plot's layer chooses them:
+    :func:`~plotnine_private.door.bound_rows`), as pandas."""
+    rows = data.to_pandas()
+    if not data.unit.bounded:
+        return rows
+    keep = bound_rows(name, rows, data.unit, data)
+    return rows if keep.all() else rows[keep]
 
 
 def dp_table(
@@ -239,6 +269,9 @@ def dp_table(
     data
         The records: a pandas or polars DataFrame, or a table in an
         engine (:func:`~plotnine_private.engines.source`), counted there.
+        With a privacy unit (``pp.source(df, unit=..., max_records=k)``)
+        each unit keeps at most ``k`` records, the ones a plot keeps, and
+        the noise protects a whole unit.
     x
         Column counted (the bars).
     groups
@@ -292,7 +325,8 @@ def ckm_table(
     ----------
     data
         The records: a pandas or polars DataFrame, or a table in an
-        engine (:func:`~plotnine_private.engines.source`).
+        engine (:func:`~plotnine_private.engines.source`); with a privacy
+        unit, each unit keeps the records a plot keeps.
     x, groups, facets, levels
         As in :func:`dp_table` (undeclared facets are allowed: CKM shows
         the observed ones).

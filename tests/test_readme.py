@@ -45,7 +45,7 @@ def test_output_checking_example_runs(tmp_path, monkeypatch):
     # the example selects a key file: restore the selection afterwards
     monkeypatch.setattr(keys, "_selected", keys._selected)
     blocks = _python_blocks()
-    assert len(blocks) == 4
+    assert len(blocks) == 5
     scope: dict = {}
     exec(compile(blocks[1] + "\n" + blocks[2], "README", "exec"), scope)
     report = pp.privacy_report(scope["p"])
@@ -77,3 +77,18 @@ def test_planning_numbers_in_the_readme():
     assert pp.accuracy("count_dp", eps=1) == 6
     assert "(about 1.66)" in text
     assert round(pp.eps_for("count_dp", error=3), 2) == 1.66
+
+
+def test_unit_example_bounds_each_person_and_names_them(capsys):
+    scope: dict = {}
+    exec(compile(_python_blocks()[4], "README", "exec"), scope)
+    line = "privacy unit: person, at most 5 records each"
+    assert capsys.readouterr().out.strip() == line
+    release = scope["report"].table.iloc[0]
+    assert release["sensitivity"] == 10  # replace: 2 x 5 records
+    bars = pp.layer_data(scope["fig"], 0)
+    kept = scope["visits"].groupby("person").size().clip(upper=5).sum()
+    # the released counts add up to the bounded records, give or take
+    # the noise of three bars (scale 10 each)
+    assert abs(bars["count"].sum() - kept) < 3 * 10 * 8
+    assert kept < len(scope["visits"])

@@ -31,11 +31,12 @@ from typing import Any
 import numpy as np
 
 from .errors import ParameterError
-from .idhash import SPAN, key_ints
+from .idhash import SPAN, key_ints_array
 
 __all__ = [
     "LABEL",
     "bounded_mask",
+    "cells_mask",
     "labels",
     "order_keys",
     "unit_integers",
@@ -99,10 +100,36 @@ def order_keys(
     """Each record's place in its unit's keyed order (int64 in
     ``[0, SPAN)``); ``units`` and ``records`` from
     :func:`unit_integers`."""
-    unit_label, record_label = labels(salt)
-    hu = key_ints(np.asarray(units, dtype=np.int64), unit_label)
-    mixed = (hu + np.asarray(records, dtype=np.int64) % SPAN) % SPAN
-    return key_ints(mixed, record_label)
+    unit_label, _ = labels(salt)
+    hu = key_ints_array(np.asarray(units, dtype=np.int64), unit_label)
+    return _record_keys(hu, np.asarray(records, dtype=np.int64), salt)
+
+
+def _record_keys(hu: np.ndarray, records: np.ndarray, salt) -> np.ndarray:
+    """The order keys from the units' hashes ``hu`` (one per record)."""
+    _, record_label = labels(salt)
+    mixed = records % SPAN
+    mixed += hu
+    mixed %= SPAN
+    return key_ints_array(mixed, record_label)
+
+
+#: unit identifiers below this many times the rows are counted with a
+#: bincount (no sort); larger ones go through np.unique
+_COMPACT = 4
+
+
+def _units_and_counts(units: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A dense index per record and the records per index: the unit
+    itself where identifiers are small non-negative integers (the common
+    case of person numbers), else the unit's rank among the units."""
+    lo, hi = int(units.min()), int(units.max())
+    if lo >= 0 and hi < max(_COMPACT * len(units), 1 << 16):
+        return units, np.bincount(units)
+    _, inverse, counts = np.unique(
+        units, return_inverse=True, return_counts=True
+    )
+    return inverse.ravel(), counts
 
 
 def bounded_mask(
@@ -112,9 +139,13 @@ def bounded_mask(
     salt: int | str | None = None,
 ) -> np.ndarray:
     """Which records their unit keeps: the ``max_records`` with the
-    smallest :func:`order_keys` (all of them where the unit has no more).
+    smallest :func:`order_keys` (all of them where the unit has no more;
+    of two records with equal keys, the first).
 
-    Only records of units over the bound are hashed and sorted.
+    Only records of units over the bound are hashed and sorted, and the
+    units' own hashes are computed once per unit; small integer units are
+    counted without a sort (``tests/test_bounding.py`` checks the result
+    against a direct lexsort).
 
     >>> int(bounded_mask(np.array([1, 1, 1, 2]), np.arange(4), 2).sum())
     3
@@ -124,20 +155,97 @@ def bounded_mask(
     keep = np.ones(n, dtype=bool)
     if n == 0:
         return keep
-    uniq, inverse, counts = np.unique(
-        units, return_inverse=True, return_counts=True
-    )
-    inverse = inverse.ravel()
-    over = counts[inverse] > max_records
-    if not over.any():
+    dense, counts = _units_and_counts(units)
+    over_units = np.flatnonzero(counts > max_records)
+    if not len(over_units):
         return keep
-    rows = np.flatnonzero(over)
-    h = order_keys(units[rows], np.asarray(records)[rows], salt)
-    order = np.lexsort((h, inverse[rows]))
-    grp = inverse[rows][order]
-    starts = np.r_[0, np.flatnonzero(np.diff(grp)) + 1]
-    rank = np.arange(len(order)) - np.repeat(
-        starts, np.diff(np.r_[starts, len(order)])
-    )
-    keep[rows[order[rank >= max_records]]] = False
+    is_over = np.zeros(len(counts), dtype=bool)
+    is_over[over_units] = True
+    rows = np.flatnonzero(is_over[dense])
+    d = dense[rows]
+    unit_label, _ = labels(salt)
+    # each over-bound unit hashed once, then looked up per record
+    hu_of = np.zeros(len(counts), dtype=np.int64)
+    first = np.zeros(len(counts), dtype=np.int64)
+    first[d] = rows  # any record of each unit: its unit value
+    hu_of[over_units] = key_ints_array(units[first[over_units]], unit_label)
+    h = _record_keys(hu_of[d], np.asarray(records)[rows], salt)
+    kept = _smallest_per_unit(d, h, over_units, counts, max_records)
+    keep[rows[~kept]] = False
+    return keep
+
+
+def _smallest_per_unit(
+    d: np.ndarray,
+    h: np.ndarray,
+    over_units: np.ndarray,
+    counts: np.ndarray,
+    k: int,
+) -> np.ndarray:
+    """For records of units over the bound (unit index ``d``, key ``h``),
+    whether each is among its unit's ``k`` smallest keys (the first of
+    equal keys).
+
+    One value sort of a packed key (the unit's rank in the high bits, the
+    key's top bits below; faster than an argsort) gives each unit's
+    ``k``-th smallest packed key, and a record is kept if its own is not
+    larger. Two equal packed keys (a truncated collision, or records with
+    one identifier) take the exact path: a lexsort and ranks."""
+    pos = np.zeros(len(counts), dtype=np.int64)
+    pos[over_units] = np.arange(len(over_units))
+    bits = max(1, int(len(over_units) - 1).bit_length())
+    room = 63 - bits  # bits left for the key (h < 2**62)
+    if room >= 24:
+        rank_of = pos[d]
+        packed = rank_of << room
+        packed |= h >> max(0, 62 - room)
+        ordered = np.sort(packed)
+        if not (ordered[1:] == ordered[:-1]).any():
+            first = np.cumsum(counts[over_units]) - counts[over_units]
+            return packed <= ordered[first + k - 1][rank_of]
+    order = np.lexsort((h, d))
+    grp = d[order]
+    start = np.r_[True, grp[1:] != grp[:-1]]
+    place = np.arange(len(order))
+    rank = place - np.maximum.accumulate(np.where(start, place, 0))
+    kept = np.empty(len(d), dtype=bool)
+    kept[order] = rank < k
+    return kept
+
+
+def cells_mask(
+    units: np.ndarray,
+    cells: np.ndarray,
+    max_cells: int,
+    salt: int | str | None = None,
+) -> np.ndarray:
+    """Which records their unit keeps when it may fall in at most
+    ``max_cells`` cells: those in the ``max_cells`` cells with the
+    smallest keyed hash of (unit, cell) among the unit's cells.
+
+    ``cells`` identifies each record's cell by its content (int64 in
+    ``[0, 2**62)``, never a code that depends on which cells other units
+    occupy), so unit ``u``'s choice depends on ``u``'s records only, as
+    :func:`bounded_mask`'s does.
+
+    >>> units, cells = np.array([1, 1, 1, 2]), np.array([5, 6, 5, 7])
+    >>> int(cells_mask(units, cells, 1).sum())
+    2
+    """
+    units = np.asarray(units, dtype=np.int64)
+    cells = np.asarray(cells, dtype=np.int64)
+    keep = np.ones(len(units), dtype=bool)
+    if len(units) == 0:
+        return keep
+    unit_label, cell_label = labels(salt)
+    hu = key_ints_array(units, unit_label + ":cells")
+    h = key_ints_array((hu + cells % SPAN) % SPAN, cell_label + ":cells")
+    order = np.lexsort((h, units))
+    u, hs = units[order], h[order]
+    first = np.r_[True, u[1:] != u[:-1]]
+    # a new cell of its unit wherever the unit starts or the hash changes
+    new = first | np.r_[True, hs[1:] != hs[:-1]]
+    distinct = np.cumsum(new)
+    start = np.maximum.accumulate(np.where(first, distinct, 0))
+    keep[order] = distinct - start < max_cells
     return keep

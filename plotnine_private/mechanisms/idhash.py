@@ -28,7 +28,7 @@ import numpy as np
 
 from .errors import ParameterError
 
-__all__ = ["PRIME", "SPAN", "key_ints", "round_keys"]
+__all__ = ["PRIME", "SPAN", "key_ints", "key_ints_array", "round_keys"]
 
 #: the modulus of the rounds: prime, below 2**31, and 2 mod 3
 PRIME = 2147483579
@@ -77,3 +77,72 @@ def key_ints(ident, seed: Any, scale: int = SPAN):
         a = _cube((a + k[base + 3]) % PRIME)
         chains.append(a)
     return (chains[0] * PRIME + chains[1]) % scale
+
+
+def key_ints_array(ident: Any, seed: Any, scale: int = SPAN) -> np.ndarray:
+    """:func:`key_ints` of a numpy array, the same integers in about a
+    third of the time: the rounds run in place on unsigned integers, each
+    ``mod P`` is a floor division by the scalar ``P`` (much faster than
+    ``np.remainder``) and a subtraction, and a sum below ``2P`` is squared
+    without reducing it first (``(2P)**2 < 2**64``).
+
+    Long arrays are hashed a chunk at a time, so that the temporaries of
+    the rounds stay in the processor's cache (twice as fast at 10**7).
+
+    >>> x = np.arange(5)
+    >>> bool((key_ints_array(x, 3) == key_ints(x, 3)).all())
+    True
+    """
+    k = [np.uint64(v) for v in round_keys(seed)]
+    ident = np.asarray(ident, dtype=np.int64)
+    if len(ident) <= _CHUNK:
+        return _key_ints_chunk(ident, k, scale)
+    out = np.empty(len(ident), dtype=np.int64)
+    for start in range(0, len(ident), _CHUNK):
+        part = slice(start, start + _CHUNK)
+        out[part] = _key_ints_chunk(ident[part], k, scale)
+    return out
+
+
+#: records per chunk of :func:`key_ints_array` (a few MB of temporaries)
+_CHUNK = 1 << 17
+
+
+def _key_ints_chunk(ident: np.ndarray, k: list, scale: int) -> np.ndarray:
+    u = ident.astype(np.uint64)
+    x1 = u // _P
+    x0 = u - x1 * _P
+    tmp = np.empty_like(u)
+    _reduce(x1, tmp)
+    chains = []
+    for base in (0, 4):
+        a = x0 + k[base]  # < 2P
+        for r in range(4):
+            if r == 1:
+                a += x1
+                a += k[base + 1]
+                _reduce(a, tmp)  # was below 3P
+            elif r:
+                a += k[base + r]  # < 2P
+            cube = a * a  # < 2**64
+            _reduce(cube, tmp)
+            cube *= a  # < 2 P**2 < 2**63
+            _reduce(cube, tmp)
+            a = cube
+        chains.append(a)
+    out, low = chains
+    out *= _P
+    out += low  # < P**2 + P
+    out %= np.uint64(scale)
+    return out.astype(np.int64)
+
+
+#: the modulus as an unsigned scalar
+_P = np.uint64(PRIME)
+
+
+def _reduce(a: np.ndarray, tmp: np.ndarray) -> None:
+    """``a mod P`` in place (``a`` uint64)."""
+    np.floor_divide(a, _P, out=tmp)
+    tmp *= _P
+    a -= tmp

@@ -52,6 +52,7 @@ from typing import Any
 import numpy as np
 
 from . import laplace as lap
+from .count_mechanisms import check_bound
 from .errors import ParameterError
 from .randomness import CellStreams
 from .release import CellTable, data_digest
@@ -156,6 +157,10 @@ class LaplaceSums:
     noise
         ``"discrete_laplace"`` (exact, default) or ``"laplace"``
         (continuous, rounded to the grid; replication only).
+    records
+        ``k``: records one privacy unit keeps at most. A unit changes the
+        totals by at most ``k`` records' worth, so the sensitivity is
+        ``k B`` (add/remove) or ``2 k B`` (replace).
     """
 
     eps: float
@@ -163,6 +168,7 @@ class LaplaceSums:
     unit: float
     adjacency: str = "replace"
     noise: str = "discrete_laplace"
+    records: int = 1
 
     #: the engine treats this as a DP mechanism with its own stream
     DP = True
@@ -176,11 +182,21 @@ class LaplaceSums:
             )
         if not (math.isfinite(self.unit) and self.unit > 0):
             raise ParameterError(f"unit must be > 0, got {self.unit!r}.")
+        check_bound(self.records, None)
 
     @property
     def sensitivity_units(self) -> int:
-        """L1 sensitivity of the totals in grid units."""
-        return int(self.bound) * lap.ADJACENCY_SENSITIVITY[self.adjacency]
+        """L1 sensitivity of the totals in grid units (times the records
+        a privacy unit keeps).
+
+        >>> LaplaceSums(1.0, bound=10, unit=1.0, records=3).sensitivity
+        60.0
+        """
+        return (
+            int(self.bound)
+            * int(self.records)
+            * lap.ADJACENCY_SENSITIVITY[self.adjacency]
+        )
 
     @property
     def sensitivity(self) -> float:
@@ -221,14 +237,19 @@ class LaplaceSums:
         return float(self.eps) * multiplicity, 0.0
 
     def parameters(self) -> dict[str, Any]:
-        """Public parameters that belong to a query."""
-        return {
+        """Public parameters that belong to a query (``records`` only
+        where a unit keeps more than one, so one-row releases keep their
+        identity)."""
+        out: dict[str, Any] = {
             "eps": float(self.eps),
             "adjacency": self.adjacency,
             "noise": self.noise,
             "bound": int(self.bound),
             "unit": float(self.unit),
         }
+        if self.records != 1:
+            out["records"] = int(self.records)
+        return out
 
     def perturb(self, table: SumTable, key: bytes):
         if not table.public:
@@ -250,6 +271,7 @@ class LaplaceSums:
             "scale": self.scale,
             "unit": float(self.unit),
             "bound": int(self.bound),
+            **({"records": int(self.records)} if self.records != 1 else {}),
         }
         return noisy, noisy.copy(), keep, details
 

@@ -14,6 +14,8 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..units import ONE_ROW, Unit
+
 if TYPE_CHECKING:
     from ..mechanisms.release import Release
 
@@ -47,6 +49,7 @@ COLUMNS = [
     "ptable_fingerprint",
     "seed_policy",
     "source",
+    "unit",
     "identity",
     "composition",
     "charged_eps",
@@ -77,6 +80,25 @@ class Ledger:
     #: layers whose cells are released by both DP and CKM (the DP
     #: guarantee does not hold for those cells)
     mixed: list[str] = field(default_factory=list)
+    #: the privacy unit of each private layer, in words (layer key ->
+    #: :func:`unit_words`)
+    units: dict[Any, str] = field(default_factory=dict)
+
+    @property
+    def unit_line(self) -> str:
+        """What one protected unit is, in one line: ``"privacy unit:
+        person_id, at most 5 records each"`` (layers named where the
+        units differ)."""
+        kinds = list(dict.fromkeys(self.units.values()))
+        if not kinds:
+            return "privacy unit: none (no private layer)"
+        if len(kinds) == 1:
+            return f"privacy unit: {kinds[0]}"
+        parts = []
+        for w in kinds:
+            keys = ", ".join(str(k) for k, v in self.units.items() if v == w)
+            parts.append(f"{w} (layer {keys})")
+        return "privacy units differ: " + "; ".join(parts)
 
     @property
     def total_eps(self) -> float:
@@ -85,6 +107,33 @@ class Ledger:
     @property
     def total_delta(self) -> float:
         return math.fsum(r["charged_delta"] or 0.0 for r in self.rows)
+
+
+def layer_unit(lyr) -> Unit:
+    """The privacy unit a built private layer protected (its door's)."""
+    unit = getattr(getattr(lyr.stat, "door", None), "unit", None)
+    return unit if isinstance(unit, Unit) else ONE_ROW
+
+
+def unit_words(unit: Unit) -> str:
+    """A unit in words for the report.
+
+    >>> unit_words(Unit("person_id", 5))
+    'person_id, at most 5 records each'
+    >>> unit_words(ONE_ROW)
+    'one row'
+    """
+    if not unit.bounded:
+        return "one row"
+    plural = "s" if unit.max_records != 1 else ""
+    cells = (
+        ""
+        if unit.max_cells is None
+        else f" in at most {unit.max_cells} cells of a layer"
+    )
+    return (
+        f"{unit.column}, at most {unit.max_records} record{plural} each{cells}"
+    )
 
 
 def private_layers(layers) -> list[tuple[int, Any]]:
@@ -169,6 +218,7 @@ def _release_row(i, lyr, r: Release, composition: str, charged: bool):
         # would let a reader test seed guesses offline
         identity=None if r.policy == "seed-only" else r.identity,
         composition=composition,
+        unit=unit_words(layer_unit(lyr)),
         charged_eps=(r.eps or 0.0) if charged else 0.0,
         charged_delta=(r.delta or 0.0) if charged and r.formal else 0.0,
     )
@@ -233,6 +283,7 @@ def compose(layers: list[tuple[Any, Any]]) -> Ledger:
                 "public, e.g. an annotation)."
             )
             continue
+        ledger.units[i] = unit_words(layer_unit(lyr))
         if not releases:
             ledger.rows.append(_row(i, lyr, composition="no release"))
             continue
@@ -257,7 +308,29 @@ def compose(layers: list[tuple[Any, Any]]) -> Ledger:
             ledger.rows.append(_release_row(i, lyr, r, composition, True))
         _layer_notes(ledger, i, stat_name, releases)
     _mixed_notes(ledger, layers)
+    _unit_notes(ledger)
     return ledger
+
+
+def _unit_notes(ledger: Ledger) -> None:
+    """Say what one protected unit is; warn where it is one row."""
+    if not ledger.units:
+        return
+    rows = [k for k, v in ledger.units.items() if v == "one row"]
+    text = ledger.unit_line
+    if rows:
+        text += (
+            ": the guarantee is per row, so a person with k rows is "
+            "protected only at k times the eps shown. Declare the person "
+            "with pp.source(data, unit='<id column>', max_records=k)."
+        )
+    else:
+        text += (
+            ": each unit keeps at most that many records (chosen by a "
+            "public keyed hash), and every sensitivity is scaled by it, so "
+            "the eps shown protects a whole unit."
+        )
+    ledger.notes.append(text)
 
 
 def _mixed_notes(ledger: Ledger, layers: list[tuple[Any, Any]]) -> None:

@@ -58,6 +58,8 @@ class PrivacyReport:
         self.total_delta = ledger.total_delta
         self.budget = budget
         self.notes = list(ledger.notes)
+        #: what one protected unit is, in one line
+        self.unit_line = ledger.unit_line
         #: where DP and CKM release the same cells (empty: none)
         self.mixed = list(ledger.mixed)
         total = dict.fromkeys(COLUMNS)
@@ -123,6 +125,7 @@ class PrivacyReport:
             ),
             "notes": list(self.notes),
             "headline": self.headline,
+            "privacy_unit": self.unit_line,
             "mixed_protection": list(self.mixed),
         }
 
@@ -184,7 +187,13 @@ class PrivacyReport:
             "charged_eps",
         ]
         text = self.display_table()[cols].to_string(index=False)
-        lines = ["Privacy report", self.headline, text, *self._footer()]
+        lines = [
+            "Privacy report",
+            self.headline,
+            self.unit_line,
+            text,
+            *self._footer(),
+        ]
         if self.notes:
             lines.append("notes:")
             lines.extend(f"- {n}" for n in self.notes)
@@ -197,6 +206,7 @@ class PrivacyReport:
         parts = [
             "<div><strong>Privacy report</strong>",
             f"<p><strong>{html.escape(self.headline)}</strong></p>",
+            f"<p>{html.escape(self.unit_line)}</p>",
             self.display_table().to_html(index=False),
         ]
         parts.extend(f"<p>{html.escape(x)}</p>" for x in self._footer())

@@ -49,8 +49,10 @@ from ..cells import (
     assemble,
     categorical_dimension,
     cell_query,
+    limit_cells,
 )
 from ..door import Door, level_label
+from ..mechanisms.bounding import unit_integers
 from ..mechanisms.errors import PrivacyWarning
 from ..mechanisms.release import (
     LaplaceCounts,
@@ -299,15 +301,39 @@ class PrivateCountStat(GroupingMixin, stat):
         weight = None
         if "weight" in data.columns:
             weight = self.checked_weights(data["weight"])
+        dims = [panel, *gdims, fdim]
+        kept = self.cells_kept(dims, data, door)
+        if kept is not None and isinstance(mechanism, LaplaceCounts):
+            # each unit now opens at most max_cells cells: the threshold
+            # of an undeclared domain may count that many
+            mechanism = mechanism.bounded(
+                door.unit.max_records, door.unit.max_cells
+            )
         table, idx = assemble(
-            [panel, *gdims, fdim],
+            dims,
             weight=weight,
             key_ints=key_ints,
             multiplicity=door.multiplicity,
+            keep=kept,
         )
         return self.release_table(
             door, fam, panel, gdims, table, idx, mechanism
         )
+
+    def cells_kept(self, dims, data: pd.DataFrame, door: Door):
+        """Which records their privacy unit keeps when the data declare
+        ``max_cells`` (None: every record): a unit's records fall in at
+        most that many cells of the layer (:func:`~plotnine_private.cells.
+        limit_cells`), which lets the threshold of an undeclared domain
+        count ``max_cells`` new cells per unit instead of ``max_records``.
+        """
+        unit = door.unit
+        if unit.max_cells is None or door.rows is None:
+            return None
+        units = unit_integers(
+            door.rows.loc[data.index, unit.column].to_numpy(), unit.name
+        )
+        return limit_cells(dims, units, unit.max_cells, unit.salt)
 
     def release_table(
         self, door, fam, panel, gdims, table, idx, mechanism
@@ -418,6 +444,7 @@ class PrivateCountStat(GroupingMixin, stat):
                 and (facts := scale_facts(getattr(door.scales, ax)))
             ),
             params=tuple((k, self.params.get(k)) for k in self.QUERY_PARAMS),
+            unit=door.unit.query_parts(),
         )
 
     def range_query(self, axis: str, **parts: Any) -> Query:
@@ -432,6 +459,7 @@ class PrivateCountStat(GroupingMixin, stat):
             aes=door.mapping.get(axis),
             facets=tuple(door.facet_columns),
             scale=scale_facts(getattr(door.scales, axis, None)),
+            **door.unit.query_parts(),
             **parts,
         )
 

@@ -14,6 +14,7 @@ import pandas as pd
 
 from ..mechanisms.ckm import record_key_integers
 from ..mechanisms.release import CKMCounts, LaplaceCounts
+from ..units import ONE_ROW, Unit
 from ..validation import (
     as_ptable,
     validate_choice,
@@ -37,6 +38,14 @@ DP_PARAMS: dict[str, Any] = {
 }
 
 CKM_PARAMS: dict[str, Any] = {"ptable": None, "threshold": None, "level": 0.95}
+
+
+def layer_unit(stat: Any) -> Unit:
+    """The privacy unit of the data a stat releases (its door's; one row
+    before the stat has seen a door, e.g. when planning)."""
+    door = getattr(stat, "door", None)
+    unit = getattr(door, "unit", None)
+    return unit if isinstance(unit, Unit) else ONE_ROW
 
 
 class DPMixin:
@@ -72,9 +81,17 @@ class DPMixin:
 
     def make_mechanism(self) -> LaplaceCounts:
         """Discrete (or continuous) Laplace noise on counts, from ``eps``,
-        ``delta``, ``adjacency`` and ``noise``."""
+        ``delta``, ``adjacency`` and ``noise``, scaled to the privacy unit
+        the data declare (:attr:`Door.unit`: a unit keeps up to
+        ``max_records`` records). ``max_cells`` is left to the step that
+        enforces it (``PrivateCountStat.release_at_door``): a threshold
+        that counted fewer cells than a unit can open would leak."""
         p = self.params
-        return LaplaceCounts(p["eps"], p["delta"], p["adjacency"], p["noise"])
+        mech = LaplaceCounts(p["eps"], p["delta"], p["adjacency"], p["noise"])
+        unit = layer_unit(self)
+        if unit.bounded:
+            mech = mech.bounded(unit.max_records)
+        return mech
 
     def check_input(self, data: pd.DataFrame) -> None:
         """The base checks, and refuse a mapped weight (whatever its
