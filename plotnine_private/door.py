@@ -321,7 +321,13 @@ def release_layer(
     if unit.bounded:
         keep = bound_rows(type(lyr.stat).__name__, rows, unit)
         if not keep.all():
-            rows, data = rows[keep], data[keep]
+            # plotnine's facets reorder the evaluated rows (by panel):
+            # keep them by index label, not by position
+            if rows.index.is_unique:
+                data = data[data.index.isin(rows.index[keep])]
+            else:
+                data = data[keep]
+            rows = rows[keep]
     return lyr.stat.release_at_door(data, make_door(plot, lyr, rows))
 
 
