@@ -27,10 +27,11 @@ from plotnine import (
 
 import plotnine_private as pp
 from plotnine_private._compat import build
-from plotnine_private.engines import source
+from plotnine_private.engines import Source, source
 from plotnine_private.engines.bounding import order_key_stages
 from plotnine_private.exceptions import PlotninePrivateError
 from plotnine_private.mechanisms.bounding import bounded_mask, order_keys
+from plotnine_private.units import Unit
 
 duckdb = pytest.importorskip("duckdb")
 pl = pytest.importorskip("polars")
@@ -62,6 +63,9 @@ def _records(n: int = N, seed: int = 20261201) -> pd.DataFrame:
             "yr": np.round(rng.uniform(0, 3, n) * 2) / 2,
         }
     )
+    # missing positions are dropped after bounding, in memory as in the
+    # engines (a filter must not move below the window)
+    d.loc[:40, "x"] = np.nan
     return pp.add_record_keys(d, seed=3, row_id="rid")
 
 
@@ -387,39 +391,54 @@ def test_neighbouring_units_move_counts_by_at_most_the_bound():
 # --------------------------------------------------------------------------
 # what an engine refuses, before any query
 # --------------------------------------------------------------------------
-def _refused(src, match: str) -> None:
+def _refused(kind: str, d: pd.DataFrame, match: str, **unit) -> None:
+    """Refused at the declaration, and by a layer and a table (a source
+    whose unit was set without the declaration's check)."""
+    declared = {k: v for k, v in unit.items() if k != "column"}
+    with pytest.raises(PlotninePrivateError, match=match):
+        _source(kind, None, d, unit=unit["column"], **declared)
+    good = _source(kind, None, d)
+    src = Source(
+        good.frame, good.native, good.engine, good.levels, Unit(**unit)
+    )
     with pytest.raises(PlotninePrivateError, match=match):
         _released(PLOTS["count_dp"](src))
     with pytest.raises(PlotninePrivateError, match=match):
         pp.dp_table(src, "c", eps=1, seed=1)
 
 
+def _unit(**kw):
+    return {"column": "person", "max_records": K, "record_id": "rid", **kw}
+
+
 def test_engine_unit_needs_a_record_id():
-    src = _source("duckdb", None, unit="person", max_records=K)
-    _refused(src, "needs record_id=")
+    _refused("duckdb", RECORDS, "needs record_id=", **_unit(record_id=None))
 
 
 def test_engine_unit_and_record_id_must_be_whole_numbers():
     d = RECORDS.assign(name=RECORDS["person"].astype(str))
-    src = _source(
-        "duckdb", None, d, unit="name", max_records=K, record_id="rid"
-    )
-    _refused(src, r"unit='name' is a column of String.*lookup table")
-    d = RECORDS.assign(frid=RECORDS["rid"].astype(float))
-    src = _source(
-        "polars_lazy",
-        None,
+    _refused(
+        "duckdb",
         d,
-        unit="person",
-        max_records=K,
-        record_id="frid",
+        r"unit='name' is a column of String.*lookup table",
+        **_unit(column="name"),
     )
-    _refused(src, r"record_id='frid' is a column of Float64.*BIGINT")
+    d = RECORDS.assign(frid=RECORDS["rid"].astype(float))
+    _refused(
+        "polars_lazy",
+        d,
+        r"record_id='frid' is a column of Float64.*BIGINT",
+        **_unit(record_id="frid"),
+    )
 
 
 def test_engine_refuses_max_cells():
-    src = _source("duckdb", None, **UNIT, max_cells=1)
-    _refused(src, "max_cells=1 is not supported for a table in the duckdb")
+    _refused(
+        "duckdb",
+        RECORDS,
+        "max_cells=1 is not supported for a table in the duckdb",
+        **_unit(max_cells=1),
+    )
 
 
 @pytest.mark.parametrize("bad", ["negative", "missing"])
@@ -431,7 +450,12 @@ def test_engine_refuses_missing_or_negative_ids(bad):
         d["rid"] = d["rid"].astype("Int64")
         d.loc[5, "rid"] = pd.NA
     for kind in ("duckdb", "polars_lazy"):
-        _refused(_source(kind, None, d), "missing or negative")
+        # found by the query itself, before anything is released
+        src = _source(kind, None, d)
+        with pytest.raises(PlotninePrivateError, match="missing or neg"):
+            _released(PLOTS["count_dp"](src))
+        with pytest.raises(PlotninePrivateError, match="missing or neg"):
+            pp.dp_table(src, "c", eps=1, seed=1)
 
 
 @pytest.mark.parametrize("name", ["count_dp", "binhex_dp", "count_ckm"])
