@@ -6,12 +6,12 @@ what an engine cannot bound is refused before any query runs."""
 
 from __future__ import annotations
 
-import shutil
 import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
+from engine_tables import duckdb_table
 from plotnine import (
     aes,
     facet_wrap,
@@ -87,37 +87,7 @@ def _polars(d: pd.DataFrame):
 
 
 def _duckdb(d: pd.DataFrame, **unit):
-    con = duckdb.connect()
-    con.register("v", d)
-    con.execute(f"CREATE TYPE colour AS ENUM {tuple(COLOURS)}")
-    con.execute(f"CREATE TYPE facet AS ENUM {tuple(FACETS)}")
-    con.execute(
-        "CREATE TABLE t AS SELECT * REPLACE (c::colour AS c, "
-        "f::facet AS f) FROM v"
-    )
-    return source(con, "t", **unit)
-
-
-@pytest.fixture(scope="module")
-def spark():
-    pytest.importorskip("pyspark")
-    if shutil.which("java") is None:
-        pytest.skip("Spark local mode needs Java")
-    from pyspark.sql import SparkSession
-
-    session = (
-        SparkSession.builder.master("local[1]")
-        .appName("plotnine_private unit tests")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
+    return duckdb_table(d, {"c": COLOURS, "f": FACETS}, **unit)
 
 
 def _source(kind: str, request, d: pd.DataFrame = RECORDS, **unit):
