@@ -324,7 +324,13 @@ def release_layer(
     if unit.bounded:
         keep = bound_rows(type(lyr.stat).__name__, rows, unit, frame)
         if not keep.all():
-            rows, data = rows[keep], data[keep]
+            # plotnine's facets reorder the evaluated rows (by panel):
+            # keep them by index label, not by position
+            if rows.index.is_unique:
+                data = data[data.index.isin(rows.index[keep])]
+            else:
+                data = data[keep]
+            rows = rows[keep]
     return lyr.stat.release_at_door(data, make_door(plot, lyr, rows))
 
 
@@ -334,13 +340,29 @@ def release_layer(
 _MASKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
+def content_ids(rows: pd.DataFrame) -> np.ndarray:
+    """Record identifiers from the records' content: a 62-bit hash of each
+    row's values (every column but plotnine's ``PANEL``; pandas' hash,
+    which has a fixed key, hashes a category by its value).
+
+    Never a row's position: removing another unit's rows would shift the
+    positions, and so change which records this unit keeps. Identical
+    rows of one unit get one identifier, and which of them is kept does
+    not change what is released.
+    """
+    cols = [c for c in rows.columns if c != "PANEL"]
+    hashed = pd.util.hash_pandas_object(rows[cols], index=False)
+    return (hashed.to_numpy(dtype=np.uint64) >> np.uint64(2)).astype(np.int64)
+
+
 def bound_rows(
     name: str, rows: pd.DataFrame, unit: Unit, source: Any = None
 ) -> np.ndarray:
     """Which of a layer's rows their privacy unit keeps (a boolean array):
     the ``unit.max_records`` with the smallest public keyed hash of (unit,
     record) (:func:`~plotnine_private.mechanisms.bounding.bounded_mask`);
-    a record is its ``record_id`` or, without one, its row position.
+    a record is its ``record_id`` or, without one, a hash of its content
+    (:func:`content_ids`).
 
     With ``source`` (the frame the rows come from) the mask is remembered
     and reused when the same units and records come again: the mask is a
@@ -353,30 +375,23 @@ def bound_rows(
                 "must have the unit's columns too."
             )
     units = unit_integers(rows[unit.column].to_numpy(), unit.column or "")
-    records = (
-        unit_integers(rows[unit.record_id].to_numpy(), unit.record_id)
-        if unit.record_id is not None
-        else None
-    )
     memo = _MASKS.get(source) if source is not None else None
     seen = None if memo is None else memo.get(unit)
-    if (
-        seen is not None
-        and np.array_equal(seen[0], units)
-        and (
-            len(seen[2]) == len(units)
-            if records is None
-            else seen[1] is not None and np.array_equal(seen[1], records)
+    if seen is not None and np.array_equal(seen[0], units):
+        # the mask is a function of the units and their records: a frame
+        # changed in place keeps a mask that still bounds every unit
+        return seen[1]
+    if unit.record_id is not None:
+        records: Any = unit_integers(
+            rows[unit.record_id].to_numpy(), unit.record_id
         )
-    ):
-        return seen[2]
-    mask = bounded_mask(
-        units,
-        np.arange(len(rows), dtype=np.int64) if records is None else records,
-        unit.max_records,
-        unit.salt,
-    )
+    else:
+
+        def records(positions: np.ndarray) -> np.ndarray:
+            return content_ids(rows.iloc[positions])
+
+    mask = bounded_mask(units, records, unit.max_records, unit.salt)
     if source is not None:
         with contextlib.suppress(TypeError):  # cannot be held weakly
-            _MASKS.setdefault(source, {})[unit] = (units, records, mask)
+            _MASKS.setdefault(source, {})[unit] = (units, mask)
     return mask

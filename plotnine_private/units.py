@@ -52,7 +52,7 @@ class Unit:
         ``max_records``); lowers the threshold of undeclared domains.
     record_id
         A column identifying each record within its unit (whole numbers
-        for engines); None: the row's position in an in-memory frame.
+        for engines); None: a hash of the record's content (in memory).
     salt
         Varies which records a unit keeps (public; None: the default
         order).
@@ -188,9 +188,16 @@ class UnitFrame:
         """The frame as pandas (converted once)."""
         if self._pandas is None:
             data = self.data
-            self._pandas = (
-                data if isinstance(data, pd.DataFrame) else data.to_pandas()
-            )
+            if isinstance(data, pd.DataFrame):
+                self._pandas = data
+            else:
+                frame = data.to_pandas()
+                for c in frame.columns:
+                    # a polars Enum declares levels, not an order (as
+                    # for tables in an engine)
+                    if isinstance(frame[c].dtype, pd.CategoricalDtype):
+                        frame[c] = frame[c].cat.as_unordered()
+                self._pandas = frame
         return self._pandas
 
     def __len__(self) -> int:

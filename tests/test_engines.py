@@ -5,12 +5,12 @@ pushed down; record keys from a row identifier, equal everywhere."""
 
 from __future__ import annotations
 
-import shutil
 import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
+from engine_tables import duckdb_table
 from plotnine import (
     aes,
     facet_grid,
@@ -81,28 +81,6 @@ def _pandas(d: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-@pytest.fixture(scope="session")
-def spark():
-    pytest.importorskip("pyspark")
-    if shutil.which("java") is None:
-        pytest.skip("Spark local mode needs Java")
-    from pyspark.sql import SparkSession
-
-    session = (
-        SparkSession.builder.master("local[1]")
-        .appName("plotnine_private tests")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
-
-
 def _source(kind: str, request) -> object:
     d = RECORDS
     if kind == "pandas":
@@ -118,15 +96,7 @@ def _source(kind: str, request) -> object:
         )
         return source(lf)
     if kind == "duckdb":
-        con = duckdb.connect()
-        con.register("records_view", d)
-        con.execute(f"CREATE TYPE colour AS ENUM {tuple(COLOURS)}")
-        con.execute(f"CREATE TYPE facet AS ENUM {tuple(FACETS)}")
-        con.execute(
-            "CREATE TABLE records AS SELECT * REPLACE (c::colour AS c, "
-            "f::facet AS f) FROM records_view"
-        )
-        return source(con, "records")
+        return duckdb_table(d, {"c": COLOURS, "f": FACETS})
     return request.getfixturevalue("spark_records")
 
 
@@ -611,15 +581,7 @@ def test_neighbours_differ_only_in_noisy_numbers(name):
     other.loc[100, ["g", "c", "x", "y"]] = ["d", "blue", 9.9, 0.1]
 
     def duck(d):
-        con = duckdb.connect()
-        con.register("v", d)
-        con.execute(f"CREATE TYPE colour AS ENUM {tuple(COLOURS)}")
-        con.execute(f"CREATE TYPE facet AS ENUM {tuple(FACETS)}")
-        con.execute(
-            "CREATE TABLE t AS SELECT * REPLACE (c::colour AS c, "
-            "f::facet AS f) FROM v"
-        )
-        return source(con, "t")
+        return duckdb_table(d, {"c": COLOURS, "f": FACETS})
 
     make = PLOTS[name]
     hidden = name != "count_dp"  # drop= hides cells by released value

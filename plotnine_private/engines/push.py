@@ -45,6 +45,12 @@ from ..families import Family, Stages, merge_stages, rint_stages
 from ..mechanisms.cellnames import value_bytes
 from ..mechanisms.release import CellTable, LaplaceCounts
 from ..validation import fail
+from .bounding import (
+    BAD_UNIT,
+    bounded_frame,
+    check_unit_columns,
+    check_unit_rows,
+)
 
 __all__ = [
     "assemble_counts",
@@ -124,14 +130,16 @@ def grouped(
     rkey: Any = None,
     where: Any = None,
     stages: Sequence[dict[str, Any]] = (),
+    flags: dict[str, Any] | None = None,
 ) -> pd.DataFrame:
     """One row per combination of ``keys`` (name -> expression) and of
     the last of ``stages`` (projections applied in turn, each computing
     its columns once from the previous ones) with ``_n`` records; ``_w``
     (sum of ``weight``), ``_wbad`` (invalid weights); ``_khi``, ``_klo``
     (sums of the key integers' high and low 24 bits) and ``_kbad``
-    (invalid keys) when asked. Collected to pandas: the only thing that
-    leaves the engine."""
+    (invalid keys) when asked; and for each of ``flags`` (name -> boolean
+    expression) the number of records where it holds. Collected to
+    pandas: the only thing that leaves the engine."""
     import narwhals as nw
 
     if weight is not None:
@@ -152,6 +160,9 @@ def grouped(
             .cast(nw.Int64)
         )
         aggs += [nw.col("_w").sum(), nw.col("_wbad").sum()]
+    for flag, expr in (flags or {}).items():
+        cols[flag] = expr.cast(nw.Int64)
+        aggs.append(nw.col(flag).sum())
     names = [*keys, *(stages[-1] if stages else {})]
     if rkey is not None:
         # the key integers' projections beside the cells' (one pass)
@@ -385,6 +396,7 @@ def release_in_engine(
     family = getattr(stat, "FAMILY", None)
     if not isinstance(stat, PrivateCountStat) or family not in _COUNTED:
         raise _needs_rows(name, "this stat needs the rows themselves.")
+    check_unit_columns(name, src)
     stat.releases = []
     stat.door = door
     stat.check_input(evaled)
@@ -440,14 +452,17 @@ def release_in_engine(
         import narwhals as nw
 
         weight = nw.col(cols["weight"])
+    frame, bad_unit = bounded_frame(src)
     g = grouped(
-        src.frame,
+        frame,
         {**pkeys, **gkeys},
         weight=weight,
         rkey=rkey,
         where=_within(where, cols, door),
         stages=fstages,
+        flags=None if bad_unit is None else {BAD_UNIT: bad_unit},
     )
+    check_unit_rows(name, g, src.unit)
     check_aggregates(name, g)
     panel = pfinish(g)
     gdims = [
@@ -496,6 +511,7 @@ def source_groups(
             f"{name}(): column {missing[0]!r} is not in the table; columns "
             f"are {src.columns}."
         )
+    check_unit_columns(name, src)
     names = list(dict.fromkeys(columns))
     keys = {f"_c{i}": nw.col(c) for i, c in enumerate(names)}
     rk = None
@@ -508,7 +524,15 @@ def source_groups(
         if (levels := src.declared_levels(c)) is not None
     ]
     where = functools.reduce(operator.and_, inside) if inside else None
-    g = grouped(src.frame, keys, rkey=rk, where=where)
+    frame, bad_unit = bounded_frame(src)
+    g = grouped(
+        frame,
+        keys,
+        rkey=rk,
+        where=where,
+        flags=None if bad_unit is None else {BAD_UNIT: bad_unit},
+    )
+    check_unit_rows(name, g, src.unit)
     check_aggregates(name, g)
     rows = pd.DataFrame({c: _plain(g[f"_c{i}"]) for i, c in enumerate(names)})
     return (

@@ -176,7 +176,7 @@ def source(
         domains.
     record_id
         A column identifying each record within its unit (whole numbers
-        in an engine); without it, the row's position in a frame in
+        in an engine); without it, a hash of the record's content in a frame in
         memory (an engine table needs it when ``unit`` is given).
     salt
         An int or str that varies which records a unit keeps.
@@ -201,12 +201,14 @@ def source(
     if isinstance(obj, UnitFrame):
         obj = obj.data
     if isinstance(obj, Source):
-        return Source(
-            obj.frame,
-            obj.native,
-            obj.engine,
-            {**obj.levels, **(levels or {})},
-            make_unit(obj.columns, *declared) if unit else obj.unit,
+        return _checked(
+            Source(
+                obj.frame,
+                obj.native,
+                obj.engine,
+                {**obj.levels, **(levels or {})},
+                make_unit(obj.columns, *declared) if unit else obj.unit,
+            )
         )
     if isinstance(obj, (str, os.PathLike)):
         obj = _parquet(os.fspath(obj), con)
@@ -249,4 +251,15 @@ def source(
             f"source(): levels= names {bad[0]!r}, which is not a column."
         )
     columns = list(frame.collect_schema().names())
-    return Source(frame, native, engine, levels, make_unit(columns, *declared))
+    return _checked(
+        Source(frame, native, engine, levels, make_unit(columns, *declared))
+    )
+
+
+def _checked(src: Source) -> Source:
+    """``src``, once its unit is one an engine can bound (refused here,
+    at the declaration, as well as before each query)."""
+    from .bounding import check_unit_columns
+
+    check_unit_columns("source", src)
+    return src

@@ -3,8 +3,9 @@
 A privacy unit (a person, a household, a firm) may own many rows. Before
 any aggregation, each unit keeps at most ``max_records`` of its records:
 those with the smallest keyed hash of (unit, record), where the record is
-named by a record identifier (a column, or the row's position in an
-in-memory frame). The choice of unit ``u``'s records depends on ``u``'s
+named by a record identifier (a column, or in memory a hash of the
+record's content; never its position, which removing another unit's
+rows would shift). The choice of unit ``u``'s records depends on ``u``'s
 records only, so on two data sets that differ in one unit the bounded
 data differ in at most ``k`` records of that unit (add/remove) or ``k``
 removed and ``k`` added (replace). Every mechanism then scales its
@@ -134,13 +135,18 @@ def _units_and_counts(units: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def bounded_mask(
     units: np.ndarray,
-    records: np.ndarray,
+    records: Any,
     max_records: int,
     salt: int | str | None = None,
 ) -> np.ndarray:
     """Which records their unit keeps: the ``max_records`` with the
     smallest :func:`order_keys` (all of them where the unit has no more;
     of two records with equal keys, the first).
+
+    ``records`` is an int64 array of record identifiers, or a function
+    that gives them for the positions it is passed (called for the
+    records of units over the bound only: a content hash need not be
+    computed for every record).
 
     Only records of units over the bound are hashed and sorted, and the
     units' own hashes are computed once per unit; small integer units are
@@ -169,7 +175,8 @@ def bounded_mask(
     first = np.zeros(len(counts), dtype=np.int64)
     first[d] = rows  # any record of each unit: its unit value
     hu_of[over_units] = key_ints_array(units[first[over_units]], unit_label)
-    h = _record_keys(hu_of[d], np.asarray(records)[rows], salt)
+    ids = records(rows) if callable(records) else np.asarray(records)[rows]
+    h = _record_keys(hu_of[d], np.asarray(ids, dtype=np.int64), salt)
     kept = _smallest_per_unit(d, h, over_units, counts, max_records)
     keep[rows[~kept]] = False
     return keep

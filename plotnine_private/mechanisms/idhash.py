@@ -57,26 +57,36 @@ def _cube(a):
     return (a * a % PRIME) * a % PRIME
 
 
-def key_ints(ident, seed: Any, scale: int = SPAN):
+def key_ints(ident, seed: Any, scale: int = SPAN, stage=None):
     """The keyed hash of ``ident`` in ``[0, scale)``: ``ident`` is a numpy
     int64 array (values in ``[0, 2**62)``) or a narwhals integer
     expression; both evaluate the same integer operations.
+
+    ``stage`` (optional) takes a dict of named intermediate values and
+    returns the values to go on with: an engine turns them into columns
+    of a projection (a cube uses its input three times, so without stages
+    an expression of several rounds grows exponentially); numpy needs
+    none.
 
     >>> key_ints(np.array([0, 1]), 7).tolist() == key_ints(
     ...     np.array([0, 1]), 7).tolist()
     True
     """
+    if stage is None:
+        stage = _as_is
     k = round_keys(seed)
-    x0 = ident % PRIME
-    x1 = ident // PRIME % PRIME
-    chains = []
-    for base in (0, 4):
-        a = _cube((x0 + k[base]) % PRIME)
-        a = _cube((a + x1 + k[base + 1]) % PRIME)
-        a = _cube((a + k[base + 2]) % PRIME)
-        a = _cube((a + k[base + 3]) % PRIME)
-        chains.append(a)
-    return (chains[0] * PRIME + chains[1]) % scale
+    x = stage({"x0": ident % PRIME, "x1": ident // PRIME % PRIME})
+    x0, x1 = x["x0"], x["x1"]
+    # two chains of four rounds, keyed by k[0:4] and k[4:8]
+    a = stage({b: _cube((x0 + k[b]) % PRIME) for b in (0, 4)})
+    a = stage({b: _cube((a[b] + x1 + k[b + 1]) % PRIME) for b in (0, 4)})
+    for r in (2, 3):
+        a = stage({b: _cube((a[b] + k[b + r]) % PRIME) for b in (0, 4)})
+    return (a[0] * PRIME + a[4]) % scale
+
+
+def _as_is(values: dict) -> dict:
+    return values
 
 
 def key_ints_array(ident: Any, seed: Any, scale: int = SPAN) -> np.ndarray:

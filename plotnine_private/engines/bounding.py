@@ -1,0 +1,183 @@
+"""Bounded contributions inside an engine (DuckDB, Polars, Spark).
+
+The engine twin of :mod:`plotnine_private.mechanisms.bounding`: before a
+private layer or table groups a :class:`~.source.Source`'s records into
+cells, each privacy unit keeps its ``max_records`` records with the
+smallest public keyed hash of (unit, record). The hash is the very
+integer arithmetic of :func:`~plotnine_private.mechanisms.bounding.
+order_keys` (:func:`~plotnine_private.mechanisms.idhash.key_ints` is
+duck-typed), so the engine keeps the records the in-memory path keeps;
+the choice is a window (row number over the unit, ordered by the hash)
+and a filter, and only the cells leave the engine.
+
+An engine has no row positions and no text hash: the unit and the
+record identifier must be whole-number columns (integer types), and
+their values >= 0 (a negative value or a missing one is counted in the
+same query and refused before anything is released, as a missing unit
+is in memory).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..exceptions import PlotninePrivateError
+from ..mechanisms.bounding import labels
+from ..mechanisms.idhash import SPAN, key_ints
+from ..units import Unit
+
+__all__ = [
+    "BAD_UNIT",
+    "bounded_frame",
+    "check_unit_columns",
+    "check_unit_rows",
+    "order_key_stages",
+]
+
+#: the aggregate counting records with a missing or negative identifier
+BAD_UNIT = "_ubad"
+_KEY = "_uord"
+_RANK = "_urank"
+
+
+class _Stages:
+    """Projections a keyed hash is computed in (the ``stage`` hook of
+    :func:`~plotnine_private.mechanisms.idhash.key_ints`): each call
+    becomes one projection of fresh columns, so every intermediate value
+    is computed once per record."""
+
+    def __init__(self, prefix: str):
+        self.prefix = prefix
+        self.stages: list[dict[str, Any]] = []
+
+    def __call__(self, values: dict) -> dict:
+        import narwhals as nw
+
+        i = len(self.stages)
+        names = {k: f"{self.prefix}{i}_{k}" for k in values}
+        self.stages.append({names[k]: v for k, v in values.items()})
+        return {k: nw.col(n) for k, n in names.items()}
+
+    def add(self, name: str, expr: Any) -> Any:
+        import narwhals as nw
+
+        self.stages.append({name: expr})
+        return nw.col(name)
+
+
+def order_key_stages(
+    unit: Any, record: Any, salt: int | str | None, name: str
+) -> list[dict[str, Any]]:
+    """Projections (applied in turn) ending with the column ``name``:
+    :func:`~plotnine_private.mechanisms.bounding.order_keys` of two
+    narwhals integer expressions (identifiers in ``[0, 2**62)``).
+
+    >>> import narwhals as nw, polars as pl, numpy as np
+    >>> from plotnine_private.mechanisms.bounding import order_keys
+    >>> lf = nw.from_native(pl.LazyFrame({"u": [3, 3], "r": [0, 1]}))
+    >>> for st in order_key_stages(nw.col("u"), nw.col("r"), None, "k"):
+    ...     lf = lf.with_columns(**st)
+    >>> lf.collect()["k"].to_list() == order_keys(
+    ...     np.array([3, 3]), np.array([0, 1])).tolist()
+    True
+    """
+    unit_label, record_label = labels(salt)
+    staged = _Stages("_ub")
+    hu = staged.add("_ubhu", key_ints(unit, unit_label, stage=staged))
+    # both terms are below SPAN < 2**62: the sum stays below 2**63
+    mixed = staged.add("_ubmix", (hu + record % SPAN) % SPAN)
+    staged.add(name, key_ints(mixed, record_label, stage=staged))
+    return staged.stages
+
+
+def check_unit_columns(name: str, src: Any) -> None:
+    """Refuse, from the table's schema alone (before any query), a unit
+    an engine cannot bound: no ``record_id``, or identifiers that are not
+    whole-number columns."""
+    import narwhals as nw
+
+    unit: Unit = src.unit
+    if not unit.bounded:
+        return
+    if unit.max_cells is not None:
+        raise PlotninePrivateError(
+            f"{name}(): max_cells={unit.max_cells} is not supported for a "
+            f"table in the {src.engine} engine (a layer's cells there are "
+            "raw categories as well as integer codes, so they cannot be "
+            "ranked per unit in the query). Leave max_cells out (a unit "
+            f"then reaches at most max_records={unit.max_records} cells), "
+            "or collect the rows into a pandas or polars DataFrame."
+        )
+    if unit.record_id is None:
+        raise PlotninePrivateError(
+            f"{name}(): a table in the {src.engine} engine with "
+            f"unit={unit.column!r} needs record_id='<column>': a column "
+            "of whole numbers naming each record within its unit (an "
+            "engine has no row positions to choose records by). Add one "
+            "in the engine, e.g. SQL 'row_number() OVER () AS rid' "
+            "stored once with the table, and pass record_id='rid'."
+        )
+    schema = src.schema
+    for what, col in (("unit", unit.column), ("record_id", unit.record_id)):
+        dtype = schema[col]
+        if not dtype.is_integer():
+            raise PlotninePrivateError(
+                f"{name}(): {what}={col!r} is a column of {dtype}; in an "
+                "engine the unit and the record identifier must be "
+                "whole-number (integer) columns. Derive an integer id in "
+                "the engine, e.g. join a lookup table "
+                f"(SELECT DISTINCT {col}, row_number() OVER () AS "
+                f"{col}_id) and pass {what}='{col}_id'"
+                + (
+                    ", or cast a column of whole numbers to BIGINT."
+                    if dtype in (nw.Float64, nw.Float32)
+                    else "."
+                )
+            )
+
+
+def bounded_frame(src: Any) -> tuple[Any, Any]:
+    """``src.frame`` with each unit's records bounded (the frame itself
+    when the unit is one row), and the expression that marks a record
+    with a missing or negative identifier (None without a unit): sum it
+    as :data:`BAD_UNIT` beside the counts, then :func:`check_unit_rows`.
+
+    The bad records are all kept (in a partition of their own) so that
+    their count reaches the aggregation; the release is then refused."""
+    import narwhals as nw
+
+    unit: Unit = src.unit
+    if unit.column is None or unit.record_id is None:
+        # one row a unit (check_unit_columns refused a unit without ids)
+        return src.frame, None
+    u = nw.col(unit.column).cast(nw.Int64)
+    r = nw.col(unit.record_id).cast(nw.Int64)
+    bad = (u.is_null() | r.is_null() | (u < 0) | (r < 0)).fill_null(True)
+    zero = nw.lit(0, dtype=nw.Int64)
+    frame = src.frame.with_columns(
+        _upart=nw.when(bad).then(nw.lit(-1, dtype=nw.Int64)).otherwise(u),
+        _urec=nw.when(bad).then(zero).otherwise(r),
+    )
+    part = nw.col("_upart")
+    # the hash of a bad record's unit is that of 0: never negative
+    clean = nw.when(part < 0).then(zero).otherwise(part)
+    for stage in order_key_stages(clean, nw.col("_urec"), unit.salt, _KEY):
+        frame = frame.with_columns(**stage)
+    rank = nw.col(_KEY).rank("ordinal").over("_upart")
+    frame = frame.with_columns(**{_RANK: rank}).filter(
+        (nw.col(_RANK) <= unit.max_records) | (part < 0)
+    )
+    return frame, part < 0
+
+
+def check_unit_rows(name: str, grouped_rows: Any, unit: Unit) -> None:
+    """The error of a missing or negative unit or record identifier,
+    after the query and before anything is released."""
+    if BAD_UNIT in grouped_rows and int(grouped_rows[BAD_UNIT].sum()):
+        raise PlotninePrivateError(
+            f"{name}(): the privacy unit {unit.column!r} or the record "
+            f"identifier {unit.record_id!r} is missing or negative in some "
+            "records; in an engine both must be whole numbers >= 0 in "
+            "every record. Fill or drop those records in the engine, or "
+            "derive ids with a lookup table (row_number() OVER ())."
+        )
