@@ -256,3 +256,37 @@ def test_empty_frame_with_undeclared_strings_draws_an_empty_layer(mech):
         for plot in (p, q):
             assert len(layer_data(plot)) == 0
             plot.draw()
+
+
+# -- class 5: stacks under a non-linear coord ---------------------------------
+@pytest.mark.parametrize("mech", ["dp", "ckm"])
+def test_stacked_bars_under_coord_trans_are_rectangles(cars, mech):
+    # coord_trans draws each group as one munched polygon: with groups
+    # of fill alone (not plotnine's x-by-fill ids) a group's stacked
+    # segments of every class joined into one wedge across the panel
+    from plotnine import coord_trans
+
+    stat = f"count_{mech}"
+    p = (
+        ggplot(cars, _mapping(stat, "class", fill="drv"))
+        + geom_bar(**_private(stat, drop=False))
+        + coord_trans(y="sqrt")
+    )
+    d = layer_data(p)
+    # plotnine's rule: one group per (class, drv) combination (over the
+    # declared levels), not one per fill
+    assert d["group"].nunique() == len(d) == 21
+    fig = p.draw()
+    try:
+        paths = [
+            path for c in fig.axes[0].collections for path in c.get_paths()
+        ]
+        # one polygon per bar segment, each within one bar's width
+        assert len(paths) == len(d)
+        for path in paths:
+            xs = path.vertices[:, 0]
+            assert xs.max() - xs.min() <= 0.9 + 1e-9
+    finally:
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
