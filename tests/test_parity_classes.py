@@ -13,6 +13,7 @@ from plotnine import (
     facet_wrap,
     geom_bar,
     geom_bin_2d,
+    geom_boxplot,
     geom_histogram,
     ggplot,
 )
@@ -21,6 +22,8 @@ import plotnine_private as pp
 from plotnine_private import layer_data
 
 PTAB = pp.create_cnt_ptable(D=3, V=1.5, js=1)
+#: a p-table that almost never moves a count (the parity suite's)
+QUIET = pp.create_cnt_ptable(D=1, V=0.0001)
 CLASSES = [
     "2seater",
     "compact",
@@ -290,3 +293,128 @@ def test_stacked_bars_under_coord_trans_are_rectangles(cars, mech):
         import matplotlib.pyplot as plt
 
         plt.close(fig)
+
+
+# -- class 6: box plots of an undeclared x ------------------------------------
+def _undeclared_boxes(d: pd.DataFrame, mech: str, **kw):
+    stat = f"boxplot_{mech}"
+    params = {"limits": (1, 50), **kw}
+    if mech == "dp":
+        params = {"eps": 1e9, "seed": 4, **params}
+    else:
+        params = {"ptable": QUIET, **params}
+    return ggplot(
+        d.assign(cls=d["class"].astype(str)), _mapping(stat, "cls", "hwy")
+    ) + geom_boxplot(stat=stat, **params)
+
+
+@pytest.mark.parametrize("mech", ["dp", "ckm"])
+def test_boxes_of_an_undeclared_x_are_drawn(cars, mech):
+    import warnings
+
+    from plotnine import scale_y_log10
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the undeclared-domain advice
+        p = _undeclared_boxes(cars, mech)
+        d = layer_data(p)
+        # one box per class with its every record (the threshold was on
+        # each (class, fine bin) cell: boxes of 1-2 records a bin)
+        true = cars.groupby("class", observed=True)["hwy"]
+        assert list(d["n"]) == list(true.size())
+        plain = layer_data(ggplot(cars, aes("class", "hwy")) + geom_boxplot())
+        for col in ("lower", "middle", "upper"):
+            np.testing.assert_allclose(d[col], plain[col], atol=1.5)
+        q = p + scale_y_log10()
+        logged = layer_data(q)
+        assert len(logged) == 7
+        np.testing.assert_allclose(
+            10 ** logged["middle"], plain["middle"], rtol=0.06
+        )
+        q.draw()
+
+
+def test_undeclared_boxes_cost_eps_and_delta_in_two_releases(cars):
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        p = _undeclared_boxes(cars, "dp", eps=2, group_share=0.3)
+        layer_data(p)
+    said = [str(w.message) for w in caught]
+    assert any("groups whose noisy count" in m for m in said)
+    rows = pp.privacy_report(p).table
+    layer = rows[rows["layer"] != "total"]
+    assert sorted(layer["charged_eps"].round(9)) == [0.6, 1.4]
+    assert sorted(layer["charged_delta"]) == [0.0, 1e-6]
+    total = rows[rows["layer"] == "total"].iloc[0]
+    assert total["charged_eps"] == pytest.approx(2)
+    assert total["charged_delta"] == pytest.approx(1e-6)
+
+
+def test_a_group_without_enough_records_is_hidden_and_log_draws(cars):
+    import warnings
+
+    from plotnine import scale_y_log10
+
+    # at eps=0.5 a group needs about 230 records (mpg's largest has 62):
+    # the layer is empty, and a log scale must still draw
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        p = _undeclared_boxes(cars, "dp", eps=0.5) + scale_y_log10()
+        assert len(layer_data(p)) == 0
+        p.draw()
+
+
+@pytest.mark.parametrize("value", [0, 1, 1.5, "half", None])
+def test_group_share_must_be_a_share(value):
+    with pytest.raises(pp.PlotninePrivateError, match="group_share must"):
+        geom_boxplot(
+            stat="boxplot_dp", limits=(0, 50), eps=1, group_share=value
+        )
+
+
+def _moved_to_a_new_class(d: pd.DataFrame) -> pd.DataFrame:
+    d = d.copy()
+    d["class"] = d["class"].astype(str)
+    d.loc[0, "class"] = "aaa-never-seen"  # a group of one record
+    return d
+
+
+@pytest.mark.parametrize(
+    ("mech", "change"),
+    [("dp", "new class"), ("dp", "outlier"), ("ckm", "outlier")],
+)
+def test_undeclared_boxes_neighbours_differ_in_noisy_numbers_only(
+    cars, mech, change
+):
+    from neighbours import differences, snapshot
+
+    # DP at eps=40: a group shows from 4 records (2seater has 5, the
+    # fewest), so all seven classes are shown in both and a new class of
+    # one record in neither
+    kw = {"eps": 40, "seed": 7} if mech == "dp" else {"ptable": PTAB}
+    base = cars.assign(**{"class": cars["class"].astype(str)})
+    if change == "outlier":
+        other = base.copy()
+        other.loc[0, "hwy"] = 900.0
+    else:
+        other = _moved_to_a_new_class(base)
+    a, b = (
+        _without_box_numbers(snapshot(_undeclared_boxes(d, mech, **kw)))
+        for d in (base, other)
+    )
+    assert "error" not in a
+    assert len(a["layer 0"]["x"]) == 7  # every class has its box
+    assert differences(a, b) == []
+
+
+#: box columns computed from the released fine counts (noisy numbers)
+BOX_NUMBERS = {"lower", "middle", "upper", "notchlower", "notchupper"}
+
+
+def _without_box_numbers(snap: dict) -> dict:
+    layer = snap.get("layer 0", {})
+    for col in BOX_NUMBERS | {"relvarwidth"}:
+        layer.pop(col, None)
+    return snap

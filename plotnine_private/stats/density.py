@@ -11,7 +11,13 @@ from plotnine.mapping.evaluation import after_stat
 from ..smoothing import kernel_name, kernel_smooth
 from ..validation import is_real
 from .base import CKM_PARAMS, DP_PARAMS, CKMMixin, DPMixin, _fail
-from .fine import FineFamily, FineHistogram, family_doc, released_total
+from .fine import (
+    GROUP_SHARE_DOC,
+    FineFamily,
+    FineHistogram,
+    family_doc,
+    released_total,
+)
 from .signal import warn_density_zero
 
 __all__ = ["stat_density_ckm", "stat_density_dp"]
@@ -209,7 +215,7 @@ class stat_density_dp(DPMixin, _DensityFamily):
         As in `stat_count_dp`.
     """
 
-    __doc__ = family_doc(__doc__, _DOC_COMMON, _DOC_NOTES)
+    __doc__ = family_doc(__doc__, _DOC_COMMON, GROUP_SHARE_DOC, _DOC_NOTES)
     DEFAULT_PARAMS = {**_DensityFamily.BASE_PARAMS, **DP_PARAMS}
 
 
@@ -231,5 +237,5 @@ class stat_density_ckm(CKMMixin, _DensityFamily):
         As in `stat_count_ckm`.
     """
 
-    __doc__ = family_doc(__doc__, _DOC_COMMON, _DOC_NOTES)
+    __doc__ = family_doc(__doc__, _DOC_COMMON, GROUP_SHARE_DOC, _DOC_NOTES)
     DEFAULT_PARAMS = {**_DensityFamily.BASE_PARAMS, **CKM_PARAMS}

@@ -11,7 +11,13 @@ from plotnine.mapping.evaluation import after_stat
 from ..smoothing import monotone_cdf
 from ..validation import is_real
 from .base import CKM_PARAMS, DP_PARAMS, CKMMixin, DPMixin, _fail
-from .fine import FineFamily, FineHistogram, family_doc, released_total
+from .fine import (
+    GROUP_SHARE_DOC,
+    FineFamily,
+    FineHistogram,
+    family_doc,
+    released_total,
+)
 
 __all__ = ["stat_ecdf_ckm", "stat_ecdf_dp"]
 
@@ -150,7 +156,7 @@ class stat_ecdf_dp(DPMixin, _EcdfFamily):
         As in `stat_count_dp`.
     """
 
-    __doc__ = family_doc(__doc__, _DOC_COMMON, _DOC_NOTES)
+    __doc__ = family_doc(__doc__, _DOC_COMMON, GROUP_SHARE_DOC, _DOC_NOTES)
     DEFAULT_PARAMS = {**_EcdfFamily.BASE_PARAMS, **DP_PARAMS}
 
 
@@ -170,5 +176,5 @@ class stat_ecdf_ckm(CKMMixin, _EcdfFamily):
         As in `stat_count_ckm`.
     """
 
-    __doc__ = family_doc(__doc__, _DOC_COMMON, _DOC_NOTES)
+    __doc__ = family_doc(__doc__, _DOC_COMMON, GROUP_SHARE_DOC, _DOC_NOTES)
     DEFAULT_PARAMS = {**_EcdfFamily.BASE_PARAMS, **CKM_PARAMS}

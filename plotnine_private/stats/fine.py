@@ -17,12 +17,17 @@ noise, charged once).
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 
+from ..cells import cell_table
 from ..families import Bins
+from ..mechanisms.release import LaplaceCounts, release_cells
 from ..validation import is_real
 from .base import FamilyCells, PrivateCountStat, _fail, validate_range
+from .dates import is_date_axis, is_timelike
 from .domains import axis_breaks
 from .intervals import (
     BANDS,
@@ -33,7 +38,18 @@ from .intervals import (
     replicate_curves,
 )
 
-__all__ = ["FineFamily", "FineHistogram", "family_doc"]
+__all__ = ["GROUP_SHARE_DOC", "FineFamily", "FineHistogram", "family_doc"]
+
+#: the parameter shared by the fine families' docstrings
+GROUP_SHARE_DOC = """\
+    group_share : float, default=0.25
+        DP only, with an undeclared group (a string fill or colour, an
+        undeclared x of a box plot): the share of eps that releases each
+        group's total, a group being shown iff its noisy total reaches a
+        threshold (from that share of eps and delta); the fine counts of
+        the shown groups get the rest. Unused when every group is
+        declared.
+"""
 
 
 def family_doc(doc: str | None, *sections: str) -> str:
@@ -86,7 +102,12 @@ class FineFamily(PrivateCountStat):
     AXIS = "x"
     OUTSIDE = ("clamp", "drop")
 
-    FINE_PARAMS = {"limits": None, "bins": 128, "outside": "clamp"}
+    FINE_PARAMS = {
+        "limits": None,
+        "bins": 128,
+        "outside": "clamp",
+        "group_share": 0.25,
+    }
 
     # -- parameters ------------------------------------------------------
     def validate_params(self) -> None:
@@ -99,6 +120,10 @@ class FineFamily(PrivateCountStat):
                 "(e.g. from a codebook or the instrument's range). The "
                 "data's own range would disclose its extremes.",
             )
+        if isinstance(p["limits"], (tuple, list)) and any(
+            is_timelike(v) for v in p["limits"]
+        ):
+            raise self.no_dates()
         p["limits"] = validate_range(self.name, "limits", p["limits"])
         bins = p["bins"]
         if not is_real(bins) or int(bins) != bins or not 2 <= bins <= 100_000:
@@ -115,6 +140,17 @@ class FineFamily(PrivateCountStat):
                 f"'simultaneous' (the whole curve at once), got "
                 f"{p['band']!r}.",
             )
+        share = p["group_share"]
+        if not is_real(share) or not 0 < share < 1:
+            raise _fail(
+                self.name,
+                f"group_share must be a number in (0, 1), got {share!r}: "
+                "the share of eps that decides which groups of an "
+                "undeclared aesthetic are shown (the fine counts get the "
+                "rest). Declare the levels to spend all of eps on the "
+                "counts.",
+            )
+        p["group_share"] = float(share)
         if p["outside"] not in self.OUTSIDE:
             raise _fail(
                 self.name,
@@ -122,6 +158,19 @@ class FineFamily(PrivateCountStat):
                 f"counted in the edge bins) or 'drop' (left out), got "
                 f"{p['outside']!r}.",
             )
+
+    def no_dates(self):
+        """The error for a date axis, with the fixes."""
+        ax = self.AXIS
+        return _fail(
+            self.name,
+            f"{ax} on a date axis is not supported: the fine histogram "
+            "takes numbers. Map the dates as numbers, e.g. days since a "
+            "public origin (df['days'] = (df['t'] - pd.Timestamp("
+            "'2020-01-01')) / pd.Timedelta(days=1)) with numeric limits=, "
+            "or count dates in calendar bins with stat='bin_dp' and "
+            "binwidth='1 month'.",
+        )
 
     # -- groups ------------------------------------------------------------
     def leading_groups(self, data: pd.DataFrame) -> list[str]:
@@ -142,6 +191,8 @@ class FineFamily(PrivateCountStat):
     def family_cells(self, data: pd.DataFrame, scales) -> FamilyCells:
         ax = self.AXIS
         self.require_continuous(scales, ax)
+        if is_date_axis(getattr(scales, ax)):
+            raise self.no_dates()
         p = self.params
         ab = axis_breaks(
             self,
@@ -166,6 +217,96 @@ class FineFamily(PrivateCountStat):
             describe=(ax, tuple(edges.tolist()), p["outside"]),
             family=family,
         )
+
+    # -- undeclared groups -------------------------------------------------
+    def release_table(
+        self, door, fam, panel, gdims, table, idx, mechanism
+    ) -> pd.DataFrame:
+        """Release the fine histogram; with an undeclared group (a string
+        fill, an undeclared x of a box plot) in two steps.
+
+        Thresholding every (group, fine bin) cell alone would hide nearly
+        every fine bin (each holds a few records), so that nothing is
+        drawn even at a huge eps. Instead the question "is the group
+        there?" is asked once per group: (1) each observed group's total
+        (the sum of its fine counts) is released with ``group_share`` of
+        eps and the group is shown iff its noisy total reaches the
+        threshold of ``(eps * group_share, delta)`` (a stability-based
+        histogram of the groups); (2) within the shown groups the fine
+        bins are a public domain (the groups are a released value), so
+        every fine bin of a shown group gets noise from the rest of eps,
+        empty ones included. Sequential composition: ``(eps, delta)`` in
+        all, as one thresholded release would cost. CKM releases the
+        group totals through the p-table (the groups with records) and
+        then every fine bin of those groups (empty bins stay 0).
+        """
+        if table.public:
+            return super().release_table(
+                door, fam, panel, gdims, table, idx, mechanism
+            )
+        dims = [panel, *gdims]
+        sizes = tuple(d.size for d in dims)
+        bins = len(fam.frame)
+        gcode = (
+            np.ravel_multi_index(tuple(idx[:, :-1].T), sizes)
+            if len(idx)
+            else np.zeros(0, dtype=np.int64)
+        )
+        groups, inv = np.unique(gcode, return_inverse=True)
+        n, weighted, key_sum = _summed(table, inv.ravel(), len(groups))
+        gtable, _ = cell_table(
+            dims, groups, n, weighted, key_sum, False, table.multiplicity
+        )
+        group_mech = mechanism
+        if isinstance(mechanism, LaplaceCounts):
+            group_mech = mechanism.with_eps(
+                mechanism.eps * self.params["group_share"]
+            )
+            mechanism = mechanism.with_eps(mechanism.eps - group_mech.eps)
+        query = self.query(door, fam, gdims, group_mech)
+        shown = release_cells(
+            dataclasses.replace(query, family=f"{self.FAMILY}:groups"),
+            gtable,
+            group_mech,
+            domain="observed groups (thresholded)",
+            panels=door.panels,
+            data_object=door.data_object,
+            details={"what": "record totals of the groups (is it there?)"},
+        )
+        self.releases.append(shown.release)
+        self.warn_undeclared(fam, gdims, shown.release, unit="groups")
+        # every fine bin of each shown group, in the combined-code order
+        kept = groups[shown.keep]
+        full = (kept[:, None] * bins + np.arange(bins)).ravel()
+        code = gcode * bins + idx[:, -1]
+        pos = np.searchsorted(full, code)
+        hit = pos < len(full)
+        hit[hit] = full[pos[hit]] == code[hit]
+        n, weighted, key_sum = _spread(table, pos[hit], hit, len(full))
+        fine, fidx = cell_table(
+            [*dims, fam.dimension()],
+            full,
+            n,
+            weighted,
+            key_sum,
+            True,
+            table.multiplicity,
+        )
+        released = release_cells(
+            self.query(door, fam, gdims, mechanism),
+            fine,
+            mechanism,
+            domain="public bins of the released groups",
+            panels=door.panels,
+            data_object=door.data_object,
+        )
+        self.releases.append(released.release)
+        # group ids and levels run over the released groups only
+        frame_table = dataclasses.replace(fine, public=False)
+        cells = self.cell_frame(
+            fam, panel, gdims, fidx, frame_table, released, door
+        )
+        return self.finish_output(cells, released)
 
     def fine_histogram(self, cells, released) -> FineHistogram:
         """Released cells as one dense row of fine bins per shown group."""
@@ -273,6 +414,42 @@ class FineFamily(PrivateCountStat):
         PANEL keep their categories)."""
         idx = np.repeat(np.arange(len(info)), per_group)
         return info.iloc[idx].reset_index(drop=True)
+
+
+#: counts, weighted counts and record-key sums of some cells
+Aggregates = tuple[np.ndarray, "np.ndarray | None", "np.ndarray | None"]
+
+
+def _summed(table, inv: np.ndarray, size: int) -> Aggregates:
+    """Counts, weighted counts and record-key sums of ``table``'s cells
+    added up per ``inv`` (exact integers: a group's cell key is the sum
+    of its records' keys, as if it had been counted directly)."""
+    n = np.zeros(size, dtype=np.int64)
+    np.add.at(n, inv, np.asarray(table.n, dtype=np.int64))
+    weighted = None
+    if table.weighted is not None:
+        weighted = np.bincount(inv, weights=table.weighted, minlength=size)
+    key_sum = None
+    if table.key_sum is not None:
+        key_sum = np.zeros(size, dtype=np.int64)
+        np.add.at(key_sum, inv, np.asarray(table.key_sum, dtype=np.int64))
+    return n, weighted, key_sum
+
+
+def _spread(table, pos: np.ndarray, hit: np.ndarray, size: int) -> Aggregates:
+    """``table``'s cells placed at ``pos`` among ``size`` cells (the
+    others empty): counts, weighted counts and record-key sums."""
+    n = np.zeros(size, dtype=np.int64)
+    n[pos] = np.asarray(table.n, dtype=np.int64)[hit]
+    weighted = None
+    if table.weighted is not None:
+        weighted = np.zeros(size)
+        weighted[pos] = np.asarray(table.weighted)[hit]
+    key_sum = None
+    if table.key_sum is not None:
+        key_sum = np.zeros(size, dtype=np.int64)
+        key_sum[pos] = np.asarray(table.key_sum, dtype=np.int64)[hit]
+    return n, weighted, key_sum
 
 
 def released_total(hist: FineHistogram) -> np.ndarray:
