@@ -418,3 +418,164 @@ def _without_box_numbers(snap: dict) -> dict:
     for col in BOX_NUMBERS | {"relvarwidth"}:
         layer.pop(col, None)
     return snap
+
+
+# -- class 8: what users reach for next ---------------------------------------
+def _fine(mech: str, **kw) -> dict:
+    if mech == "dp":
+        return {"eps": 1e9, "seed": 4, **kw}
+    return {"ptable": QUIET, **kw}
+
+
+@pytest.mark.parametrize("mech", ["dp", "ckm"])
+@pytest.mark.parametrize(
+    "scale",
+    ["xlim", "scale_x_continuous"],
+)
+def test_xlim_is_the_public_range_of_density_and_ecdf(cars, mech, scale):
+    import plotnine as p9
+
+    extra = (
+        p9.xlim(15, 40)
+        if scale == "xlim"
+        else p9.scale_x_continuous(limits=(15, 40))
+    )
+    dens = layer_data(
+        ggplot(cars, _mapping(f"density_{mech}", "hwy"))
+        + p9.geom_density(stat=f"density_{mech}", **_fine(mech, bw=2))
+        + extra
+    )
+    assert dens["x"].min() == 15 and dens["x"].max() == 40
+    ecdf = layer_data(
+        ggplot(cars, _mapping(f"ecdf_{mech}", "hwy"))
+        + p9.geom_step(stat=f"ecdf_{mech}", **_fine(mech, bins=25))
+        + extra
+    )
+    # records outside the scale limits are left out, as plotnine censors
+    # them: n counts those inside [15, 40] only
+    inside = cars["hwy"].between(15, 40).sum()
+    assert ecdf["n"].iloc[0] == dens["n"].iloc[0] == inside
+    assert ecdf["x"].iloc[1] == 15 and ecdf["x"].iloc[-2] == 40
+
+
+@pytest.mark.parametrize("mech", ["dp", "ckm"])
+def test_ylim_is_the_public_range_of_boxplots(cars, mech):
+    from plotnine import ylim
+
+    d = layer_data(
+        ggplot(cars, _mapping(f"boxplot_{mech}", "drv", "hwy"))
+        + geom_boxplot(stat=f"boxplot_{mech}", **_fine(mech, bins=40))
+        + ylim(10, 50)
+    )
+    plain = layer_data(ggplot(cars, aes("drv", "hwy")) + geom_boxplot())
+    for col in ("lower", "middle", "upper"):
+        np.testing.assert_allclose(d[col], plain[col], atol=1.5)
+
+
+def test_without_limits_or_xlim_the_error_names_both(cars):
+    from plotnine import geom_density
+
+    p = ggplot(cars, aes("hwy")) + geom_density(stat="density_dp", eps=1)
+    with pytest.raises(pp.PlotninePrivateError, match=r"or xlim\(lo, hi\)"):
+        layer_data(p)
+
+
+def _density(d, mech: str, **kw):
+    from plotnine import geom_density
+
+    return layer_data(
+        ggplot(d, _mapping(f"density_{mech}", "hwy", fill="drv"))
+        + geom_density(
+            stat=f"density_{mech}",
+            **_fine(mech, limits=(0, 60), bw=2, n=256, **kw),
+        )
+    )
+
+
+@pytest.mark.parametrize("mech", ["dp", "ckm"])
+@pytest.mark.parametrize("bounds", [(12, 44), (12, np.inf), (-np.inf, 30)])
+def test_density_bounds_reflect_as_plotnine(cars, mech, bounds):
+    from plotnine import geom_density, xlim
+
+    d = _density(cars, mech, bounds=bounds)
+    plain = layer_data(
+        ggplot(cars, aes("hwy", fill="drv"))
+        + geom_density(bw=2, n=256, bounds=bounds)
+        + xlim(0, 60)
+    )
+    for g in (1, 2, 3):
+        a, b = d[d["group"] == g], plain[plain["group"] == g]
+        # the same grid: the limits within the bounds
+        np.testing.assert_allclose(a["x"], b["x"])
+        peak = b["density"].max()
+        assert np.abs(a["density"] - b["density"]).max() < 0.04 * peak
+    # without the reflection the mass beyond a bound is lost
+    plain_no = _density(cars, mech)
+    lo = max(bounds[0], 0)
+    at = (d["group"] == 1) & np.isclose(d["x"], lo)
+    at_no = (plain_no["group"] == 1) & np.isclose(plain_no["x"], lo)
+    if np.isfinite(bounds[0]):
+        assert (
+            d.loc[at, "density"].iloc[0]
+            > plain_no.loc[at_no, "density"].iloc[0]
+        )
+
+
+@pytest.mark.parametrize("mech", ["dp", "ckm"])
+def test_density_trim_runs_over_each_groups_released_range(cars, mech):
+    from plotnine import geom_density, xlim
+
+    d = _density(cars, mech, trim=True)
+    plain = layer_data(
+        ggplot(cars, aes("hwy", fill="drv"))
+        + geom_density(bw=2, n=256, trim=True)
+        + xlim(0, 60)
+    )
+    width = 60 / 128  # a fine bin
+    for g in (1, 2, 3):
+        a, b = d[d["group"] == g], plain[plain["group"] == g]
+        # plotnine's range is the group's min and max; the private one
+        # the fine bins around them
+        assert b["x"].min() - width <= a["x"].min() <= b["x"].min()
+        assert b["x"].max() <= a["x"].max() <= b["x"].max() + width
+        assert len(a) == 256
+
+
+@pytest.mark.parametrize(
+    ("kw", "match"),
+    [
+        ({"bounds": 5}, "bounds must be a pair"),
+        ({"bounds": (3, 1)}, "low < high"),
+        ({"bounds": (0, np.nan)}, "low < high"),
+        ({"trim": "yes"}, "trim must be True or False"),
+        ({"outside": "wrap"}, "outside must be"),
+    ],
+)
+def test_bad_density_parameters_name_the_fix(kw, match):
+    from plotnine import geom_density
+
+    with pytest.raises(pp.PlotninePrivateError, match=match):
+        geom_density(stat="density_dp", limits=(0, 1), eps=1, **kw)
+
+
+@pytest.mark.parametrize("kw", [{"bounds": (12, 44)}, {}])
+def test_xlim_and_bounds_neighbours_differ_in_noisy_numbers_only(kw):
+    from neighbours import differences, snapshot
+    from plotnine import geom_density, xlim
+    from plotnine.data import mpg
+
+    base = mpg.copy()
+    base["drv"] = pd.Categorical(base["drv"], categories=["4", "f", "r"])
+    other = base.copy()
+    other.loc[0, "hwy"] = 900.0  # outside the scale limits: left out
+
+    def make(d):
+        return (
+            ggplot(d, aes("hwy", fill="drv"))
+            + geom_density(stat="density_dp", eps=1, seed=5, bw=2, **kw)
+            + xlim(10, 50)
+        )
+
+    a, b = snapshot(make(base)), snapshot(make(other))
+    assert "error" not in a
+    assert differences(a, b) == []

@@ -28,6 +28,7 @@ from ..mechanisms.release import LaplaceCounts, release_cells
 from ..validation import is_real
 from .base import FamilyCells, PrivateCountStat, _fail, validate_range
 from .dates import is_date_axis, is_timelike
+from .domains import _user_limits as user_limits
 from .domains import axis_breaks
 from .intervals import (
     BANDS,
@@ -105,26 +106,19 @@ class FineFamily(PrivateCountStat):
     FINE_PARAMS = {
         "limits": None,
         "bins": 128,
-        "outside": "clamp",
+        "outside": None,
         "group_share": 0.25,
     }
 
     # -- parameters ------------------------------------------------------
     def validate_params(self) -> None:
         p = self.params
-        if p["limits"] is None:
-            raise _fail(
-                self.name,
-                f"limits=(lo, hi) is required: the public range of "
-                f"{self.AXIS} over which the fine histogram is counted "
-                "(e.g. from a codebook or the instrument's range). The "
-                "data's own range would disclose its extremes.",
-            )
         if isinstance(p["limits"], (tuple, list)) and any(
             is_timelike(v) for v in p["limits"]
         ):
             raise self.no_dates()
-        p["limits"] = validate_range(self.name, "limits", p["limits"])
+        if p["limits"] is not None:
+            p["limits"] = validate_range(self.name, "limits", p["limits"])
         bins = p["bins"]
         if not is_real(bins) or int(bins) != bins or not 2 <= bins <= 100_000:
             raise _fail(
@@ -151,12 +145,13 @@ class FineFamily(PrivateCountStat):
                 "counts.",
             )
         p["group_share"] = float(share)
-        if p["outside"] not in self.OUTSIDE:
+        if p["outside"] is not None and p["outside"] not in self.OUTSIDE:
             raise _fail(
                 self.name,
                 f"outside must be 'clamp' (records beyond the limits are "
-                f"counted in the edge bins) or 'drop' (left out), got "
-                f"{p['outside']!r}.",
+                f"counted in the edge bins), 'drop' (left out) or None "
+                f"(clamp with limits=, drop with scale limits, as plotnine "
+                f"drops records outside them), got {p['outside']!r}.",
             )
 
     def no_dates(self):
@@ -194,16 +189,32 @@ class FineFamily(PrivateCountStat):
         if is_date_axis(getattr(scales, ax)):
             raise self.no_dates()
         p = self.params
+        scale = getattr(scales, ax)
+        if p["limits"] is None and user_limits(scale) is None:
+            lim = "xlim(lo, hi)" if ax == "x" else "ylim(lo, hi)"
+            raise _fail(
+                self.name,
+                f"limits=(lo, hi) is required, or {lim} (scale_{ax}_"
+                f"continuous(limits=...)) on the plot: the public range of "
+                f"{ax} over which the fine histogram is counted (e.g. from "
+                "a codebook or the instrument's range). The data's own "
+                "range would disclose its extremes.",
+            )
         ab = axis_breaks(
             self,
             ax,
             data[ax].to_numpy(dtype=float),
-            getattr(scales, ax),
+            scale,
             limits=p["limits"],
             bins=p["bins"],
         )
         edges = ab.breaks
-        family = Bins(edges, "right", p["outside"] == "clamp", axis=ax)
+        outside = p["outside"]
+        if outside is None:
+            # plotnine censors records outside scale limits before any
+            # stat; limits= of the stat keep them (in the edge bins)
+            outside = "clamp" if p["limits"] is not None else "drop"
+        family = Bins(edges, "right", outside == "clamp", axis=ax)
         code = family.codes({ax: data[ax].to_numpy(dtype=float)})
         lo, hi = edges[:-1], edges[1:]
         frame = pd.DataFrame({"_bin": np.arange(len(lo))})
@@ -214,7 +225,7 @@ class FineFamily(PrivateCountStat):
             code,
             public=True,
             source=ab.source,
-            describe=(ax, tuple(edges.tolist()), p["outside"]),
+            describe=(ax, tuple(edges.tolist()), outside),
             family=family,
         )
 
