@@ -169,14 +169,18 @@ class _BoxplotFamily(FineFamily):
 
 _DOC_COMMON = """\
     limits : tuple
-        Public (low, high) range of y, required: the fine histogram is
+        Public (low, high) range of y (or, without it, the plot's
+        `ylim` / `scale_y_continuous(limits=...)`, as the bin stats
+        take it; one of them is required): the fine histogram is
         counted over it. In data units (transformed like the scale).
     bins : int, default=128
         Number of equal fine bins between the limits: the resolution of
         the quartiles (each is interpolated within its fine bin). Every
         bin carries its own noise: prefer the coarsest bins that resolve
         what matters.
-    outside : {"clamp", "drop"}, default="clamp"
+    outside : {"clamp", "drop"}, default=None
+        `None`: `"clamp"` with `limits=`, `"drop"` with the scale's
+        limits (plotnine leaves records outside them out).
         Records with y beyond the limits are counted in the first or last
         fine bin (`"clamp"`: they still count in the ranks, so quartiles
         inside the limits are right), or left out (`"drop"`).

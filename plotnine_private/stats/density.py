@@ -223,14 +223,18 @@ class _DensityFamily(FineFamily):
 
 _DOC_COMMON = """\
     limits : tuple
-        Public (low, high) range of x, required: the fine histogram is
+        Public (low, high) range of x (or, without it, the plot's
+        `xlim` / `scale_x_continuous(limits=...)`, as the bin stats
+        take it; one of them is required): the fine histogram is
         counted over it, and the density is evaluated over it. In data
         units (transformed like the scale, e.g. by `scale_x_log10`).
     bins : int, default=256
         Number of equal fine bins between the limits. More bins resolve
         narrower kernels, but every bin carries its own noise: keep the
         bandwidth at least a few fine bins wide.
-    outside : {"clamp", "drop"}, default="clamp"
+    outside : {"clamp", "drop"}, default=None
+        `None`: `"clamp"` with `limits=`, `"drop"` with the scale's
+        limits (plotnine leaves records outside them out).
         Records with x beyond the limits are counted in the first or last
         fine bin (`"clamp"`, so every record counts), or left out
         (`"drop"`, as plotnine drops data outside scale limits).

@@ -41,7 +41,7 @@ from .intervals import (
 
 __all__ = ["GROUP_SHARE_DOC", "FineFamily", "FineHistogram", "family_doc"]
 
-#: the parameter shared by the fine families' docstrings
+#: the parameters shared by the fine families' docstrings
 GROUP_SHARE_DOC = """\
     group_share : float, default=0.25
         DP only, with an undeclared group (a string fill or colour, an
