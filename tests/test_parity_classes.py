@@ -579,3 +579,26 @@ def test_xlim_and_bounds_neighbours_differ_in_noisy_numbers_only(kw):
     a, b = snapshot(make(base)), snapshot(make(other))
     assert "error" not in a
     assert differences(a, b) == []
+
+
+def test_undeclared_boxes_through_an_engine_equal_memory(cars):
+    pl = pytest.importorskip("polars")
+    d = cars[["class", "hwy"]].assign(**{"class": cars["class"].astype(str)})
+
+    def boxes(data):
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # advice; one seed, two frames
+            return layer_data(
+                ggplot(data, aes("class", "hwy"))
+                + geom_boxplot(
+                    stat="boxplot_dp", limits=(0, 50), eps=4, seed=3
+                )
+            )
+
+    memory = boxes(d)
+    engine = boxes(pp.source(pl.from_pandas(d).lazy()))
+    assert len(memory) == 5  # the classes that clear the group threshold
+    for col in ("x", "lower", "middle", "upper", "n"):
+        np.testing.assert_array_equal(memory[col], engine[col])
