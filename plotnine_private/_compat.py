@@ -59,6 +59,7 @@ from plotnine.facets.layout import Layout
 from plotnine.layer import Layers
 from plotnine.layer import layer as _layer
 from plotnine.mapping.aes import aes
+from plotnine.scales.scale_continuous import scale_continuous
 
 from ._panel_codes import _small_panel
 
@@ -475,6 +476,18 @@ def _compose_draw(hooks: DoorHooks):
     return make
 
 
+def _minor_breaks(original):
+    def get_minor_breaks(self, major, limits=None):
+        # mizani's minor breaks of a transformed scale (log10, sqrt) need
+        # two major breaks and raise IndexError without: a panel whose
+        # private layer released nothing has none. No minor breaks then.
+        if len(major) < 2:
+            return []
+        return original(self, major, limits)
+
+    return get_minor_breaks
+
+
 _INSTALLED: list[DoorHooks] = []
 
 
@@ -501,6 +514,7 @@ def install_hooks(hooks: DoorHooks | None = None) -> None:
     _patch(_layer, "__deepcopy__", _layer_deepcopy)
     _patch(Compose, "__add__", _compose_add(hooks))
     _patch(Compose, "draw", _compose_draw(hooks))
+    _patch(scale_continuous, "get_minor_breaks", _minor_breaks)
 
 
 # --------------------------------------------------------------------------
@@ -560,6 +574,12 @@ CHECKS: list[tuple[str, Callable[[], bool]]] = [
     ("layer._data (a layer's own data=)", _layer_keeps_own_data),
     ("aes._starting (the mapping as written)", _mapping_written),
     ("ggplot._build()", lambda: hasattr(plotnine.ggplot, "_build")),
+    (
+        "scale_continuous.get_minor_breaks(self, major, limits)",
+        lambda: _takes(
+            scale_continuous.get_minor_breaks, "self", "major", "limits"
+        ),
+    ),
     (
         "Compose.__add__(self, rhs) and Compose.draw(self, ...)",
         lambda: (

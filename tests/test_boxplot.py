@@ -264,7 +264,6 @@ def test_outside_the_limits_clamp_or_drop():
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({}, "limits=\\(lo, hi\\) is required"),
         ({"limits": [0]}, "limits must be a pair"),
         ({"limits": (0, 1), "coef": -1}, "coef must be"),
         ({"limits": (0, 1), "whiskers": 0.05}, "whiskers must be None"),

@@ -352,7 +352,6 @@ def test_log_scale_transforms_the_limits():
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({}, "limits=\\(lo, hi\\) is required"),
         ({"limits": 5}, "limits must be a pair"),
         ({"limits": (1, 2, 3)}, "limits must be a pair"),
         ({"limits": (5, 1)}, "low < high"),

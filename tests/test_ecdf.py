@@ -231,13 +231,12 @@ def test_outside_the_limits_clamp_or_drop():
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({}, "limits=\\(lo, hi\\) is required"),
         ({"limits": "0-50"}, "limits must be a pair"),
         ({"limits": (3, 3)}, "low < high"),
         ({"limits": (0, 1), "bins": 0}, "bins must be"),
         ({"limits": (0, 1), "n": 1}, "n must be None"),
         ({"limits": (0, 1), "pad": "yes"}, "pad must be"),
-        ({"limits": (0, 1), "outside": None}, "outside must be"),
+        ({"limits": (0, 1), "outside": "wrap"}, "outside must be"),
         ({"limits": (0, 1), "eps": -1}, "eps must be"),
     ],
 )

@@ -13,6 +13,7 @@ from plotnine import (
     facet_wrap,
     geom_bar,
     geom_bin_2d,
+    geom_boxplot,
     geom_histogram,
     ggplot,
 )
@@ -21,6 +22,8 @@ import plotnine_private as pp
 from plotnine_private import layer_data
 
 PTAB = pp.create_cnt_ptable(D=3, V=1.5, js=1)
+#: a p-table that almost never moves a count (the parity suite's)
+QUIET = pp.create_cnt_ptable(D=1, V=0.0001)
 CLASSES = [
     "2seater",
     "compact",
@@ -256,3 +259,346 @@ def test_empty_frame_with_undeclared_strings_draws_an_empty_layer(mech):
         for plot in (p, q):
             assert len(layer_data(plot)) == 0
             plot.draw()
+
+
+# -- class 5: stacks under a non-linear coord ---------------------------------
+@pytest.mark.parametrize("mech", ["dp", "ckm"])
+def test_stacked_bars_under_coord_trans_are_rectangles(cars, mech):
+    # coord_trans draws each group as one munched polygon: with groups
+    # of fill alone (not plotnine's x-by-fill ids) a group's stacked
+    # segments of every class joined into one wedge across the panel
+    from plotnine import coord_trans
+
+    stat = f"count_{mech}"
+    p = (
+        ggplot(cars, _mapping(stat, "class", fill="drv"))
+        + geom_bar(**_private(stat, drop=False))
+        + coord_trans(y="sqrt")
+    )
+    d = layer_data(p)
+    # plotnine's rule: one group per (class, drv) combination (over the
+    # declared levels), not one per fill
+    assert d["group"].nunique() == len(d) == 21
+    fig = p.draw()
+    try:
+        paths = [
+            path for c in fig.axes[0].collections for path in c.get_paths()
+        ]
+        # one polygon per bar segment, each within one bar's width
+        assert len(paths) == len(d)
+        for path in paths:
+            xs = path.vertices[:, 0]
+            assert xs.max() - xs.min() <= 0.9 + 1e-9
+    finally:
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+
+
+# -- class 6: box plots of an undeclared x ------------------------------------
+def _undeclared_boxes(d: pd.DataFrame, mech: str, **kw):
+    stat = f"boxplot_{mech}"
+    params = {"limits": (1, 50), **kw}
+    if mech == "dp":
+        params = {"eps": 1e9, "seed": 4, **params}
+    else:
+        params = {"ptable": QUIET, **params}
+    return ggplot(
+        d.assign(cls=d["class"].astype(str)), _mapping(stat, "cls", "hwy")
+    ) + geom_boxplot(stat=stat, **params)
+
+
+@pytest.mark.parametrize("mech", ["dp", "ckm"])
+def test_boxes_of_an_undeclared_x_are_drawn(cars, mech):
+    import warnings
+
+    from plotnine import scale_y_log10
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the undeclared-domain advice
+        p = _undeclared_boxes(cars, mech)
+        d = layer_data(p)
+        # one box per class with its every record (the threshold was on
+        # each (class, fine bin) cell: boxes of 1-2 records a bin)
+        true = cars.groupby("class", observed=True)["hwy"]
+        assert list(d["n"]) == list(true.size())
+        plain = layer_data(ggplot(cars, aes("class", "hwy")) + geom_boxplot())
+        for col in ("lower", "middle", "upper"):
+            np.testing.assert_allclose(d[col], plain[col], atol=1.5)
+        q = p + scale_y_log10()
+        logged = layer_data(q)
+        assert len(logged) == 7
+        np.testing.assert_allclose(
+            10 ** logged["middle"], plain["middle"], rtol=0.06
+        )
+        q.draw()
+
+
+def test_undeclared_boxes_cost_eps_and_delta_in_two_releases(cars):
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        p = _undeclared_boxes(cars, "dp", eps=2, group_share=0.3)
+        layer_data(p)
+    said = [str(w.message) for w in caught]
+    assert any("groups whose noisy count" in m for m in said)
+    rows = pp.privacy_report(p).table
+    layer = rows[rows["layer"] != "total"]
+    assert sorted(layer["charged_eps"].round(9)) == [0.6, 1.4]
+    assert sorted(layer["charged_delta"]) == [0.0, 1e-6]
+    total = rows[rows["layer"] == "total"].iloc[0]
+    assert total["charged_eps"] == pytest.approx(2)
+    assert total["charged_delta"] == pytest.approx(1e-6)
+
+
+def test_a_group_without_enough_records_is_hidden_and_log_draws(cars):
+    import warnings
+
+    from plotnine import scale_y_log10
+
+    # at eps=0.5 a group needs about 230 records (mpg's largest has 62):
+    # the layer is empty, and a log scale must still draw
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        p = _undeclared_boxes(cars, "dp", eps=0.5) + scale_y_log10()
+        assert len(layer_data(p)) == 0
+        p.draw()
+
+
+@pytest.mark.parametrize("value", [0, 1, 1.5, "half", None])
+def test_group_share_must_be_a_share(value):
+    with pytest.raises(pp.PlotninePrivateError, match="group_share must"):
+        geom_boxplot(
+            stat="boxplot_dp", limits=(0, 50), eps=1, group_share=value
+        )
+
+
+def _moved_to_a_new_class(d: pd.DataFrame) -> pd.DataFrame:
+    d = d.copy()
+    d["class"] = d["class"].astype(str)
+    d.loc[0, "class"] = "aaa-never-seen"  # a group of one record
+    return d
+
+
+@pytest.mark.parametrize(
+    ("mech", "change"),
+    [("dp", "new class"), ("dp", "outlier"), ("ckm", "outlier")],
+)
+def test_undeclared_boxes_neighbours_differ_in_noisy_numbers_only(
+    cars, mech, change
+):
+    from neighbours import differences, snapshot
+
+    # DP at eps=40: a group shows from 4 records (2seater has 5, the
+    # fewest), so all seven classes are shown in both and a new class of
+    # one record in neither
+    kw = {"eps": 40, "seed": 7} if mech == "dp" else {"ptable": PTAB}
+    base = cars.assign(**{"class": cars["class"].astype(str)})
+    if change == "outlier":
+        other = base.copy()
+        other.loc[0, "hwy"] = 900.0
+    else:
+        other = _moved_to_a_new_class(base)
+    a, b = (
+        _without_box_numbers(snapshot(_undeclared_boxes(d, mech, **kw)))
+        for d in (base, other)
+    )
+    assert "error" not in a
+    assert len(a["layer 0"]["x"]) == 7  # every class has its box
+    assert differences(a, b) == []
+
+
+#: box columns computed from the released fine counts (noisy numbers)
+BOX_NUMBERS = {"lower", "middle", "upper", "notchlower", "notchupper"}
+
+
+def _without_box_numbers(snap: dict) -> dict:
+    layer = snap.get("layer 0", {})
+    for col in BOX_NUMBERS | {"relvarwidth"}:
+        layer.pop(col, None)
+    return snap
+
+
+# -- class 8: what users reach for next ---------------------------------------
+def _fine(mech: str, **kw) -> dict:
+    if mech == "dp":
+        return {"eps": 1e9, "seed": 4, **kw}
+    return {"ptable": QUIET, **kw}
+
+
+@pytest.mark.parametrize("mech", ["dp", "ckm"])
+@pytest.mark.parametrize(
+    "scale",
+    ["xlim", "scale_x_continuous"],
+)
+def test_xlim_is_the_public_range_of_density_and_ecdf(cars, mech, scale):
+    import plotnine as p9
+
+    extra = (
+        p9.xlim(15, 40)
+        if scale == "xlim"
+        else p9.scale_x_continuous(limits=(15, 40))
+    )
+    dens = layer_data(
+        ggplot(cars, _mapping(f"density_{mech}", "hwy"))
+        + p9.geom_density(stat=f"density_{mech}", **_fine(mech, bw=2))
+        + extra
+    )
+    assert dens["x"].min() == 15 and dens["x"].max() == 40
+    ecdf = layer_data(
+        ggplot(cars, _mapping(f"ecdf_{mech}", "hwy"))
+        + p9.geom_step(stat=f"ecdf_{mech}", **_fine(mech, bins=25))
+        + extra
+    )
+    # records outside the scale limits are left out, as plotnine censors
+    # them: n counts those inside [15, 40] only
+    inside = cars["hwy"].between(15, 40).sum()
+    assert ecdf["n"].iloc[0] == dens["n"].iloc[0] == inside
+    assert ecdf["x"].iloc[1] == 15 and ecdf["x"].iloc[-2] == 40
+
+
+@pytest.mark.parametrize("mech", ["dp", "ckm"])
+def test_ylim_is_the_public_range_of_boxplots(cars, mech):
+    from plotnine import ylim
+
+    d = layer_data(
+        ggplot(cars, _mapping(f"boxplot_{mech}", "drv", "hwy"))
+        + geom_boxplot(stat=f"boxplot_{mech}", **_fine(mech, bins=40))
+        + ylim(10, 50)
+    )
+    plain = layer_data(ggplot(cars, aes("drv", "hwy")) + geom_boxplot())
+    for col in ("lower", "middle", "upper"):
+        np.testing.assert_allclose(d[col], plain[col], atol=1.5)
+
+
+def test_without_limits_or_xlim_the_error_names_both(cars):
+    from plotnine import geom_density
+
+    p = ggplot(cars, aes("hwy")) + geom_density(stat="density_dp", eps=1)
+    with pytest.raises(pp.PlotninePrivateError, match=r"or xlim\(lo, hi\)"):
+        layer_data(p)
+
+
+def _density(d, mech: str, **kw):
+    from plotnine import geom_density
+
+    return layer_data(
+        ggplot(d, _mapping(f"density_{mech}", "hwy", fill="drv"))
+        + geom_density(
+            stat=f"density_{mech}",
+            **_fine(mech, limits=(0, 60), bw=2, n=256, **kw),
+        )
+    )
+
+
+@pytest.mark.parametrize("mech", ["dp", "ckm"])
+@pytest.mark.parametrize("bounds", [(12, 44), (12, np.inf), (-np.inf, 30)])
+def test_density_bounds_reflect_as_plotnine(cars, mech, bounds):
+    from plotnine import geom_density, xlim
+
+    d = _density(cars, mech, bounds=bounds)
+    plain = layer_data(
+        ggplot(cars, aes("hwy", fill="drv"))
+        + geom_density(bw=2, n=256, bounds=bounds)
+        + xlim(0, 60)
+    )
+    for g in (1, 2, 3):
+        a, b = d[d["group"] == g], plain[plain["group"] == g]
+        # the same grid: the limits within the bounds
+        np.testing.assert_allclose(a["x"], b["x"])
+        peak = b["density"].max()
+        assert np.abs(a["density"] - b["density"]).max() < 0.04 * peak
+    # without the reflection the mass beyond a bound is lost
+    plain_no = _density(cars, mech)
+    lo = max(bounds[0], 0)
+    at = (d["group"] == 1) & np.isclose(d["x"], lo)
+    at_no = (plain_no["group"] == 1) & np.isclose(plain_no["x"], lo)
+    if np.isfinite(bounds[0]):
+        assert (
+            d.loc[at, "density"].iloc[0]
+            > plain_no.loc[at_no, "density"].iloc[0]
+        )
+
+
+@pytest.mark.parametrize("mech", ["dp", "ckm"])
+def test_density_trim_runs_over_each_groups_released_range(cars, mech):
+    from plotnine import geom_density, xlim
+
+    d = _density(cars, mech, trim=True)
+    plain = layer_data(
+        ggplot(cars, aes("hwy", fill="drv"))
+        + geom_density(bw=2, n=256, trim=True)
+        + xlim(0, 60)
+    )
+    width = 60 / 128  # a fine bin
+    for g in (1, 2, 3):
+        a, b = d[d["group"] == g], plain[plain["group"] == g]
+        # plotnine's range is the group's min and max; the private one
+        # the fine bins around them
+        assert b["x"].min() - width <= a["x"].min() <= b["x"].min()
+        assert b["x"].max() <= a["x"].max() <= b["x"].max() + width
+        assert len(a) == 256
+
+
+@pytest.mark.parametrize(
+    ("kw", "match"),
+    [
+        ({"bounds": 5}, "bounds must be a pair"),
+        ({"bounds": (3, 1)}, "low < high"),
+        ({"bounds": (0, np.nan)}, "low < high"),
+        ({"trim": "yes"}, "trim must be True or False"),
+        ({"outside": "wrap"}, "outside must be"),
+    ],
+)
+def test_bad_density_parameters_name_the_fix(kw, match):
+    from plotnine import geom_density
+
+    with pytest.raises(pp.PlotninePrivateError, match=match):
+        geom_density(stat="density_dp", limits=(0, 1), eps=1, **kw)
+
+
+@pytest.mark.parametrize("kw", [{"bounds": (12, 44)}, {}])
+def test_xlim_and_bounds_neighbours_differ_in_noisy_numbers_only(kw):
+    from neighbours import differences, snapshot
+    from plotnine import geom_density, xlim
+    from plotnine.data import mpg
+
+    base = mpg.copy()
+    base["drv"] = pd.Categorical(base["drv"], categories=["4", "f", "r"])
+    other = base.copy()
+    other.loc[0, "hwy"] = 900.0  # outside the scale limits: left out
+
+    def make(d):
+        return (
+            ggplot(d, aes("hwy", fill="drv"))
+            + geom_density(stat="density_dp", eps=1, seed=5, bw=2, **kw)
+            + xlim(10, 50)
+        )
+
+    a, b = snapshot(make(base)), snapshot(make(other))
+    assert "error" not in a
+    assert differences(a, b) == []
+
+
+def test_undeclared_boxes_through_an_engine_equal_memory(cars):
+    pl = pytest.importorskip("polars")
+    d = cars[["class", "hwy"]].assign(**{"class": cars["class"].astype(str)})
+
+    def boxes(data):
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # advice; one seed, two frames
+            return layer_data(
+                ggplot(data, aes("class", "hwy"))
+                + geom_boxplot(
+                    stat="boxplot_dp", limits=(0, 50), eps=4, seed=3
+                )
+            )
+
+    memory = boxes(d)
+    engine = boxes(pp.source(pl.from_pandas(d).lazy()))
+    assert len(memory) == 5  # the classes that clear the group threshold
+    for col in ("x", "lower", "middle", "upper", "n"):
+        np.testing.assert_array_equal(memory[col], engine[col])

@@ -3,14 +3,18 @@ plot: the door of :mod:`plotnine_private._compat` for tables in an engine.
 
 A private layer's mapping must name columns of the table (bare names):
 the engine evaluates nothing but columns, public comparisons and integer
-arithmetic. Anything else (a Python expression in ``aes``, a scale
-transform, a stat that needs the rows, a non-private layer) is refused
-before any query runs, with what to do instead.
+arithmetic, and turns a DATE or TIMESTAMP column on a date axis into days
+since 1970 (as plotnine's date scales do). Anything else (a Python
+expression in ``aes``, another scale transform, a stat that needs the
+rows, a non-private layer) is refused before any query runs, with what to
+do instead.
 """
 
 from __future__ import annotations
 
+import datetime as _dt
 from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo
 
 import pandas as pd
 from plotnine.mapping.aes import aes
@@ -19,6 +23,7 @@ from plotnine.mapping.evaluation import evaluate
 from .._compat import layer_mapping, layer_own_data, scale_transform
 from ..door import _source_frame, is_private, make_door
 from ..exceptions import PlotninePrivateError
+from ..stats.dates import is_date_axis
 from ..validation import fail
 from .push import release_in_engine
 from .source import is_source
@@ -60,12 +65,19 @@ def _columns(name: str, mapping: dict, src) -> dict[str, str]:
     return cols
 
 
-def _no_transform(name: str, plot: ggplot, cols: dict) -> None:
+def _engine_positions(name: str, plot: ggplot, cols: dict, src) -> Any:
+    """The source with each date axis as days since 1970-01-01 UTC (the
+    numbers plotnine's date scales put a date at, computed in the
+    engine); ``cols`` then names those columns. Other transforms are
+    refused."""
     for ax in ("x", "y"):
         if ax not in cols:
             continue
-        trans = scale_transform(plot.scales.get_scales(ax))
-        if trans is not None:
+        scale = plot.scales.get_scales(ax)
+        trans = scale_transform(scale)
+        if trans is None:
+            continue
+        if not is_date_axis(scale):
             raise fail(
                 name,
                 f"the {ax} scale transforms positions "
@@ -73,6 +85,92 @@ def _no_transform(name: str, plot: ggplot, cols: dict) -> None:
                 "compute the transformed column in the engine and use a "
                 "plain scale.",
             )
+        days = f"__pnp_days_{ax}"
+        dtype = src.schema[cols[ax]]
+        src = src.with_columns(
+            **{days: days_since_epoch(name, cols[ax], dtype, src.engine)}
+        )
+        cols[ax] = days
+    return src
+
+
+def _in_axis_units(plot: ggplot, evaled: pd.DataFrame) -> pd.DataFrame:
+    """The (empty) evaluated mapping transformed by the scales, as the
+    rows are in memory (dates in days). A date scale learns its time
+    zone from the first value it transforms: it first sees one public
+    instant (the epoch) in the column's type, never a row."""
+    probe = {}
+    for c in evaled.columns:
+        dtype = evaled[c].dtype
+        if pd.api.types.is_datetime64_any_dtype(dtype):
+            epoch = pd.Series([pd.Timestamp(0, tz="UTC")])
+            tz = getattr(dtype, "tz", None)
+            probe[c] = (
+                epoch.dt.tz_convert(tz) if tz else epoch.dt.tz_localize(None)
+            )
+    if probe:
+        plot.scales.transform_df(pd.DataFrame(probe))
+    return plot.scales.transform_df(evaled)
+
+
+#: names of UTC (DuckDB's default connection time zone is Etc/UTC)
+_UTC = ("UTC", "Etc/UTC", "GMT", "Etc/GMT")
+
+
+def days_since_epoch(
+    name: str, column: str, dtype: Any, engine: str = "polars"
+) -> Any:
+    """A narwhals expression: a DATE or TIMESTAMP column as (fractional)
+    days since 1970-01-01 00:00 UTC, as mizani's ``datetime_trans`` puts
+    it (a naive time read as UTC, an aware one at its instant).
+
+    Differences of timestamps are portable across DuckDB, Polars and
+    Spark where ``dt.timestamp`` is not.
+    """
+    import narwhals as nw
+
+    expr = nw.col(column)
+    epoch = _dt.datetime(1970, 1, 1)
+    if dtype == nw.Date:
+        expr = expr.cast(nw.Datetime("us"))
+    elif isinstance(dtype, nw.Datetime) and dtype.time_zone is not None:
+        if engine == "duckdb" and dtype.time_zone not in _UTC:
+            # DuckDB subtracts TIMESTAMPTZ values in the connection's
+            # time zone, as calendar days and clock time: an hour off
+            # across a daylight-saving change
+            raise fail(
+                name,
+                f"column {column!r} is a TIMESTAMPTZ and the DuckDB "
+                f"connection's time zone is {dtype.time_zone!r}: DuckDB "
+                "takes differences of such times in that zone (an hour "
+                "off across a daylight-saving change). Run SET TimeZone "
+                "= 'UTC' on the connection (the date axis is then in "
+                "UTC), or give a TIMESTAMP column.",
+            )
+        # the same instant as 1970-01-01 UTC, in the column's zone
+        utc = epoch.replace(tzinfo=_dt.timezone.utc)
+        epoch = utc.astimezone(ZoneInfo(dtype.time_zone))
+    elif not isinstance(dtype, nw.Datetime):
+        # e.g. DuckDB's TIMESTAMPTZ_NS (a pandas frame with a time zone
+        # written to Parquet), which narwhals cannot read as a date yet
+        raise fail(
+            name,
+            f"column {column!r} is on a date axis but its type in the "
+            f"engine ({dtype}) cannot be read as a date there. Cast it to "
+            "TIMESTAMP, TIMESTAMPTZ (microseconds) or DATE in the engine "
+            f"(DuckDB: SELECT * REPLACE (CAST({column} AS TIMESTAMPTZ) AS "
+            f"{column}) FROM ...; polars: with_columns), or map a number "
+            "with a plain scale.",
+        )
+    micros = (expr - nw.lit(epoch)).dt.total_microseconds()
+    # whole days plus the fraction: an engine may divide by a constant
+    # as a product with its reciprocal (one unit in the last place off),
+    # which would move a record on a calendar bin edge (midnight) into
+    # the bin before; the whole days are exact and absorb that error
+    day = 86_400_000_000
+    whole = micros // day
+    rest = (micros - whole * day).cast(nw.Float64) / float(day)
+    return whole.cast(nw.Float64) + rest
 
 
 def compute_in_engine(lyr: layer, plot: ggplot) -> Any:
@@ -90,7 +188,8 @@ def compute_in_engine(lyr: layer, plot: ggplot) -> Any:
     cols = _columns(name, layer_mapping(lyr), src)
     evaled = evaluate(layer_mapping(lyr), lyr.data, plot.environment)
     plot.scales.add_defaults(evaled, aes(**{str(c): c for c in evaled}))
+    src = _engine_positions(name, plot, cols, src)
+    evaled = _in_axis_units(plot, evaled)
     evaled["PANEL"] = pd.Series([], dtype=int)
-    _no_transform(name, plot, cols)
     door = make_door(plot, lyr, None)
     lyr.data = release_in_engine(lyr.stat, cols, evaled, door, src)

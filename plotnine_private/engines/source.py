@@ -71,8 +71,16 @@ class Source:
         in the engine) can use the data, and no scale is trained on it.
         """
         if self._empty is None:
+            import narwhals as nw
+
             empty = self.frame.head(0).collect().to_pandas()
+            schema = self.schema
             for c in empty.columns:
+                if schema[c] == nw.Date and empty[c].dtype == object:
+                    # a DATE arrives as datetime.date objects (DuckDB),
+                    # which plotnine would put on a discrete scale: a
+                    # date axis, as for a polars Date
+                    empty[c] = empty[c].astype("datetime64[ns]")
                 # an enum declares levels, as a pandas Categorical does,
                 # not an order (polars Enums arrive ordered)
                 if isinstance(empty[c].dtype, pd.CategoricalDtype):

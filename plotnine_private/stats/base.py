@@ -393,9 +393,11 @@ class PrivateCountStat(GroupingMixin, stat):
                 out, (low, high), release.mechanism == "ckm", column=col
             )
 
-    def warn_undeclared(self, fam, gdims, release: Release) -> None:
+    def warn_undeclared(
+        self, fam, gdims, release: Release, unit: str = "cells"
+    ) -> None:
         """Say, from public facts only, that an undeclared domain hides
-        cells (DP) or shows which cells exist (CKM), and the fix."""
+        ``unit`` (DP) or shows which exist (CKM), and the fix."""
         what = [
             self.door.mapping.get(g.name, g.name)
             for g in gdims
@@ -407,12 +409,12 @@ class PrivateCountStat(GroupingMixin, stat):
         if release.formal:
             tau = release.details.get("threshold")
             effect = (
-                f"cells whose noisy count is below a threshold of "
+                f"{unit} whose noisy count is below a threshold of "
                 f"{tau:.4g} (from eps and delta) are hidden, so small "
                 "categories may vanish"
             )
         else:
-            effect = "which cells exist is shown without protection"
+            effect = f"which {unit} exist is shown without protection"
         warnings.warn(
             f"{self.name}: the domain of {names} is not declared: {effect}. "
             "Declare the levels to show every category: levels=[...], a "

@@ -11,7 +11,13 @@ from plotnine.scales.scale_discrete import scale_discrete
 from ..smoothing import monotone_cdf, quantiles
 from ..validation import is_real
 from .base import CKM_PARAMS, DP_PARAMS, CKMMixin, DPMixin, _fail
-from .fine import FineFamily, FineHistogram, family_doc, released_total
+from .fine import (
+    GROUP_SHARE_DOC,
+    FineFamily,
+    FineHistogram,
+    family_doc,
+    released_total,
+)
 from .signal import warn_box_width
 
 __all__ = ["stat_boxplot_ckm", "stat_boxplot_dp"]
@@ -163,14 +169,18 @@ class _BoxplotFamily(FineFamily):
 
 _DOC_COMMON = """\
     limits : tuple
-        Public (low, high) range of y, required: the fine histogram is
+        Public (low, high) range of y (or, without it, the plot's
+        `ylim` / `scale_y_continuous(limits=...)`, as the bin stats
+        take it; one of them is required): the fine histogram is
         counted over it. In data units (transformed like the scale).
     bins : int, default=128
         Number of equal fine bins between the limits: the resolution of
         the quartiles (each is interpolated within its fine bin). Every
         bin carries its own noise: prefer the coarsest bins that resolve
         what matters.
-    outside : {"clamp", "drop"}, default="clamp"
+    outside : {"clamp", "drop"}, default=None
+        `None`: `"clamp"` with `limits=`, `"drop"` with the scale's
+        limits (plotnine leaves records outside them out).
         Records with y beyond the limits are counted in the first or last
         fine bin (`"clamp"`: they still count in the ranks, so quartiles
         inside the limits are right), or left out (`"drop"`).
@@ -206,8 +216,11 @@ _DOC_NOTES = """
     `notchlower`, `notchupper` (`middle -/+ 1.58 IQR / sqrt(n)`),
     `width`, `relvarwidth` (`sqrt(n)`), `n` (the released number of
     records of the box), `outliers` (empty). x is a group: one box per
-    declared level (an undeclared x is released with a threshold under
-    DP); without x there is a single box at x = 0.
+    declared level; an undeclared x is released in two steps under DP
+    (which boxes are shown, from each box's noisy total against a
+    threshold, with `group_share` of eps; then every fine bin of the
+    shown boxes), so a box with enough records is drawn whatever its
+    spread. Without x there is a single box at x = 0.
 """
 
 
@@ -231,7 +244,7 @@ class stat_boxplot_dp(DPMixin, _BoxplotFamily):
         As in `stat_count_dp`.
     """
 
-    __doc__ = family_doc(__doc__, _DOC_COMMON, _DOC_NOTES)
+    __doc__ = family_doc(__doc__, _DOC_COMMON, GROUP_SHARE_DOC, _DOC_NOTES)
     DEFAULT_PARAMS = {**_BoxplotFamily.BASE_PARAMS, **DP_PARAMS}
 
 
@@ -251,5 +264,5 @@ class stat_boxplot_ckm(CKMMixin, _BoxplotFamily):
         As in `stat_count_ckm`.
     """
 
-    __doc__ = family_doc(__doc__, _DOC_COMMON, _DOC_NOTES)
+    __doc__ = family_doc(__doc__, _DOC_COMMON, GROUP_SHARE_DOC, _DOC_NOTES)
     DEFAULT_PARAMS = {**_BoxplotFamily.BASE_PARAMS, **CKM_PARAMS}

@@ -8,10 +8,16 @@ import pandas as pd
 from plotnine.doctools import document
 from plotnine.mapping.evaluation import after_stat
 
-from ..smoothing import kernel_name, kernel_smooth
+from ..smoothing import kernel_name, kernel_smooth, monotone_cdf
 from ..validation import is_real
 from .base import CKM_PARAMS, DP_PARAMS, CKMMixin, DPMixin, _fail
-from .fine import FineFamily, FineHistogram, family_doc, released_total
+from .fine import (
+    GROUP_SHARE_DOC,
+    FineFamily,
+    FineHistogram,
+    family_doc,
+    released_total,
+)
 from .signal import warn_density_zero
 
 __all__ = ["stat_density_ckm", "stat_density_dp"]
@@ -36,6 +42,8 @@ class _DensityFamily(FineFamily):
         "bw": "limits",
         "adjust": 1,
         "n": 512,
+        "trim": False,
+        "bounds": (-np.inf, np.inf),
         "band": "pointwise",
     }
     CREATES = {
@@ -91,6 +99,73 @@ class _DensityFamily(FineFamily):
                 f"density is evaluated, got {n!r}.",
             )
         p["n"] = int(n)
+        if not isinstance(p["trim"], (bool, np.bool_)):
+            raise _fail(
+                self.name, f"trim must be True or False, got {p['trim']!r}."
+            )
+        p["bounds"] = self.checked_bounds(p["bounds"])
+
+    def checked_bounds(self, bounds) -> tuple[float, float]:
+        """``bounds=(a, b)``: numbers, ``a < b``, either may be infinite."""
+        try:
+            a, b = (float(v) for v in bounds)
+        except (TypeError, ValueError):
+            raise _fail(
+                self.name,
+                f"bounds must be a pair (low, high) of numbers (-inf or inf "
+                f"for an open side), e.g. bounds=(0, np.inf), got "
+                f"{bounds!r}.",
+            ) from None
+        if np.isnan(a) or np.isnan(b) or not a < b:
+            raise _fail(
+                self.name,
+                f"bounds must have low < high, got {bounds!r}: the domain "
+                "boundaries of x (e.g. (0, np.inf) for a positive "
+                "quantity).",
+            )
+        return a, b
+
+    def grids(self, hist: FineHistogram) -> np.ndarray:
+        """``(groups, n)`` points at which each group's density is
+        evaluated: the limits (within ``bounds``, as plotnine's
+        ``fit_density_to_bounds``), or with ``trim`` each group's
+        released range: from the low edge of its first fine bin to the
+        high edge of its last one to which the released CDF gives mass
+        (plotnine's trim reads the group's min and max, which would
+        disclose its extremes)."""
+        edges = hist.edges
+        a, b = self.params["bounds"]
+        lo, hi = max(float(edges[0]), a), min(float(edges[-1]), b)
+        groups, n = len(hist.info), self.params["n"]
+        los, his = np.full(groups, lo), np.full(groups, hi)
+        if self.params["trim"] and groups:
+            cdf, _ = monotone_cdf(hist.noisy)
+            mass = np.diff(cdf, axis=1) > 0
+            for g in range(groups):
+                idx = np.flatnonzero(mass[g])
+                if len(idx):
+                    los[g] = max(lo, float(edges[idx[0]]))
+                    his[g] = min(hi, float(edges[idx[-1] + 1]))
+        steps = np.linspace(0.0, 1.0, n)
+        return los[:, None] + (his - los)[:, None] * steps
+
+    def reflected(self, values, grid: np.ndarray, edges) -> np.ndarray:
+        """The kernel smooth of ``values`` (``(rows, k)`` fine counts) at
+        ``grid``, with plotnine's boundary correction by reflection: the
+        density at ``x`` plus that at ``2a - x`` and ``2b - x`` for each
+        finite bound (mass the kernel spreads beyond a bound is folded
+        back)."""
+        kernel = kernel_name(self.params["kernel"])
+        assert kernel is not None  # checked by validate_params
+        centres = (edges[:-1] + edges[1:]) / 2
+        bw = self.bandwidth(edges)
+        out = kernel_smooth(centres, values, grid, bw, kernel)
+        for bound in self.params["bounds"]:
+            if np.isfinite(bound):
+                out = out + kernel_smooth(
+                    centres, values, 2 * bound - grid, bw, kernel
+                )
+        return out
 
     def bandwidth(self, edges: np.ndarray) -> float:
         """The bandwidth in the units of the (transformed) x axis."""
@@ -105,15 +180,14 @@ class _DensityFamily(FineFamily):
 
     def linear_designs(self, hist: FineHistogram) -> dict:
         # the kernel weights of each fine count at each grid point: the
-        # noise-free density is weights @ counts / total
+        # noise-free density is weights @ counts / total (with trim the
+        # grid follows the noise: simulated through the curve instead)
+        if self.params["trim"]:
+            return {}
         edges = hist.edges
-        grid = np.linspace(edges[0], edges[-1], self.params["n"])
-        kernel = kernel_name(self.params["kernel"])
-        assert kernel is not None
+        grid = self.grids(hist)[0] if len(hist.info) else edges[:1]
         k = len(edges) - 1
-        weights = kernel_smooth(
-            hist.centres, np.eye(k), grid, self.bandwidth(edges), kernel
-        ).T
+        weights = self.reflected(np.eye(k), grid, edges).T
         return {"density": (weights, True), "count": (weights, False)}
 
     def add_intervals(self, out: pd.DataFrame, released) -> None:
@@ -124,34 +198,43 @@ class _DensityFamily(FineFamily):
     def curve(self, hist: FineHistogram) -> pd.DataFrame:
         p = self.params
         edges = hist.edges
-        grid = np.linspace(edges[0], edges[-1], p["n"])
-        bw = self.bandwidth(edges)
-        kernel = kernel_name(p["kernel"])
-        assert kernel is not None  # checked by validate_params
-        dens = kernel_smooth(hist.centres, hist.values, grid, bw, kernel)
+        grids = self.grids(hist)
+        if p["trim"]:
+            rows = [
+                self.reflected(hist.values[g : g + 1], grids[g], edges)
+                for g in range(len(grids))
+            ]
+            dens = np.vstack(rows) if rows else np.zeros((0, p["n"]))
+        else:
+            grid = grids[0] if len(grids) else np.zeros(p["n"])
+            dens = self.reflected(hist.values, grid, edges)
         n = released_total(hist)
         peak = dens.max(axis=1, keepdims=True) if dens.size else dens
         scaled = np.where(peak > 0, dens / np.where(peak > 0, peak, 1), 0.0)
-        out = self.expand(hist.info, len(grid))
-        out["x"] = np.tile(grid, len(hist.info))
+        out = self.expand(hist.info, p["n"])
+        out["x"] = grids.ravel()
         out["density"] = dens.ravel()
         out["count"] = (dens * n[:, None]).ravel()
         out["scaled"] = scaled.ravel()
         out["ndensity"] = scaled.ravel()
-        out["n"] = np.repeat(n, len(grid)).astype(np.int64)
+        out["n"] = np.repeat(n, p["n"]).astype(np.int64)
         return out
 
 
 _DOC_COMMON = """\
     limits : tuple
-        Public (low, high) range of x, required: the fine histogram is
+        Public (low, high) range of x (or, without it, the plot's
+        `xlim` / `scale_x_continuous(limits=...)`, as the bin stats
+        take it; one of them is required): the fine histogram is
         counted over it, and the density is evaluated over it. In data
         units (transformed like the scale, e.g. by `scale_x_log10`).
     bins : int, default=256
         Number of equal fine bins between the limits. More bins resolve
         narrower kernels, but every bin carries its own noise: keep the
         bandwidth at least a few fine bins wide.
-    outside : {"clamp", "drop"}, default="clamp"
+    outside : {"clamp", "drop"}, default=None
+        `None`: `"clamp"` with `limits=`, `"drop"` with the scale's
+        limits (plotnine leaves records outside them out).
         Records with x beyond the limits are counted in the first or last
         fine bin (`"clamp"`, so every record counts), or left out
         (`"drop"`, as plotnine drops data outside scale limits).
@@ -171,6 +254,16 @@ _DOC_COMMON = """\
     n : int, default=512
         Number of equally spaced points between the limits at which the
         density is evaluated.
+    trim : bool, default=False
+        As in `stat_density`, each group's density over its own range
+        instead of the limits: here the released range, from the first
+        to the last fine bin to which the released CDF gives mass (the
+        group's min and max would disclose its extremes).
+    bounds : tuple, default=(-inf, inf)
+        As in `stat_density`: the domain boundaries of x (in the units
+        the stat sees, i.e. after the scale's transform, as there). The
+        density is evaluated within them and corrected by reflection:
+        `f(x) + f(2a - x) + f(2b - x)` for the finite bounds `a`, `b`.
 """
 
 _DOC_NOTES = """
@@ -209,7 +302,7 @@ class stat_density_dp(DPMixin, _DensityFamily):
         As in `stat_count_dp`.
     """
 
-    __doc__ = family_doc(__doc__, _DOC_COMMON, _DOC_NOTES)
+    __doc__ = family_doc(__doc__, _DOC_COMMON, GROUP_SHARE_DOC, _DOC_NOTES)
     DEFAULT_PARAMS = {**_DensityFamily.BASE_PARAMS, **DP_PARAMS}
 
 
@@ -231,5 +324,5 @@ class stat_density_ckm(CKMMixin, _DensityFamily):
         As in `stat_count_ckm`.
     """
 
-    __doc__ = family_doc(__doc__, _DOC_COMMON, _DOC_NOTES)
+    __doc__ = family_doc(__doc__, _DOC_COMMON, GROUP_SHARE_DOC, _DOC_NOTES)
     DEFAULT_PARAMS = {**_DensityFamily.BASE_PARAMS, **CKM_PARAMS}

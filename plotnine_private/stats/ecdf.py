@@ -11,7 +11,13 @@ from plotnine.mapping.evaluation import after_stat
 from ..smoothing import monotone_cdf
 from ..validation import is_real
 from .base import CKM_PARAMS, DP_PARAMS, CKMMixin, DPMixin, _fail
-from .fine import FineFamily, FineHistogram, family_doc, released_total
+from .fine import (
+    GROUP_SHARE_DOC,
+    FineFamily,
+    FineHistogram,
+    family_doc,
+    released_total,
+)
 
 __all__ = ["stat_ecdf_ckm", "stat_ecdf_dp"]
 
@@ -96,14 +102,18 @@ class _EcdfFamily(FineFamily):
 
 _DOC_COMMON = """\
     limits : tuple
-        Public (low, high) range of x, required: the fine histogram is
+        Public (low, high) range of x (or, without it, the plot's
+        `xlim` / `scale_x_continuous(limits=...)`, as the bin stats
+        take it; one of them is required): the fine histogram is
         counted over it. In data units (transformed like the scale).
     bins : int, default=128
         Number of equal fine bins between the limits: the steps of the
         curve. Every bin carries its own noise, and the noise of a
         cumulative sum grows with the number of bins summed: prefer the
         coarsest bins that answer the question.
-    outside : {"clamp", "drop"}, default="clamp"
+    outside : {"clamp", "drop"}, default=None
+        `None`: `"clamp"` with `limits=`, `"drop"` with the scale's
+        limits (plotnine leaves records outside them out).
         Records with x beyond the limits are counted in the first or last
         fine bin (`"clamp"`: the curve is right at every fine-bin edge
         inside the limits), or left out (`"drop"`: the curve is the
@@ -150,7 +160,7 @@ class stat_ecdf_dp(DPMixin, _EcdfFamily):
         As in `stat_count_dp`.
     """
 
-    __doc__ = family_doc(__doc__, _DOC_COMMON, _DOC_NOTES)
+    __doc__ = family_doc(__doc__, _DOC_COMMON, GROUP_SHARE_DOC, _DOC_NOTES)
     DEFAULT_PARAMS = {**_EcdfFamily.BASE_PARAMS, **DP_PARAMS}
 
 
@@ -170,5 +180,5 @@ class stat_ecdf_ckm(CKMMixin, _EcdfFamily):
         As in `stat_count_ckm`.
     """
 
-    __doc__ = family_doc(__doc__, _DOC_COMMON, _DOC_NOTES)
+    __doc__ = family_doc(__doc__, _DOC_COMMON, GROUP_SHARE_DOC, _DOC_NOTES)
     DEFAULT_PARAMS = {**_EcdfFamily.BASE_PARAMS, **CKM_PARAMS}

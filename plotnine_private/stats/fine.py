@@ -17,14 +17,19 @@ noise, charged once).
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 
+from ..cells import cell_table
 from ..families import Bins
-from ..mechanisms.release import LaplaceCounts
+from ..mechanisms.release import LaplaceCounts, release_cells
 from ..units import with_unit
 from ..validation import is_real
 from .base import FamilyCells, PrivateCountStat, _fail, validate_range
+from .dates import is_date_axis, is_timelike
+from .domains import _user_limits as user_limits
 from .domains import axis_breaks
 from .intervals import (
     BANDS,
@@ -35,7 +40,18 @@ from .intervals import (
     replicate_curves,
 )
 
-__all__ = ["FineFamily", "FineHistogram", "family_doc"]
+__all__ = ["GROUP_SHARE_DOC", "FineFamily", "FineHistogram", "family_doc"]
+
+#: the parameters shared by the fine families' docstrings
+GROUP_SHARE_DOC = """\
+    group_share : float, default=0.25
+        DP only, with an undeclared group (a string fill or colour, an
+        undeclared x of a box plot): the share of eps that releases each
+        group's total, a group being shown iff its noisy total reaches a
+        threshold (from that share of eps and delta); the fine counts of
+        the shown groups get the rest. Unused when every group is
+        declared.
+"""
 
 
 def family_doc(doc: str | None, *sections: str) -> str:
@@ -88,20 +104,22 @@ class FineFamily(PrivateCountStat):
     AXIS = "x"
     OUTSIDE = ("clamp", "drop")
 
-    FINE_PARAMS = {"limits": None, "bins": 128, "outside": "clamp"}
+    FINE_PARAMS = {
+        "limits": None,
+        "bins": 128,
+        "outside": None,
+        "group_share": 0.25,
+    }
 
     # -- parameters ------------------------------------------------------
     def validate_params(self) -> None:
         p = self.params
-        if p["limits"] is None:
-            raise _fail(
-                self.name,
-                f"limits=(lo, hi) is required: the public range of "
-                f"{self.AXIS} over which the fine histogram is counted "
-                "(e.g. from a codebook or the instrument's range). The "
-                "data's own range would disclose its extremes.",
-            )
-        p["limits"] = validate_range(self.name, "limits", p["limits"])
+        if isinstance(p["limits"], (tuple, list)) and any(
+            is_timelike(v) for v in p["limits"]
+        ):
+            raise self.no_dates()
+        if p["limits"] is not None:
+            p["limits"] = validate_range(self.name, "limits", p["limits"])
         bins = p["bins"]
         if not is_real(bins) or int(bins) != bins or not 2 <= bins <= 100_000:
             raise _fail(
@@ -117,33 +135,45 @@ class FineFamily(PrivateCountStat):
                 f"'simultaneous' (the whole curve at once), got "
                 f"{p['band']!r}.",
             )
-        if p["outside"] not in self.OUTSIDE:
+        share = p["group_share"]
+        if not is_real(share) or not 0 < share < 1:
+            raise _fail(
+                self.name,
+                f"group_share must be a number in (0, 1), got {share!r}: "
+                "the share of eps that decides which groups of an "
+                "undeclared aesthetic are shown (the fine counts get the "
+                "rest). Declare the levels to spend all of eps on the "
+                "counts.",
+            )
+        p["group_share"] = float(share)
+        if p["outside"] is not None and p["outside"] not in self.OUTSIDE:
             raise _fail(
                 self.name,
                 f"outside must be 'clamp' (records beyond the limits are "
-                f"counted in the edge bins) or 'drop' (left out), got "
-                f"{p['outside']!r}.",
+                f"counted in the edge bins), 'drop' (left out) or None "
+                f"(clamp with limits=, drop with scale limits, as plotnine "
+                f"drops records outside them), got {p['outside']!r}.",
             )
 
     # -- the privacy unit ----------------------------------------------
-    # (idempotent: the count path may bound the mechanism and name the
-    # unit in every query too; bounding twice gives the same mechanism)
-    def release_table(
-        self, door, fam, panel, gdims, table, idx, mechanism
-    ) -> pd.DataFrame:
-        """Release the fine counts with noise (and, for an undeclared
-        group, a threshold) for the layer's privacy unit: one unit moves
-        up to ``max_records`` fine counts (in up to ``max_cells`` bins)."""
-        if isinstance(mechanism, LaplaceCounts):
-            unit = door.unit
-            mechanism = mechanism.bounded(unit.max_records, unit.max_cells)
-        return super().release_table(
-            door, fam, panel, gdims, table, idx, mechanism
-        )
-
+    # (the DP mixin bounds the mechanism by the door's unit; the query
+    # names it, idempotently with the count path)
     def query(self, door, fam, gdims, mechanism):
         """The base query, naming the layer's privacy unit."""
         return with_unit(super().query(door, fam, gdims, mechanism), door.unit)
+
+    def no_dates(self):
+        """The error for a date axis, with the fixes."""
+        ax = self.AXIS
+        return _fail(
+            self.name,
+            f"{ax} on a date axis is not supported: the fine histogram "
+            "takes numbers. Map the dates as numbers, e.g. days since a "
+            "public origin (df['days'] = (df['t'] - pd.Timestamp("
+            "'2020-01-01')) / pd.Timedelta(days=1)) with numeric limits=, "
+            "or count dates in calendar bins with stat='bin_dp' and "
+            "binwidth='1 month'.",
+        )
 
     # -- groups ------------------------------------------------------------
     def leading_groups(self, data: pd.DataFrame) -> list[str]:
@@ -164,17 +194,35 @@ class FineFamily(PrivateCountStat):
     def family_cells(self, data: pd.DataFrame, scales) -> FamilyCells:
         ax = self.AXIS
         self.require_continuous(scales, ax)
+        if is_date_axis(getattr(scales, ax)):
+            raise self.no_dates()
         p = self.params
+        scale = getattr(scales, ax)
+        if p["limits"] is None and user_limits(scale) is None:
+            lim = "xlim(lo, hi)" if ax == "x" else "ylim(lo, hi)"
+            raise _fail(
+                self.name,
+                f"limits=(lo, hi) is required, or {lim} (scale_{ax}_"
+                f"continuous(limits=...)) on the plot: the public range of "
+                f"{ax} over which the fine histogram is counted (e.g. from "
+                "a codebook or the instrument's range). The data's own "
+                "range would disclose its extremes.",
+            )
         ab = axis_breaks(
             self,
             ax,
             data[ax].to_numpy(dtype=float),
-            getattr(scales, ax),
+            scale,
             limits=p["limits"],
             bins=p["bins"],
         )
         edges = ab.breaks
-        family = Bins(edges, "right", p["outside"] == "clamp", axis=ax)
+        outside = p["outside"]
+        if outside is None:
+            # plotnine censors records outside scale limits before any
+            # stat; limits= of the stat keep them (in the edge bins)
+            outside = "clamp" if p["limits"] is not None else "drop"
+        family = Bins(edges, "right", outside == "clamp", axis=ax)
         code = family.codes({ax: data[ax].to_numpy(dtype=float)})
         lo, hi = edges[:-1], edges[1:]
         frame = pd.DataFrame({"_bin": np.arange(len(lo))})
@@ -185,9 +233,99 @@ class FineFamily(PrivateCountStat):
             code,
             public=True,
             source=ab.source,
-            describe=(ax, tuple(edges.tolist()), p["outside"]),
+            describe=(ax, tuple(edges.tolist()), outside),
             family=family,
         )
+
+    # -- undeclared groups -------------------------------------------------
+    def release_table(
+        self, door, fam, panel, gdims, table, idx, mechanism
+    ) -> pd.DataFrame:
+        """Release the fine histogram; with an undeclared group (a string
+        fill, an undeclared x of a box plot) in two steps.
+
+        Thresholding every (group, fine bin) cell alone would hide nearly
+        every fine bin (each holds a few records), so that nothing is
+        drawn even at a huge eps. Instead the question "is the group
+        there?" is asked once per group: (1) each observed group's total
+        (the sum of its fine counts) is released with ``group_share`` of
+        eps and the group is shown iff its noisy total reaches the
+        threshold of ``(eps * group_share, delta)`` (a stability-based
+        histogram of the groups); (2) within the shown groups the fine
+        bins are a public domain (the groups are a released value), so
+        every fine bin of a shown group gets noise from the rest of eps,
+        empty ones included. Sequential composition: ``(eps, delta)`` in
+        all, as one thresholded release would cost. CKM releases the
+        group totals through the p-table (the groups with records) and
+        then every fine bin of those groups (empty bins stay 0).
+        """
+        if table.public:
+            return super().release_table(
+                door, fam, panel, gdims, table, idx, mechanism
+            )
+        dims = [panel, *gdims]
+        sizes = tuple(d.size for d in dims)
+        bins = len(fam.frame)
+        gcode = (
+            np.ravel_multi_index(tuple(idx[:, :-1].T), sizes)
+            if len(idx)
+            else np.zeros(0, dtype=np.int64)
+        )
+        groups, inv = np.unique(gcode, return_inverse=True)
+        n, weighted, key_sum = _summed(table, inv.ravel(), len(groups))
+        gtable, _ = cell_table(
+            dims, groups, n, weighted, key_sum, False, table.multiplicity
+        )
+        group_mech = mechanism
+        if isinstance(mechanism, LaplaceCounts):
+            group_mech = mechanism.with_eps(
+                mechanism.eps * self.params["group_share"]
+            )
+            mechanism = mechanism.with_eps(mechanism.eps - group_mech.eps)
+        query = self.query(door, fam, gdims, group_mech)
+        shown = release_cells(
+            dataclasses.replace(query, family=f"{self.FAMILY}:groups"),
+            gtable,
+            group_mech,
+            domain="observed groups (thresholded)",
+            panels=door.panels,
+            data_object=door.data_object,
+            details={"what": "record totals of the groups (is it there?)"},
+        )
+        self.releases.append(shown.release)
+        self.warn_undeclared(fam, gdims, shown.release, unit="groups")
+        # every fine bin of each shown group, in the combined-code order
+        kept = groups[shown.keep]
+        full = (kept[:, None] * bins + np.arange(bins)).ravel()
+        code = gcode * bins + idx[:, -1]
+        pos = np.searchsorted(full, code)
+        hit = pos < len(full)
+        hit[hit] = full[pos[hit]] == code[hit]
+        n, weighted, key_sum = _spread(table, pos[hit], hit, len(full))
+        fine, fidx = cell_table(
+            [*dims, fam.dimension()],
+            full,
+            n,
+            weighted,
+            key_sum,
+            True,
+            table.multiplicity,
+        )
+        released = release_cells(
+            self.query(door, fam, gdims, mechanism),
+            fine,
+            mechanism,
+            domain="public bins of the released groups",
+            panels=door.panels,
+            data_object=door.data_object,
+        )
+        self.releases.append(released.release)
+        # group ids and levels run over the released groups only
+        frame_table = dataclasses.replace(fine, public=False)
+        cells = self.cell_frame(
+            fam, panel, gdims, fidx, frame_table, released, door
+        )
+        return self.finish_output(cells, released)
 
     def fine_histogram(self, cells, released) -> FineHistogram:
         """Released cells as one dense row of fine bins per shown group."""
@@ -295,6 +433,42 @@ class FineFamily(PrivateCountStat):
         PANEL keep their categories)."""
         idx = np.repeat(np.arange(len(info)), per_group)
         return info.iloc[idx].reset_index(drop=True)
+
+
+#: counts, weighted counts and record-key sums of some cells
+Aggregates = tuple[np.ndarray, "np.ndarray | None", "np.ndarray | None"]
+
+
+def _summed(table, inv: np.ndarray, size: int) -> Aggregates:
+    """Counts, weighted counts and record-key sums of ``table``'s cells
+    added up per ``inv`` (exact integers: a group's cell key is the sum
+    of its records' keys, as if it had been counted directly)."""
+    n = np.zeros(size, dtype=np.int64)
+    np.add.at(n, inv, np.asarray(table.n, dtype=np.int64))
+    weighted = None
+    if table.weighted is not None:
+        weighted = np.bincount(inv, weights=table.weighted, minlength=size)
+    key_sum = None
+    if table.key_sum is not None:
+        key_sum = np.zeros(size, dtype=np.int64)
+        np.add.at(key_sum, inv, np.asarray(table.key_sum, dtype=np.int64))
+    return n, weighted, key_sum
+
+
+def _spread(table, pos: np.ndarray, hit: np.ndarray, size: int) -> Aggregates:
+    """``table``'s cells placed at ``pos`` among ``size`` cells (the
+    others empty): counts, weighted counts and record-key sums."""
+    n = np.zeros(size, dtype=np.int64)
+    n[pos] = np.asarray(table.n, dtype=np.int64)[hit]
+    weighted = None
+    if table.weighted is not None:
+        weighted = np.zeros(size)
+        weighted[pos] = np.asarray(table.weighted)[hit]
+    key_sum = None
+    if table.key_sum is not None:
+        key_sum = np.zeros(size, dtype=np.int64)
+        key_sum[pos] = np.asarray(table.key_sum, dtype=np.int64)[hit]
+    return n, weighted, key_sum
 
 
 def released_total(hist: FineHistogram) -> np.ndarray:

@@ -277,3 +277,82 @@ add(
         [L("geom_boxplot", declare=BOX)],
     )
 )
+
+# -- the range from xlim/ylim, trim and bounds (class 8 of issue 20) -------
+# no limits= declared: the scale's limits are the public range, as for
+# the bin stats (records outside them are left out, as plotnine censors)
+add(
+    Case(
+        "density-hwy-xlim-only",
+        "density",
+        "mpg",
+        {"x": "hwy"},
+        [L("geom_density", params={"bw": 2})],
+        extras=(XLIM_HWY,),
+    )
+)
+add(
+    Case(
+        "density-hwy-scale-limits",
+        "density",
+        "mpg",
+        {"x": "hwy", "fill": "drv"},
+        [L("geom_density", params={"bw": 2, "alpha": 0.3})],
+        extras=(x("scale_x_continuous", limits=(5, 50)),),
+    )
+)
+add(
+    Case(
+        "density-hwy-bounds",
+        "density",
+        "mpg",
+        {"x": "hwy"},
+        [L("geom_density", params={"bw": 2, "bounds": (12, 44)})],
+        extras=(XLIM_HWY,),
+    )
+)
+add(
+    Case(
+        "density-hwy-bounds-open",
+        "density",
+        "mpg",
+        {"x": "hwy", "colour": "drv"},
+        [
+            L(
+                "geom_density",
+                params={"bw": 2, "bounds": (12, float("inf"))},
+            )
+        ],
+        extras=(XLIM_HWY,),
+    )
+)
+add(
+    Case(
+        "density-hwy-trim",
+        "density",
+        "mpg",
+        {"x": "hwy", "fill": "drv"},
+        [L("geom_density", params={"bw": 2, "trim": True, "alpha": 0.3})],
+        extras=(XLIM_HWY,),
+    )
+)
+add(
+    Case(
+        "ecdf-hwy-xlim-only",
+        "ecdf",
+        "mpg",
+        {"x": "hwy"},
+        [L("geom_step", declare={"bins": 144})],
+        extras=(x("xlim", 10, 46),),
+    )
+)
+add(
+    Case(
+        "boxplot-drv-ylim-only",
+        "boxplot",
+        "mpg",
+        {"x": "drv", "y": "hwy"},
+        [L("geom_boxplot", declare={"bins": 120})],
+        extras=(x("ylim", 0, 60),),
+    )
+)
