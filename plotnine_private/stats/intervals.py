@@ -7,9 +7,11 @@ Two ways, one per kind of output:
   is known exactly (:func:`~plotnine_private.noise.count_noise_bounds`:
   ``P(low <= noisy - true <= high) >= level``), so the true count lies in
   ``[noisy - high, noisy - low]`` (cut at 0) with that probability:
-  ``count_low``/``count_high``. ``prop``, ``density``, ``ncount``,
+  ``count_low``/``count_high``. ``density``, ``ncount``,
   ``ndensity`` get the same interval scaled like the column, with the
-  group's released total held fixed (:func:`add_count_bounds`).
+  group's released total held fixed (:func:`add_count_bounds`); the
+  shares ``prop`` and ``prob`` get the interval of a share, in [0, 1]
+  (:func:`share_bounds`).
 * **Curves from a fine histogram** (density, ECDF, box plot): no closed
   form survives the post-processing (clipping, isotonic regression,
   kernel smoothing, quantiles), so the public noise is simulated
@@ -44,6 +46,7 @@ __all__ = [
     "count_noise_bounds",
     "curve_bounds",
     "replicate_curves",
+    "share_bounds",
     "validate_level",
 ]
 
@@ -56,6 +59,10 @@ BANDS = ("pointwise", "simultaneous")
 
 #: count columns scaled like ``count`` for their intervals
 SCALED = ("prop", "density", "ncount", "ndensity", "prob")
+#: of those, the shares of their group's total (interval in [0, 1])
+SHARES = ("prop", "prob")
+#: of those, counts over the largest count (at most 1)
+UNIT_RANGE = ("ncount", "ndensity")
 
 
 def validate_level(name: str, level: Any) -> float:
@@ -186,13 +193,50 @@ def add_count_bounds(
         c_high = np.where(count == 0, 0.0, c_high)
     frame[f"{column}_low"] = c_low
     frame[f"{column}_high"] = c_high
-    gid = frame[group].to_numpy() if group in frame.columns else None
+    keys = [k for k in ("PANEL", group) if k in frame.columns]
+    gid = (
+        frame.groupby(keys, observed=True, sort=False).ngroup().to_numpy()
+        if keys
+        else None
+    )
     for col in SCALED:
         if col not in frame.columns:
             continue
-        unit = _unit(frame[col].to_numpy(dtype=float), count, gid)
-        frame[f"{col}_low"] = c_low * unit
-        frame[f"{col}_high"] = c_high * unit
+        if col in SHARES:
+            low, high = share_bounds(count, c_low, c_high, gid)
+        else:
+            unit = _unit(frame[col].to_numpy(dtype=float), count, gid)
+            low, high = c_low * unit, c_high * unit
+            if col in UNIT_RANGE:
+                # a count over the largest count is at most 1
+                low, high = np.minimum(low, 1.0), np.minimum(high, 1.0)
+        frame[f"{col}_low"] = low
+        frame[f"{col}_high"] = high
+
+
+def share_bounds(
+    count: np.ndarray, c_low: np.ndarray, c_high: np.ndarray, group
+) -> tuple[np.ndarray, np.ndarray]:
+    """Interval of each cell's share ``count / group total`` from its
+    count interval, the other cells of its group held at their released
+    counts ``rest``: ``[c_low / (c_low + rest), c_high / (c_high +
+    rest)]``. It stays in [0, 1], and a group with one cell (``rest =
+    0``) gets [1, 1] once its count is surely above 0: its share is 1
+    whatever the noise.
+
+    >>> [v.tolist() for v in share_bounds(
+    ...     np.array([5.0, 15.0, 7.0]), np.array([1.0, 11.0, 3.0]),
+    ...     np.array([9.0, 19.0, 11.0]), np.array([0, 0, 1]))]
+    [[0.0625, 0.6875, 1.0], [0.375, 0.7916666666666666, 1.0]]
+    """
+    if group is None:
+        group = np.zeros(len(count))
+    total = pd.Series(np.abs(count)).groupby(group).transform("sum")
+    rest = np.maximum(total.to_numpy(dtype=float) - np.abs(count), 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        low = np.where(c_low > 0, c_low / (c_low + rest), 0.0)
+        high = np.where(c_high > 0, c_high / (c_high + rest), 0.0)
+    return low, high
 
 
 def _unit(values: np.ndarray, count: np.ndarray, group) -> np.ndarray:
