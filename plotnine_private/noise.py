@@ -135,6 +135,10 @@ def _count_rows(i, lyr, releases, level, mapped) -> list[dict]:
                     f"eps is what is left after a private range estimate "
                     f"(eps={_fmt(spent)})"
                 )
+        elif r.mechanism == "ckm" and "magnifier" in r.details:
+            # a CKM summary's totals: their noise is not a count's (the
+            # summary's y_low/y_high state it)
+            continue
         elif r.mechanism == "ckm":
             ptable = stat.params["ptable"]
             if ptable.fingerprint != r.details.get("ptable_fingerprint"):
