@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import warnings
 from copy import deepcopy
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -107,7 +107,7 @@ def version(
                 known=family == "pca",
             )
         elif target != kind:
-            cls = ckm if target == "ckm" else dp
+            cls: Any = ckm if target == "ckm" else dp
             assert twin is not None and cls is not None
             # the twin's own parameters only (num_ptable is for summaries)
             params = {

@@ -266,7 +266,11 @@ class FineFamily(PrivateCountStat):
         reps = replicate_curves(self, hist, model) if rest else None
         if quants:
             q_low, q_high = quantile_bounds(
-                hist.edges, hist.noisy, model, level, list(quants.values())
+                hist.edges,
+                hist.noisy,
+                model,
+                level,
+                np.array(list(quants.values())),
             )
         for col in self.INTERVALS:
             if col in linear:

@@ -186,15 +186,15 @@ def add_count_bounds(
         The released count (``count``; ``n`` for ``stat_sum``), with its
         unclipped twin ``noisy_<column>`` when DP.
     """
-    low, high = noise
+    n_low, n_high = noise
     count = frame[column].to_numpy(dtype=float)
     noisy = f"noisy_{column}"
     base = (
         frame[noisy].to_numpy(dtype=float) if noisy in frame.columns else count
     )
     base = np.where(np.isfinite(base), base, count)
-    c_low = np.maximum(base - high, 0.0)
-    c_high = np.maximum(base - low, 0.0)
+    c_low = np.maximum(base - n_high, 0.0)
+    c_high = np.maximum(base - n_low, 0.0)
     if zero_stays:
         c_low = np.where(count == 0, 0.0, c_low)
         c_high = np.where(count == 0, 0.0, c_high)
@@ -453,9 +453,13 @@ def _crossing(cdf, edges, probs, last: bool = False) -> np.ndarray:
     reaches ``p`` (or, ``last``, last stays at most ``p``), linearly
     within a bin."""
     out = np.empty((len(cdf), len(probs)))
-    side = "right" if last else "left"
     for g, row in enumerate(cdf):
-        j = np.clip(np.searchsorted(row, probs, side=side), 1, len(row) - 1)
+        found = (
+            np.searchsorted(row, probs, side="right")
+            if last
+            else np.searchsorted(row, probs, side="left")
+        )
+        j = np.clip(found, 1, len(row) - 1)
         f0, f1 = row[j - 1], row[j]
         step = f1 - f0
         frac = np.where(
