@@ -50,6 +50,7 @@ class _CountFamily(PrivateCountStat):
     """
 
     FAMILY = "count"
+    HIDDEN_WORD = "categories"
     REQUIRED_AES = {"x"}
     DEFAULT_AES = {"y": after_stat("count"), "weight": None}
     BASE_PARAMS = {
