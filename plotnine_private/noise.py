@@ -107,7 +107,8 @@ def _row(i, stat, r, level) -> dict:
 
 
 def _hidden_word(stat, n: int | None = None) -> str:
-    """"categories" or "cells" (singular for one)."""
+    """The word for hidden cells: "categories" or "cells" (singular
+    for one)."""
     word = getattr(stat, "HIDDEN_WORD", "cells")
     if n == 1:
         return "category" if word == "categories" else word[:-1]

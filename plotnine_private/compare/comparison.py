@@ -141,6 +141,17 @@ class Comparison:
             warnings.simplefilter("ignore")
             return self.composition.draw(show=show)
 
+    def show(self) -> None:
+        """Draw the panels and show them through pyplot (a window, a
+        notebook or an image scraper such as sphinx-gallery's see it; a
+        composition's figure is not made through pyplot)."""
+        import matplotlib.pyplot as plt
+
+        plt.figure(self.draw())
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # non-interactive backends
+            plt.show()
+
     def save(self, filename, **kwargs) -> None:
         """Save the figure (keyword arguments as plotnine's ``save``)."""
         kwargs.setdefault("verbose", False)

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..smoothing import quantiles
 from ..validation import fail, is_real
 
 __all__ = [
@@ -441,32 +442,10 @@ def quantile_bounds(
     probs = np.asarray(probs, dtype=float)
     # first crossing of p by F_high (a running maximum keeps it monotone
     # and can only move the crossing left: wider)
-    low = _crossing(np.maximum.accumulate(f_high, axis=1), edges, probs)
-    # last point where F_low <= p: a running minimum from the right
-    rising = np.minimum.accumulate(f_low[:, ::-1], axis=1)[:, ::-1]
-    high = _crossing(rising, edges, probs, last=True)
+    low = quantiles(np.maximum.accumulate(f_high, axis=1), edges, probs)
+    # the last point where F_low <= p, through the mirror image: with a
+    # running minimum from the right G = F_low is monotone, and
+    # sup{x: G(x) <= p} = -inf{y: 1 - G(-y) >= 1 - p}
+    rising = np.minimum.accumulate(f_low[:, ::-1], axis=1)
+    high = -quantiles(1 - rising, -edges[::-1], 1 - probs)
     return low, high
-
-
-def _crossing(cdf, edges, probs, last: bool = False) -> np.ndarray:
-    """Where each non-decreasing row of ``cdf`` (at ``edges``) first
-    reaches ``p`` (or, ``last``, last stays at most ``p``), linearly
-    within a bin."""
-    out = np.empty((len(cdf), len(probs)))
-    for g, row in enumerate(cdf):
-        found = (
-            np.searchsorted(row, probs, side="right")
-            if last
-            else np.searchsorted(row, probs, side="left")
-        )
-        j = np.clip(found, 1, len(row) - 1)
-        f0, f1 = row[j - 1], row[j]
-        step = f1 - f0
-        frac = np.where(
-            step > 0,
-            (probs - f0) / np.where(step > 0, step, 1),
-            1.0 if last else 0.0,
-        )
-        frac = np.clip(frac, 0.0, 1.0)
-        out[g] = edges[j - 1] + frac * (edges[j] - edges[j - 1])
-    return out
