@@ -77,6 +77,7 @@ COLUMNS = [
     "coverage",
     "scale",
     "note",
+    "hidden",
 ]
 
 
@@ -105,6 +106,15 @@ def _row(i, stat, r, level) -> dict:
     return row
 
 
+def _hidden_word(stat, n: int | None = None) -> str:
+    """The word for hidden cells: "categories" or "cells" (singular
+    for one)."""
+    word = getattr(stat, "HIDDEN_WORD", "cells")
+    if n == 1:
+        return "category" if word == "categories" else word[:-1]
+    return word
+
+
 def _count_rows(i, lyr, releases, level, mapped) -> list[dict]:
     stat = lyr.stat
     rows = []
@@ -129,12 +139,21 @@ def _count_rows(i, lyr, releases, level, mapped) -> list[dict]:
                     f"undeclared domain: cells below a noisy count of "
                     f"{tau:.4g} are hidden, so shown cells lean high"
                 )
+                # how many were hidden is not released (rule 13)
+                row["hidden"] = (
+                    f"{_hidden_word(stat)} with a noisy count below "
+                    f"{tau:.3g} are hidden"
+                )
             if ranges:
                 spent = sum(x.eps for x in ranges)
                 notes.append(
                     f"eps is what is left after a private range estimate "
                     f"(eps={_fmt(spent)})"
                 )
+        elif r.mechanism == "ckm" and "magnifier" in r.details:
+            # a CKM summary's totals: their noise is not a count's (the
+            # summary's y_low/y_high state it)
+            continue
         elif r.mechanism == "ckm":
             ptable = stat.params["ptable"]
             if ptable.fingerprint != r.details.get("ptable_fingerprint"):
@@ -162,6 +181,13 @@ def _count_rows(i, lyr, releases, level, mapped) -> list[dict]:
                 notes.append(
                     f"counts below {r.details['threshold']} are hidden"
                 )
+                hidden = getattr(stat, "hidden_cells", None)
+                if hidden is not None:
+                    # CKM is not DP: the number is stated, as for a table
+                    row["hidden"] = (
+                        f"{hidden} {_hidden_word(stat, hidden)} hidden: "
+                        f"count below {_fmt(r.details['threshold'])}"
+                    )
         else:  # pragma: no cover - every count mechanism is above
             continue
         row["note"] = "; ".join(notes)
@@ -204,7 +230,8 @@ def _pca_rows(i, lyr, releases, level) -> list[dict]:
 class NoiseIntervals(pd.DataFrame):
     """The noise intervals of a plot's private layers: a DataFrame with
     columns ``layer, stat, mechanism, eps, level, low, high, coverage,
-    scale, note`` and :meth:`caption` for a plot caption."""
+    scale, note, hidden`` (what a threshold hid, in words) and
+    :meth:`caption` for a plot caption."""
 
     _metadata: list[str] = []
 
@@ -231,13 +258,17 @@ class NoiseIntervals(pd.DataFrame):
             ]
         )
         parts: list[str] = []
+        hidden: list[str] = []
         for _, r in rows.iterrows():
             part = _caption_part(r)
             if part not in parts:
                 parts.append(part)
+            h = r.get("hidden")
+            if isinstance(h, str) and h and h not in hidden:
+                hidden.append(h)
         if not parts:
             return ""
-        return "noise: " + "; ".join(parts)
+        return "noise: " + "; ".join(parts + hidden)
 
     def __str__(self) -> str:  # the caption first, then the table
         if not set(self.columns) >= _CAPTION_COLUMNS:

@@ -208,11 +208,8 @@ def test_errors_name_the_parameter_and_fix(cars):
         pp.compare(ck)
     with pytest.raises(PlotninePrivateError, match="no private layer"):
         pp.compare(ggplot(cars, aes("drv")) + geom_bar())
-    pca = ggplot(cars) + pp.stat_dp_pca_score(
-        columns=["displ", "cty", "hwy"], eps=2, delta=1e-5
-    )
-    with pytest.raises(PlotninePrivateError, match="counterpart"):
-        pp.compare(pca, ckm=False)
+    # every private stat has a comparison now (the PCA score too: see
+    # test_compare_families.py)
 
 
 def test_the_plot_is_not_modified(cars):

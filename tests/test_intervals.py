@@ -146,11 +146,54 @@ def test_scaled_columns_share_the_count_interval():
     total = d["count"].abs().sum()
     width = d["xmax"] - d["xmin"]
     assert np.allclose(d["density_low"] * width * total, d["count_low"])
-    assert np.allclose(d["ncount_high"] * d["count"].max(), d["count_high"])
+    # a count over the largest count, at most 1
+    assert np.allclose(
+        d["ncount_high"], np.minimum(d["count_high"] / d["count"].max(), 1)
+    )
+
+
+CARS = mpg.assign(
+    cls=pd.Categorical(mpg["class"], LEVELS),
+    drv=pd.Categorical(mpg["drv"], ["4", "f", "r"]),
+)
+
+
+def _shares(**kw):
+    return built(
+        ggplot(CARS, aes("cls", fill="drv"))
+        + geom_bar(stat="count_dp", level=LEVEL, drop=False, **kw)
+    )
+
+
+def test_a_one_bar_group_has_the_share_interval_one():
+    # aes("class") alone: every bar is its own group, its share is 1
     c = built(COUNTS["count"](eps=1, seed=3))
-    # prop is normalised within its group, as plotnine's (one bar each)
-    group_total = c.groupby("group")["count"].transform("sum")
-    assert np.allclose(c["prop_high"] * group_total, c["count_high"])
+    assert (c["prop"] == 1).all()
+    sure = c["count_low"] > 0
+    assert sure.sum() >= 5
+    assert (c.loc[sure, "prop_low"] == 1).all()
+    assert (c["prop_high"] == 1).all()
+    # a bar that may be empty: its share is 0 (no records) or 1
+    assert (c.loc[~sure, "prop_low"] == 0).all()
+
+
+def test_share_intervals_stay_in_0_1_and_hold_the_share():
+    exact = _shares(eps=1e7, seed=0)[["x", "fill", "prop"]]
+    exact = exact.rename(columns={"prop": "_true"})
+    hits = []
+    for seed in SEEDS:
+        d = _shares(eps=0.5, seed=seed)
+        assert d["prop_low"].between(0, 1).all()
+        assert d["prop_high"].between(0, 1).all()
+        assert (d["prop_low"] <= d["prop_high"]).all()
+        m = d.merge(exact, on=["x", "fill"])
+        hits.append(
+            (m["prop_low"] <= m["_true"] + 1e-12)
+            & (m["_true"] <= m["prop_high"] + 1e-12)
+        )
+    hits = np.concatenate(hits)
+    # the other bars of a group are noisy too: a loose floor
+    assert hits.mean() >= lower_bound(LEVEL, hits.size) - 0.05, hits.mean()
 
 
 def test_half_as_wide_fails_the_same_bound():
@@ -325,5 +368,9 @@ def test_pca_tile_intervals_are_the_exact_noise_quantile():
         away = d["count_low"] > 0
         half = (d.loc[away, "count_high"] - d.loc[away, "count_low"]) / 2
         assert np.allclose(half, row["high"])
-        total = d["count"].sum()
-        assert np.allclose(d["prob_high"] * total, d["count_high"])
+        # prob is a share of the released total: the other tiles held
+        rest = d["count"].sum() - d["count"]
+        assert np.allclose(
+            d["prob_high"], d["count_high"] / (d["count_high"] + rest)
+        )
+        assert d["prob_low"].between(0, 1).all()

@@ -31,6 +31,7 @@ from plotnine import (
     facet_wrap,
     geom_bar,
     geom_bin_2d,
+    geom_boxplot,
     geom_count,
     geom_density,
     geom_histogram,
@@ -450,6 +451,22 @@ COMPARE_CASES = [
             + geom_histogram(
                 stat="bin_dp", breaks=[0, 10, 20, 30, 40, 50], **DP
             )
+        ),
+        ("y",),
+    ),
+    (
+        "compare densities, ckm twin",
+        lambda d: (
+            ggplot(d, aes("hwy", fill="drv"))
+            + geom_density(stat="density_dp", limits=(0, 50), bins=50, **DP)
+        ),
+        ("y",),
+    ),
+    (
+        "compare boxes, ckm twin",
+        lambda d: (
+            ggplot(d, aes("drv", "hwy"))
+            + geom_boxplot(stat="boxplot_dp", limits=(0, 50), bins=50, **DP)
         ),
         ("y",),
     ),

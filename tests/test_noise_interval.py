@@ -322,6 +322,47 @@ def test_private_range_and_threshold_are_said(mpg):
     assert "hidden" in pp.noise_interval(q).iloc[0]["note"]
 
 
+def test_hidden_categories_caption_states_the_threshold_not_a_number(mpg):
+    # DP, undeclared domain: the threshold is public, how many categories
+    # fell below it is not (it depends on which rare ones exist)
+    def caption(d):
+        p = ggplot(d, aes("manufacturer")) + geom_bar(
+            stat="count_dp", eps=1, seed=3
+        )
+        return pp.noise_interval(p).caption()
+
+    text = caption(mpg)
+    assert text == (
+        "noise: ±6 (95%) for count_dp eps=1; categories with a noisy count "
+        "below 30 are hidden"
+    )
+    # one record of a rare maker gone: another number hidden, one caption
+    rare = mpg.index[mpg["manufacturer"] == "lincoln"][0]
+    assert caption(mpg.drop(index=rare)) == text
+
+
+def test_hidden_categories_are_counted_under_ckm(mpg):
+    cars = pp.add_record_keys(mpg, name="rk", seed=1)
+    q = ggplot(cars, aes("manufacturer", rkey="rk")) + geom_bar(
+        stat="count_ckm", ptable=PTAB, threshold=10
+    )
+    shown = len(layer_data(q))
+    hidden = cars["manufacturer"].nunique() - shown
+    assert hidden > 1
+    t = pp.noise_interval(q)
+    assert t.iloc[0]["hidden"] == (
+        f"{hidden} categories hidden: count below 10"
+    )
+    assert t.caption().endswith(
+        f"; {hidden} categories hidden: count below 10"
+    )
+    # without a threshold nothing is hidden and nothing is said
+    q0 = ggplot(cars, aes("manufacturer", rkey="rk")) + geom_bar(
+        stat="count_ckm", ptable=PTAB
+    )
+    assert "hidden" not in pp.noise_interval(q0).caption()
+
+
 def test_no_private_layer_gives_an_empty_table(mpg):
     t = pp.noise_interval(ggplot(mpg, aes("class")) + geom_bar())
     assert len(t) == 0 and t.caption() == ""

@@ -175,6 +175,8 @@ class PrivateCountStat(GroupingMixin, stat):
         validate_layer_data(type(self).__name__, mapping, data)
         super().__init__(mapping, data, **kwargs)
         self.releases: list[Release] = []
+        #: cells a CKM threshold hid in the last build (None under DP)
+        self.hidden_cells: int | None = None
         self.validate_params()
         keep_checked_params(self)
 
@@ -357,6 +359,7 @@ class PrivateCountStat(GroupingMixin, stat):
             data_object=door.data_object,
         )
         self.releases.append(released.release)
+        self.hidden_cells = self.count_hidden(table, released)
         if not table.public:
             self.warn_undeclared(fam, gdims, released.release)
         cells = self.cell_frame(fam, panel, gdims, idx, table, released, door)
@@ -392,6 +395,19 @@ class PrivateCountStat(GroupingMixin, stat):
             add_count_bounds(
                 out, (low, high), release.mechanism == "ckm", column=col
             )
+
+    #: what a hidden cell of the family is called in a caption
+    HIDDEN_WORD = "cells"
+
+    def count_hidden(self, table, released: Released) -> int | None:
+        """How many cells with records a CKM threshold hid (None under
+        DP: there the number depends on which rare cells exist, which is
+        what the threshold protects, so it is never computed)."""
+        rel = released.release
+        if rel.mechanism != "ckm" or rel.details.get("threshold") is None:
+            return None
+        n = np.asarray(table.n)
+        return int(((n > 0) & ~np.asarray(released.keep)).sum())
 
     def warn_undeclared(
         self, fam, gdims, release: Release, unit: str = "cells"

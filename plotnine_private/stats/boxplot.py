@@ -63,6 +63,14 @@ class _BoxplotFamily(FineFamily):
         edges = self.fine.edges  # the public limits, transformed like y
         return float(edges[0]), float(edges[-1])
 
+    def quantile_columns(self) -> dict[str, float]:
+        # the quartiles (and quantile whiskers) invert the CDF's band
+        cols = {"lower": 0.25, "middle": 0.5, "upper": 0.75}
+        if self.params["whiskers"] is not None:
+            lo, hi = self.params["whiskers"]
+            cols.update(ymin=lo, ymax=hi)
+        return cols
+
     def add_intervals(self, out: pd.DataFrame, released) -> None:
         super().add_intervals(out, released)
         if len(out):

@@ -50,6 +50,7 @@ class _CountFamily(PrivateCountStat):
     """
 
     FAMILY = "count"
+    HIDDEN_WORD = "categories"
     REQUIRED_AES = {"x"}
     DEFAULT_AES = {"y": after_stat("count"), "weight": None}
     BASE_PARAMS = {
@@ -243,8 +244,10 @@ class stat_count_dp(DPMixin, _CountFamily):
     `aes(label=after_stat("count_label"))` leaves empty cells of stacked
     or dodged bars unlabelled), and the interval variables at `level`:
     `count_low`/`count_high` (the noisy count minus the exact noise
-    quantiles, cut at 0) and `prop_low`/`prop_high` (the same over the
-    group's released total); draw them with `pp.geom_noise`.
+    quantiles, cut at 0) and `prop_low`/`prop_high` (the share of that
+    interval with the group's other bars at their released counts: in
+    [0, 1], and [1, 1] for a bar alone in its group once its count is
+    surely above 0); draw them with `pp.geom_noise`.
     """
 
     DEFAULT_PARAMS = {**_CountFamily.BASE_PARAMS, **DP_PARAMS}

@@ -37,6 +37,7 @@ from .intervals import (
     NoiseModel,
     curve_bounds,
     linear_bounds,
+    quantile_bounds,
     replicate_curves,
 )
 
@@ -389,10 +390,15 @@ class FineFamily(PrivateCountStat):
         """What the interval variables can be (densities >= 0)."""
         return 0.0, np.inf
 
+    def quantile_columns(self) -> dict[str, float]:
+        """``{column: p}`` for columns that are the ``p``-quantile of the
+        fine histogram (box plots), bounded by
+        :func:`~plotnine_private.stats.intervals.quantile_bounds`."""
+        return {}
+
     def add_intervals(self, out: pd.DataFrame, released) -> None:
-        """Interval variables of the curve at ``level``: the public noise
-        simulated through :meth:`curve` around the released histogram
-        (:mod:`plotnine_private.stats.intervals`), pointwise or
+        """Interval variables of the curve at ``level`` from the public
+        noise (:mod:`plotnine_private.stats.intervals`), pointwise or
         simultaneous over each group's curve (``band``)."""
         hist = self.fine
         if not len(out) or not len(hist.info):
@@ -402,18 +408,40 @@ class FineFamily(PrivateCountStat):
         model = NoiseModel.of_release(
             released.release, self.params.get("ptable")
         )
+        self.curve_intervals(out, hist, model)
+
+    def curve_intervals(
+        self, out: pd.DataFrame, hist: FineHistogram, model: NoiseModel
+    ) -> None:
+        """The interval columns of ``out`` (the curve of ``hist``) under
+        the noise ``model``, in place. Linear curves (density, ECDF) and
+        quantiles (box plots) are simulated through their linear form;
+        anything else (Tukey whiskers) through :meth:`curve`."""
         groups = len(hist.info)
         band = self.params.get("band", "pointwise")
         level = self.params.get("level", 0.95)
         linear = self.linear_designs(hist)
-        reps = None if linear else replicate_curves(self, hist, model)
+        quants = self.quantile_columns()
+        rest = [c for c in self.INTERVALS if c not in linear | quants]
+        reps = replicate_curves(self, hist, model) if rest else None
+        if quants:
+            q_low, q_high = quantile_bounds(
+                hist.edges,
+                hist.noisy,
+                model,
+                level,
+                np.array(list(quants.values())),
+            )
         for col in self.INTERVALS:
-            if linear:
+            if col in linear:
                 design, ratio = linear[col]
                 low, high = linear_bounds(
                     design, hist.noisy, model, level, band, ratio
                 )
                 low, high = self.pad_bounds(low, high)
+            elif col in quants:
+                i = list(quants).index(col)
+                low, high = q_low[:, i], q_high[:, i]
             else:
                 assert reps is not None
                 cur = out[col].to_numpy(dtype=float).reshape(groups, -1)

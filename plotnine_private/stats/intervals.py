@@ -7,9 +7,11 @@ Two ways, one per kind of output:
   is known exactly (:func:`~plotnine_private.noise.count_noise_bounds`:
   ``P(low <= noisy - true <= high) >= level``), so the true count lies in
   ``[noisy - high, noisy - low]`` (cut at 0) with that probability:
-  ``count_low``/``count_high``. ``prop``, ``density``, ``ncount``,
+  ``count_low``/``count_high``. ``density``, ``ncount``,
   ``ndensity`` get the same interval scaled like the column, with the
-  group's released total held fixed (:func:`add_count_bounds`).
+  group's released total held fixed (:func:`add_count_bounds`); the
+  shares ``prop`` and ``prob`` get the interval of a share, in [0, 1]
+  (:func:`share_bounds`).
 * **Curves from a fine histogram** (density, ECDF, box plot): no closed
   form survives the post-processing (clipping, isotonic regression,
   kernel smoothing, quantiles), so the public noise is simulated
@@ -33,22 +35,31 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..smoothing import quantiles
 from ..validation import fail, is_real
 
 __all__ = [
     "BANDS",
+    "LINEAR_SIMS",
     "SIMS",
     "SIM_SEED",
     "NoiseModel",
     "add_count_bounds",
     "count_noise_bounds",
     "curve_bounds",
+    "linear_bounds",
+    "quantile_bounds",
     "replicate_curves",
+    "share_bounds",
     "validate_level",
 ]
 
 #: simulation size of the curve intervals (and of planning)
 SIMS = 400
+#: simulation size of the intervals of linear curves (density, ECDF) and
+#: of quantiles: a draw costs one matrix product, and the quantile of the
+#: deviation is then within about 3% of its limit
+LINEAR_SIMS = 2000
 #: the fixed seed of those simulations (public: they use public noise)
 SIM_SEED = 20_211
 #: band options of the curve stats
@@ -56,6 +67,10 @@ BANDS = ("pointwise", "simultaneous")
 
 #: count columns scaled like ``count`` for their intervals
 SCALED = ("prop", "density", "ncount", "ndensity", "prob")
+#: of those, the shares of their group's total (interval in [0, 1])
+SHARES = ("prop", "prob")
+#: of those, counts over the largest count (at most 1)
+UNIT_RANGE = ("ncount", "ndensity")
 
 
 def validate_level(name: str, level: Any) -> float:
@@ -172,27 +187,64 @@ def add_count_bounds(
         The released count (``count``; ``n`` for ``stat_sum``), with its
         unclipped twin ``noisy_<column>`` when DP.
     """
-    low, high = noise
+    n_low, n_high = noise
     count = frame[column].to_numpy(dtype=float)
     noisy = f"noisy_{column}"
     base = (
         frame[noisy].to_numpy(dtype=float) if noisy in frame.columns else count
     )
     base = np.where(np.isfinite(base), base, count)
-    c_low = np.maximum(base - high, 0.0)
-    c_high = np.maximum(base - low, 0.0)
+    c_low = np.maximum(base - n_high, 0.0)
+    c_high = np.maximum(base - n_low, 0.0)
     if zero_stays:
         c_low = np.where(count == 0, 0.0, c_low)
         c_high = np.where(count == 0, 0.0, c_high)
     frame[f"{column}_low"] = c_low
     frame[f"{column}_high"] = c_high
-    gid = frame[group].to_numpy() if group in frame.columns else None
+    keys = [k for k in ("PANEL", group) if k in frame.columns]
+    gid = (
+        frame.groupby(keys, observed=True, sort=False).ngroup().to_numpy()
+        if keys
+        else None
+    )
     for col in SCALED:
         if col not in frame.columns:
             continue
-        unit = _unit(frame[col].to_numpy(dtype=float), count, gid)
-        frame[f"{col}_low"] = c_low * unit
-        frame[f"{col}_high"] = c_high * unit
+        if col in SHARES:
+            low, high = share_bounds(count, c_low, c_high, gid)
+        else:
+            unit = _unit(frame[col].to_numpy(dtype=float), count, gid)
+            low, high = c_low * unit, c_high * unit
+            if col in UNIT_RANGE:
+                # a count over the largest count is at most 1
+                low, high = np.minimum(low, 1.0), np.minimum(high, 1.0)
+        frame[f"{col}_low"] = low
+        frame[f"{col}_high"] = high
+
+
+def share_bounds(
+    count: np.ndarray, c_low: np.ndarray, c_high: np.ndarray, group
+) -> tuple[np.ndarray, np.ndarray]:
+    """Interval of each cell's share ``count / group total`` from its
+    count interval, the other cells of its group held at their released
+    counts ``rest``: ``[c_low / (c_low + rest), c_high / (c_high +
+    rest)]``. It stays in [0, 1], and a group with one cell (``rest =
+    0``) gets [1, 1] once its count is surely above 0: its share is 1
+    whatever the noise.
+
+    >>> [v.tolist() for v in share_bounds(
+    ...     np.array([5.0, 15.0, 7.0]), np.array([1.0, 11.0, 3.0]),
+    ...     np.array([9.0, 19.0, 11.0]), np.array([0, 0, 1]))]
+    [[0.0625, 0.6875, 1.0], [0.375, 0.7916666666666666, 1.0]]
+    """
+    if group is None:
+        group = np.zeros(len(count))
+    total = pd.Series(np.abs(count)).groupby(group).transform("sum")
+    rest = np.maximum(total.to_numpy(dtype=float) - np.abs(count), 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        low = np.where(c_low > 0, c_low / (c_low + rest), 0.0)
+        high = np.where(c_high > 0, c_high / (c_high + rest), 0.0)
+    return low, high
 
 
 def _unit(values: np.ndarray, count: np.ndarray, group) -> np.ndarray:
@@ -284,18 +336,23 @@ def linear_bounds(
     level: float,
     band: str = "pointwise",
     ratio: bool = True,
-    sims: int = SIMS,
+    sims: int = LINEAR_SIMS,
     seed: int = SIM_SEED,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Bounds of ``design @ true / total`` (``ratio``) or ``design @
     true`` from the unclipped released counts.
 
-    ``design @ noisy`` is unbiased for ``design @ true`` and its noise,
-    ``design @ N``, has a public distribution: its ``1 - alpha/2``
-    quantile (simulated) bounds the numerator, the total's bounds the
-    denominator, and the two make the ratio's interval by a union bound
-    (``level`` holds at least). ``band="simultaneous"`` bounds the
-    numerator over the whole curve at once.
+    ``design @ noisy`` is unbiased for ``design @ true``, and its noise
+    ``design @ N`` has a public distribution. The estimate's deviation
+    from the truth is simulated with the released counts standing for
+    the true ones: ``(design @ (noisy + N)) / (total + sum N)`` minus the
+    estimate, the numerator's and the total's noise *together* (one
+    draw of ``N`` moves both), so no union bound widens the interval.
+    The interval is ``estimate - quantile(deviation)`` at ``(1 - level)
+    / 2`` and ``(1 + level) / 2`` per point, or simultaneous over each
+    group's curve (``band="simultaneous"``: one multiple of each point's
+    spread that holds the whole simulated curve in ``level`` of the
+    draws). ``sims`` draws with the fixed public ``seed``.
 
     Parameters
     ----------
@@ -310,26 +367,85 @@ def linear_bounds(
     low, high
         ``(groups, points)``.
     """
-    from .summary import ratio_interval
-
     k = noisy.shape[1]
     u1, u2 = uniforms((sims, k), seed)
     draws = model.draw(u1, u2)
-    alpha = (1 - level) / (2 if ratio else 1)
-    sim = draws @ design.T
-    spread = np.sqrt(np.mean(sim * sim, axis=0))
+    shared = None if model.kind == "ckm" else draws @ design.T
+    alpha = 1 - level
+    low = np.empty((len(noisy), len(design)))
+    high = np.empty_like(low)
+    for g, row in enumerate(noisy):
+        if shared is None:
+            # CKM leaves a released 0 at 0: no noise there
+            sim = (draws * (row != 0)) @ design.T
+            tot_noise = (draws * (row != 0)).sum(axis=1)
+        else:
+            sim, tot_noise = shared, draws.sum(axis=1)
+        num = design @ row
+        if ratio:
+            total = max(float(row.sum()), 1.0)
+            est = num / total
+            dev = (num + sim) / np.maximum(total + tot_noise, 1.0)[
+                :, None
+            ] - est
+        else:
+            est, dev = num, sim
+        low[g], high[g] = _deviation_bounds(est, dev, alpha, band)
+    return low, high
+
+
+def _deviation_bounds(est, dev, alpha: float, band: str):
+    """``est`` minus the quantiles of ``dev`` (``(sims, points)``)."""
     if band == "pointwise":
-        q = np.quantile(np.abs(sim), 1 - alpha, axis=0)
-    else:
-        safe = np.where(spread > 0, spread, np.inf)
-        worst = np.max(np.abs(sim) / safe, axis=1)
-        q = np.quantile(worst, 1 - alpha) * spread
-    num = noisy @ design.T
-    if not ratio:
-        return num - q, num + q
-    q_total = float(np.quantile(np.abs(draws.sum(axis=1)), 1 - alpha))
-    total = noisy.sum(axis=1, keepdims=True)
-    low, high = ratio_interval(
-        num - q, num + q, total - q_total, total + q_total
+        q_lo, q_hi = np.quantile(dev, [alpha / 2, 1 - alpha / 2], axis=0)
+        return est - q_hi, est - q_lo
+    centre = np.median(dev, axis=0)
+    spread = dev.std(axis=0)
+    safe = np.where(spread > 0, spread, np.inf)
+    worst = np.max(np.abs(dev - centre) / safe, axis=1)
+    mult = float(np.quantile(worst, 1 - alpha))
+    return est - centre - mult * spread, est - centre + mult * spread
+
+
+def quantile_bounds(
+    edges: np.ndarray,
+    noisy: np.ndarray,
+    model: NoiseModel,
+    level: float,
+    probs: np.ndarray,
+    sims: int = LINEAR_SIMS,
+    seed: int = SIM_SEED,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Intervals of the quantiles ``probs`` of each group's fine
+    histogram, by inverting the pointwise band of its CDF.
+
+    The CDF at the fine edges is a ratio of running sums, so
+    :func:`linear_bounds` gives ``F_low <= F <= F_high`` at each edge.
+    The true ``p``-quantile ``Q`` has ``F(Q) = p``; it lies in
+    ``[min x: F_high(x) >= p, max x: F_low(x) <= p]`` whenever the band
+    holds at ``Q`` (each side fails with probability ``(1 - level) /
+    2``), with the band interpolated linearly within a fine bin as the
+    quantiles are. The noise in the ranks (the running sums) and in the
+    total both enter through the band.
+
+    Returns
+    -------
+    low, high
+        ``(groups, len(probs))``.
+    """
+    k = noisy.shape[1]
+    sums = np.tril(np.ones((k + 1, k)), -1)
+    f_low, f_high = linear_bounds(
+        sums, noisy, model, level, "pointwise", True, sims, seed
     )
+    f_low, f_high = np.clip(f_low, 0, 1), np.clip(f_high, 0, 1)
+    probs = np.asarray(probs, dtype=float)
+    # first crossing of p by F_high (a running maximum keeps it monotone
+    # and can only move the crossing left: wider)
+    low = quantiles(np.maximum.accumulate(f_high, axis=1), edges, probs)
+    # the last point where F_low <= p, through the mirror image: with a
+    # running minimum from the right G = F_low is monotone, and
+    # sup{x: G(x) <= p} = -inf{y: 1 - G(-y) >= 1 - p}
+    rising = np.minimum.accumulate(f_low[:, ::-1], axis=1)
+    high = -quantiles(1 - rising, -edges[::-1], 1 - probs)
     return low, high
