@@ -1,0 +1,45 @@
+"""Faster computations give the results of the plain ones."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import plotnine_private.mechanisms.pca as pca_mod
+from plotnine_private.mechanisms.pca import spherical_kendall
+from plotnine_private.mechanisms.randomness import (
+    derive_key,
+    master_key,
+    siphash24,
+    siphash24_128,
+)
+
+
+def test_incomplete_kendall_does_not_depend_on_its_chunk(monkeypatch):
+    x = np.random.default_rng(4).normal(size=(1001, 4))
+    key = derive_key(master_key(1), "chunks")
+    whole = spherical_kendall(x, estimator="incomplete", shifts=9, key=key)
+    # 7 rows a pass: many chunks, and the wrap-around inside a chunk
+    monkeypatch.setattr(pca_mod, "_PAIR_FLOATS", 28)
+    small = spherical_kendall(x, estimator="incomplete", shifts=9, key=key)
+    assert small.matrix == pytest.approx(whole.matrix, abs=1e-14)
+
+
+@pytest.mark.parametrize("shared", [0, 1, 2, 3])
+def test_words_shared_by_every_cell_are_hashed_once_exactly(shared):
+    rng = np.random.default_rng(shared)
+    msg = rng.integers(0, 2**63, size=(40, 3)).astype(np.uint64)
+    msg[:, :shared] = msg[0, :shared]  # a common prefix of `shared` words
+    k0, k1 = np.uint64(11), np.uint64(2**63 + 5)
+    # one key per message: the plain path, no words hashed once
+    k0s, k1s = np.full(40, k0), np.full(40, k1)
+    for fn in (siphash24, siphash24_128):
+        assert fn(k0, k1, msg).tolist() == fn(k0s, k1s, msg).tolist()
+
+
+def test_the_reference_vectors_hold_on_the_plain_path_too():
+    k = bytes(range(16))
+    k0 = np.full(1, int.from_bytes(k[:8], "little"), dtype=np.uint64)
+    k1 = np.full(1, int.from_bytes(k[8:], "little"), dtype=np.uint64)
+    m16 = np.frombuffer(bytes(range(16)), "<u8")[None, :]
+    assert int(siphash24(k0, k1, m16)[0]) == 0x3F2ACC7F57C29BDB
