@@ -43,3 +43,19 @@ def test_the_reference_vectors_hold_on_the_plain_path_too():
     k1 = np.full(1, int.from_bytes(k[8:], "little"), dtype=np.uint64)
     m16 = np.frombuffer(bytes(range(16)), "<u8")[None, :]
     assert int(siphash24(k0, k1, m16)[0]) == 0x3F2ACC7F57C29BDB
+
+
+def test_a_tuple_of_labels_is_encoded_as_item_by_item():
+    from plotnine_private.mechanisms.randomness import _canonical
+
+    labels = ["a", "", "é", "x" * 300]
+    want = b"t:" + b"".join(
+        len(b"s:" + c.encode()).to_bytes(4, "little") + b"s:" + c.encode()
+        for c in labels
+    )
+    assert _canonical(tuple(labels)) == want == _canonical(labels)
+    mixed = ("a", 1)
+    assert _canonical(mixed) == b"t:" + b"".join(
+        len(c).to_bytes(4, "little") + c
+        for c in (_canonical("a"), _canonical(1))
+    )
