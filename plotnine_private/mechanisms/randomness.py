@@ -164,18 +164,23 @@ def _sipround(v0, v1, v2, v3, tmp) -> None:
 _CHUNK = 16384  # cells per vector pass: keeps the working set in cache
 
 
+def _absorb(v0, v1, v2, v3, words: np.ndarray, tmp) -> None:
+    """SipHash-2-4 compression of ``(n, j)`` message words, in place."""
+    for j in range(words.shape[1]):
+        w = words[:, j]
+        v3 ^= w
+        _sipround(v0, v1, v2, v3, tmp)
+        _sipround(v0, v1, v2, v3, tmp)
+        v0 ^= w
+
+
 def _siphash_core(v, message: np.ndarray, m: int, wide: bool) -> list:
     """Finish SipHash-2-4 of whole-word messages of ``m`` words total,
     from the state ``v`` (four arrays) after the words before
     ``message``; 1 or 2 output words."""
     v0, v1, v2, v3 = v
     tmp = np.empty(v0.shape, dtype=_U64)
-    for j in range(message.shape[1]):
-        w = message[:, j]
-        v3 ^= w
-        _sipround(v0, v1, v2, v3, tmp)
-        _sipround(v0, v1, v2, v3, tmp)
-        v0 ^= w
+    _absorb(v0, v1, v2, v3, message, tmp)
     last = _U64(((8 * m) & 0xFF) << 56)
     v3 ^= last
     _sipround(v0, v1, v2, v3, tmp)
@@ -197,13 +202,7 @@ def _siphash_start(k0, k1, prefix: np.ndarray, wide: bool) -> list:
     v0, v1, v2, v3 = k0 ^ _C0, k1 ^ _C1, k0 ^ _C2, k1 ^ _C3
     if wide:
         v1 ^= _U64(0xEE)
-    tmp = np.empty(v0.shape, dtype=_U64)
-    for j in range(prefix.shape[1]):
-        w = prefix[:, j]
-        v3 ^= w
-        _sipround(v0, v1, v2, v3, tmp)
-        _sipround(v0, v1, v2, v3, tmp)
-        v0 ^= w
+    _absorb(v0, v1, v2, v3, prefix, np.empty(v0.shape, dtype=_U64))
     return [v0, v1, v2, v3]
 
 
