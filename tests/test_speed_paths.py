@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import plotnine_private.mechanisms.pca as pca_mod
+from plotnine_private.mechanisms.cellnames import cell_words, value_bytes
 from plotnine_private.mechanisms.pca import spherical_kendall
 from plotnine_private.mechanisms.randomness import (
     derive_key,
@@ -59,3 +60,29 @@ def test_a_tuple_of_labels_is_encoded_as_item_by_item():
         len(c).to_bytes(4, "little") + c
         for c in (_canonical("a"), _canonical(1))
     )
+
+
+def _words_by_definition(*columns):
+    rows = [
+        np.frombuffer(b"".join(value_bytes(v) for v in cell), dtype="<u8")
+        for cell in zip(*columns)
+    ]
+    out = np.zeros((len(rows), max(map(len, rows))), dtype=np.uint64)
+    for i, r in enumerate(rows):
+        out[i, : len(r)] = r
+    return out
+
+
+def test_label_columns_are_named_as_value_by_value():
+    labels = ["a", "", "é€", "exactly8", "a much longer label, 25 b", "x|y"]
+    numbers = np.arange(len(labels)) * 1.5
+    mixed = ["b", 4, None, "c", 2.5, True]
+    for columns in (
+        (labels,),
+        (numbers, labels),
+        (labels, numbers, labels[::-1]),
+        (labels, mixed),
+        (np.array(labels, dtype=object), numbers),
+    ):
+        got = cell_words(*columns)
+        assert got.tolist() == _words_by_definition(*columns).tolist()

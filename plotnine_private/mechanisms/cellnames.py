@@ -185,9 +185,41 @@ def _number_words(arr: np.ndarray) -> np.ndarray | None:
     return out
 
 
-def _column_words(col: Any) -> list[np.ndarray] | np.ndarray:
-    """Words of one column: an ``(n, 2)`` array (numbers), else one
-    variable-length word vector per value."""
+class _Ragged:
+    """Words of a column of values of several lengths: every value's words
+    one after the other (``flat``), and how many each has (``widths``)."""
+
+    def __init__(self, flat: np.ndarray, widths: np.ndarray):
+        self.flat, self.widths = flat, widths
+
+    def __len__(self) -> int:
+        return len(self.widths)
+
+    def rows(self) -> list[np.ndarray]:
+        return np.split(self.flat, np.cumsum(self.widths)[:-1])
+
+
+def _str_words(values: list) -> _Ragged:
+    """The words of :func:`value_bytes` of plain ``str`` values, built in
+    one buffer (a declared domain can hold 10**6 labels)."""
+    enc = [v.encode("utf-8") for v in values]
+    lens = np.fromiter(map(len, enc), dtype=np.int64, count=len(enc))
+    payload = np.frombuffer(
+        b"".join([e + bytes(-len(e) % 8) for e in enc]), dtype="<u8"
+    )
+    widths = 1 + (lens + 7) // 8
+    flat = np.empty(int(widths.sum()), dtype=_U64)
+    heads = np.cumsum(widths) - widths
+    is_head = np.zeros(flat.size, dtype=bool)
+    is_head[heads] = True
+    flat[heads] = (_T_STR << 56) | lens.astype(_U64)
+    flat[~is_head] = payload
+    return _Ragged(flat, widths)
+
+
+def _column_words(col: Any) -> list[np.ndarray] | np.ndarray | _Ragged:
+    """Words of one column: an ``(n, 2)`` array (numbers), else the
+    variable-length words of each value."""
     if isinstance(col, np.ndarray) and col.dtype.kind in "biuf":
         words = _number_words(col)
         if words is not None:
@@ -195,6 +227,8 @@ def _column_words(col: Any) -> list[np.ndarray] | np.ndarray:
     values = col.tolist() if isinstance(col, np.ndarray) else list(col)
     if isinstance(col, np.ndarray) and col.dtype.kind in "mM":
         values = list(col)  # numpy scalars: tolist() would give integers
+    if values and all(type(v) is str for v in values):
+        return _str_words(values)
     return [np.frombuffer(value_bytes(v), dtype="<u8") for v in values]
 
 
@@ -230,19 +264,32 @@ def cell_words(*columns: Sequence[Any] | np.ndarray) -> np.ndarray:
             if n
             else np.zeros((0, 2 * len(parts)), _U64)
         )
+    if any(isinstance(p, list) for p in parts):
+        parts = [p.rows() if isinstance(p, _Ragged) else p for p in parts]
     widths = np.zeros(n, dtype=np.int64)
     for p in parts:
-        widths += (
-            p.shape[1] if isinstance(p, np.ndarray) else [len(w) for w in p]
-        )
+        if isinstance(p, np.ndarray):
+            widths += p.shape[1]
+        elif isinstance(p, _Ragged):
+            widths += p.widths
+        else:
+            widths += [len(w) for w in p]
     out = np.zeros((n, int(widths.max()) if n else 0), dtype=_U64)
     at = np.zeros(n, dtype=np.int64)
+    rows = np.arange(n)
     for p in parts:
         if isinstance(p, np.ndarray):
-            rows = np.arange(n)
             for j in range(p.shape[1]):
                 out[rows, at + j] = p[:, j]
             at += p.shape[1]
+        elif isinstance(p, _Ragged):
+            # word k of the flat run sits in row r at column at[r] + its
+            # place within the row's value
+            row = np.repeat(rows, p.widths)
+            start = np.cumsum(p.widths) - p.widths
+            place = np.arange(p.flat.size) - np.repeat(start, p.widths)
+            out[row, at[row] + place] = p.flat
+            at += p.widths
         else:
             for i, w in enumerate(p):
                 out[i, at[i] : at[i] + len(w)] = w
