@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from alpha import ALPHA, dlap_moments, mean_bound, variance_ratio_bounds
+from keyfile import using_key
 from plotnine import aes, geom_bar, ggplot
 from scipy import stats
 from test_discrete_gaussian import _chi_square as _chi_square_gauss
@@ -220,7 +221,7 @@ def test_the_bundle_tells_a_checker_the_stream_version(tmp_path):
     import json
 
     p = ggplot(_FRAME, aes("x")) + geom_bar(stat="count_dp", eps=1, seed=3)
-    with use_stream_version(1):
+    with use_stream_version(1), using_key():
         out = pp.save_release(p, tmp_path / "v1")
     meta = json.loads((out / "results.json").read_text())
     (rec,) = meta["results"].values()

@@ -195,9 +195,6 @@ class _Ragged:
     def __len__(self) -> int:
         return len(self.widths)
 
-    def rows(self) -> list[np.ndarray]:
-        return np.split(self.flat, np.cumsum(self.widths)[:-1])
-
 
 def _str_words(values: list) -> _Ragged:
     """The words of :func:`value_bytes` of plain ``str`` values, built in
@@ -217,7 +214,24 @@ def _str_words(values: list) -> _Ragged:
     return _Ragged(flat, widths)
 
 
-def _column_words(col: Any) -> list[np.ndarray] | np.ndarray | _Ragged:
+def _object_words(values: list) -> _Ragged:
+    """The words of :func:`value_bytes` of any values; a value repeated
+    as one object (a panel's tuple in every cell) is encoded once."""
+    seen: dict[int, bytes] = {}
+    enc = []
+    for v in values:
+        b = seen.get(id(v))
+        if b is None:
+            b = seen[id(v)] = value_bytes(v)
+        enc.append(b)
+    widths = np.fromiter(
+        (len(b) >> 3 for b in enc), dtype=np.int64, count=len(enc)
+    )
+    flat = np.frombuffer(b"".join(enc), dtype="<u8").astype(_U64)
+    return _Ragged(flat, widths)
+
+
+def _column_words(col: Any) -> np.ndarray | _Ragged:
     """Words of one column: an ``(n, 2)`` array (numbers), else the
     variable-length words of each value."""
     if isinstance(col, np.ndarray) and col.dtype.kind in "biuf":
@@ -229,7 +243,7 @@ def _column_words(col: Any) -> list[np.ndarray] | np.ndarray | _Ragged:
         values = list(col)  # numpy scalars: tolist() would give integers
     if values and all(type(v) is str for v in values):
         return _str_words(values)
-    return [np.frombuffer(value_bytes(v), dtype="<u8") for v in values]
+    return _object_words(values)
 
 
 def cell_words(*columns: Sequence[Any] | np.ndarray) -> np.ndarray:
@@ -264,16 +278,9 @@ def cell_words(*columns: Sequence[Any] | np.ndarray) -> np.ndarray:
             if n
             else np.zeros((0, 2 * len(parts)), _U64)
         )
-    if any(isinstance(p, list) for p in parts):
-        parts = [p.rows() if isinstance(p, _Ragged) else p for p in parts]
     widths = np.zeros(n, dtype=np.int64)
     for p in parts:
-        if isinstance(p, np.ndarray):
-            widths += p.shape[1]
-        elif isinstance(p, _Ragged):
-            widths += p.widths
-        else:
-            widths += [len(w) for w in p]
+        widths += p.shape[1] if isinstance(p, np.ndarray) else p.widths
     out = np.zeros((n, int(widths.max()) if n else 0), dtype=_U64)
     at = np.zeros(n, dtype=np.int64)
     rows = np.arange(n)
@@ -282,7 +289,7 @@ def cell_words(*columns: Sequence[Any] | np.ndarray) -> np.ndarray:
             for j in range(p.shape[1]):
                 out[rows, at + j] = p[:, j]
             at += p.shape[1]
-        elif isinstance(p, _Ragged):
+        else:
             # word k of the flat run sits in row r at column at[r] + its
             # place within the row's value
             row = np.repeat(rows, p.widths)
@@ -290,8 +297,4 @@ def cell_words(*columns: Sequence[Any] | np.ndarray) -> np.ndarray:
             place = np.arange(p.flat.size) - np.repeat(start, p.widths)
             out[row, at[row] + place] = p.flat
             at += p.widths
-        else:
-            for i, w in enumerate(p):
-                out[i, at[i] : at[i] + len(w)] = w
-                at[i] += len(w)
     return out
