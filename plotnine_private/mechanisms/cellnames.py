@@ -272,9 +272,10 @@ def cell_words(*columns: Sequence[Any] | np.ndarray) -> np.ndarray:
     n = len(parts[0])
     if any(len(p) != n for p in parts):
         raise ValueError("cell_words: columns differ in length")
-    if all(isinstance(p, np.ndarray) for p in parts):
+    fixed = [p for p in parts if isinstance(p, np.ndarray)]
+    if len(fixed) == len(parts):
         return (
-            np.concatenate(parts, axis=1)
+            np.concatenate(fixed, axis=1)
             if n
             else np.zeros((0, 2 * len(parts)), _U64)
         )
