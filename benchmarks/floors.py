@@ -3,14 +3,15 @@
 Run: ``python benchmarks/floors.py [--repeat 3] [--max-cells 1e7]
 [--only sampler,table,ckm,ptable,pca]``.
 
-Each figure is the minimum wall-clock time of ``--repeat`` runs, printed
-with the floor (the same amount of work done by numpy alone), the ratio
-private / floor, and the 1-minute load average when the figure was
-taken (the machine may be shared: a load above the core count inflates
-both sides, the ratio less so). Floors:
+Each figure is the minimum CPU time (``time.process_time``: every thread
+of the process, so a shared machine inflates it less than wall-clock
+time) of ``--repeat`` runs, printed with the floor (the same amount of
+work done by numpy alone), the ratio private / floor, and the 1-minute
+load average when the figure was taken. Floors:
 
-* exact discrete Laplace (keyed per-cell streams, integer sampler):
-  numpy's float ``Generator.laplace`` on as many cells;
+* exact discrete Laplace (keyed per-cell streams, integer sampler), for
+  stream versions 2 (the default) and 1: numpy's float
+  ``Generator.laplace`` on as many cells;
 * ``dp_table`` over a declared domain of 10**6 labels: ``np.bincount``
   of the codes plus numpy's float Laplace on every cell;
 * ``count_ckm`` and ``count_dp`` (whole plot build, 10**7 rows in
@@ -44,25 +45,26 @@ from plotnine_private.mechanisms.ptable.build import (  # noqa: E402
     _create_cached,
 )
 from plotnine_private.mechanisms.randomness import (  # noqa: E402
-    CellStreams,
     cell_words,
     derive_key,
 )
+from plotnine_private.mechanisms.streams import cell_streams  # noqa: E402
 
 
 def best(fn, repeat: int) -> tuple[float, float]:
-    """(minimum seconds of ``repeat`` runs, load average at the best)."""
+    """(minimum CPU seconds of ``repeat`` runs, load average at the
+    best)."""
     out = []
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         fn()
-        out.append((time.perf_counter() - t0, os.getloadavg()[0]))
+        out.append((time.process_time() - t0, os.getloadavg()[0]))
     return min(out)
 
 
 def line(what: str, private, floor=None, floor_name: str = "") -> None:
     sec, load = private
-    text = f"{what:<44} {sec:8.3f} s (load {load:4.1f})"
+    text = f"{what:<44} {sec:8.3f} s CPU (load {load:4.1f})"
     if floor is not None:
         fsec, fload = floor
         text += (
@@ -77,19 +79,22 @@ def bench_sampler(sizes, repeat: int) -> None:
     rng = np.random.default_rng(0)
     for n in sizes:
         words = cell_words(np.arange(n))
-        private = best(
-            lambda: lap.discrete_laplace(
-                CellStreams(key, words), lap.rational_scale(2, 1.0)
-            ),
-            repeat,
-        )
         floor = best(lambda: rng.laplace(0.0, 2.0, size=n), repeat)
-        line(
-            f"discrete Laplace b=2, {n:.0e} cells ({n / private[0]:.2g}/s)",
-            private,
-            floor,
-            "numpy float Laplace",
-        )
+        for version in (2, 1):
+            private = best(
+                lambda: lap.discrete_laplace(
+                    cell_streams(key, words, version),
+                    lap.rational_scale(2, 1.0),
+                ),
+                repeat,
+            )
+            line(
+                f"discrete Laplace b=2, v{version}, {n:.0e} cells "
+                f"({n / private[0]:.2g}/s)",
+                private,
+                floor,
+                "numpy float Laplace",
+            )
 
 
 def bench_table(repeat: int, m: int = 10**6) -> None:
@@ -165,7 +170,7 @@ def main() -> None:
     args = ap.parse_args()
     only = set(args.only.split(","))
     print(
-        f"numpy {np.__version__}; {os.cpu_count()} cores; min of "
+        f"numpy {np.__version__}; {os.cpu_count()} cores; min CPU time of "
         f"{args.repeat} runs",
         flush=True,
     )

@@ -35,6 +35,7 @@ from .mechanisms.ptable import (
     read_ptable,
 )
 from .mechanisms.release import Release
+from .mechanisms.streams import stream_version, use_stream_version
 from .noise import NoiseIntervals, noise_caption, noise_interval
 from .pca import DPPCAResult, dp_pca, dp_score
 from .planning import accuracy, eps_for
@@ -165,6 +166,8 @@ __all__ = [
     "stat_sum_dp",
     "stat_summary_ckm",
     "stat_summary_dp",
+    "stream_version",
     "use_key",
     "use_ledger",
+    "use_stream_version",
 ]

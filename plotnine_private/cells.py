@@ -189,11 +189,13 @@ def _codes_in(series: pd.Series, levels: list) -> np.ndarray:
     """Position of each value in ``levels`` (-1 if absent). Values match
     a level when they name the same cell (typed: 4 and 4.0 are one
     level, 4.0 and "4.0" or True and "True" are not)."""
-    index = {value_bytes(v): i for i, v in enumerate(levels)}
     if isinstance(series.dtype, pd.CategoricalDtype):
         cats = list(series.cat.categories)
         if cats == levels:
             return np.asarray(series.array.codes)
+    # named only when needed: 10**6 declared labels take seconds
+    index = {value_bytes(v): i for i, v in enumerate(levels)}
+    if isinstance(series.dtype, pd.CategoricalDtype):
         remap = small_codes(
             np.array([index.get(value_bytes(c), -1) for c in cats] + [-1]),
             len(levels),

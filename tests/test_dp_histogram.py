@@ -29,11 +29,8 @@ from plotnine_private.mechanisms.histogram import (
     sparse_histogram,
     sparse_threshold,
 )
-from plotnine_private.mechanisms.randomness import (
-    CellStreams,
-    cell_words,
-    derive_key,
-)
+from plotnine_private.mechanisms.randomness import cell_words, derive_key
+from plotnine_private.mechanisms.streams import cell_streams
 
 
 def key(label):
@@ -89,8 +86,9 @@ def test_add_large_eps_is_empirical():
 
 
 def _dg_noise(label, size, sigma):
-    """The discrete Gaussian noise the histogram draws for ``key(label)``."""
-    streams = CellStreams(
+    """The discrete Gaussian noise the histogram draws for ``key(label)``
+    (on streams of the current version, as the histogram does)."""
+    streams = cell_streams(
         derive_key(key(label), "discrete_gaussian_histogram"),
         cell_words(np.arange(size)),
     )

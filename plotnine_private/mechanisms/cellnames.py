@@ -185,9 +185,55 @@ def _number_words(arr: np.ndarray) -> np.ndarray | None:
     return out
 
 
-def _column_words(col: Any) -> list[np.ndarray] | np.ndarray:
-    """Words of one column: an ``(n, 2)`` array (numbers), else one
-    variable-length word vector per value."""
+class _Ragged:
+    """Words of a column of values of several lengths: every value's words
+    one after the other (``flat``), and how many each has (``widths``)."""
+
+    def __init__(self, flat: np.ndarray, widths: np.ndarray):
+        self.flat, self.widths = flat, widths
+
+    def __len__(self) -> int:
+        return len(self.widths)
+
+
+def _str_words(values: list) -> _Ragged:
+    """The words of :func:`value_bytes` of plain ``str`` values, built in
+    one buffer (a declared domain can hold 10**6 labels)."""
+    enc = [v.encode("utf-8") for v in values]
+    lens = np.fromiter(map(len, enc), dtype=np.int64, count=len(enc))
+    payload = np.frombuffer(
+        b"".join([e + bytes(-len(e) % 8) for e in enc]), dtype="<u8"
+    )
+    widths = 1 + (lens + 7) // 8
+    flat = np.empty(int(widths.sum()), dtype=_U64)
+    heads = np.cumsum(widths) - widths
+    is_head = np.zeros(flat.size, dtype=bool)
+    is_head[heads] = True
+    flat[heads] = (_T_STR << 56) | lens.astype(_U64)
+    flat[~is_head] = payload
+    return _Ragged(flat, widths)
+
+
+def _object_words(values: list) -> _Ragged:
+    """The words of :func:`value_bytes` of any values; a value repeated
+    as one object (a panel's tuple in every cell) is encoded once."""
+    seen: dict[int, bytes] = {}
+    enc = []
+    for v in values:
+        b = seen.get(id(v))
+        if b is None:
+            b = seen[id(v)] = value_bytes(v)
+        enc.append(b)
+    widths = np.fromiter(
+        (len(b) >> 3 for b in enc), dtype=np.int64, count=len(enc)
+    )
+    flat = np.frombuffer(b"".join(enc), dtype="<u8").astype(_U64)
+    return _Ragged(flat, widths)
+
+
+def _column_words(col: Any) -> np.ndarray | _Ragged:
+    """Words of one column: an ``(n, 2)`` array (numbers), else the
+    variable-length words of each value."""
     if isinstance(col, np.ndarray) and col.dtype.kind in "biuf":
         words = _number_words(col)
         if words is not None:
@@ -195,7 +241,9 @@ def _column_words(col: Any) -> list[np.ndarray] | np.ndarray:
     values = col.tolist() if isinstance(col, np.ndarray) else list(col)
     if isinstance(col, np.ndarray) and col.dtype.kind in "mM":
         values = list(col)  # numpy scalars: tolist() would give integers
-    return [np.frombuffer(value_bytes(v), dtype="<u8") for v in values]
+    if values and all(type(v) is str for v in values):
+        return _str_words(values)
+    return _object_words(values)
 
 
 def cell_words(*columns: Sequence[Any] | np.ndarray) -> np.ndarray:
@@ -224,27 +272,30 @@ def cell_words(*columns: Sequence[Any] | np.ndarray) -> np.ndarray:
     n = len(parts[0])
     if any(len(p) != n for p in parts):
         raise ValueError("cell_words: columns differ in length")
-    if all(isinstance(p, np.ndarray) for p in parts):
+    fixed = [p for p in parts if isinstance(p, np.ndarray)]
+    if len(fixed) == len(parts):
         return (
-            np.concatenate(parts, axis=1)
+            np.concatenate(fixed, axis=1)
             if n
             else np.zeros((0, 2 * len(parts)), _U64)
         )
     widths = np.zeros(n, dtype=np.int64)
     for p in parts:
-        widths += (
-            p.shape[1] if isinstance(p, np.ndarray) else [len(w) for w in p]
-        )
+        widths += p.shape[1] if isinstance(p, np.ndarray) else p.widths
     out = np.zeros((n, int(widths.max()) if n else 0), dtype=_U64)
     at = np.zeros(n, dtype=np.int64)
+    rows = np.arange(n)
     for p in parts:
         if isinstance(p, np.ndarray):
-            rows = np.arange(n)
             for j in range(p.shape[1]):
                 out[rows, at + j] = p[:, j]
             at += p.shape[1]
         else:
-            for i, w in enumerate(p):
-                out[i, at[i] : at[i] + len(w)] = w
-                at[i] += len(w)
+            # word k of the flat run sits in row r at column at[r] + its
+            # place within the row's value
+            row = np.repeat(rows, p.widths)
+            start = np.cumsum(p.widths) - p.widths
+            place = np.arange(p.flat.size) - np.repeat(start, p.widths)
+            out[row, at[row] + place] = p.flat
+            at += p.widths
     return out

@@ -15,7 +15,7 @@ import numpy as np
 
 from . import laplace as lap
 from .errors import ParameterError
-from .randomness import CellStreams
+from .streams import cell_streams
 
 if TYPE_CHECKING:
     from .release import CellTable
@@ -175,7 +175,7 @@ class LaplaceCounts:
             Report words: the scale, and the threshold if any.
         """
         n = np.asarray(table.n, dtype=np.int64)
-        streams = CellStreams(key, table.words)
+        streams = cell_streams(key, table.words)
         cells = np.arange(len(n))
         if not table.public:
             cells = cells[n > 0]  # empty cells are never candidates

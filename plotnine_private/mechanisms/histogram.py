@@ -43,6 +43,7 @@ from .errors import ParameterError
 from .gaussian import classic_gaussian_sigma
 from .laplace import discrete_laplace, exact_epsilon, rational_scale
 from .randomness import CellStreams, cell_words, derive_key
+from .streams import cell_streams
 
 __all__ = [
     "ReleasedHistogram",
@@ -234,7 +235,7 @@ def _check_counts(counts: Any) -> np.ndarray:
 def _cell_streams(key: bytes, name: str, size: int) -> CellStreams:
     """One keyed stream per cell position: a cell's noise depends on the
     key and its position only."""
-    return CellStreams(derive_key(key, name), cell_words(np.arange(size)))
+    return cell_streams(derive_key(key, name), cell_words(np.arange(size)))
 
 
 def histogram_sigma(

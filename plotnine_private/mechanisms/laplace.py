@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from .dlap_inversion import discrete_laplace_inversion, inversion_table
 from .errors import ParameterError
 from .randomness import CellStreams
 
@@ -445,6 +446,14 @@ def discrete_laplace(
     out = np.empty(cells.shape, dtype=np.int64)
     nblk = np.zeros(cells.shape, dtype=np.int64)
     flat_cells = cells.ravel()
+    if streams.version == 2:
+        # version-2 streams: inversion of one word per cell when the
+        # scale's table is small enough, else CKS on the cells' bodies
+        table = inversion_table(plan.t, plan.s)
+        if table is not None:
+            return discrete_laplace_inversion(
+                streams, table, flat_cells
+            ).reshape(cells.shape)
     flat_out, flat_nblk = out.reshape(-1), nblk.reshape(-1)
     scalar: list[int] = []
     if plan.vector:

@@ -54,8 +54,8 @@ import numpy as np
 from . import laplace as lap
 from .count_mechanisms import check_bound
 from .errors import ParameterError
-from .randomness import CellStreams
 from .release import CellTable, data_digest
+from .streams import cell_streams
 
 __all__ = [
     "CKMMagnitudes",
@@ -257,7 +257,7 @@ class LaplaceSums:
         if table.total is None:
             raise ParameterError("LaplaceSums needs the totals of the cells.")
         total = np.asarray(table.total, dtype=np.int64)
-        streams = CellStreams(key, table.words)
+        streams = cell_streams(key, table.words)
         cells = np.arange(len(total))
         if self.noise == "discrete_laplace":
             scale = lap.rational_scale(self.sensitivity_units, self.eps)

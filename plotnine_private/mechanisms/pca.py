@@ -93,6 +93,9 @@ __all__ = [
 ]
 
 _BLOCK_FLOATS = 2_000_000  # bounded memory: ~16 MB of differences
+#: differences per pass of the incomplete estimator: ~1 MB, so that the
+#: norms, the scaling and the product read them from cache
+_PAIR_FLOATS = 160_000
 
 
 @dataclass(frozen=True)
@@ -280,7 +283,7 @@ def spherical_kendall(
     xp = arr[np.argsort(keyed_uniform(key, n), kind="stable")]
     offsets = _distinct_shifts(n, shifts, derive_key(key, "shifts"))
     total = np.zeros((p, p))
-    chunk = max(1, _BLOCK_FLOATS // p)
+    chunk = max(1, _PAIR_FLOATS // p)
     buf = np.empty((min(chunk, n), p))
     for s in offsets.tolist():
         for c0 in range(0, n, chunk):

@@ -106,11 +106,31 @@ def _canonical(part: Any) -> bytes:
     if part is None:
         return b"n:"
     if isinstance(part, (tuple, list)):
+        if len(part) > 64 and all(type(c) is str for c in part):
+            # a declared domain of 10**6 labels: the same bytes as the
+            # item-wise recursion, built in one buffer
+            return b"t:" + _prefixed([b"s:" + c.encode() for c in part])
         inner = b"".join(
             len(c).to_bytes(4, "little") + c for c in map(_canonical, part)
         )
         return b"t:" + inner
     return b"s:" + str(part).encode("utf-8")
+
+
+def _prefixed(items: list[bytes]) -> bytes:
+    """``items`` joined, each after its length as 4 little-endian bytes."""
+    n = len(items)
+    lens = np.fromiter(map(len, items), dtype=np.int64, count=n)
+    payload = np.frombuffer(b"".join(items), dtype=np.uint8)
+    out = np.empty(payload.size + 4 * n, dtype=np.uint8)
+    heads = np.cumsum(lens + 4) - (lens + 4)
+    out[heads[:, None] + np.arange(4)] = (
+        lens.astype("<u4").view(np.uint8).reshape(n, 4)
+    )
+    # byte b of item i moves 4 (i + 1) places on
+    item = np.repeat(np.arange(n), lens)
+    out[np.arange(payload.size) + 4 * (item + 1)] = payload
+    return out.tobytes()
 
 
 def derive_key(secret: bytes, *parts: Any) -> bytes:
@@ -160,19 +180,23 @@ def _sipround(v0, v1, v2, v3, tmp) -> None:
 _CHUNK = 16384  # cells per vector pass: keeps the working set in cache
 
 
-def _siphash_core(k0, k1, message: np.ndarray, wide: bool) -> list:
-    """SipHash-2-4 of ``(n, m)`` whole-word messages; 1 or 2 output words."""
-    n, m = message.shape
-    v0, v1, v2, v3 = k0 ^ _C0, k1 ^ _C1, k0 ^ _C2, k1 ^ _C3
-    if wide:
-        v1 ^= _U64(0xEE)
-    tmp = np.empty(n, dtype=_U64)
-    for j in range(m):
-        w = message[:, j]
+def _absorb(v0, v1, v2, v3, words: np.ndarray, tmp) -> None:
+    """SipHash-2-4 compression of ``(n, j)`` message words, in place."""
+    for j in range(words.shape[1]):
+        w = words[:, j]
         v3 ^= w
         _sipround(v0, v1, v2, v3, tmp)
         _sipround(v0, v1, v2, v3, tmp)
         v0 ^= w
+
+
+def _siphash_core(v, message: np.ndarray, m: int, wide: bool) -> list:
+    """Finish SipHash-2-4 of whole-word messages of ``m`` words total,
+    from the state ``v`` (four arrays) after the words before
+    ``message``; 1 or 2 output words."""
+    v0, v1, v2, v3 = v
+    tmp = np.empty(v0.shape, dtype=_U64)
+    _absorb(v0, v1, v2, v3, message, tmp)
     last = _U64(((8 * m) & 0xFF) << 56)
     v3 ^= last
     _sipround(v0, v1, v2, v3, tmp)
@@ -189,19 +213,46 @@ def _siphash_core(k0, k1, message: np.ndarray, wide: bool) -> list:
     return outs
 
 
+def _siphash_start(k0, k1, prefix: np.ndarray, wide: bool) -> list:
+    """SipHash-2-4 state after absorbing ``prefix`` (``(n, j)`` words)."""
+    v0, v1, v2, v3 = k0 ^ _C0, k1 ^ _C1, k0 ^ _C2, k1 ^ _C3
+    if wide:
+        v1 ^= _U64(0xEE)
+    _absorb(v0, v1, v2, v3, prefix, np.empty(v0.shape, dtype=_U64))
+    return [v0, v1, v2, v3]
+
+
+def _shared_prefix(k0, k1, message: np.ndarray) -> int:
+    """How many leading words (with the key) all messages share: their
+    rounds are computed once (cell names often start with one type tag)."""
+    if k0.ndim or k1.ndim or not len(message):
+        return 0
+    j = 0
+    while j < message.shape[1] and (message[:, j] == message[0, j]).all():
+        j += 1
+    return j
+
+
 def _siphash(k0, k1, message, wide: bool) -> np.ndarray:
     message = np.asarray(message, dtype=_U64)
     if message.ndim == 1:
         message = message[:, None]
-    n = message.shape[0]
-    k0 = np.broadcast_to(np.asarray(k0, dtype=_U64), (n,))
-    k1 = np.broadcast_to(np.asarray(k1, dtype=_U64), (n,))
+    n, m = message.shape
+    k0 = np.asarray(k0, dtype=_U64)
+    k1 = np.asarray(k1, dtype=_U64)
+    j = _shared_prefix(k0, k1, message)
+    one = np.zeros(1, dtype=_U64)
+    shared = _siphash_start(one + k0, one + k1, message[:1, :j], wide)
+    k0 = np.broadcast_to(k0, (n,))
+    k1 = np.broadcast_to(k1, (n,))
     out = np.empty((n, 2 if wide else 1), dtype=_U64)
     for a in range(0, n, _CHUNK):
         b = min(a + _CHUNK, n)
-        parts = _siphash_core(
-            k0[a:b].copy(), k1[a:b].copy(), message[a:b], wide
-        )
+        if j:
+            v = [np.repeat(x, b - a) for x in shared]
+        else:
+            v = _siphash_start(k0[a:b], k1[a:b], message[a:a, :0], wide)
+        parts = _siphash_core(v, message[a:b, j:], m, wide)
         for i, part in enumerate(parts):
             out[a:b, i] = part
     return out
@@ -342,6 +393,9 @@ class CellStreams:
     numbers a cell receives depend on nothing but the query key and the
     cell's content.
     """
+
+    #: stream version (:mod:`~plotnine_private.mechanisms.streams`)
+    version = 1
 
     def __init__(self, query_key: bytes, words: np.ndarray):
         words = np.asarray(words, dtype=_U64)

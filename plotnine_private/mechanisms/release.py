@@ -48,6 +48,7 @@ from .keys import Secret, secret_for
 from .randomness import _canonical, derive_key
 from .sources import _SOURCES as _SOURCES  # re-export: tests clear it
 from .sources import check_source
+from .streams import stream_version
 
 __all__ = [
     "CKMCounts",
@@ -168,6 +169,11 @@ class Query:
             key=secret.value, digest_size=12, person=b"pnp-identity"
         )
         h.update(self._canonical_bytes)
+        version = stream_version()
+        if version != 1:
+            # two stream versions draw different noise for one query: two
+            # releases (version-1 identities stay as they were)
+            h.update(b"stream version " + str(version).encode())
         return h.hexdigest()
 
     @functools.cached_property
@@ -402,6 +408,10 @@ class Release:
         (:func:`cells_name`): a DP and a CKM release of the same counts
         share it, so the report can say the DP guarantee does not hold
         for them. Empty when the release has no CKM counterpart.
+    stream_version
+        Version of the keyed streams its noise came from
+        (:mod:`~plotnine_private.mechanisms.streams`): to reproduce the
+        release, draw it again under this version.
     """
 
     identity: str
@@ -419,6 +429,7 @@ class Release:
     composition: str = "one release"
     details: Mapping[str, Any] = field(default_factory=dict)
     cells_name: str = ""
+    stream_version: int = field(default_factory=stream_version)
 
     @property
     def formal(self) -> bool:

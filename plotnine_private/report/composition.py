@@ -48,6 +48,7 @@ COLUMNS = [
     "parameters",
     "ptable_fingerprint",
     "seed_policy",
+    "stream_version",
     "source",
     "unit",
     "identity",
@@ -213,6 +214,8 @@ def _release_row(i, lyr, r: Release, composition: str, charged: bool):
         parameters=_parameters(r),
         ptable_fingerprint=(r.details or {}).get("ptable_fingerprint"),
         seed_policy=POLICY_WORDS.get(r.policy, r.policy),
+        # which keyed streams drew the noise (CKM draws none)
+        stream_version=r.stream_version if r.formal else None,
         source=r.source,
         # a seed-only identity is keyed by a guessable secret: shown, it
         # would let a reader test seed guesses offline
