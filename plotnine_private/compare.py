@@ -57,7 +57,7 @@ from ._compat import (
     stat_arguments,
     unregister,
 )
-from .door import is_private
+from .door import is_private, layer_build, layer_releases
 from .exceptions import PlotninePrivateError
 from .mechanisms.ptable import PTable
 from .noise import NoiseIntervals, intervals_of_built
@@ -163,10 +163,12 @@ def _built(plot: ggplot) -> Built:
         return build(b)
 
 
-def _edges(stat, family: str) -> dict:
+def _edges(lyr, family: str) -> dict:
     """The bins a built private layer used (public or released), as
     parameters of the plain stat and of the twin."""
-    cache = getattr(stat, "axis_cache", {})
+    stat = lyr.stat
+    kept = layer_build(lyr)
+    cache = kept.axis_cache if kept is not None else {}
     if family == "bin" and "x" in cache:
         b = np.asarray(cache["x"].breaks, dtype=float)
         if stat.params.get("pad"):
@@ -228,9 +230,9 @@ def _version(
             continue
         family, kind = fam
         plain, dp, ckm = FAMILIES[family]
-        edges = _edges(built.layers[i].stat, family)
+        edges = _edges(built.layers[i], family)
         ranged = any(
-            r.family == "range" for r in built.layers[i].stat.releases
+            r.family == "range" for r in layer_releases(built.layers[i]) or ()
         )
         if target == "plain":
             # the same public bins; a privately estimated range is a noisy

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ._compat import layer_mapping, layer_own_data
+from ._compat import keep_build, kept_build, layer_mapping, layer_own_data
 from .cells import level_label
 from .exceptions import PlotninePrivateError
 from .mechanisms.bounding import bounded_mask, unit_integers
@@ -36,6 +36,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Door",
+    "BuiltLayer",
+    "LayerBuild",
+    "layer_build",
+    "layer_releases",
     "release_layer",
     "declared_levels",
     "facet_skeleton",
@@ -201,6 +205,69 @@ class Door:
     unit: Unit = ONE_ROW
 
 
+@dataclass
+class LayerBuild:
+    """What one build of one private layer uses and releases.
+
+    A stat object can be shared by plots, or built twice at once, so
+    nothing of a build is kept on it: the door makes one of these per
+    layer and build, the stat works on a copy of itself that carries it
+    (:meth:`~plotnine_private.stats.base.PrivateCountStat.for_build`),
+    and the layer keeps what it released (:func:`layer_build`).
+
+    Attributes
+    ----------
+    door
+        The public facts of the layer.
+    records
+        The layer's rows at the door.
+    releases
+        The layer's :class:`~plotnine_private.mechanisms.release.Release`
+        records, in the order they were made.
+    axis_cache
+        Each axis's bins (public or privately estimated), computed once a
+        build.
+    discrete_x, x_order
+        Whether x is discrete, and the order of its levels (count family).
+    """
+
+    door: Door
+    records: pd.DataFrame = field(default_factory=pd.DataFrame)
+    releases: list = field(default_factory=list)
+    axis_cache: dict = field(default_factory=dict)
+    discrete_x: bool = False
+    x_order: list = field(default_factory=list)
+
+    def done(self) -> BuiltLayer:
+        """What the layer keeps: no rows and no door (a copy of the plot
+        copies it, and neither belongs in it)."""
+        return BuiltLayer(self.releases, self.axis_cache)
+
+
+@dataclass
+class BuiltLayer:
+    """What a built private layer released: its ``releases`` and the bins
+    of its axes (``axis_cache``), as in :class:`LayerBuild`."""
+
+    releases: list
+    axis_cache: dict
+
+
+def layer_build(lyr: layer) -> BuiltLayer | None:
+    """What the last build of a private layer released (None before it
+    is built)."""
+    return kept_build(lyr)
+
+
+def layer_releases(lyr: layer) -> list | None:
+    """The releases of a private layer's last build (empty before it is
+    built; None: the layer is not private)."""
+    build = kept_build(lyr)
+    if build is not None:
+        return build.releases
+    return [] if is_private(lyr) else None
+
+
 def _mapping_text(lyr: layer) -> dict[str, str]:
     out = {}
     for ae, expr in layer_mapping(lyr).items():
@@ -322,7 +389,10 @@ def release_layer(
         keep = bound_rows(type(lyr.stat).__name__, rows, unit)
         if not keep.all():
             rows, data = rows[keep], data[keep]
-    return lyr.stat.release_at_door(data, make_door(plot, lyr, rows))
+    build = LayerBuild(make_door(plot, lyr, rows))
+    out = lyr.stat.release_at_door(data, build)
+    keep_build(lyr, build.done())
+    return out
 
 
 def bound_rows(name: str, rows: pd.DataFrame, unit: Unit):

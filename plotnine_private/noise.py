@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from ._compat import Built, build
+from .door import layer_releases
 from .exceptions import PlotninePrivateError
 from .noise_bounds import (
     _check_level,
@@ -337,7 +338,7 @@ def intervals_of_built(
     rows: list[dict] = []
     for j, lyr in enumerate(built.layers):
         i: int | str = j if plot is None else layer_key(plot, j)
-        releases = getattr(lyr.stat, "releases", None)
+        releases = layer_releases(lyr)
         if not releases:
             continue
         mapped = {str(k) for k in lyr.mapping}

@@ -30,6 +30,7 @@ from .engines.source import is_source
 from .exceptions import PlotninePrivateError
 from .families import Levels
 from .mechanisms.ckm import record_key_integers
+from .mechanisms.laplace import DEFAULT_DELTA
 from .mechanisms.release import CKMCounts, LaplaceCounts, release_cells
 from .validation import (
     as_ptable,
@@ -221,7 +222,7 @@ def dp_table(
     groups: Sequence[str] | str | None = None,
     facets: Sequence[str] | str | None = None,
     eps: float,
-    delta: float = 1e-6,
+    delta: float = DEFAULT_DELTA,
     seed: int | str | None = None,
     adjacency: str = "replace",
     noise: str = "discrete_laplace",

@@ -29,6 +29,7 @@ from plotnine._utils.registry import Registry
 
 import plotnine_private as pp
 from plotnine_private import PlotninePrivateError, layer_data
+from plotnine_private.door import layer_releases
 from plotnine_private.smoothing import monotone_cdf, quantiles
 
 LIM = (0, 40)
@@ -177,7 +178,7 @@ def test_undeclared_x_is_thresholded_with_a_warning(mpg):
     )
     with pytest.warns(pp.PrivacyWarning, match="not declared"):
         lyr = pp._compat.build(p).layers[0]
-    assert lyr.stat.releases[0].domain == "thresholded"
+    assert layer_releases(lyr)[0].domain == "thresholded"
 
 
 @pytest.mark.parametrize(

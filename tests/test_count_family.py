@@ -25,6 +25,7 @@ from warns import data_warnings
 
 import plotnine_private as pp
 from plotnine_private import PlotninePrivateError, layer_data
+from plotnine_private.door import layer_releases
 
 PTAB = pp.create_cnt_ptable(D=5, V=2.01, js=2)
 
@@ -157,7 +158,7 @@ def test_undeclared_domain_is_thresholded_and_axis_shows_released(mpg):
     p = ggplot(mpg, aes("class")) + geom_bar(stat="count_dp", eps=1, seed=42)
     q = pp._compat.build(p)
     d = q.layers[0].data
-    tau = q.layers[0].stat.releases[0].details["threshold"]
+    tau = layer_releases(q.layers[0])[0].details["threshold"]
     assert (d["count"] >= tau).all()
     # 2seater (5 records) cannot clear tau = 31: it is neither drawn nor
     # named on the axis
@@ -494,7 +495,7 @@ def test_factor_in_a_mapping_is_not_a_declared_domain(mpg):
         ggplot(mpg, aes("factor(cyl)"))
         + geom_bar(stat="count_dp", eps=1, seed=1)
     )
-    assert q.layers[0].stat.releases[0].domain == "thresholded"
+    assert layer_releases(q.layers[0])[0].domain == "thresholded"
     assert "5" not in map(str, q.layout.panel_scales_x[0].final_limits)
 
 
@@ -532,7 +533,7 @@ def test_two_queries_on_an_undeclared_domain_are_two_releases(mpg):
         )
     )
     q = pp._compat.build(p)
-    first, second = (lyr.stat.releases[0] for lyr in q.layers)
+    first, second = (layer_releases(lyr)[0] for lyr in q.layers)
     assert first.domain == second.domain == "thresholded"
     assert first.identity != second.identity
     assert len(q.layers[1].data) == second.cells

@@ -33,6 +33,7 @@ from plotnine._utils.registry import Registry
 
 import plotnine_private as pp
 from plotnine_private import PlotninePrivateError, layer_data
+from plotnine_private.door import layer_releases
 from plotnine_private.smoothing import KERNELS, kernel_smooth
 
 LIM = (0, 40)
@@ -231,7 +232,7 @@ def test_undeclared_groups_are_thresholded_with_a_warning(mpg):
     )
     with pytest.warns(pp.PrivacyWarning, match="not declared"):
         lyr = pp._compat.build(p).layers[0]
-    assert lyr.stat.releases[0].domain == "thresholded"
+    assert layer_releases(lyr)[0].domain == "thresholded"
 
 
 @pytest.mark.parametrize(
@@ -428,4 +429,4 @@ def test_one_variable_in_two_aesthetics_is_one_group_dimension():
     )
     assert lyr.stat.fine.values.shape[0] == 3  # not 3 x 3 groups
     assert len(lyr.data) == 15
-    assert lyr.stat.releases[0].cells == 3 * 256
+    assert layer_releases(lyr)[0].cells == 3 * 256

@@ -16,8 +16,13 @@ import pandas as pd
 from plotnine.mapping.aes import aes
 from plotnine.mapping.evaluation import evaluate
 
-from .._compat import layer_mapping, layer_own_data, scale_transform
-from ..door import _source_frame, is_private, make_door
+from .._compat import (
+    keep_build,
+    layer_mapping,
+    layer_own_data,
+    scale_transform,
+)
+from ..door import LayerBuild, _source_frame, is_private, make_door
 from ..exceptions import PlotninePrivateError
 from ..validation import fail
 from .push import release_in_engine
@@ -92,5 +97,6 @@ def compute_in_engine(lyr: layer, plot: ggplot) -> Any:
     plot.scales.add_defaults(evaled, aes(**{str(c): c for c in evaled}))
     evaled["PANEL"] = pd.Series([], dtype=int)
     _no_transform(name, plot, cols)
-    door = make_door(plot, lyr, None)
-    lyr.data = release_in_engine(lyr.stat, cols, evaled, door, src)
+    build = LayerBuild(make_door(plot, lyr, None))
+    lyr.data = release_in_engine(lyr.stat, cols, evaled, build, src)
+    keep_build(lyr, build.done())

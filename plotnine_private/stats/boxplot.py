@@ -98,7 +98,7 @@ class _BoxplotFamily(FineFamily):
     def check_input(self, data: pd.DataFrame) -> None:
         super().check_input(data)
         if "x" in data.columns and not isinstance(
-            self.door.scales.x, scale_discrete
+            self.build.door.scales.x, scale_discrete
         ):
             raise _fail(
                 self.name,

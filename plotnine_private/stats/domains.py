@@ -443,7 +443,7 @@ def advise_edge_mass(stat, frame, released) -> None:
     else:
         mean_pos = b / 2
     named = []
-    for key, ab in getattr(stat, "axis_cache", {}).items():
+    for key, ab in stat.build.axis_cache.items():
         if not (isinstance(ab, AxisBreaks) and ab.clamp):
             continue
         axis = key.split()[-1]
@@ -454,7 +454,7 @@ def advise_edge_mass(stat, frame, released) -> None:
             named.append((axis, share, ab))
     if not named:
         return
-    scales = getattr(getattr(stat, "door", None), "scales", None)
+    scales = stat.build.door.scales
     parts = []
     for axis, share, ab in named:
         a, b = _data_units(

@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 
 from ..mechanisms.ckm import record_key_integers
+from ..mechanisms.laplace import DEFAULT_DELTA
 from ..mechanisms.release import CKMCounts, LaplaceCounts
 from ..validation import (
     as_ptable,
@@ -28,7 +29,7 @@ from .signal import validate_total
 
 DP_PARAMS: dict[str, Any] = {
     "eps": None,
-    "delta": 1e-6,
+    "delta": DEFAULT_DELTA,
     "seed": None,
     "adjacency": "replace",
     "noise": "discrete_laplace",
