@@ -85,52 +85,47 @@ def test_undeclared_facets_are_refused_by_dp(mpg, mpg_cat):
     )
 
 
-def test_same_seed_same_numbers_across_processes(mpg_cat):
-    code = (
-        "import plotnine_private as pp, pandas as pd;"
-        "from plotnine import ggplot, aes, geom_bar;"
-        "from plotnine.data import mpg;"
-        "p = ggplot(mpg, aes('class')) + geom_bar(stat='count_dp', eps=1,"
-        " seed=7, levels=sorted(mpg['class'].unique()));"
-        "print(list(pp.layer_data(p)['count']))"
-    )
-    env = {"PYTHONHASHSEED": "123"}
-    out1 = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        env={**env},
-        check=True,
-    ).stdout
-    out2 = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        env={"PYTHONHASHSEED": "999"},
-        check=True,
-    ).stdout
-    assert out1 == out2 and out1.strip().startswith("[")
+# two processes (different hash seeds), each releasing a seeded and an
+# unseeded layer: one pair of imports serves both promises below
+_PROCESS_CODE = (
+    "import plotnine_private as pp;"
+    "from plotnine import ggplot, aes, geom_bar;"
+    "from plotnine.data import mpg;"
+    "levels = sorted(mpg['class'].unique());"
+    "seeded = ggplot(mpg, aes('class')) + geom_bar(stat='count_dp', eps=1,"
+    " seed=7, levels=levels);"
+    "unseeded = ggplot(mpg, aes('class')) + geom_bar(stat='count_dp',"
+    " eps=0.1, levels=levels);"
+    "print(list(pp.layer_data(seeded)['count']));"
+    "print(list(pp.layer_data(unseeded)['noisy_count']))"
+)
 
 
-def test_no_seed_differs_between_processes():
-    code = (
-        "import plotnine_private as pp;"
-        "from plotnine import ggplot, aes, geom_bar;"
-        "from plotnine.data import mpg;"
-        "p = ggplot(mpg, aes('class')) + geom_bar(stat='count_dp', eps=0.1,"
-        " levels=sorted(mpg['class'].unique()));"
-        "print(list(pp.layer_data(p)['noisy_count']))"
-    )
-    outs = {
-        subprocess.run(
-            [sys.executable, "-c", code],
+@pytest.fixture(scope="module")
+def two_processes() -> list[list[str]]:
+    outs = []
+    for hash_seed in ("123", "999"):
+        out = subprocess.run(
+            [sys.executable, "-c", _PROCESS_CODE],
             capture_output=True,
             text=True,
+            env={"PYTHONHASHSEED": hash_seed},
             check=True,
         ).stdout
-        for _ in range(2)
-    }
-    assert len(outs) == 2
+        lines = out.strip().splitlines()
+        assert len(lines) == 2 and all(x.startswith("[") for x in lines)
+        outs.append(lines)
+    return outs
+
+
+def test_same_seed_same_numbers_across_processes(two_processes):
+    (seeded1, _), (seeded2, _) = two_processes
+    assert seeded1 == seeded2
+
+
+def test_no_seed_differs_between_processes(two_processes):
+    (_, unseeded1), (_, unseeded2) = two_processes
+    assert unseeded1 != unseeded2
 
 
 def test_declared_levels_get_noise_even_when_empty(mpg_cat):
