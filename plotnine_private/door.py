@@ -229,6 +229,9 @@ class LayerBuild:
         build.
     discrete_x, x_order
         Whether x is discrete, and the order of its levels (count family).
+    fine
+        The released fine histogram (density, ECDF, box plot; for
+        inspection, never drawn raw).
     """
 
     door: Door
@@ -237,20 +240,23 @@ class LayerBuild:
     axis_cache: dict = field(default_factory=dict)
     discrete_x: bool = False
     x_order: list = field(default_factory=list)
+    fine: Any = None
 
     def done(self) -> BuiltLayer:
         """What the layer keeps: no rows and no door (a copy of the plot
         copies it, and neither belongs in it)."""
-        return BuiltLayer(self.releases, self.axis_cache)
+        return BuiltLayer(self.releases, self.axis_cache, self.fine)
 
 
 @dataclass
 class BuiltLayer:
-    """What a built private layer released: its ``releases`` and the bins
-    of its axes (``axis_cache``), as in :class:`LayerBuild`."""
+    """What a built private layer released: its ``releases``, the bins of
+    its axes (``axis_cache``) and its fine histogram (``fine``), as in
+    :class:`LayerBuild`."""
 
     releases: list
     axis_cache: dict
+    fine: Any = None
 
 
 def layer_build(lyr: layer) -> BuiltLayer | None:

@@ -54,7 +54,7 @@ class _BoxplotFamily(FineFamily):
     INTERVALS = ("ymin", "lower", "middle", "upper", "ymax")
 
     def interval_range(self) -> tuple[float, float]:
-        edges = self.fine.edges  # the public limits, transformed like y
+        edges = self.build.fine.edges  # the public limits, transformed like y
         return float(edges[0]), float(edges[-1])
 
     def add_intervals(self, out: pd.DataFrame, released) -> None:

@@ -204,8 +204,9 @@ class FineFamily(PrivateCountStat):
 
     def shape_output(self, cells, released):
         hist = self.fine_histogram(cells, released)
-        #: the released fine histogram (for inspection; never drawn raw)
-        self.fine = hist
+        # the released fine histogram, kept with the build (for inspection;
+        # never drawn raw)
+        self.build.fine = hist
         return self.curve(hist)
 
     def curve(self, hist: FineHistogram) -> pd.DataFrame:
@@ -234,7 +235,7 @@ class FineFamily(PrivateCountStat):
         simulated through :meth:`curve` around the released histogram
         (:mod:`plotnine_private.stats.intervals`), pointwise or
         simultaneous over each group's curve (``band``)."""
-        hist = self.fine
+        hist = self.build.fine
         if not len(out) or not len(hist.info):
             for col in self.INTERVALS:
                 out[f"{col}_low"] = out[f"{col}_high"] = out[col]
