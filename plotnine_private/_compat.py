@@ -76,6 +76,8 @@ __all__ = [
     "init_layer",
     "install_hooks",
     "is_released",
+    "keep_build",
+    "kept_build",
     "keep_checked_params",
     "layer_data",
     "layer_mapping",
@@ -317,6 +319,16 @@ def quiet():
 def is_released(lyr: _layer) -> bool:
     """Whether the layer's data are cells released at the door."""
     return getattr(lyr, "_pnp_released", False)
+
+
+def keep_build(lyr: _layer, build: Any) -> None:
+    """Keep a build's record on the layer (its stat may be shared)."""
+    lyr._pnp_build = build  # type: ignore[attr-defined]
+
+
+def kept_build(lyr: _layer) -> Any:
+    """What :func:`keep_build` kept (None: not built)."""
+    return getattr(lyr, "_pnp_build", None)
 
 
 def _patch(owner, name: str, make) -> None:

@@ -44,6 +44,7 @@ from ._compat import built_parts
 from ._version import installed_version
 from .bundle_checks import FIGURE, _layer_output
 from .bundle_tables import released_table
+from .door import layer_releases
 from .exceptions import PlotninePrivateError
 from .ledger_book import rows_of as ledger_rows
 from .mechanisms.keys import current_key_id
@@ -353,7 +354,7 @@ def save_release(
                     r.identity
                     for b in builts
                     for _, lyr in private_layers(b.layers)
-                    for r in getattr(lyr.stat, "releases", None) or ()
+                    for r in layer_releases(lyr) or ()
                 ]
             ),
         },
@@ -421,7 +422,7 @@ def _write_layers(
     for i, lyr in private_layers(built.layers):
         key = i if plot is None else layer_key(plot, i)
         rows = rows_by_layer.get(key, [])
-        private = hasattr(lyr.stat, "releases")
+        private = layer_releases(lyr) is not None
         if (
             not private
             and type(lyr.geom).__name__ == "geom_blank"

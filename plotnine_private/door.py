@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ._compat import layer_mapping, layer_own_data
+from ._compat import keep_build, kept_build, layer_mapping, layer_own_data
 from .cells import level_label
 from .exceptions import PlotninePrivateError
 from .mechanisms.bounding import bounded_mask, unit_integers
@@ -38,6 +38,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Door",
+    "BuiltLayer",
+    "LayerBuild",
+    "layer_build",
+    "layer_releases",
     "release_layer",
     "declared_levels",
     "facet_skeleton",
@@ -203,6 +207,88 @@ class Door:
     unit: Unit = ONE_ROW
 
 
+@dataclass
+class LayerBuild:
+    """What one build of one private layer uses and releases.
+
+    A stat object can be shared by plots, or built twice at once, so
+    nothing of a build is kept on it: the door makes one of these per
+    layer and build, the stat works on a copy of itself that carries it
+    (:meth:`~plotnine_private.stats.base.PrivateCountStat.for_build`),
+    and the layer keeps what it released (:func:`layer_build`).
+
+    Attributes
+    ----------
+    door
+        The public facts of the layer.
+    records
+        The layer's rows at the door.
+    releases
+        The layer's :class:`~plotnine_private.mechanisms.release.Release`
+        records, in the order they were made.
+    axis_cache
+        Each axis's bins (public or privately estimated), computed once a
+        build.
+    discrete_x, x_order
+        Whether x is discrete, and the order of its levels (count family).
+    fine
+        The released fine histogram (density, ECDF, box plot; for
+        inspection, never drawn raw).
+    hidden_cells
+        Cells with records a CKM threshold hid (None under DP, where the
+        number is not released).
+    """
+
+    door: Door
+    records: pd.DataFrame = field(default_factory=pd.DataFrame)
+    releases: list = field(default_factory=list)
+    axis_cache: dict = field(default_factory=dict)
+    discrete_x: bool = False
+    x_order: list = field(default_factory=list)
+    fine: Any = None
+    hidden_cells: int | None = None
+
+    def done(self) -> BuiltLayer:
+        """What the layer keeps: no rows and no door (a copy of the plot
+        copies it, and neither belongs in it)."""
+        return BuiltLayer(
+            self.releases,
+            self.axis_cache,
+            self.fine,
+            self.hidden_cells,
+            self.door.unit,
+        )
+
+
+@dataclass
+class BuiltLayer:
+    """What a built private layer released: its ``releases``, the bins of
+    its axes (``axis_cache``), its fine histogram (``fine``) and the
+    cells a CKM threshold hid (``hidden_cells``), as in
+    :class:`LayerBuild`, and the privacy unit it protected (``unit``)."""
+
+    releases: list
+    axis_cache: dict
+    fine: Any = None
+    hidden_cells: int | None = None
+    unit: Unit = ONE_ROW
+
+
+def layer_build(lyr: layer) -> BuiltLayer | None:
+    """What the last build of a private layer released (None before it
+    is built)."""
+    return kept_build(lyr)
+
+
+def layer_releases(lyr: layer) -> list | None:
+    """The releases of a private layer's last build (empty before it is
+    built; None: the layer is not private)."""
+    build = kept_build(lyr)
+    if build is not None:
+        return build.releases
+    return [] if is_private(lyr) else None
+
+
 def _mapping_text(lyr: layer) -> dict[str, str]:
     out = {}
     for ae, expr in layer_mapping(lyr).items():
@@ -331,7 +417,10 @@ def release_layer(
             else:
                 data = data[keep]
             rows = rows[keep]
-    return lyr.stat.release_at_door(data, make_door(plot, lyr, rows))
+    build = LayerBuild(make_door(plot, lyr, rows))
+    out = lyr.stat.release_at_door(data, build)
+    keep_build(lyr, build.done())
+    return out
 
 
 #: masks already computed, per source frame (held weakly): the layers of

@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from ._compat import Built, build
+from .door import layer_build, layer_releases
 from .exceptions import PlotninePrivateError
 from .noise_bounds import (
     _check_level,
@@ -181,7 +182,8 @@ def _count_rows(i, lyr, releases, level, mapped) -> list[dict]:
                 notes.append(
                     f"counts below {r.details['threshold']} are hidden"
                 )
-                hidden = getattr(stat, "hidden_cells", None)
+                built = layer_build(lyr)
+                hidden = None if built is None else built.hidden_cells
                 if hidden is not None:
                     # CKM is not DP: the number is stated, as for a table
                     row["hidden"] = (
@@ -368,7 +370,7 @@ def intervals_of_built(
     rows: list[dict] = []
     for j, lyr in enumerate(built.layers):
         i: int | str = j if plot is None else layer_key(plot, j)
-        releases = getattr(lyr.stat, "releases", None)
+        releases = layer_releases(lyr)
         if not releases:
             continue
         mapped = {str(k) for k in lyr.mapping}

@@ -43,6 +43,7 @@ from .noise_bounds import (
     rounded_laplace_interval,
 )
 from .stats.intervals import SIM_SEED, NoiseModel, uniforms
+from .validation import renamed
 
 __all__ = ["COUNT_STATS", "CURVE_STATS", "PLAN_SIMS", "accuracy", "eps_for"]
 
@@ -128,7 +129,7 @@ def accuracy(
     **params
         The stat's own parameters: ``limits``, ``bins``, ``bw``,
         ``kernel`` ...; ``bounds``, ``fun``, ``sum_share`` (summary);
-        ``delta``, ``split``, ``calibration`` (PCA).
+        ``delta``, ``shares``, ``calibration`` (PCA).
 
     Returns
     -------
@@ -226,18 +227,20 @@ def _pca_accuracy(
     adjacency,
     records=1,
     delta=None,
-    split=None,
+    shares=None,
     method="sparse",
     calibration="analytic",
+    split=None,
 ) -> float:
     from .mechanisms.histogram import histogram_sigma
     from .pca.fit import Budget
-    from .pca.validation import check_split
+    from .pca.validation import check_shares
 
     n = _need("n", n, "the number of records of the PCA (public)")
     delta = _need("delta", delta, "the PCA's delta, as in the stat")
-    shares = check_split("accuracy", split, ("loading", "score"))
-    eps_h, delta_h = Budget.split(eps, delta, shares).histogram
+    given = renamed("accuracy", "split", "shares", split, shares)
+    checked = check_shares("accuracy", given, ("loading", "score"))
+    eps_h, delta_h = Budget.split(eps, delta, checked).histogram
     if method == "sparse":
         # discrete Laplace of scale 2 / eps on each shown tile's count
         k, _ = dlap_interval(2 * records / eps_h, level)

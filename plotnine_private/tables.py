@@ -32,6 +32,7 @@ from .exceptions import PlotninePrivateError
 from .families import Levels
 from .mechanisms.bounding import unit_integers
 from .mechanisms.ckm import record_key_integers
+from .mechanisms.laplace import DEFAULT_DELTA
 from .mechanisms.release import CKMCounts, LaplaceCounts, release_cells
 from .units import UnitFrame, unit_of
 from .validation import (
@@ -251,7 +252,7 @@ def dp_table(
     groups: Sequence[str] | str | None = None,
     facets: Sequence[str] | str | None = None,
     eps: float,
-    delta: float = 1e-6,
+    delta: float = DEFAULT_DELTA,
     seed: int | str | None = None,
     adjacency: str = "replace",
     noise: str = "discrete_laplace",

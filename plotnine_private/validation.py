@@ -31,6 +31,7 @@ __all__ = [
     "validate_eps",
     "validate_range",
     "validate_range_share",
+    "renamed",
     "validate_seed",
     "validate_threshold",
 ]
@@ -190,6 +191,50 @@ def validate_range(name: str, param: str, value: Any) -> tuple[float, float]:
             f"{param} must be finite with low < high, got {value!r}.",
         )
     return lo, hi
+
+
+def renamed(
+    name: str, old: str, new: str, old_value: Any, new_value: Any, unset=None
+) -> Any:
+    """The value of a parameter renamed by the naming rule (see
+    docs/architecture.md, "Names"): ``new``'s, or, when only the old name
+    is given, the old one's with a ``DeprecationWarning`` naming the new.
+
+    Parameters
+    ----------
+    name
+        The function or stat, for the messages.
+    old, new
+        The parameter's old and new names.
+    old_value, new_value
+        What was given under each (``unset``: not given).
+
+    Raises
+    ------
+    PlotninePrivateError
+        Both names given.
+
+    Examples
+    --------
+    >>> renamed("f", "split", "shares", None, {"a": 1.0})
+    {'a': 1.0}
+    """
+    if old_value is unset:
+        return new_value
+    # a number default (adjust=1.0) is "not given" when equal to it
+    if not (new_value is unset or (is_real(new_value) and new_value == unset)):
+        raise fail(
+            name,
+            f"{old}= is the old name of {new}=; give {new}= only (got "
+            f"both: {old}={old_value!r}, {new}={new_value!r}).",
+        )
+    warnings.warn(
+        f"{name}(): {old}= is deprecated and will be removed; use {new}= "
+        "(the same parameter under its new name).",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return old_value
 
 
 def validate_range_share(name: str, share: Any) -> float | None:

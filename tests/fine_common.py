@@ -13,6 +13,7 @@ from scipy import stats
 
 import plotnine_private as pp
 from plotnine_private._compat import build
+from plotnine_private.door import layer_build
 
 PTAB = pp.create_cnt_ptable(D=3, V=1.5, js=1)
 DRIVES = ["4", "f", "r"]
@@ -64,7 +65,7 @@ def built(plot, i: int = 0):
 
 def fine_of(plot, i: int = 0):
     """The released fine histogram of layer i."""
-    return built(plot, i).stat.fine
+    return layer_build(built(plot, i)).fine
 
 
 def draws(plot) -> None:

@@ -23,6 +23,7 @@ from plotnine import (
 import plotnine_private as pp
 from plotnine_private import _compat
 from plotnine_private._compat import build
+from plotnine_private.door import layer_releases
 
 PACKAGE = Path(pp.__file__).parent
 ADAPTER = PACKAGE / "_compat.py"
@@ -155,7 +156,7 @@ def _hist_release(scale):
         + geom_histogram(stat="bin_dp", eps=1, seed=4, bins=5)
         + scale
     )
-    return build(p).layers[0].stat.releases
+    return layer_releases(build(p).layers[0])
 
 
 def test_transform_identity_comes_from_the_transform_object():

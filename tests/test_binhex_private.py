@@ -13,6 +13,7 @@ from plotnine.exceptions import PlotnineError
 import plotnine_private as pp
 from plotnine_private import PlotninePrivateError, layer_data
 from plotnine_private._compat import build
+from plotnine_private.door import layer_releases
 from plotnine_private.geoms.hex import geom_hex
 from plotnine_private.mechanisms.hexbin import (
     hex_assign,
@@ -215,7 +216,7 @@ def test_dp_without_limits_charges_a_private_range(points):
         ggplot(points, aes("x", "y"))
         + geom_hex(stat="binhex_dp", eps=1, seed=2)
     )
-    releases = p.layers[0].stat.releases
+    releases = layer_releases(p.layers[0])
     assert {r.mechanism for r in releases} >= {
         "durfee_quantile",
         "discrete_laplace",

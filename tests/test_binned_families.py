@@ -22,6 +22,7 @@ from plotnine._utils.registry import Registry
 import plotnine_private as pp
 from plotnine_private import PlotninePrivateError, layer_data
 from plotnine_private._compat import build
+from plotnine_private.door import layer_releases
 
 PTAB = pp.create_cnt_ptable(D=5, V=2.01, js=2)
 BREAKS = [0, 10, 15, 20, 25, 30, 40]
@@ -121,7 +122,7 @@ def test_private_range_does_not_follow_an_outlier(mpg):
         d = q.layers[0].data
         rel = [
             r
-            for r in q.layers[0].stat.releases
+            for r in layer_releases(q.layers[0])
             if r.mechanism == "durfee_quantile"
         ]
         assert len(rel) == 1 and rel[0].eps == pytest.approx(0.4)
@@ -240,7 +241,7 @@ def test_sum_dp_public_grid_releases_every_position(mpg):
         resolution=1,
     )
     q = build(p)
-    rel = q.layers[0].stat.releases[0]
+    rel = layer_releases(q.layers[0])[0]
     assert rel.domain == "public: grid" and rel.delta == 0
     d = q.layers[0].data
     assert (d["n"] > 0).all()
@@ -252,7 +253,7 @@ def test_sum_dp_without_grid_is_thresholded(mpg):
         ggplot(mpg, aes("cty", "hwy"))
         + geom_count(stat="sum_dp", eps=2, seed=1000, adjacency="add_remove")
     )
-    rel = q.layers[0].stat.releases[0]
+    rel = layer_releases(q.layers[0])[0]
     assert rel.domain == "thresholded" and rel.delta == 1e-6
     d = q.layers[0].data
     assert (d["n"] >= rel.details["threshold"]).all()

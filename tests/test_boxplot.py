@@ -29,6 +29,7 @@ from plotnine._utils.registry import Registry
 
 import plotnine_private as pp
 from plotnine_private import PlotninePrivateError, layer_data
+from plotnine_private.door import layer_build, layer_releases
 from plotnine_private.smoothing import monotone_cdf, quantiles
 
 LIM = (0, 40)
@@ -77,7 +78,7 @@ def test_quartiles_invert_the_released_cdf():
             stat="boxplot_dp", limits=(0, 50), bins=50, eps=0.5, seed=3
         )
     )
-    hist, out = lyr.stat.fine, lyr.data
+    hist, out = layer_build(lyr).fine, lyr.data
     cdf, total = monotone_cdf(hist.noisy)
     q = quantiles(cdf, hist.edges, np.array([0.25, 0.5, 0.75]))
     assert np.allclose(out[["lower", "middle", "upper"]].to_numpy(), q)
@@ -177,7 +178,7 @@ def test_undeclared_x_is_thresholded_with_a_warning(mpg):
     )
     with pytest.warns(pp.PrivacyWarning, match="not declared"):
         lyr = pp._compat.build(p).layers[0]
-    assert lyr.stat.releases[0].domain == "thresholded"
+    assert layer_releases(lyr)[0].domain == "thresholded"
 
 
 @pytest.mark.parametrize(

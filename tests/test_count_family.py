@@ -25,6 +25,8 @@ from warns import data_warnings
 
 import plotnine_private as pp
 from plotnine_private import PlotninePrivateError, layer_data
+from plotnine_private._compat import build
+from plotnine_private.door import layer_releases
 
 PTAB = pp.create_cnt_ptable(D=5, V=2.01, js=2)
 
@@ -84,52 +86,47 @@ def test_undeclared_facets_are_refused_by_dp(mpg, mpg_cat):
     )
 
 
-def test_same_seed_same_numbers_across_processes(mpg_cat):
-    code = (
-        "import plotnine_private as pp, pandas as pd;"
-        "from plotnine import ggplot, aes, geom_bar;"
-        "from plotnine.data import mpg;"
-        "p = ggplot(mpg, aes('class')) + geom_bar(stat='count_dp', eps=1,"
-        " seed=7, levels=sorted(mpg['class'].unique()));"
-        "print(list(pp.layer_data(p)['count']))"
-    )
-    env = {"PYTHONHASHSEED": "123"}
-    out1 = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        env={**env},
-        check=True,
-    ).stdout
-    out2 = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        env={"PYTHONHASHSEED": "999"},
-        check=True,
-    ).stdout
-    assert out1 == out2 and out1.strip().startswith("[")
+# two processes (different hash seeds), each releasing a seeded and an
+# unseeded layer: one pair of imports serves both promises below
+_PROCESS_CODE = (
+    "import plotnine_private as pp;"
+    "from plotnine import ggplot, aes, geom_bar;"
+    "from plotnine.data import mpg;"
+    "levels = sorted(mpg['class'].unique());"
+    "seeded = ggplot(mpg, aes('class')) + geom_bar(stat='count_dp', eps=1,"
+    " seed=7, levels=levels);"
+    "unseeded = ggplot(mpg, aes('class')) + geom_bar(stat='count_dp',"
+    " eps=0.1, levels=levels);"
+    "print(list(pp.layer_data(seeded)['count']));"
+    "print(list(pp.layer_data(unseeded)['noisy_count']))"
+)
 
 
-def test_no_seed_differs_between_processes():
-    code = (
-        "import plotnine_private as pp;"
-        "from plotnine import ggplot, aes, geom_bar;"
-        "from plotnine.data import mpg;"
-        "p = ggplot(mpg, aes('class')) + geom_bar(stat='count_dp', eps=0.1,"
-        " levels=sorted(mpg['class'].unique()));"
-        "print(list(pp.layer_data(p)['noisy_count']))"
-    )
-    outs = {
-        subprocess.run(
-            [sys.executable, "-c", code],
+@pytest.fixture(scope="module")
+def two_processes() -> list[list[str]]:
+    outs = []
+    for hash_seed in ("123", "999"):
+        out = subprocess.run(
+            [sys.executable, "-c", _PROCESS_CODE],
             capture_output=True,
             text=True,
+            env={"PYTHONHASHSEED": hash_seed},
             check=True,
         ).stdout
-        for _ in range(2)
-    }
-    assert len(outs) == 2
+        lines = out.strip().splitlines()
+        assert len(lines) == 2 and all(x.startswith("[") for x in lines)
+        outs.append(lines)
+    return outs
+
+
+def test_same_seed_same_numbers_across_processes(two_processes):
+    (seeded1, _), (seeded2, _) = two_processes
+    assert seeded1 == seeded2
+
+
+def test_no_seed_differs_between_processes(two_processes):
+    (_, unseeded1), (_, unseeded2) = two_processes
+    assert unseeded1 != unseeded2
 
 
 def test_declared_levels_get_noise_even_when_empty(mpg_cat):
@@ -157,7 +154,7 @@ def test_undeclared_domain_is_thresholded_and_axis_shows_released(mpg):
     p = ggplot(mpg, aes("class")) + geom_bar(stat="count_dp", eps=1, seed=42)
     q = pp._compat.build(p)
     d = q.layers[0].data
-    tau = q.layers[0].stat.releases[0].details["threshold"]
+    tau = layer_releases(q.layers[0])[0].details["threshold"]
     assert (d["count"] >= tau).all()
     # 2seater (5 records) cannot clear tau = 31: it is neither drawn nor
     # named on the axis
@@ -208,14 +205,17 @@ def test_dp_table_equals_the_plot(mpg_cat):
         + geom_bar(stat="count_dp", eps=1, seed=42, drop=False)
         + facet_wrap("year")
     )
-    d = layer_data(p)
+    built = build(p)
+    d = built.layers[0].data
     t = pp.dp_table(
         mpg_cat, "class", groups="drv", facets="year", eps=1, seed=42
     )
     assert sorted(t["count"]) == sorted(d["count"])
     first = t[(t["year"] == 1999) & (t["drv"] == "f")]
-    # group ids run over (fill, x) as plotnine's: drv "f" is 9..16
-    drv_f = (d["group"] - 1) // 8 == 1
+    # the bars of drv "f" by their fill (plotnine numbers the groups in
+    # an order of its version, tested by the parity suite)
+    fill_f = built.scales.get_scales("fill").map(pd.Series(["f"]))[0]
+    drv_f = d["fill"] == fill_f
     panel1 = d[(d["PANEL"] == 1) & drv_f].sort_values("x")
     assert list(first["count"]) == list(panel1["count"])
 
@@ -494,7 +494,7 @@ def test_factor_in_a_mapping_is_not_a_declared_domain(mpg):
         ggplot(mpg, aes("factor(cyl)"))
         + geom_bar(stat="count_dp", eps=1, seed=1)
     )
-    assert q.layers[0].stat.releases[0].domain == "thresholded"
+    assert layer_releases(q.layers[0])[0].domain == "thresholded"
     assert "5" not in map(str, q.layout.panel_scales_x[0].final_limits)
 
 
@@ -532,7 +532,7 @@ def test_two_queries_on_an_undeclared_domain_are_two_releases(mpg):
         )
     )
     q = pp._compat.build(p)
-    first, second = (lyr.stat.releases[0] for lyr in q.layers)
+    first, second = (layer_releases(lyr)[0] for lyr in q.layers)
     assert first.domain == second.domain == "thresholded"
     assert first.identity != second.identity
     assert len(q.layers[1].data) == second.cells

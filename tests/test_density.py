@@ -33,6 +33,7 @@ from plotnine._utils.registry import Registry
 
 import plotnine_private as pp
 from plotnine_private import PlotninePrivateError, layer_data
+from plotnine_private.door import layer_build, layer_releases
 from plotnine_private.smoothing import KERNELS, kernel_smooth
 
 LIM = (0, 40)
@@ -127,7 +128,7 @@ def test_density_is_the_smooth_of_the_clipped_released_histogram():
         n=100,
     )
     lyr = built(p)
-    hist, out = lyr.stat.fine, lyr.data
+    hist, out = layer_build(lyr).fine, lyr.data
     assert hist.values.shape == (3, 64)
     assert (hist.values >= 0).all()
     assert np.array_equal(hist.values, np.clip(hist.noisy, 0, None))
@@ -185,7 +186,7 @@ def test_n_sets_the_grid_and_bins_the_histogram():
         + aes(rkey="rk")
     )
     assert len(lyr.data) == 77
-    assert np.allclose(lyr.stat.fine.edges, np.arange(51))
+    assert np.allclose(layer_build(lyr).fine.edges, np.arange(51))
 
 
 def test_eps_accounting_and_one_release_shared_with_ecdf():
@@ -231,7 +232,7 @@ def test_undeclared_groups_are_thresholded_with_a_warning(mpg):
     )
     with pytest.warns(pp.PrivacyWarning, match="not declared"):
         lyr = pp._compat.build(p).layers[0]
-    assert lyr.stat.releases[0].domain == "thresholded"
+    assert layer_releases(lyr)[0].domain == "thresholded"
 
 
 @pytest.mark.parametrize(
@@ -346,7 +347,7 @@ def test_log_scale_transforms_the_limits():
         )
         + scale_x_log10()
     )
-    assert np.allclose(lyr.stat.fine.edges[[0, -1]], [1.0, 2.0])
+    assert np.allclose(layer_build(lyr).fine.edges[[0, -1]], [1.0, 2.0])
 
 
 @pytest.mark.parametrize(
@@ -425,6 +426,6 @@ def test_one_variable_in_two_aesthetics_is_one_group_dimension():
         ggplot(d, aes("hwy", fill="drv", colour="drv"))
         + geom_density(stat="density_dp", limits=(0, 50), eps=1, seed=1, n=5)
     )
-    assert lyr.stat.fine.values.shape[0] == 3  # not 3 x 3 groups
+    assert layer_build(lyr).fine.values.shape[0] == 3  # not 3 x 3 groups
     assert len(lyr.data) == 15
-    assert lyr.stat.releases[0].cells == 3 * 256
+    assert layer_releases(lyr)[0].cells == 3 * 256

@@ -93,14 +93,14 @@ def test_releases_one_per_mechanism(fit):
     )
 
 
-def test_custom_split(gau):
+def test_custom_shares(gau):
     r = dp_pca(
         gau,
         COLS,
         eps=2,
         delta=1e-3,
         seed=1,
-        split={"loading": 0.5, "scree": 0.25, "score": 0.25},
+        shares={"loading": 0.5, "scree": 0.25, "score": 0.25},
     )
     assert r.privacy.loc["histogram", "eps"] == pytest.approx(0.65 * 0.5)
 
@@ -291,7 +291,7 @@ def test_sample_defaults(fit):
     assert list(s.columns) == ["PC1", "PC2"]
     assert len(s) == 500
     pd.testing.assert_frame_equal(s, fit.sample())
-    c = fit.sample(n=50, method="center", bandwidth_scale=0)
+    c = fit.sample(n=50, method="center", adjust=0)
     # centre sampling without jitter lands on cell centres
     assert set(c["PC1"]).issubset(
         set(fit.histogram["x"].round(12)) | set(fit.histogram["x"])
@@ -315,14 +315,14 @@ def test_dp_score_without_and_with_directions(gau, fit):
     assert b.privacy.loc["loading", "eps"] == 0
     assert b.privacy.loc["histogram", "eps"] == pytest.approx(1.3)
     assert [r.details["what"] for r in b.releases] == ["frame", "histogram"]
-    with pytest.raises(PlotninePrivateError, match="split"):
+    with pytest.raises(PlotninePrivateError, match="shares"):
         dp_score(
             gau,
             COLS,
             eps=2,
             delta=1e-5,
             directions=fit.directions,
-            split={"loading": 0.5, "score": 0.5},
+            shares={"loading": 0.5, "score": 0.5},
         )
     with pytest.raises(PlotninePrivateError, match="scree"):
         a.plot("scree")
@@ -346,8 +346,8 @@ def test_dp_score_without_and_with_directions(gau, fit):
         ({"axes": (1, 1)}, "different"),
         ({"axes": (1, 21)}, "axes"),
         ({"axes": (0, 2)}, "axes"),
-        ({"split": {"loading": 0.5, "scree": 0.5, "score": 0.5}}, "sum"),
-        ({"split": {"loading": 0.5, "score": 0.5}}, "keys"),
+        ({"shares": {"loading": 0.5, "scree": 0.5, "score": 0.5}}, "sum"),
+        ({"shares": {"loading": 0.5, "score": 0.5}}, "keys"),
         ({"method": "laplace"}, "method"),
         ({"scale": [1.0, 2.0]}, "scale"),
         ({"seed": 1.5}, "seed"),
@@ -416,19 +416,21 @@ def test_stat_draws_tiles_and_records_releases(gau):
 
 
 def test_stat_releases_list(gau):
+    from plotnine_private.door import layer_releases
     from plotnine_private.stats import dp_pca_score as mod
 
     p = ggplot(gau) + stat_dp_pca_score(
         columns=COLS, eps=4, delta=1e-5, seed=1
     )
-    st = build(p).layers[0].stat
-    assert isinstance(st, mod.stat_dp_pca_score)
-    assert [r.details["what"] for r in st.releases] == [
+    lyr = build(p).layers[0]
+    assert isinstance(lyr.stat, mod.stat_dp_pca_score)
+    releases = layer_releases(lyr)
+    assert [r.details["what"] for r in releases] == [
         "directions",
         "frame",
         "histogram",
     ]
-    assert all(r.family.startswith("pca:") for r in st.releases)
+    assert all(r.family.startswith("pca:") for r in releases)
 
 
 def test_stat_groups_by_fill(gau_cat):

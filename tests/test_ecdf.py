@@ -24,6 +24,7 @@ from statsmodels.distributions.empirical_distribution import ECDF
 
 import plotnine_private as pp
 from plotnine_private import PlotninePrivateError, layer_data
+from plotnine_private.door import layer_build
 from plotnine_private.smoothing import monotone_cdf
 
 
@@ -77,7 +78,7 @@ def test_curve_is_the_isotonic_cdf_of_the_released_counts():
         ggplot(d, aes("hwy", colour="drv"))
         + stat_ecdf_step(limits=(0, 50), bins=25, eps=0.5, seed=2, pad=False)
     )
-    hist, out = lyr.stat.fine, lyr.data
+    hist, out = layer_build(lyr).fine, lyr.data
     cdf, total = monotone_cdf(hist.noisy)
     for k, g in enumerate((1, 2, 3)):
         o = out[out["group"] == g]

@@ -27,6 +27,7 @@ from plotnine import (
 
 import plotnine_private as pp
 from plotnine_private._compat import build
+from plotnine_private.door import layer_build, layer_releases
 from plotnine_private.engines import Source, source
 from plotnine_private.engines.bounding import order_key_stages
 from plotnine_private.exceptions import PlotninePrivateError
@@ -315,11 +316,11 @@ def test_engine_layer_door_carries_the_unit():
     make = PLOTS["count_dp"]
     src = _source("duckdb", None)
     lyr = _built(make(src))
-    assert lyr.stat.door.unit == src.unit
-    assert lyr.stat.door.unit.max_records == K
+    assert layer_build(lyr).unit == src.unit
+    assert layer_build(lyr).unit.max_records == K
     mem = _built(make(_source("pandas", None)))
-    assert [r.identity for r in lyr.stat.releases] == [
-        r.identity for r in mem.stat.releases
+    assert [r.identity for r in layer_releases(lyr)] == [
+        r.identity for r in layer_releases(mem)
     ]
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -143,7 +144,7 @@ def _box_case():
     exact = quantiles(cdf, EDGES, PROBS)
     exact = np.repeat(exact, BOX_DRAWS, axis=0)
     hist = hist_of(noisy)
-    stat.fine = hist
+    stat.build = SimpleNamespace(fine=hist)
     out = stat.curve(hist)
     stat.curve_intervals(out, hist, MODEL)
     return noisy, exact, out

@@ -44,6 +44,7 @@ from plotnine import (
 from plotnine.data import mpg as _mpg
 
 import plotnine_private as pp
+from plotnine_private.door import layer_releases
 
 PTAB = pp.create_cnt_ptable(D=3, V=1.5, js=1)
 
@@ -315,7 +316,7 @@ def test_polars_categorical_is_observed_and_enum_is_declared():
         q = pp._compat.build(
             ggplot(d, aes("class")) + geom_bar(stat="count_dp", **DP_ALL)
         )
-        return q.layers[0].stat.releases[0], q.layers[0].data
+        return layer_releases(q.layers[0])[0], q.layers[0].data
 
     r_cat, _ = release_of(cat)
     r_enum, data = release_of(enum)

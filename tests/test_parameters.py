@@ -10,11 +10,12 @@ from warns import data_warnings
 import plotnine_private as pp
 from plotnine_private import layer_data
 from plotnine_private._compat import build
+from plotnine_private.door import layer_releases
 from plotnine_private.mechanisms.laplace import threshold_for
 
 
 def _release(p, i=0):
-    return build(p).layers[i].stat.releases
+    return layer_releases(build(p).layers[i])
 
 
 def test_pad_adds_an_empty_noised_bin_at_each_end(mpg):

@@ -20,6 +20,7 @@ from plotnine._utils.registry import Registry
 
 import plotnine_private as pp
 from plotnine_private import _version
+from plotnine_private.door import layer_releases
 from plotnine_private.exceptions import PlotninePrivateError
 from plotnine_private.mechanisms.errors import ParameterError
 from plotnine_private.stats.base import CKMMixin, PrivateCountStat
@@ -520,7 +521,8 @@ def test_no_edge_advice_when_the_private_range_is_good(stat, mapping):
         built, edge = _build_warnings(plot)
         assert edge == [], str(edge[0].message)
         # a private range was used (the advice had a chance to fire)
-        assert any(r.family == "range" for r in built.layers[0].stat.releases)
+        releases = layer_releases(built.layers[0])
+        assert any(r.family == "range" for r in releases)
 
 
 def test_edge_advice_is_post_processing_of_released_values():
@@ -538,7 +540,10 @@ def test_edge_advice_is_post_processing_of_released_values():
         name="stat_bin_dp",
         params={"breaks": None, "limits": None},
         REQUIRED_AES={"x"},
-        axis_cache={"x": AxisBreaks(breaks, "private estimate", True)},
+        build=SimpleNamespace(
+            axis_cache={"x": AxisBreaks(breaks, "private estimate", True)},
+            door=SimpleNamespace(scales=None),
+        ),
     )
 
     def advice(pile_at: int) -> list:

@@ -15,6 +15,7 @@ from plotnine import aes, geom_bar, geom_histogram, ggplot
 import plotnine_private as pp
 from plotnine_private._compat import build
 from plotnine_private.cells import categorical_dimension, limit_cells
+from plotnine_private.door import layer_releases
 from plotnine_private.mechanisms import laplace as lap
 from plotnine_private.mechanisms.bounding import (
     bounded_mask,
@@ -131,8 +132,8 @@ def test_max_cells_in_a_plot_limits_cells_and_lowers_the_threshold():
     src = pp.source(df, unit="pid", max_records=6, max_cells=2)
     plain = built(bars(pp.source(df, unit="pid", max_records=6)))
     limited = built(bars(src))
-    r_plain = plain.layers[0].stat.releases[0]
-    r_lim = limited.layers[0].stat.releases[0]
+    r_plain = layer_releases(plain.layers[0])[0]
+    r_lim = layer_releases(limited.layers[0])[0]
     assert r_lim.details["threshold"] < r_plain.details["threshold"]
     assert r_lim.details["threshold"] == lap.threshold_for(
         1, 1e-6, "replace", records=6, cells=2
@@ -146,16 +147,16 @@ def test_max_cells_in_a_plot_limits_cells_and_lowers_the_threshold():
 # -- the mechanism and the query ----------------------------------------------
 def test_sensitivity_scales_with_k_and_one_row_keeps_its_identity():
     df = visits()
-    one = built(bars(df)).layers[0].stat.releases[0]
-    also_one = built(bars(pp.source(df))).layers[0].stat.releases[0]
+    one = layer_releases(built(bars(df)).layers[0])[0]
+    also_one = layer_releases(built(bars(pp.source(df))).layers[0])[0]
     k3 = built(bars(pp.source(df, unit="pid", max_records=3)))
-    r3 = k3.layers[0].stat.releases[0]
+    r3 = layer_releases(k3.layers[0])[0]
     assert one.sensitivity == 2 and r3.sensitivity == 6
     assert r3.details["scale"] == pytest.approx(3 * one.details["scale"])
     assert also_one.identity == one.identity  # nothing declared: as before
     assert r3.identity != one.identity  # the unit is part of the query
     k1 = built(bars(pp.source(df, unit="pid", max_records=1)))
-    r1 = k1.layers[0].stat.releases[0]
+    r1 = layer_releases(k1.layers[0])[0]
     assert r1.sensitivity == 2 and r1.identity != one.identity
     # each person keeps at most 3 records: the counts add up to that
     kept = pd.Series(
@@ -214,7 +215,7 @@ def test_binned_families_scale_with_k(stat):
         )
     for k in (1, 3):
         src = pp.source(df, unit="pid", max_records=k)
-        r = built(ggplot(src) + layer).layers[0].stat.releases[-1]
+        r = built(ggplot(src) + layer_releases(layer).layers[0])[-1]
         assert r.sensitivity == 2 * k
 
 
@@ -402,7 +403,7 @@ def test_max_cells_counts_only_where_it_is_enforced():
     from plotnine_private.units import Unit
 
     stat = stat_count_dp(eps=1)
-    stat.door = SimpleNamespace(unit=Unit("pid", 4, 2))
+    stat.build = SimpleNamespace(door=SimpleNamespace(unit=Unit("pid", 4, 2)))
     # the mixin's mechanism: k only (a family that does not limit cells
     # must not lower its threshold)
     mech = stat.make_mechanism()
@@ -411,7 +412,7 @@ def test_max_cells_counts_only_where_it_is_enforced():
     df = visits()
     df["c"] = df["c"].astype(str)
     src = pp.source(df, unit="pid", max_records=4, max_cells=2)
-    full = built(bars(src)).layers[0].stat.releases[0]
+    full = layer_releases(built(bars(src)).layers[0])[0]
     empty = built(
         bars(
             pp.source(
@@ -420,6 +421,6 @@ def test_max_cells_counts_only_where_it_is_enforced():
         )
     )
     assert (
-        empty.layers[0].stat.releases[0].details["threshold"]
+        layer_releases(empty.layers[0])[0].details["threshold"]
         == (full.details["threshold"])
     )

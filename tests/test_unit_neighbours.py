@@ -31,6 +31,7 @@ from plotnine import (
 import plotnine_private as pp
 from plotnine_private import layer_data
 from plotnine_private._compat import build
+from plotnine_private.door import layer_releases
 
 K = 3
 RNG = np.random.default_rng(2026)
@@ -129,7 +130,7 @@ def test_one_person_changed_leaves_everything_but_noise(name, monkeypatch):
 def _releases(plot):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return build(plot).layers[0].stat.releases
+        return layer_releases(build(plot).layers[0])
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

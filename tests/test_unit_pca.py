@@ -16,6 +16,7 @@ from plotnine import aes, geom_histogram, ggplot
 import plotnine_private as pp
 from plotnine_private import dp_pca, dp_score, layer_data
 from plotnine_private._compat import build
+from plotnine_private.door import layer_releases
 from plotnine_private.mechanisms import release as engine
 from plotnine_private.mechanisms.pca import kendall_sensitivity
 from plotnine_private.stats.dp_pca_score import stat_dp_pca_score
@@ -110,6 +111,6 @@ def test_a_private_range_protects_the_unit(charges):
         built = build(plot)
     ranges = [c for c in charges if c.family == "range"]
     assert [(c.unit, c.bound) for c in ranges] == [("pid", K)]
-    release = built.layers[0].stat.releases[0]
+    release = layer_releases(built.layers[0])[0]
     assert release.family == "range" and release.sensitivity == K
     assert release.details["records"] == K

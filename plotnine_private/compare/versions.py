@@ -9,8 +9,14 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from .._compat import Built, build, replace_stat, stat_arguments
-from ..door import is_private
+from .._compat import (
+    Built,
+    build,
+    layer_own_data,
+    replace_stat,
+    stat_arguments,
+)
+from ..door import is_private, layer_releases
 from .families import (
     FAMILIES,
     MECHANISM_KEYS,
@@ -91,10 +97,11 @@ def version(
         family, kind = fam
         plain, dp, ckm = FAMILIES[family]
         stat = original.layers[i].stat
-        ranged = any(r.family == "range" for r in stat.releases)
+        released = layer_releases(original.layers[i]) or []
+        ranged = any(r.family == "range" for r in released)
         if target == "plain":
             # the layer's own rows (plotnine keeps them as ``_data``)
-            own = getattr(lyr, "_data", None)
+            own = layer_own_data(lyr)
             frame = own if isinstance(own, pd.DataFrame) else plot.data
             params = plain_params(
                 stat, family, ranged, frame, _used_columns(plot, lyr)

@@ -20,8 +20,13 @@ import pandas as pd
 from plotnine.mapping.aes import aes
 from plotnine.mapping.evaluation import evaluate
 
-from .._compat import layer_mapping, layer_own_data, scale_transform
-from ..door import _source_frame, is_private, make_door
+from .._compat import (
+    keep_build,
+    layer_mapping,
+    layer_own_data,
+    scale_transform,
+)
+from ..door import LayerBuild, _source_frame, is_private, make_door
 from ..exceptions import PlotninePrivateError
 from ..stats.dates import is_date_axis
 from ..validation import fail
@@ -191,5 +196,6 @@ def compute_in_engine(lyr: layer, plot: ggplot) -> Any:
     src = _engine_positions(name, plot, cols, src)
     evaled = _in_axis_units(plot, evaled)
     evaled["PANEL"] = pd.Series([], dtype=int)
-    door = make_door(plot, lyr, None)
-    lyr.data = release_in_engine(lyr.stat, cols, evaled, door, src)
+    build = LayerBuild(make_door(plot, lyr, None))
+    lyr.data = release_in_engine(lyr.stat, cols, evaled, build, src)
+    keep_build(lyr, build.done())

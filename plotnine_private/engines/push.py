@@ -39,7 +39,7 @@ from ..cells import (
     combined_codes,
     object_column,
 )
-from ..door import Door
+from ..door import Door, LayerBuild
 from ..exceptions import PlotninePrivateError
 from ..families import Family, Stages, merge_stages, rint_stages
 from ..mechanisms.cellnames import value_bytes
@@ -382,7 +382,7 @@ def _family_keys(
 
 
 def release_in_engine(
-    stat, cols: dict[str, str], evaled: pd.DataFrame, door: Door, src
+    stat, cols: dict[str, str], evaled: pd.DataFrame, build: LayerBuild, src
 ) -> pd.DataFrame:
     """Release a private layer whose data are a :class:`Source` (the
     counterpart of ``PrivateCountStat.release_at_door``).
@@ -397,8 +397,9 @@ def release_in_engine(
     if not isinstance(stat, PrivateCountStat) or family not in _COUNTED:
         raise _needs_rows(name, "this stat needs the rows themselves.")
     check_unit_columns(name, src)
-    stat.releases = []
-    stat.door = door
+    # per-build state goes to ``build``, on a copy of the stat
+    stat = stat.for_build(build)
+    door = build.door
     stat.check_input(evaled)
     if "weight" in cols and stat.DP:
         raise fail(
@@ -408,13 +409,12 @@ def release_in_engine(
             "aes(weight=...) or use the CKM twin.",
         )
     mechanism = stat.make_mechanism()
-    stat.layer_records = evaled
-    stat.axis_cache = {}
+    stat.build.records = evaled
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         # the public domain (no records: nothing of the data is read)
         fam0 = stat.family_cells(evaled, door.scales)
-    if any(r.family == "range" for r in stat.releases):
+    if any(r.family == "range" for r in stat.build.releases):
         raise fail(
             name,
             "has no public bins and would estimate a private range from "

@@ -62,7 +62,7 @@ class LaplaceCounts:
     """
 
     eps: float
-    delta: float = 1e-6
+    delta: float = lap.DEFAULT_DELTA
     adjacency: str = "replace"
     noise: str = "discrete_laplace"
     #: records one privacy unit keeps at most (``k``; 1: a unit is a row)

@@ -40,6 +40,7 @@ from .randomness import CellStreams
 
 __all__ = [
     "ADJACENCY_SENSITIVITY",
+    "DEFAULT_DELTA",
     "dlap_pmf",
     "dlap_variance",
     "discrete_laplace",
@@ -48,6 +49,11 @@ __all__ = [
     "rational_scale",
     "threshold_for",
 ]
+
+#: delta where a release may threshold an observed domain (every stat,
+#: table and mechanism takes this one default; the PCA, which always spends
+#: delta, asks for it, and a budget cap's delta defaults to 0)
+DEFAULT_DELTA = 1e-6
 
 #: L1 sensitivity of a histogram (one record is in one cell) per adjacency.
 ADJACENCY_SENSITIVITY = {"replace": 2, "add_remove": 1}

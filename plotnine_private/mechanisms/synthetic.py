@@ -9,6 +9,7 @@ splits it by true group sizes, which shows them).
 from __future__ import annotations
 
 import math
+import numbers
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -21,15 +22,32 @@ from .randomness import derive_key, keyed_uniform
 
 __all__ = [
     "DEFAULT_BANDWIDTH",
+    "adjust_of_scale",
     "allocate_group_sizes",
     "sample_histogram",
 ]
 
+#: the jitter bandwidth in cell widths that ``adjust=1`` means, per method
 DEFAULT_BANDWIDTH = {"center": 0.5, "uniform": 0.25}
 NO_MASS_MESSAGE = (
     "The private histogram contains no positive probability mass; no "
     "synthetic score points were generated."
 )
+
+
+def adjust_of_scale(method: str, bandwidth_scale: Any) -> Any:
+    """The ``adjust`` of a jitter given in cell widths (the deprecated
+    ``bandwidth_scale``): the same bandwidth, as a multiple of the
+    method's default (an unknown method or a bad value is left for the
+    sampler's checks to name).
+
+    >>> adjust_of_scale("center", 0.25)
+    0.5
+    """
+    default = DEFAULT_BANDWIDTH.get(method)
+    if default is None or not isinstance(bandwidth_scale, numbers.Real):
+        return bandwidth_scale
+    return bandwidth_scale / default
 
 
 def sample_histogram(
@@ -40,7 +58,7 @@ def sample_histogram(
     prob: Any,
     size: int,
     method: str = "uniform",
-    bandwidth_scale: float | None = None,
+    adjust: float = 1.0,
     *,
     key: bytes,
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -49,8 +67,10 @@ def sample_histogram(
     A cell ``J ~ Categorical(prob)``; the base point is the cell centre
     (``"center"``) or uniform in the cell (``"uniform"``); then
     ``N(0, (c dx)^2)`` and ``N(0, (c dy)^2)`` are added, with ``dx``,
-    ``dy`` the median cell widths and ``c = bandwidth_scale`` (defaults
-    0.5 for center, 0.25 for uniform). Points are not clipped to the frame.
+    ``dy`` the median cell widths and ``c = adjust`` times the default
+    (0.5 for center, 0.25 for uniform; ``adjust`` multiplies a default
+    bandwidth, as plotnine's ``stat_density(adjust=)``). Points are not
+    clipped to the frame.
 
     Returns two empty arrays with a ``UserWarning`` if no cell has
     positive probability.
@@ -74,15 +94,12 @@ def sample_histogram(
             f"size must be a non-negative integer, got {size!r}."
         )
     size = int(size)
-    c = (
-        DEFAULT_BANDWIDTH[method]
-        if bandwidth_scale is None
-        else (bandwidth_scale)
-    )
-    if not (math.isfinite(c) and c >= 0):
+    real = isinstance(adjust, numbers.Real) and not isinstance(adjust, bool)
+    if not (real and math.isfinite(adjust) and adjust >= 0):
         raise ParameterError(
-            f"bandwidth_scale must be a finite number >= 0, got {c!r}."
+            f"adjust must be a finite number >= 0, got {adjust!r}."
         )
+    c = DEFAULT_BANDWIDTH[method] * adjust
     cells = [
         np.asarray(v, dtype=float).ravel() for v in (xmin, xmax, ymin, ymax)
     ]

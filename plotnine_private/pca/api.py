@@ -10,7 +10,7 @@ import pandas as pd
 
 from ..door import bound_rows, level_label
 from ..units import ONE_ROW, Unit, UnitFrame, unit_of, with_unit
-from ..validation import fail, validate_seed
+from ..validation import fail, renamed, validate_seed
 from .fit import (
     Partition,
     Settings,
@@ -29,7 +29,7 @@ from .validation import (
     check_directions,
     check_k,
     check_scale,
-    check_split,
+    check_shares,
     feature_columns,
     group_labels,
     numeric_matrix,
@@ -44,7 +44,7 @@ def dp_pca(
     *,
     eps: float,
     delta: float,
-    split: Mapping[str, float] | None = None,
+    shares: Mapping[str, float] | None = None,
     bins: int | tuple[int, int] = (20, 20),
     method: str = "sparse",
     axes: tuple[int, int] = (1, 2),
@@ -57,6 +57,7 @@ def dp_pca(
     scree_clip: float | None = None,
     calibration: str = "analytic",
     estimator: str = "auto",
+    split: Mapping[str, float] | None = None,
 ) -> DPPCAResult:
     """Private PCA: directions, eigenvalues and a score histogram.
 
@@ -74,7 +75,7 @@ def dp_pca(
         ``group``.
     eps, delta
         Total budget (``eps > 0``, ``0 < delta < 1``).
-    split
+    shares
         Shares of ``eps`` and ``delta`` for ``loading`` (directions),
         ``scree`` (eigenvalues) and ``score`` (frame + histogram); default
         thirds. The score part is split 0.35 frame / 0.65 histogram (all
@@ -115,6 +116,8 @@ def dp_pca(
     estimator
         Kendall matrix estimator (``"auto"``, ``"exact"``,
         ``"incomplete"``).
+    split
+        Deprecated: the old name of ``shares``.
 
     Returns
     -------
@@ -122,14 +125,14 @@ def dp_pca(
     """
     fn = "dp_pca"
     eps, delta = check_budget(fn, eps, delta)
-    shares = check_split(fn, split, ("loading", "scree", "score"))
+    given = renamed(fn, "split", "shares", split, shares)
     return _release(
         fn,
         data,
         columns,
         eps=eps,
         delta=delta,
-        shares=shares,
+        shares=check_shares(fn, given, ("loading", "scree", "score")),
         bins=bins,
         method=method,
         axes=axes,
@@ -152,7 +155,7 @@ def dp_score(
     *,
     eps: float,
     delta: float,
-    split: Mapping[str, float] | None = None,
+    shares: Mapping[str, float] | None = None,
     bins: int | tuple[int, int] = (20, 20),
     method: str = "sparse",
     axes: tuple[int, int] = (1, 2),
@@ -164,26 +167,28 @@ def dp_score(
     scale: Sequence[float] | None = None,
     calibration: str = "analytic",
     estimator: str = "auto",
+    split: Mapping[str, float] | None = None,
 ) -> DPPCAResult:
     """Private score histogram alone (no eigenvalues).
 
-    Without ``directions``: ``split`` shares ``eps``/``delta`` between
+    Without ``directions``: ``shares`` divides ``eps``/``delta`` between
     ``loading`` and ``score`` (default halves). With ``directions`` (a
     ``p x p`` orthonormal matrix released privately before, e.g.
     ``dp_pca(...).directions``), no loading budget is spent: all of
-    ``eps``/``delta`` go to the score, and ``split`` must be ``None``.
-    Other parameters as in :func:`dp_pca`.
+    ``eps``/``delta`` go to the score, and ``shares`` must be ``None``.
+    Other parameters as in :func:`dp_pca` (``split``: the deprecated old
+    name of ``shares``).
     """
     fn = "dp_score"
     eps, delta = check_budget(fn, eps, delta)
-    shares = score_shares(fn, split, directions)
+    given = renamed(fn, "split", "shares", split, shares)
     return _release(
         fn,
         data,
         columns,
         eps=eps,
         delta=delta,
-        shares=shares,
+        shares=score_shares(fn, given, directions),
         bins=bins,
         method=method,
         axes=axes,
@@ -200,15 +205,15 @@ def dp_score(
     )
 
 
-def score_shares(fn: str, split: Any, directions: Any) -> dict[str, float]:
+def score_shares(fn: str, shares: Any, directions: Any) -> dict[str, float]:
     """Loading/score shares of a score release (none to loading when the
     directions are given)."""
     if directions is None:
-        return check_split(fn, split, ("loading", "score"))
-    if split is not None:
+        return check_shares(fn, shares, ("loading", "score"))
+    if shares is not None:
         raise fail(
             fn,
-            "split must be None when directions are given: no loading "
+            "shares must be None when directions are given: no loading "
             "budget is spent and eps/delta all go to the score.",
         )
     return {"loading": 0.0, "score": 1.0}

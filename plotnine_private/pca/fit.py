@@ -559,7 +559,7 @@ def sample_rows(
     cells: pd.DataFrame,
     size: int,
     method: str,
-    bandwidth_scale: float | None,
+    adjust: float,
     key: bytes,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``size`` synthetic points of one released histogram, given as rows
@@ -574,6 +574,6 @@ def sample_rows(
         cells["prob"],
         size,
         method,
-        bandwidth_scale,
+        adjust,
         key=key,
     )

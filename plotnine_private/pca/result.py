@@ -16,8 +16,8 @@ from ..mechanisms.histogram import ScoreGrid, grid_counts
 from ..mechanisms.quantile import PrivateFrame
 from ..mechanisms.randomness import derive_key
 from ..mechanisms.release import Release
-from ..mechanisms.synthetic import NO_MASS_MESSAGE
-from ..validation import fail, validate_seed
+from ..mechanisms.synthetic import NO_MASS_MESSAGE, adjust_of_scale
+from ..validation import fail, renamed, validate_seed
 from .fit import sample_rows, sample_sizes
 
 __all__ = ["DPPCAResult", "NOT_PRIVATE", "ordinary_pca"]
@@ -140,8 +140,9 @@ class DPPCAResult:
         self,
         n: int | None = None,
         method: str = "uniform",
-        bandwidth_scale: float | None = None,
+        adjust: float = 1.0,
         seed: int | str | None = None,
+        bandwidth_scale: float | None = None,
     ) -> pd.DataFrame:
         """Synthetic score points from the private histogram (free).
 
@@ -154,10 +155,14 @@ class DPPCAResult:
             true sizes.
         method
             ``"uniform"`` (uniform in the cell) or ``"center"``.
-        bandwidth_scale
-            Gaussian jitter in cell widths; default 0.25 / 0.5.
+        adjust
+            Multiplier of the Gaussian jitter's default bandwidth (0.25
+            cell widths for ``"uniform"``, 0.5 for ``"center"``); 0: none.
         seed
             Another sampling stream (a label); default the release's own.
+        bandwidth_scale
+            Deprecated: the jitter in cell widths (``adjust`` times the
+            default); use ``adjust``.
 
         Returns
         -------
@@ -168,6 +173,11 @@ class DPPCAResult:
             not isinstance(n, numbers.Integral) or isinstance(n, bool) or n < 0
         ):
             raise fail("sample", f"n must be an int >= 0, got {n!r}.")
+        if bandwidth_scale is not None:
+            scale = adjust_of_scale(method, bandwidth_scale)
+            adjust = renamed(
+                "sample", "bandwidth_scale", "adjust", scale, adjust, 1.0
+            )
         key = self.sample_key
         if seed is not None:
             key = derive_key(key, "seed", validate_seed("sample", seed))
@@ -187,7 +197,7 @@ class DPPCAResult:
                     cells,
                     size,
                     method,
-                    bandwidth_scale,
+                    adjust,
                     derive_key(key, "group", level_label(g)),
                 )
                 part = pd.DataFrame({lx: x, ly: y})

@@ -38,7 +38,7 @@ __all__ = [
     "check_directions",
     "check_k",
     "check_scale",
-    "check_split",
+    "check_shares",
     "feature_columns",
     "group_labels",
     "groups_from",
@@ -67,35 +67,35 @@ def check_budget(fn: str, eps: Any, delta: Any) -> tuple[float, float]:
     return validate_eps(fn, eps), validate_delta(fn, delta)
 
 
-def check_split(
-    fn: str, split: Any, needed: tuple[str, ...]
+def check_shares(
+    fn: str, shares: Any, needed: tuple[str, ...]
 ) -> dict[str, float]:
     """Shares of the budget per component; default equal shares.
 
-    >>> check_split("f", None, ("loading", "score"))
+    >>> check_shares("f", None, ("loading", "score"))
     {'loading': 0.5, 'score': 0.5}
     """
-    if split is None:
+    if shares is None:
         return {k: 1 / len(needed) for k in needed}
-    if not isinstance(split, Mapping):
+    if not isinstance(shares, Mapping):
         raise fail(
             fn,
-            f"split must be a dict with keys {needed}, got {split!r}; e.g. "
-            f"split={dict.fromkeys(needed, round(1 / len(needed), 3))}.",
+            f"shares must be a dict with keys {needed}, got {shares!r}; e.g. "
+            f"shares={dict.fromkeys(needed, round(1 / len(needed), 3))}.",
         )
-    if set(split) != set(needed):
+    if set(shares) != set(needed):
         raise fail(
             fn,
-            f"split must have exactly the keys {needed}, got {tuple(split)}.",
+            f"shares must have exactly the keys {needed}, got "
+            f"{tuple(shares)}.",
         )
-    vals = {k: split[k] for k in needed}
+    vals = {k: shares[k] for k in needed}
     if any(not _real(v) or not v > 0 for v in vals.values()):
-        raise fail(fn, f"split shares must be numbers > 0, got {split!r}.")
+        raise fail(fn, f"shares must be numbers > 0, got {shares!r}.")
     if abs(sum(vals.values()) - 1) > 1e-8:
         raise fail(
             fn,
-            f"split shares must sum to 1, got {sum(vals.values())!r} "
-            f"({split!r}).",
+            f"shares must sum to 1, got {sum(vals.values())!r} ({shares!r}).",
         )
     return {k: float(v) for k, v in vals.items()}
 

@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..door import layer_build, layer_releases
 from ..units import ONE_ROW, Unit
 
 if TYPE_CHECKING:
@@ -112,7 +113,8 @@ class Ledger:
 
 def layer_unit(lyr) -> Unit:
     """The privacy unit a built private layer protected (its door's)."""
-    unit = getattr(getattr(lyr.stat, "door", None), "unit", None)
+    built = layer_build(lyr)
+    unit = None if built is None else built.unit
     return unit if isinstance(unit, Unit) else ONE_ROW
 
 
@@ -260,7 +262,7 @@ def compose(layers: list[tuple[Any, Any]]) -> Ledger:
     first_seen: dict[str, Any] = {}
     for i, lyr in layers:
         stat_name = type(lyr.stat).__name__
-        releases = getattr(lyr.stat, "releases", None)
+        releases = layer_releases(lyr)
         if releases is None:
             axes = trained_axes(lyr)
             trains = (
@@ -341,7 +343,7 @@ def _mixed_notes(ledger: Ledger, layers: list[tuple[Any, Any]]) -> None:
     deterministic and not DP, so the DP guarantee does not cover them."""
     by_cells: dict[str, dict[bool, list]] = {}
     for i, lyr in layers:
-        for r in getattr(lyr.stat, "releases", None) or ():
+        for r in layer_releases(lyr) or ():
             if r.cells_name:
                 found = by_cells.setdefault(r.cells_name, {})
                 keys = found.setdefault(r.formal, [])

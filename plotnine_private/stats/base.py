@@ -34,8 +34,9 @@ and ``shape_output(cells, released) -> DataFrame``; then
 
 from __future__ import annotations
 
+import copy
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -51,7 +52,7 @@ from ..cells import (
     cell_query,
     limit_cells,
 )
-from ..door import Door, level_label
+from ..door import Door, LayerBuild, level_label
 from ..mechanisms.bounding import unit_integers
 from ..mechanisms.errors import PrivacyWarning
 from ..mechanisms.release import (
@@ -78,6 +79,9 @@ from .mixins import CKM_PARAMS as CKM_PARAMS
 from .mixins import DP_PARAMS as DP_PARAMS
 from .mixins import CKMMixin, DPMixin
 from .signal import warn_eps_scale
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 __all__ = [
     "CKMMixin",
@@ -174,9 +178,6 @@ class PrivateCountStat(GroupingMixin, stat):
     def __init__(self, mapping=None, data=None, **kwargs) -> None:
         validate_layer_data(type(self).__name__, mapping, data)
         super().__init__(mapping, data, **kwargs)
-        self.releases: list[Release] = []
-        #: cells a CKM threshold hid in the last build (None under DP)
-        self.hidden_cells: int | None = None
         self.validate_params()
         keep_checked_params(self)
 
@@ -190,7 +191,7 @@ class PrivateCountStat(GroupingMixin, stat):
         """Map each record to a cell of the family's domain.
 
         Extension hook: every family implements it. The domain must come
-        from public facts only (parameters, ``self.door.declared``, user
+        from public facts only (parameters, ``self.build.door.declared``, user
         scale limits); when it cannot, return the observed cells with
         ``public=False`` and the engine thresholds the release.
 
@@ -276,20 +277,37 @@ class PrivateCountStat(GroupingMixin, stat):
         the layer is created, and nothing may be read from the rows."""
 
     # -- the door --------------------------------------------------------
-    def release_at_door(self, data: pd.DataFrame, door: Door) -> pd.DataFrame:
-        """Release the layer's rows as cells (see the module docstring)."""
-        self.releases = []
-        self.door = door
+    def for_build(self, build: LayerBuild) -> Self:
+        """A copy of the stat for one build, carrying its ``build``.
+
+        The per-build state (the door, the rows, the axes' bins, the
+        releases) lives on ``build``, never on the stat the user made: one
+        stat object may be in two plots, or built twice at once."""
+        run = copy.copy(self)
+        run.build = build
+        return run
+
+    def release_at_door(
+        self, data: pd.DataFrame, build: LayerBuild
+    ) -> pd.DataFrame:
+        """Release the layer's rows as cells (see the module docstring);
+        what the build uses and releases goes to ``build``."""
+        return self.for_build(build).release_rows(data)
+
+    def release_rows(self, data: pd.DataFrame) -> pd.DataFrame:
+        """:meth:`release_at_door` on the copy that carries the build."""
+        door = self.build.door
         self.check_input(data)
         data = self.drop_missing(data)
         mechanism = self.make_mechanism()
         if isinstance(mechanism, LaplaceCounts):
             warn_eps_scale(self, self.params.get("total"), mechanism)
         key_ints = self.record_key_integers(data)
-        self.layer_records = data
-        self.axis_cache: dict = {}
+        self.build.records = data
         fam = self.family_cells(data, door.scales)
-        spent = sum(r.eps or 0.0 for r in self.releases if r.family == "range")
+        spent = sum(
+            r.eps or 0.0 for r in self.build.releases if r.family == "range"
+        )
         if spent and isinstance(mechanism, LaplaceCounts):
             # a private range was paid out of this layer's eps
             mechanism = mechanism.with_eps(mechanism.eps - spent)
@@ -358,8 +376,8 @@ class PrivateCountStat(GroupingMixin, stat):
             panels=door.panels,
             data_object=door.data_object,
         )
-        self.releases.append(released.release)
-        self.hidden_cells = self.count_hidden(table, released)
+        self.build.releases.append(released.release)
+        self.build.hidden_cells = self.count_hidden(table, released)
         if not table.public:
             self.warn_undeclared(fam, gdims, released.release)
         cells = self.cell_frame(fam, panel, gdims, idx, table, released, door)
@@ -415,12 +433,12 @@ class PrivateCountStat(GroupingMixin, stat):
         """Say, from public facts only, that an undeclared domain hides
         ``unit`` (DP) or shows which exist (CKM), and the fix."""
         what = [
-            self.door.mapping.get(g.name, g.name)
+            self.build.door.mapping.get(g.name, g.name)
             for g in gdims
             if not g.public
         ]
         if not fam.public:
-            what.insert(0, self.door.mapping.get("x", "x"))
+            what.insert(0, self.build.door.mapping.get("x", "x"))
         names = " and ".join(f"{w!r}" for w in what) or "the cells"
         if release.formal:
             tau = release.details.get("threshold")
@@ -467,7 +485,7 @@ class PrivateCountStat(GroupingMixin, stat):
 
     def range_query(self, axis: str, **parts: Any) -> Query:
         """The query of a private range estimate of this layer's axis."""
-        door = self.door
+        door = self.build.door
         return Query.make(
             "range",
             door.source,

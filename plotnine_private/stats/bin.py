@@ -112,12 +112,12 @@ class _BinFamily(PrivateCountStat):
         validate_range_share(self.name, p.get("range_share"))
 
     def _breaks(self, scales, mechanism):
-        if "x" not in self.axis_cache:
+        if "x" not in self.build.axis_cache:
             p = self.params
-            self.axis_cache["x"] = axis_breaks(
+            self.build.axis_cache["x"] = axis_breaks(
                 self,
                 "x",
-                self.layer_records["x"].to_numpy(dtype=float),
+                self.build.records["x"].to_numpy(dtype=float),
                 scales.x,
                 breaks=p["breaks"],
                 limits=p["limits"],
@@ -128,10 +128,10 @@ class _BinFamily(PrivateCountStat):
                 mechanism=mechanism,
                 rule="bin",
             )
-            rel = self.axis_cache["x"].release
+            rel = self.build.axis_cache["x"].release
             if rel is not None:
-                self.releases.append(rel)
-        return self.axis_cache["x"]
+                self.build.releases.append(rel)
+        return self.build.axis_cache["x"]
 
     def family_cells(self, data: pd.DataFrame, scales: pos_scales):
         refuse_date_objects(self.name, data, ("x",))

@@ -85,7 +85,7 @@ class TwoAxisBins(_TwoAxisBase):
     def axis(self, ax: str, scale, mechanism):
         if isinstance(scale, scale_discrete):
             self.require_continuous(SimpleNamespace(**{ax: scale}), ax)
-        if ax not in self.axis_cache:
+        if ax not in self.build.axis_cache:
             p = self.params
             i = 0 if ax == "x" else 1
             breaks = per_axis(p.get("breaks"), self.name, "breaks", True)[i]
@@ -95,7 +95,7 @@ class TwoAxisBins(_TwoAxisBase):
             ab = axis_breaks(
                 self,
                 ax,
-                self.layer_records[ax].to_numpy(dtype=float),
+                self.build.records[ax].to_numpy(dtype=float),
                 scale,
                 breaks=breaks,
                 limits=limits,
@@ -104,10 +104,10 @@ class TwoAxisBins(_TwoAxisBase):
                 mechanism=mechanism,
                 rule=self.BIN_RULE,
             )
-            self.axis_cache[ax] = ab
+            self.build.axis_cache[ax] = ab
             if ab.release is not None:
-                self.releases.append(ab.release)
-        return self.axis_cache[ax]
+                self.build.releases.append(ab.release)
+        return self.build.axis_cache[ax]
 
     def validate_axes(self, fixed: bool = False) -> None:
         """Breaks and limits (numbers or dates) and binwidths (numbers,

@@ -110,26 +110,26 @@ class _BinhexFamily(TwoAxisBins, PrivateCountStat):
         exactly the box whatever the binwidth; cached per layer.
         """
         key = f"box {ax}"
-        if key not in self.axis_cache:
+        if key not in self.build.axis_cache:
             i = 0 if ax == "x" else 1
             limits = per_axis(self.params["limits"], self.name, "limits", True)
             ab = axis_breaks(
                 self,
                 ax,
-                self.layer_records[ax].to_numpy(dtype=float),
+                self.build.records[ax].to_numpy(dtype=float),
                 scale,
                 limits=limits[i],
                 bins=1,
                 mechanism=mechanism,
             )
-            self.axis_cache[key] = ab
+            self.build.axis_cache[key] = ab
             if ab.release is not None:
-                self.releases.append(ab.release)
-        return self.axis_cache[key]
+                self.build.releases.append(ab.release)
+        return self.build.axis_cache[key]
 
     def lattice(self, scales: pos_scales, mechanism) -> dict:
         """Box, origin, binwidth and hexagons: one lattice per layer."""
-        if "hex" not in self.axis_cache:
+        if "hex" not in self.build.axis_cache:
             ax = self.box_axis("x", scales.x, mechanism)
             ay = self.box_axis("y", scales.y, mechanism)
             xlim = (float(ax.breaks[0]), float(ax.breaks[-1]))
@@ -163,7 +163,7 @@ class _BinhexFamily(TwoAxisBins, PrivateCountStat):
             )
             if any("private" in s for s in sources):
                 source = "private estimate"
-            self.axis_cache["hex"] = {
+            self.build.axis_cache["hex"] = {
                 "xlim": xlim,
                 "ylim": ylim,
                 "origin": origin,
@@ -173,7 +173,7 @@ class _BinhexFamily(TwoAxisBins, PrivateCountStat):
                 "clamp": ax.clamp or ay.clamp,
                 "source": source,
             }
-        return self.axis_cache["hex"]
+        return self.build.axis_cache["hex"]
 
     def family_cells(self, data: pd.DataFrame, scales: pos_scales):
         refuse_date_objects(self.name, data, ("x", "y"))

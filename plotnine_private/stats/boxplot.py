@@ -60,7 +60,7 @@ class _BoxplotFamily(FineFamily):
     INTERVALS = ("ymin", "lower", "middle", "upper", "ymax")
 
     def interval_range(self) -> tuple[float, float]:
-        edges = self.fine.edges  # the public limits, transformed like y
+        edges = self.build.fine.edges  # the public limits, transformed like y
         return float(edges[0]), float(edges[-1])
 
     def quantile_columns(self) -> dict[str, float]:
@@ -112,7 +112,7 @@ class _BoxplotFamily(FineFamily):
     def check_input(self, data: pd.DataFrame) -> None:
         super().check_input(data)
         if "x" in data.columns and not isinstance(
-            self.door.scales.x, scale_discrete
+            self.build.door.scales.x, scale_discrete
         ):
             raise _fail(
                 self.name,

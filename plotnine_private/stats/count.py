@@ -87,18 +87,18 @@ class _CountFamily(PrivateCountStat):
         levels = self.params["levels"]
         width = self.params["width"]
         x = data["x"]
-        self.discrete_x = _is_discrete(scales.x)
-        if self.discrete_x:
+        self.build.discrete_x = _is_discrete(scales.x)
+        if self.build.discrete_x:
             declared, source = levels, "public: levels"
-            if declared is None and "x" in self.door.declared:
-                declared = self.door.declared["x"]
+            if declared is None and "x" in self.build.door.declared:
+                declared = self.build.door.declared["x"]
                 source = "public: declared levels"
             if declared is None and _user_discrete_limits(scales.x):
                 declared = _user_discrete_limits(scales.x)
                 source = "public: scale limits"
             family = Levels(declared)
             dim = family.dimension(x)
-            self.x_order = list(dim.values)
+            self.build.x_order = list(dim.values)
             frame = pd.DataFrame(
                 {
                     "x": list(dim.values),
@@ -141,8 +141,8 @@ class _CountFamily(PrivateCountStat):
 
     def position_groups(self) -> dict[str, str]:
         # a discrete x is part of plotnine's groups (one per bar)
-        if getattr(self, "discrete_x", False) and "x" in self.door.mapping:
-            return {str(self.door.mapping["x"]): "x"}
+        if self.build.discrete_x and "x" in self.build.door.mapping:
+            return {str(self.build.door.mapping["x"]): "x"}
         return {}
 
     def shape_output(self, cells, released):
@@ -163,12 +163,12 @@ class _CountFamily(PrivateCountStat):
         frame["prop"] = np.where(
             totals > 0, frame["count"] / totals.where(totals > 0, 1), 0.0
         )
-        if not self.discrete_x:
+        if not self.build.discrete_x:
             frame["x"] = frame["x"].astype(float)
         else:
             # the axis lists the domain's levels (all of a public domain,
             # the released ones of an observed one), in domain order
-            order = list(self.x_order)
+            order = list(self.build.x_order)
             shown = set(cells.frame.loc[released.keep, "x"].tolist())
             frame["x"] = pd.Categorical(
                 frame["x"],

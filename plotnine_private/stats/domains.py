@@ -308,7 +308,7 @@ def _private_axis(
 ):
     share = stat.params["range_share"]
     eps_range = mechanism.eps * share
-    unit = stat.door.unit
+    unit = stat.build.door.unit
     query = with_unit(
         stat.range_query(
             axis, eps=eps_range, adjacency=mechanism.adjacency, method="v2"
@@ -457,7 +457,7 @@ def advise_edge_mass(stat, frame, released) -> None:
     else:
         mean_pos = b / 2
     named = []
-    for key, ab in getattr(stat, "axis_cache", {}).items():
+    for key, ab in stat.build.axis_cache.items():
         if not (isinstance(ab, AxisBreaks) and ab.clamp):
             continue
         axis = key.split()[-1]
@@ -468,7 +468,7 @@ def advise_edge_mass(stat, frame, released) -> None:
             named.append((axis, share, ab))
     if not named:
         return
-    scales = getattr(getattr(stat, "door", None), "scales", None)
+    scales = stat.build.door.scales
     parts = []
     for axis, share, ab in named:
         a, b = _data_units(

@@ -10,6 +10,7 @@ come from declared facet levels; groups from the discrete aesthetics.
 
 from __future__ import annotations
 
+import copy
 import itertools
 import numbers
 import warnings
@@ -23,7 +24,8 @@ from plotnine.stats.stat import stat
 
 from .._compat import keep_checked_params
 from ..cells import Dimension, categorical_dimension
-from ..door import Door, level_label
+from ..door import Door, LayerBuild, level_label
+from ..mechanisms.synthetic import adjust_of_scale
 from ..pca.api import make_settings, score_shares
 from ..pca.fit import (
     Partition,
@@ -46,6 +48,8 @@ from ..units import with_unit
 from ..validation import (
     fail,
     is_integer,
+    is_real,
+    renamed,
     validate_choice,
     validate_layer_data,
     validate_seed,
@@ -94,9 +98,9 @@ class stat_dp_pca_score(stat):
         Total budget of the layer (> 0). Required.
     delta : float
         Total delta of the layer, in (0, 1). Required.
-    split : dict, default=None
-        Shares for `loading` and `score` (default halves). With
-        `directions`, must be None.
+    shares : dict, default=None
+        Shares of eps and delta for `loading` and `score` (default
+        halves). With `directions`, must be None.
     directions : array, default=None
         A p x p orthonormal matrix of directions released before (for
         instance `dp_pca(...).directions`): then no loading budget is
@@ -121,8 +125,9 @@ class stat_dp_pca_score(stat):
         never their true sizes.
     sample_method : {"uniform", "center"}, default="uniform"
         How synthetic points are placed in their cell.
-    bandwidth_scale : float, default=None
-        Gaussian jitter of synthetic points in cell widths.
+    adjust : float, default=1
+        Multiplier of the default Gaussian jitter of synthetic points
+        (0.25 cell widths for "uniform", 0.5 for "center"); 0: none.
     scale : array, default=None
         Public column scales to divide by (never sample SDs).
     calibration : {"analytic", "classic"}, default="analytic"
@@ -130,6 +135,11 @@ class stat_dp_pca_score(stat):
     drop_zero : bool, default=True
         Omit cells whose released probability is 0 (else they would be
         drawn with the smallest alpha of the scale).
+    split : dict, default=None
+        Deprecated: the old name of `shares`.
+    bandwidth_scale : float, default=None
+        Deprecated: the jitter in cell widths (`adjust` times the
+        default); use `adjust`.
 
     Notes
     -----
@@ -143,12 +153,15 @@ class stat_dp_pca_score(stat):
     are not. Declared facet panels and groups partition the rows, so the
     histograms of all of them are one release (parallel composition).
     Each build records one engine `Release` per mechanism (directions,
-    frame, histogram) in `self.releases`.
+    frame, histogram), kept on the layer
+    (`plotnine_private.door.layer_releases`).
     """
 
     DP = True
     REQUIRED_AES: set[str] = set()
     DEFAULT_AES = {"alpha": after_stat("prob")}
+    #: the build the stat's copy works for (see ``release_at_door``)
+    build: LayerBuild
     DEFAULT_PARAMS = {
         "geom": "rect",
         "position": "identity",
@@ -156,7 +169,7 @@ class stat_dp_pca_score(stat):
         "columns": None,
         "eps": None,
         "delta": None,
-        "split": None,
+        "shares": None,
         "directions": None,
         "bins": (20, 20),
         "method": "sparse",
@@ -166,10 +179,13 @@ class stat_dp_pca_score(stat):
         "output": "histogram",
         "n_sample": None,
         "sample_method": "uniform",
-        "bandwidth_scale": None,
+        "adjust": 1.0,
         "scale": None,
         "calibration": "analytic",
         "drop_zero": True,
+        # deprecated names (kept so that plotnine hands them over)
+        "split": None,
+        "bandwidth_scale": None,
         "level": 0.95,
     }
     CREATES = {
@@ -203,18 +219,32 @@ class stat_dp_pca_score(stat):
         }
         if output == "histogram":
             self.DEFAULT_AES["alpha"] = after_stat("prob")
-        self.releases: list = []
 
     def _check_params(self) -> None:
         """Every check that needs no data, before anything is drawn."""
         p = self.params
         p["eps"], p["delta"] = check_budget(_NAME, p["eps"], p["delta"])
-        self.shares = score_shares(_NAME, p["split"], p["directions"])
+        p["shares"] = renamed(
+            _NAME, "split", "shares", p["split"], p["shares"]
+        )
+        p["split"] = None
+        self.shares = score_shares(_NAME, p["shares"], p["directions"])
         check_bins(_NAME, p["bins"])
         validate_choice(_NAME, "method", p["method"], METHODS)
         validate_choice(
             _NAME, "sample_method", p["sample_method"], ("uniform", "center")
         )
+        if p["bandwidth_scale"] is not None:
+            scale = adjust_of_scale(p["sample_method"], p["bandwidth_scale"])
+            p["adjust"] = renamed(
+                _NAME, "bandwidth_scale", "adjust", scale, p["adjust"], 1.0
+            )
+            p["bandwidth_scale"] = None
+        adjust = p["adjust"]
+        if not is_real(adjust) or not np.isfinite(adjust) or adjust < 0:
+            raise fail(
+                _NAME, f"adjust must be a finite number >= 0, got {adjust!r}."
+            )
         p["seed"] = validate_seed(_NAME, p["seed"])
         p["level"] = validate_level(_NAME, p["level"])
         n = p["n_sample"]
@@ -243,9 +273,19 @@ class stat_dp_pca_score(stat):
         pass
 
     # -- the door ---------------------------------------------------------
-    def release_at_door(self, data: pd.DataFrame, door: Door) -> pd.DataFrame:
-        """Release the layer's PCA and return its cells (or points)."""
-        self.releases = []
+    def release_at_door(
+        self, data: pd.DataFrame, build: LayerBuild
+    ) -> pd.DataFrame:
+        """Release the layer's PCA and return its cells (or points); the
+        releases go to ``build``, on a copy of the stat (see
+        :meth:`PrivateCountStat.for_build
+        <plotnine_private.stats.base.PrivateCountStat.for_build>`)."""
+        run = copy.copy(self)
+        run.build = build
+        return run.release_rows(data, build.door)
+
+    def release_rows(self, data: pd.DataFrame, door: Door) -> pd.DataFrame:
+        """:meth:`release_at_door` on the copy that carries the build."""
         p = self.params
         mapped = sorted({"x", "y"} & set(door.mapping))
         if mapped:
@@ -314,7 +354,7 @@ class stat_dp_pca_score(stat):
             door.unit,
         )
         fit = fit_pca(settings, x, partition, query, door.data_object)
-        self.releases = list(fit.releases)
+        self.build.releases = list(fit.releases)
         cells = _cell_rows(fit, partition, groups, door)
         self.add_intervals(cells)
         self.warn_thin(cells, len(data))
@@ -340,7 +380,9 @@ class stat_dp_pca_score(stat):
             return
         p = self.params
         bx, by = p["bins"] if np.ndim(p["bins"]) else (p["bins"],) * 2
-        hist = [r for r in self.releases if r.family.endswith("histogram")]
+        hist = [
+            r for r in self.build.releases if r.family.endswith("histogram")
+        ]
         tau = hist[-1].details.get("threshold") if hist else None
         why = (
             f"tiles below a noisy count of {tau:.3g} are hidden"
@@ -361,7 +403,9 @@ class stat_dp_pca_score(stat):
         """``count_low``/``count_high``, ``prob_low``/``prob_high`` of the
         tiles from the histogram's public noise (the axes and the frame,
         private estimates too, are not covered)."""
-        hist = [r for r in self.releases if r.family.endswith("histogram")]
+        hist = [
+            r for r in self.build.releases if r.family.endswith("histogram")
+        ]
         p = self.params
         if not hist or not len(cells):
             for col in ("count", "prob"):
@@ -523,7 +567,7 @@ def _synthetic_rows(
             rows,
             size,
             params["sample_method"],
-            params["bandwidth_scale"],
+            params["adjust"],
             fit.sample_key_for(
                 partition.panel_labels[panel],
                 level_label(partition.group_levels[g]),

@@ -293,7 +293,7 @@ class FineFamily(PrivateCountStat):
             data_object=door.data_object,
             details={"what": "record totals of the groups (is it there?)"},
         )
-        self.releases.append(shown.release)
+        self.build.releases.append(shown.release)
         self.warn_undeclared(fam, gdims, shown.release, unit="groups")
         # every fine bin of each shown group, in the combined-code order
         kept = groups[shown.keep]
@@ -320,7 +320,7 @@ class FineFamily(PrivateCountStat):
             panels=door.panels,
             data_object=door.data_object,
         )
-        self.releases.append(released.release)
+        self.build.releases.append(released.release)
         # group ids and levels run over the released groups only
         frame_table = dataclasses.replace(fine, public=False)
         cells = self.cell_frame(
@@ -365,8 +365,9 @@ class FineFamily(PrivateCountStat):
 
     def shape_output(self, cells, released):
         hist = self.fine_histogram(cells, released)
-        #: the released fine histogram (for inspection; never drawn raw)
-        self.fine = hist
+        # the released fine histogram, kept with the build (for inspection;
+        # never drawn raw)
+        self.build.fine = hist
         return self.curve(hist)
 
     def curve(self, hist: FineHistogram) -> pd.DataFrame:
@@ -400,7 +401,7 @@ class FineFamily(PrivateCountStat):
         """Interval variables of the curve at ``level`` from the public
         noise (:mod:`plotnine_private.stats.intervals`), pointwise or
         simultaneous over each group's curve (``band``)."""
-        hist = self.fine
+        hist = self.build.fine
         if not len(out) or not len(hist.info):
             for col in self.INTERVALS:
                 out[f"{col}_low"] = out[f"{col}_high"] = out[col]

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..cells import Dimension, object_column, small_codes
-from ..door import Door
+from ..door import Door, LayerBuild
 from .cell_frames import CellFrame
 
 # columns that never define groups
@@ -41,14 +41,21 @@ def _literal(expr: str | None) -> bool:
     return True
 
 
-def _first(item: tuple):
-    return item[0]
+def _column_rank(order: list, column: str) -> tuple:
+    """Where ``column`` sits among the rows' columns (a name plotnine
+    renamed, such as ``colour``, by its canonical spelling; unknown ones
+    last, by name)."""
+    for name in (column, column.replace("colour", "color")):
+        if name in order:
+            return (order.index(name), "")
+    return (len(order), column)
 
 
 class GroupingMixin:
     """Group and panel dimensions, and cells as rows with group ids."""
 
-    door: Door  # of the stat it is mixed into
+    #: the build the stat's copy works for (see ``for_build``)
+    build: LayerBuild
 
     @staticmethod
     def panel_dimension(data: pd.DataFrame, door: Door) -> Dimension:
@@ -159,7 +166,7 @@ class GroupingMixin:
         the released ones (an observed domain: an id must not count
         combinations that were seen but not released).
         """
-        mapped = self.door.mapping.get("group")
+        mapped = self.build.door.mapping.get("group")
         n = len(idx)
         if mapped is not None and not _literal(mapped):
             gdims_g = [k for k, g in enumerate(gdims) if g.name == "group"]
@@ -177,8 +184,17 @@ class GroupingMixin:
             ]
             if not named:
                 return np.full(n, -1, dtype=np.int64)
-            # plotnine's columns are in the order of the aesthetics' names
-            parts = [(c, size) for _, c, size in sorted(named, key=_first)]
+            # plotnine numbers the combinations in the order of the
+            # evaluated aesthetic columns, which is the order of the rows'
+            # columns at the door (plotnine 0.15: the mapping's aesthetics
+            # as written, then x and y; 0.16: x and y first)
+            order = list(self.build.records.columns)
+            parts = [
+                (c, size)
+                for _, c, size in sorted(
+                    named, key=lambda t: _column_rank(order, t[0])
+                )
+            ]
         gi = np.ravel_multi_index(
             tuple(np.asarray(c, dtype=np.int64) for c, _ in parts),
             tuple(size for _, size in parts),
@@ -205,7 +221,7 @@ class GroupingMixin:
         """
         cols = []
         for c in data.columns:
-            mapped = self.door.mapping.get(c)
+            mapped = self.build.door.mapping.get(c)
             if c == "group" and mapped is not None and not _literal(mapped):
                 # group="var": a dimension of its own (a constant such as
                 # group=1 is one group, see group_ids)
@@ -231,7 +247,7 @@ class GroupingMixin:
         ``self.group_copies`` and :meth:`cell_frame` gives them the same
         values.
         """
-        mapping = self.door.mapping
+        mapping = self.build.door.mapping
         first: dict[str, str] = {
             str(expr): col for expr, col in self.position_groups().items()
         }

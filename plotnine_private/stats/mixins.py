@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 
 from ..mechanisms.ckm import record_key_integers
+from ..mechanisms.laplace import DEFAULT_DELTA
 from ..mechanisms.release import CKMCounts, LaplaceCounts
 from ..units import ONE_ROW, Unit
 from ..validation import (
@@ -29,7 +30,7 @@ from .signal import validate_total
 
 DP_PARAMS: dict[str, Any] = {
     "eps": None,
-    "delta": 1e-6,
+    "delta": DEFAULT_DELTA,
     "seed": None,
     "adjacency": "replace",
     "noise": "discrete_laplace",
@@ -43,7 +44,7 @@ CKM_PARAMS: dict[str, Any] = {"ptable": None, "threshold": None, "level": 0.95}
 def layer_unit(stat: Any) -> Unit:
     """The privacy unit of the data a stat releases (its door's; one row
     before the stat has seen a door, e.g. when planning)."""
-    door = getattr(stat, "door", None)
+    door = getattr(getattr(stat, "build", None), "door", None)
     unit = getattr(door, "unit", None)
     return unit if isinstance(unit, Unit) else ONE_ROW
 

@@ -184,7 +184,7 @@ class _SummaryFamily(_CountFamily):
                 f"y must be numeric (it is summarised with fun="
                 f"{self.params['fun']!r}); got dtype {y.dtype}.",
             )
-        scale = getattr(self.door.scales, "y", None)
+        scale = getattr(self.build.door.scales, "y", None)
         if isinstance(scale, scale_discrete):
             raise fail(self.name, "y is on a discrete scale; map a number.")
         trans = getattr(scale, "trans", None)
@@ -199,11 +199,10 @@ class _SummaryFamily(_CountFamily):
                 "bounds are in data units. Use coord_trans(y=...) instead.",
             )
 
-    def release_at_door(self, data: pd.DataFrame, door) -> pd.DataFrame:
+    def release_rows(self, data: pd.DataFrame) -> pd.DataFrame:
         """Release totals and counts of the layer's cells (see the module
         docstring), then shape them like plotnine's ``stat_summary``."""
-        self.releases = []
-        self.door = door
+        door = self.build.door
         self.check_input(data)
         if len(data) > _MAX_RECORDS:
             # the rows before missing values are dropped: how many are
@@ -214,8 +213,7 @@ class _SummaryFamily(_CountFamily):
                 "totals; aggregate or split the data.",
             )
         data = self.drop_missing(data)
-        self.layer_records = data
-        self.axis_cache: dict = {}
+        self.build.records = data
         fam = self.family_cells(data, door.scales)
         gdims = [
             categorical_dimension(c, data[c], door.declared.get(c))
@@ -243,7 +241,7 @@ class _SummaryFamily(_CountFamily):
         self.add_ckm_columns(sums, dims, idx, k, data)
         est = self.release(door, fam, gdims, table, sums, bound)
         if not table.public:
-            self.warn_undeclared(fam, gdims, self.releases[-1])
+            self.warn_undeclared(fam, gdims, self.build.releases[-1])
         cells = self.cell_frame(
             fam, panel, gdims, idx, table, est["keep_release"], door
         )
@@ -283,10 +281,10 @@ class _SummaryFamily(_CountFamily):
         if self.params["drop"]:
             keep = keep & ~(np.asarray(est["n"], dtype=float) <= 0)
         frame = frame[keep].reset_index(drop=True)
-        if not self.discrete_x:
+        if not self.build.discrete_x:
             frame["x"] = frame["x"].astype(float)
         else:
-            order = list(self.x_order)
+            order = list(self.build.x_order)
             shown = set(frame["x"].tolist())
             frame["x"] = pd.Categorical(
                 frame["x"],

@@ -85,12 +85,12 @@ class _DPSummary(_SummaryFamily):
 
     def check_domain(self, fam, gdims) -> None:
         undeclared = [
-            self.door.mapping.get(g.name, g.name)
+            self.build.door.mapping.get(g.name, g.name)
             for g in gdims
             if not g.public
         ]
         if not fam.public:
-            undeclared.insert(0, self.door.mapping.get("x", "x"))
+            undeclared.insert(0, self.build.door.mapping.get("x", "x"))
         if undeclared:
             raise fail(
                 self.name,
@@ -129,7 +129,7 @@ class _DPSummary(_SummaryFamily):
             sum_mech,
             **common,
         )
-        self.releases.append(rel_sum.release)
+        self.build.releases.append(rel_sum.release)
         if p["fun"] == "sum" and p["total"] is not None:
             warn_eps_scale(
                 self,
@@ -156,7 +156,7 @@ class _DPSummary(_SummaryFamily):
                 **common,
                 details={"what": "record counts of the summary cells"},
             )
-            self.releases.append(rel_cnt.release)
+            self.build.releases.append(rel_cnt.release)
             warn_eps_scale(self, p["total"], cnt_mech)
             n_noisy = np.nan_to_num(rel_cnt.noisy)
             est["n"] = np.rint(rel_cnt.values).astype(np.int64)
@@ -289,7 +289,7 @@ class _CKMSummary(CKMMixin, _SummaryFamily):
             cnt,
             **common,
         )
-        self.releases += [rel_sum.release, rel_cnt.release]
+        self.build.releases += [rel_sum.release, rel_cnt.release]
         t, n = rel_sum.values, rel_cnt.values
         keep = rel_cnt.keep & rel_sum.keep
         bt = mag.bound(t, bound * p["resolution"])

@@ -11,7 +11,7 @@ import plotnine
 import pytest
 
 from .compare import ASPECTS, check
-from .differences import expected_failure
+from .differences import VERSION_DIFFERENCES, expected_failure
 from .table import CASES
 
 PLOTNINE_VERSION = (
@@ -35,6 +35,13 @@ def _params():
                 # another release may draw a listed difference away (its
                 # breaks or pixels), which is no failure of ours
                 marks.append(pytest.mark.xfail(reason=reason, strict=STRICT))
+            elif plotnine.__version__ in VERSION_DIFFERENCES:
+                # a difference of the running release alone: strict there
+                reason = expected_failure(
+                    case.id, aspect, plotnine.__version__
+                )
+                if reason:
+                    marks.append(pytest.mark.xfail(reason=reason, strict=True))
             yield pytest.param(
                 case, aspect, id=f"{case.id}:{aspect}", marks=marks
             )
