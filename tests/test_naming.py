@@ -140,7 +140,13 @@ def test_stat_bandwidth_scale_is_adjust(method, scale):
 
 
 def test_sample_bandwidth_scale_is_adjust():
-    fit = dp_pca(DATA, COLS, eps=4, delta=1e-5, seed=3)
+    # enough rows that the sparse histogram keeps cells at any seed
+    big = pd.DataFrame(
+        np.random.default_rng(5).normal(size=(5000, 3)) @ np.diag([3, 2, 1]),
+        columns=COLS,
+    )
+    fit = dp_pca(big, COLS, eps=4, delta=1e-5, seed=3)
+    assert len(fit.sample(n=100, method="center")) == 100
     old = _deprecated(
         "bandwidth_scale",
         "adjust",

@@ -215,7 +215,7 @@ def test_binned_families_scale_with_k(stat):
         )
     for k in (1, 3):
         src = pp.source(df, unit="pid", max_records=k)
-        r = built(ggplot(src) + layer_releases(layer).layers[0])[-1]
+        r = layer_releases(built(ggplot(src) + layer).layers[0])[-1]
         assert r.sensitivity == 2 * k
 
 

@@ -125,9 +125,11 @@ def family_of(stat) -> tuple[str, str] | None:
     return None
 
 
-def _bin_edges(stat, family: str) -> dict:
-    """The bins a built count-like layer used (public or released)."""
-    cache = getattr(stat, "axis_cache", {})
+def _bin_edges(stat, family: str, kept: Any = None) -> dict:
+    """The bins a built count-like layer used (public or released), from
+    what its build kept (``kept``: :func:`~plotnine_private.door.
+    layer_build`)."""
+    cache = getattr(kept, "axis_cache", None) or {}
     if family == "bin" and "x" in cache:
         b = np.asarray(cache["x"].breaks, dtype=float)
         if stat.params.get("pad"):
@@ -158,7 +160,12 @@ def _summary_fun(stat) -> dict[str, Any]:
 
 
 def plain_params(
-    stat, family: str, ranged: bool, frame=None, used: tuple = ()
+    stat,
+    family: str,
+    ranged: bool,
+    frame=None,
+    used: tuple = (),
+    kept: Any = None,
 ) -> dict:
     """Parameters of the unperturbed stat of a built private layer.
 
@@ -168,12 +175,12 @@ def plain_params(
     (for the plain PCA, which reads unmapped feature columns).
     """
     if family in ("count", "bin", "bin2d", "binhex", "sum"):
-        return {} if ranged else _bin_edges(stat, family)["plain"]
+        return {} if ranged else _bin_edges(stat, family, kept)["plain"]
     p = stat.params
     if family == "density":
         # the private bandwidth (a public rule) as a number, so the two
         # curves smooth alike
-        edges = stat.edges
+        edges = kept.fine.edges
         return {
             "bw": stat.bandwidth(edges) / float(p["adjust"]),
             "adjust": p["adjust"],
@@ -204,10 +211,10 @@ def plain_params(
     }
 
 
-def twin_params(stat, family: str, ranged: bool) -> dict:
+def twin_params(stat, family: str, ranged: bool, kept: Any = None) -> dict:
     """Parameters the DP or CKM twin takes over from a built layer
     beyond its own: the released edges of a privately estimated range
     (public once released; CKM needs public bins)."""
     if ranged:
-        return _bin_edges(stat, family)["twin"]
+        return _bin_edges(stat, family, kept)["twin"]
     return {}

@@ -16,7 +16,7 @@ from .._compat import (
     replace_stat,
     stat_arguments,
 )
-from ..door import is_private, layer_releases
+from ..door import is_private, layer_build
 from .families import (
     FAMILIES,
     MECHANISM_KEYS,
@@ -97,14 +97,15 @@ def version(
         family, kind = fam
         plain, dp, ckm = FAMILIES[family]
         stat = original.layers[i].stat
-        released = layer_releases(original.layers[i]) or []
+        kept = layer_build(original.layers[i])
+        released = [] if kept is None else kept.releases
         ranged = any(r.family == "range" for r in released)
         if target == "plain":
             # the layer's own rows (plotnine keeps them as ``_data``)
             own = layer_own_data(lyr)
             frame = own if isinstance(own, pd.DataFrame) else plot.data
             params = plain_params(
-                stat, family, ranged, frame, _used_columns(plot, lyr)
+                stat, family, ranged, frame, _used_columns(plot, lyr), kept
             )
             _swap(
                 lyr,
@@ -125,7 +126,7 @@ def version(
             if target == "ckm":
                 # a privately estimated range is public once released,
                 # and CKM needs public bins
-                params.update(twin_params(stat, family, ranged))
+                params.update(twin_params(stat, family, ranged, kept))
             _swap(lyr, cls, params, MECHANISM_KEYS | MECHANISM_ONLY)
             if target == "ckm":
                 lyr.mapping["rkey"] = twin["rkey"]
