@@ -102,9 +102,7 @@ class PlotnineAdapterError(ImportError):
     """This plotnine no longer has a hook in the shape the package uses."""
 
 
-# --------------------------------------------------------------------------
-# reads
-# --------------------------------------------------------------------------
+# -- reads -------------------------------------------------------------------
 def layer_own_data(lyr: _layer) -> Any:
     """A layer's own ``data=`` (None: the layer uses the plot's data)."""
     return lyr._data
@@ -186,9 +184,7 @@ def unregister(name: str) -> None:
     Registry.pop(name, None)
 
 
-# --------------------------------------------------------------------------
-# building
-# --------------------------------------------------------------------------
+# -- building ----------------------------------------------------------------
 @dataclass
 class Built:
     """The computed parts of a built plot (0.15 keeps them on the plot,
@@ -262,9 +258,7 @@ def init_layer(obj: _layer, geom_obj: Any, **params: Any) -> None:
         _layer.__init__(obj, geom=geom_obj, **params)
 
 
-# --------------------------------------------------------------------------
-# the hooks
-# --------------------------------------------------------------------------
+# -- the hooks ---------------------------------------------------------------
 @dataclass(frozen=True)
 class DoorHooks:
     """What the hooks call back into (given by the package's top level,
@@ -490,9 +484,8 @@ def _compose_draw(hooks: DoorHooks):
 
 def _minor_breaks(original):
     def get_minor_breaks(self, major, limits=None):
-        # mizani's minor breaks of a transformed scale (log10, sqrt) need
-        # two major breaks and raise IndexError without: a panel whose
-        # private layer released nothing has none. No minor breaks then.
+        # mizani's minor breaks of a log or sqrt scale need two major
+        # breaks (IndexError): an empty private panel has none
         if len(major) < 2:
             return []
         return original(self, major, limits)
@@ -529,9 +522,7 @@ def install_hooks(hooks: DoorHooks | None = None) -> None:
     _patch(scale_continuous, "get_minor_breaks", _minor_breaks)
 
 
-# --------------------------------------------------------------------------
-# the self-check
-# --------------------------------------------------------------------------
+# -- the self-check ----------------------------------------------------------
 def _takes(fn: Any, *names: str) -> bool:
     """Whether ``fn`` (unwrapped) takes these positional parameters."""
     fn = inspect.unwrap(fn)
@@ -555,50 +546,34 @@ def _layer_keeps_own_data() -> bool:
     return lyr.__dict__.get("_data") is frame
 
 
+_MINOR = ("self", "major", "limits")
+#: (owner, name, owner's name, leading parameters) of the hooked methods
+_SIGNATURES = [
+    (_layer, "compute_aesthetics", "layer", ("self", "plot")),
+    (_layer, "compute_statistic", "layer", ("self", "layout")),
+    (Layers, "transform", "Layers", ("self", "scales")),
+    (Layout, "setup", "Layout", ("self", "layers", "plot")),
+    (facet, "compute_layout", "facet", ("self", "data")),
+    (facet, "map", "facet", ("self", "data", "layout")),
+    (scale_continuous, "get_minor_breaks", "scale_continuous", _MINOR),
+    (Compose, "__add__", "Compose", ("self", "rhs")),
+    (Compose, "draw", "Compose", ("self",)),
+]
+
 #: (hook, test): each test is true when plotnine has the hook in the
 #: shape this module uses
 CHECKS: list[tuple[str, Callable[[], bool]]] = [
-    (
-        "layer.compute_aesthetics(self, plot)",
-        lambda: _takes(_layer.compute_aesthetics, "self", "plot"),
-    ),
-    (
-        "layer.compute_statistic(self, layout)",
-        lambda: _takes(_layer.compute_statistic, "self", "layout"),
-    ),
-    (
-        "Layers.transform(self, scales)",
-        lambda: _takes(Layers.transform, "self", "scales"),
-    ),
-    (
-        "Layout.setup(self, layers, plot)",
-        lambda: _takes(Layout.setup, "self", "layers", "plot"),
-    ),
-    (
-        "facet.compute_layout(self, data, ...)",
-        lambda: _takes(facet.compute_layout, "self", "data"),
-    ),
-    (
-        "facet.map(self, data, layout)",
-        lambda: _takes(facet.map, "self", "data", "layout"),
+    *(
+        (
+            f"{label}.{name}({', '.join(params)})",
+            functools.partial(_takes, getattr(owner, name), *params),
+        )
+        for owner, name, label, params in _SIGNATURES
     ),
     ("layer.__deepcopy__(self, memo)", lambda: "__deepcopy__" in vars(_layer)),
     ("layer._data (a layer's own data=)", _layer_keeps_own_data),
     ("aes._starting (the mapping as written)", _mapping_written),
     ("ggplot._build()", lambda: hasattr(plotnine.ggplot, "_build")),
-    (
-        "scale_continuous.get_minor_breaks(self, major, limits)",
-        lambda: _takes(
-            scale_continuous.get_minor_breaks, "self", "major", "limits"
-        ),
-    ),
-    (
-        "Compose.__add__(self, rhs) and Compose.draw(self, ...)",
-        lambda: (
-            _takes(Compose.__add__, "self", "rhs")
-            and _takes(Compose.draw, "self")
-        ),
-    ),
 ]
 
 

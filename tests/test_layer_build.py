@@ -73,5 +73,11 @@ def test_the_layer_keeps_no_rows():
     built = build(ggplot(ONE, aes("k")) + geom_bar(stat="count_dp", eps=1))
     kept = layer_build(built.layers[0])
     assert kept is not None
-    assert set(vars(kept)) == {"releases", "axis_cache", "fine", "hidden_cells", "unit"}
+    assert set(vars(kept)) == {
+        "releases",
+        "axis_cache",
+        "fine",
+        "hidden_cells",
+        "unit",
+    }
     assert not any(isinstance(v, pd.DataFrame) for v in vars(kept).values())

@@ -70,9 +70,7 @@ __all__ = [
 ]
 
 
-# --------------------------------------------------------------------------
-# identity
-# --------------------------------------------------------------------------
+# -- identity ----------------------------------------------------------------
 _PLAIN = (str, int, float)
 
 
@@ -224,9 +222,7 @@ def stream_key(
     return derive_key(secret.value, "stream", identity, digest, *parts)
 
 
-# --------------------------------------------------------------------------
-# charges: what a release costs, told before its noise is drawn
-# --------------------------------------------------------------------------
+# -- charges: what a release costs, told before its noise is drawn -----------
 #: the public parts of a cell query that say which cells are released,
 #: whatever the mechanism (a DP and a CKM layer on one variable share them)
 _CELL_PARTS = ("aes", "groups", "facets", "panels", "domain", "scales")
@@ -361,9 +357,7 @@ def charge(charges: Sequence[Charge]) -> None:
         _CHARGE_HOOK(tuple(charges))
 
 
-# --------------------------------------------------------------------------
-# records
-# --------------------------------------------------------------------------
+# -- records -----------------------------------------------------------------
 @dataclass(frozen=True)
 class Release:
     """The record of one release: what the report composes.
@@ -492,9 +486,7 @@ class Released:
     release: Release
 
 
-# --------------------------------------------------------------------------
-# the engine
-# --------------------------------------------------------------------------
+# -- the engine --------------------------------------------------------------
 def release_cells(
     query: Query,
     table: CellTable,
