@@ -144,7 +144,7 @@ def test_public_breaks_output_changes_only_through_noise(mpg):
 
 
 def test_bin_ckm_needs_public_bins(mpg):
-    d = pp.add_record_keys(mpg, seed=1)
+    d = pp.add_record_keys(mpg, rng_seed=1)
     p = ggplot(d, aes("hwy", rkey="rkey")) + geom_histogram(
         stat="bin_ckm", bins=10, ptable=PTAB
     )
@@ -209,7 +209,7 @@ def test_bin2d_drop_hides_only_released_zeros(mpg):
 
 
 def test_bin2d_ckm_matches_hand_lookup(mpg):
-    d = pp.add_record_keys(mpg, seed=3)
+    d = pp.add_record_keys(mpg, rng_seed=3)
     p = ggplot(d, aes("cty", "hwy", rkey="rkey")) + geom_bin_2d(
         stat="bin2d_ckm",
         breaks=([8, 20, 38], [10, 25, 45]),
@@ -265,7 +265,7 @@ def test_sum_needs_limits_and_resolution_together():
 
 
 def test_sum_ckm_counts_positions(mpg):
-    d = pp.add_record_keys(mpg, seed=2)
+    d = pp.add_record_keys(mpg, rng_seed=2)
     out = layer_data(
         ggplot(d, aes("cty", "hwy", rkey="rkey"))
         + geom_count(stat="sum_ckm", ptable=PTAB)

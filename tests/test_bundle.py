@@ -44,7 +44,7 @@ def _key_file():
 
 @pytest.fixture
 def cars(mpg_cat) -> pd.DataFrame:
-    d = pp.add_record_keys(mpg_cat, seed=11)
+    d = pp.add_record_keys(mpg_cat, rng_seed=11)
     d["year"] = pd.Categorical(d["year"])
     return d
 
@@ -80,7 +80,7 @@ def bundle(tmp_path_factory):
         d["class"], categories=[*sorted(d["class"].unique()), "zzz"]
     )
     d["drv"] = pd.Categorical(d["drv"], categories=["4", "f", "r"])
-    cars = pp.add_record_keys(d, seed=11)
+    cars = pp.add_record_keys(d, rng_seed=11)
     cars["year"] = pd.Categorical(cars["year"])
     p = mixed_plot(cars)
     folder = tmp_path_factory.mktemp("release") / "bundle"

@@ -148,7 +148,7 @@ def test_one_variable_on_two_aesthetics_is_one_group_dimension(
 ):
     from plotnine.data import mpg
 
-    cars = pp.add_record_keys(mpg, name="rk", seed=5)
+    cars = pp.add_record_keys(mpg, name="rk", rng_seed=5)
     cars["drv"] = pd.Categorical(cars["drv"], categories=["4", "f", "r"])
     cars["year"] = pd.Categorical(cars["year"], categories=[1999, 2008])
     mapping = {"fill": "drv", "colour": "drv"}

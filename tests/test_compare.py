@@ -33,7 +33,7 @@ BOX = ((8, 38), (10, 45))
 
 @pytest.fixture
 def cars(mpg_cat):
-    return pp.add_record_keys(mpg_cat, name="rk", seed=2024)
+    return pp.add_record_keys(mpg_cat, name="rk", rng_seed=2024)
 
 
 def _panel_ranges(plot):

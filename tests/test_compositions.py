@@ -19,7 +19,7 @@ pytestmark = pytest.mark.usefixtures("key_file")
 
 @pytest.fixture
 def cars(mpg_cat) -> pd.DataFrame:
-    return pp.add_record_keys(mpg_cat, seed=11)
+    return pp.add_record_keys(mpg_cat, rng_seed=11)
 
 
 def dp(data, x="class", eps=1.0, seed=1):

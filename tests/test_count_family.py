@@ -74,7 +74,7 @@ def test_undeclared_facets_are_refused_by_dp(mpg, mpg_cat):
         assert set(out["PANEL"]) == {1, 2, 3} and len(out) == 9
     # CKM does not hide emptiness: it accepts observed facets, and the
     # report says the panels are unprotected
-    k = pp.add_record_keys(mpg, seed=1)
+    k = pp.add_record_keys(mpg, rng_seed=1)
     r = pp.privacy_report(
         ggplot(k, aes("drv", rkey="rkey"))
         + geom_bar(stat="count_ckm", ptable=PTAB)
@@ -221,7 +221,7 @@ def test_dp_table_equals_the_plot(mpg_cat):
 
 
 def test_count_ckm_matches_hand_lookup(mpg):
-    d = pp.add_record_keys(mpg, seed=11)
+    d = pp.add_record_keys(mpg, rng_seed=11)
     p = ggplot(d, aes("class", rkey="rkey")) + geom_bar(
         stat="count_ckm", ptable=PTAB
     )
@@ -240,7 +240,7 @@ def test_count_ckm_matches_hand_lookup(mpg):
 
 
 def test_ckm_same_records_same_noise_across_plots_and_tables(mpg):
-    d = pp.add_record_keys(mpg, seed=5)
+    d = pp.add_record_keys(mpg, rng_seed=5)
     d["drv"] = pd.Categorical(d["drv"])
     bars = layer_data(
         ggplot(d, aes("drv", rkey="rkey"))
@@ -260,7 +260,7 @@ def test_ckm_same_records_same_noise_across_plots_and_tables(mpg):
 
 
 def test_ckm_zero_cells_stay_zero(mpg_cat):
-    d = pp.add_record_keys(mpg_cat, seed=5)
+    d = pp.add_record_keys(mpg_cat, rng_seed=5)
     out = layer_data(
         ggplot(d, aes("class", rkey="rkey"))
         + geom_bar(stat="count_ckm", ptable=PTAB, drop=False)
@@ -270,7 +270,7 @@ def test_ckm_zero_cells_stay_zero(mpg_cat):
 
 
 def test_ckm_weighted_counts_scale_by_mean_weight(mpg):
-    d = pp.add_record_keys(mpg, seed=5)
+    d = pp.add_record_keys(mpg, rng_seed=5)
     d["w"] = 2.0
     plain = layer_data(
         ggplot(d, aes("drv", rkey="rkey"))
@@ -284,7 +284,7 @@ def test_ckm_weighted_counts_scale_by_mean_weight(mpg):
 
 
 def test_ckm_threshold_suppresses_small_cells(mpg):
-    d = pp.add_record_keys(mpg, seed=5)
+    d = pp.add_record_keys(mpg, rng_seed=5)
     out = layer_data(
         ggplot(d, aes("class", rkey="rkey"))
         + geom_bar(stat="count_ckm", ptable=PTAB, threshold=10)
@@ -446,7 +446,7 @@ def test_different_data_get_independent_noise_in_every_cell(mpg_cat):
 
 
 def test_nan_record_key_is_refused(mpg):
-    d = pp.add_record_keys(mpg, seed=5)
+    d = pp.add_record_keys(mpg, rng_seed=5)
     d.loc[0, "rkey"] = np.nan
     p = ggplot(d, aes("drv", rkey="rkey")) + geom_bar(
         stat="count_ckm", ptable=PTAB
@@ -461,7 +461,7 @@ def test_stats_work_as_layers_on_their_own(mpg_cat):
     )
     d = layer_data(p)
     assert len(d) == 8 and {"ymin", "ymax"} <= set(d.columns)  # bars
-    k = pp.add_record_keys(mpg_cat, seed=1)
+    k = pp.add_record_keys(mpg_cat, rng_seed=1)
     q = ggplot(k, aes("hwy", rkey="rkey")) + pp.stat_bin_ckm(
         breaks=[10, 20, 30, 50], ptable=PTAB
     )

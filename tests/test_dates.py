@@ -56,7 +56,7 @@ def make_data(n: int = 600, seed: int = 0) -> pd.DataFrame:
     )
     # records on month starts: must fall in the month they start
     frame.loc[:11, "t"] = MONTHS[:12]
-    return pp.add_record_keys(frame, name="rk", seed=11)
+    return pp.add_record_keys(frame, name="rk", rng_seed=11)
 
 
 DATA = make_data()

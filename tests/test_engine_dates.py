@@ -42,7 +42,7 @@ def _records(tz: str | None = None) -> pd.DataFrame:
     d.loc[:11, "t"] = pd.date_range("2020-01-01", periods=12, freq="MS")
     if tz is not None:
         d["t"] = d["t"].dt.tz_localize(tz)
-    return pp.add_record_keys(d, name="rk", seed=11)
+    return pp.add_record_keys(d, name="rk", rng_seed=11)
 
 
 def _limits(tz: str | None):

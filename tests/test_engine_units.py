@@ -67,7 +67,7 @@ def _records(n: int = N, seed: int = 20261201) -> pd.DataFrame:
     # missing positions are dropped after bounding, in memory as in the
     # engines (a filter must not move below the window)
     d.loc[:40, "x"] = np.nan
-    return pp.add_record_keys(d, seed=3, row_id="rid")
+    return pp.add_record_keys(d, rng_seed=3, row_id="rid")
 
 
 RECORDS = _records()

@@ -68,7 +68,7 @@ def _records() -> pd.DataFrame:
             "w": rng.integers(1, 4, N).astype(float),
         }
     )
-    return pp.add_record_keys(d, seed=11, row_id="id")
+    return pp.add_record_keys(d, rng_seed=11, row_id="id")
 
 
 RECORDS = _records()
@@ -480,7 +480,7 @@ def test_row_keys_are_uniform_and_seeded():
 
 def test_polars_eager_frames_work_like_pandas():
     pf = pl.from_pandas(RECORDS.drop(columns="rkey"))
-    keyed = pp.add_record_keys(pf, seed=4)
+    keyed = pp.add_record_keys(pf, rng_seed=4)
     ref = pp.add_record_keys(RECORDS.drop(columns="rkey"), seed=4)
     assert np.array_equal(keyed["rkey"].to_numpy(), ref["rkey"].to_numpy())
     a = _released(
@@ -512,7 +512,7 @@ def test_readme_example_runs_and_table_equals_plot():
     assert len(bars) == 4 and len(ages) == 12
     # the CKM histogram is the in-memory one of the same rows and keys
     rows = scope["people"].frame.collect().to_pandas()
-    rows = pp.add_record_keys(rows, seed=99, row_id="id")
+    rows = pp.add_record_keys(rows, rng_seed=99, row_id="id")
     mem = ggplot(rows, aes("age", rkey="rkey")) + geom_histogram(
         stat="bin_ckm",
         ptable=pp.create_cnt_ptable(D=3, V=2, js=1),

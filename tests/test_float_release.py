@@ -158,7 +158,7 @@ def test_pca_real_values_are_on_their_public_grid(scores):
 # --------------------------------------------------------------------------
 # every stat: the columns that carry noise are on a public lattice
 # --------------------------------------------------------------------------
-CARS = pp.add_record_keys(mpg, name="rk", seed=1)
+CARS = pp.add_record_keys(mpg, name="rk", rng_seed=1)
 CARS["class"] = pd.Categorical(CARS["class"])
 PTAB = pp.create_cnt_ptable(D=3, V=1.5, js=1)
 DP = {"eps": 1, "seed": 1}

@@ -22,7 +22,7 @@ PTAB = pp.create_cnt_ptable(D=5, V=2.01, js=2)
 
 @pytest.fixture
 def keyed(mpg_cat):
-    return pp.add_record_keys(mpg_cat, name="rk", seed=2024)
+    return pp.add_record_keys(mpg_cat, name="rk", rng_seed=2024)
 
 
 def test_ckm_stacked_bars_with_labels(keyed):

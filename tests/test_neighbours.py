@@ -61,7 +61,7 @@ def declared(d: pd.DataFrame) -> pd.DataFrame:
         d["year"].astype(int).map({1999: "1990s", 2008: "2000s"}),
         categories=["1990s", "2000s", "2010s"],
     )
-    return pp.add_record_keys(d, name="rk", seed=5)
+    return pp.add_record_keys(d, name="rk", rng_seed=5)
 
 
 BASE = declared(_mpg)

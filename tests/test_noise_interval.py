@@ -289,7 +289,7 @@ def test_interval_does_not_depend_on_the_data(mpg, mpg_cat):
 
 
 def test_caption_merges_a_bar_and_its_labels(mpg_cat):
-    cars = pp.add_record_keys(mpg_cat, name="rk", seed=1)
+    cars = pp.add_record_keys(mpg_cat, name="rk", rng_seed=1)
     p = (
         ggplot(cars, aes("class", rkey="rk"))
         + geom_bar(stat="count_dp", eps=1, seed=42)
@@ -348,7 +348,7 @@ def test_hidden_categories_caption_states_the_threshold_not_a_number(mpg):
 
 
 def test_hidden_categories_are_counted_under_ckm(mpg):
-    cars = pp.add_record_keys(mpg, name="rk", seed=1)
+    cars = pp.add_record_keys(mpg, name="rk", rng_seed=1)
     q = ggplot(cars, aes("manufacturer", rkey="rk")) + geom_bar(
         stat="count_ckm", ptable=PTAB, threshold=10
     )

@@ -41,7 +41,7 @@ def cars(mpg) -> pd.DataFrame:
     d["class"] = pd.Categorical(d["class"], categories=CLASSES)
     d["drv"] = pd.Categorical(d["drv"], categories=["4", "f", "r"])
     d["year"] = pd.Categorical(d["year"], categories=[1999, 2008])
-    return pp.add_record_keys(d, name="rk", seed=3)
+    return pp.add_record_keys(d, name="rk", rng_seed=3)
 
 
 def _private(stat: str, **kw) -> dict:

@@ -367,7 +367,7 @@ def test_tables_return_declared_numeric_levels_as_given():
 
 @pytest.mark.parametrize("bad", [-5, float("nan"), "10", True])
 def test_ckm_table_checks_its_threshold(bad):
-    d = pp.add_record_keys(_mpg, seed=1)
+    d = pp.add_record_keys(_mpg, rng_seed=1)
     with pytest.raises(ValueError, match="threshold"):
         pp.ckm_table(d, "class", rkey="rkey", ptable=PTAB, threshold=bad)
 

@@ -30,7 +30,7 @@ PTAB = pp.create_cnt_ptable(D=5, V=2.01, js=2)
 
 @pytest.fixture
 def cars(mpg_cat) -> pd.DataFrame:
-    d = pp.add_record_keys(mpg_cat, seed=11)
+    d = pp.add_record_keys(mpg_cat, rng_seed=11)
     d["year"] = pd.Categorical(d["year"])
     return d
 

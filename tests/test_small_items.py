@@ -152,7 +152,7 @@ def test_ckm_stat_names_ptable_type_and_fix(stat_name, value, got, extra):
 def test_ckm_layer_and_table_refuse_a_dict_ptable(mpg):
     with pytest.raises(PlotninePrivateError, match=r"got dict \{'D': 2"):
         ggplot() + geom_bar(stat="count_ckm", ptable={"D": 2, "V": 1.05})
-    keyed = pp.add_record_keys(mpg, seed=1)
+    keyed = pp.add_record_keys(mpg, rng_seed=1)
     with pytest.raises(PlotninePrivateError) as err:
         pp.ckm_table(keyed, "class", rkey="rkey", ptable={"D": 2, "V": 1})
     assert str(err.value).startswith("ckm_table(): ptable must be a PTable")
@@ -175,7 +175,7 @@ def test_the_suggested_ptable_works(mpg):
     ).group(1)
     ptable = eval(fix, {"create_cnt_ptable": pp.create_cnt_ptable})
     assert ptable == pp.create_cnt_ptable(D=2, V=1.05)
-    keyed = pp.add_record_keys(mpg, seed=1)
+    keyed = pp.add_record_keys(mpg, rng_seed=1)
     t = pp.ckm_table(keyed, "class", rkey="rkey", ptable=ptable)
     assert int(t["count"].sum()) > 0
 
@@ -266,7 +266,7 @@ def test_tables_name_the_frame_type_and_fix(data, got, fix):
     calls = {
         "dp_table": lambda: pp.dp_table(data, "x", eps=1, seed=1),
         "ckm_table": lambda: pp.ckm_table(data, "x", rkey="k", ptable=ptable),
-        "add_record_keys": lambda: pp.add_record_keys(data, seed=1),
+        "add_record_keys": lambda: pp.add_record_keys(data, rng_seed=1),
     }
     for name, call in calls.items():
         with pytest.raises(ParameterError) as err:
@@ -304,7 +304,7 @@ def test_a_polars_lazy_frame_is_told_to_collect():
     lazy = _lazy()
     for call in (
         lambda: pp.dp_table(lazy, "x", eps=1, seed=1),
-        lambda: pp.add_record_keys(lazy, seed=1),
+        lambda: pp.add_record_keys(lazy, rng_seed=1),
         lambda: pp.stat_count_dp(aes("x"), lazy, eps=1),
     ):
         with pytest.raises(
@@ -318,7 +318,7 @@ def test_a_polars_lazy_frame_is_told_to_collect():
 def test_polars_frames_are_accepted_and_keyed_like_pandas(mpg):
     pl = pytest.importorskip("polars")
     frame = mpg[["class", "drv"]]
-    keyed_pd = pp.add_record_keys(frame, seed=3)
+    keyed_pd = pp.add_record_keys(frame, rng_seed=3)
     keyed_pl = pp.add_record_keys(pl.from_pandas(frame), seed=3)
     # a polars frame in, a polars frame out, with the very same keys
     assert isinstance(keyed_pl, pl.DataFrame)
@@ -329,12 +329,12 @@ def test_polars_frames_are_accepted_and_keyed_like_pandas(mpg):
     ints = pp.add_record_keys(pl.from_pandas(frame), seed=3, integer_range=256)
     assert (
         ints["rkey"].to_list()
-        == pp.add_record_keys(frame, seed=3, integer_range=256)[
+        == pp.add_record_keys(frame, rng_seed=3, integer_range=256)[
             "rkey"
         ].tolist()
     )
     with pytest.raises(ParameterError, match="already has a column 'rkey'"):
-        pp.add_record_keys(keyed_pl, seed=1)
+        pp.add_record_keys(keyed_pl, rng_seed=1)
     # tables and plots take the polars frame: the same numbers as pandas
     ptable = pp.create_cnt_ptable(D=2, V=1.05)
     from_pl = pp.ckm_table(keyed_pl, "class", rkey="rkey", ptable=ptable)
@@ -407,7 +407,7 @@ def test_unreachable_variance_warns_and_the_suggested_d_reaches_it(
 def test_ckm_bins_hint_names_only_parameters_of_the_stat(
     mpg, stat, mapping, takes_breaks
 ):
-    keyed = pp.add_record_keys(mpg, seed=1)
+    keyed = pp.add_record_keys(mpg, rng_seed=1)
     cls = getattr(pp, f"stat_{stat}")
     ptable = pp.create_cnt_ptable(D=2, V=1.05)
     plot = ggplot(keyed, aes(**mapping, rkey="rkey")) + cls(ptable=ptable)
