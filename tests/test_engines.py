@@ -590,3 +590,16 @@ def test_neighbours_differ_only_in_noisy_numbers(name):
     b = snapshot(make(duck(other)), axes, hidden)
     assert differences(a, b) == []
     assert a["report"] and a["layer 0"]
+
+
+def test_privacy_unit_bounded_in_spark(request):
+    """The bounding of a privacy unit in Spark: its order keys equal
+    numpy's, and a bounded figure equals the in-memory one (the checks of
+    tests/test_engine_units.py, run where Spark is already started)."""
+    from test_engine_units import (
+        check_order_keys_equal_numpy,
+        check_same_numbers_through_spark,
+    )
+
+    check_order_keys_equal_numpy("spark", request)
+    check_same_numbers_through_spark("binhex_dp", request)
