@@ -219,9 +219,10 @@ def test_fine_families_refuse_dates_with_the_fix(where, family):
         )
     with pytest.raises(PlotninePrivateError, match="date axis is not sup"):
         layer_data(p)
-    # dates as limits: the same advice when the layer is made
+    # dates as limits: the same advice when the layer is made (plotnine
+    # 0.16 makes a geom's stat when it joins a plot, 0.15 at once)
     with pytest.raises(PlotninePrivateError, match="days since a public"):
-        geom_density(stat="density_dp", limits=Y2020, eps=1)
+        ggplot() + geom_density(stat="density_dp", limits=Y2020, eps=1)
 
 
 def test_engine_date_neighbours_differ_in_noisy_numbers_only():
