@@ -25,7 +25,6 @@ import pandas as pd
 from ..cells import cell_table
 from ..families import Bins
 from ..mechanisms.release import LaplaceCounts, release_cells
-from ..units import with_unit
 from ..validation import is_real
 from .base import FamilyCells, PrivateCountStat, _fail, validate_range
 from .dates import is_date_axis, is_timelike
@@ -155,13 +154,6 @@ class FineFamily(PrivateCountStat):
                 f"(clamp with limits=, drop with scale limits, as plotnine "
                 f"drops records outside them), got {p['outside']!r}.",
             )
-
-    # -- the privacy unit ----------------------------------------------
-    # (the DP mixin bounds the mechanism by the door's unit; the query
-    # names it, idempotently with the count path)
-    def query(self, door, fam, gdims, mechanism):
-        """The base query, naming the layer's privacy unit."""
-        return with_unit(super().query(door, fam, gdims, mechanism), door.unit)
 
     def no_dates(self):
         """The error for a date axis, with the fixes."""

@@ -146,8 +146,9 @@ class _DPSummary(_SummaryFamily):
                 eps - eps * share,
                 adjacency=p["adjacency"],
                 noise=p["noise"],
+                # a summary's domain is declared (no threshold), and its
+                # rows are not limited to max_cells cells: k records only
                 records=k,
-                cells=door.unit.max_cells,
             )
             rel_cnt = release_cells(
                 self.sub_query("count", door, fam, gdims, cnt_mech),
