@@ -1,0 +1,112 @@
+"""A table over a large declared domain is named and released as the
+plain, value-by-value definitions name and release it (issue 23: the
+fast paths encode each level once, in one buffer)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import plotnine_private.cells as cells_mod
+import plotnine_private.mechanisms.cellnames as cellnames
+import plotnine_private.mechanisms.randomness as randomness
+from plotnine_private import dp_table
+from plotnine_private.mechanisms.cellnames import (
+    cell_words,
+    cell_words_at,
+    value_bytes,
+)
+from plotnine_private.mechanisms.randomness import _canonical
+
+M = 10**5
+
+
+def _labels(m: int) -> list[str]:
+    # mostly ASCII, of 1 to 17 bytes; every 97th not ASCII (2-3 byte
+    # characters), so both ways of finding byte lengths run
+    out = [f"c{i}" * (1 + i % 3) for i in range(m)]
+    for i in range(0, m, 97):
+        out[i] = f"é{i}€"
+    return out
+
+
+def _words_by_definition(*columns) -> np.ndarray:
+    rows = [
+        np.frombuffer(b"".join(value_bytes(v) for v in cell), dtype="<u8")
+        for cell in zip(*columns)
+    ]
+    out = np.zeros((len(rows), max(map(len, rows))), dtype=np.uint64)
+    for i, r in enumerate(rows):
+        out[i, : len(r)] = r
+    return out
+
+
+def _cell_words_at_by_definition(columns, rows):
+    taken = [[col[i] for i in r.tolist()] for col, r in zip(columns, rows)]
+    return _words_by_definition(*taken)
+
+
+def test_levels_named_once_equal_every_cell_named_by_definition():
+    rng = np.random.default_rng(23)
+    labels = _labels(M)
+    panels = [(), ("a", 1.5), ("a|b",)]
+    numbers = np.array([0.5, 4.0, 2.0**60])
+    rows = [
+        rng.integers(0, 3, size=M),
+        rng.permutation(M),
+        rng.integers(0, 3, size=M),
+    ]
+    got = cell_words_at([panels, labels, numbers], rows)
+    want = _cell_words_at_by_definition([panels, labels, numbers], rows)
+    assert got.tolist() == want.tolist()
+    # a column whose widest level no cell takes: rows stay as narrow as
+    # the cells named together
+    short = cell_words_at([["x", "y" * 300]], [np.zeros(3, dtype=int)])
+    assert short.tolist() == cell_words(["x"] * 3).tolist()
+
+
+def test_a_large_label_domain_is_encoded_as_item_by_item():
+    labels = tuple(_labels(M))
+    want = b"t:" + b"".join(
+        len(c).to_bytes(4, "little") + c
+        for c in (b"s:" + v.encode() for v in labels)
+    )
+    assert _canonical(labels) == want == _canonical(list(labels))
+
+
+def _plain(monkeypatch):
+    """Switch every fast path off: value-by-value names, item-by-item
+    identities, and the cells' content taken per cell before naming."""
+    monkeypatch.setattr(cellnames, "only_str", lambda values: False)
+    monkeypatch.setattr(randomness, "only_str", lambda values: False)
+    monkeypatch.setattr(
+        cells_mod, "cell_words_at", _cell_words_at_by_definition
+    )
+
+
+@pytest.mark.parametrize("facets", [None, "f"])
+def test_a_table_of_1e5_declared_cells_draws_the_plain_paths_numbers(
+    monkeypatch, facets
+):
+    rng = np.random.default_rng(5)
+    labels = _labels(M)
+    n = 3 * M
+    df = pd.DataFrame(
+        {
+            "x": pd.Categorical.from_codes(rng.integers(0, M, size=n), labels),
+            "f": pd.Categorical.from_codes(
+                rng.integers(0, 2, size=n), ["u", "v"]
+            ),
+        }
+    )
+    fast = dp_table(df, "x", facets=facets, eps=1.0, seed=7)
+    with monkeypatch.context() as m:
+        _plain(m)
+        plain = dp_table(df, "x", facets=facets, eps=1.0, seed=7)
+    pd.testing.assert_frame_equal(fast, plain)
+    # the noise is there (not the true counts), and differs by seed
+    true = df.groupby(["f", "x"] if facets else ["x"], observed=False).size()
+    assert (fast["count"].to_numpy() != true.to_numpy()).mean() > 0.5
+    other = dp_table(df, "x", facets=facets, eps=1.0, seed=8)
+    assert not fast["count"].equals(other["count"])
