@@ -196,12 +196,16 @@ def _codes_in(series: pd.Series, levels: list) -> np.ndarray:
     a level when they name the same cell (typed: 4 and 4.0 are one
     level, 4.0 and "4.0" or True and "True" are not)."""
     if isinstance(series.dtype, pd.CategoricalDtype):
-        cats = series.cat.categories.tolist()
-        if cats == levels:
+        # compared as arrays: 10**6 Arrow-backed labels are slow to list
+        categories = series.cat.categories
+        if len(categories) == len(levels) and bool(
+            (categories.to_numpy(dtype=object) == object_column(levels)).all()
+        ):
             return np.asarray(series.array.codes)
     # named only when needed: 10**6 declared labels take seconds
     index = {value_bytes(v): i for i, v in enumerate(levels)}
     if isinstance(series.dtype, pd.CategoricalDtype):
+        cats = series.cat.categories.tolist()
         remap = small_codes(
             np.array([index.get(value_bytes(c), -1) for c in cats] + [-1]),
             len(levels),

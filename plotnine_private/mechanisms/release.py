@@ -406,7 +406,10 @@ class CellTable:
         words = np.asarray(self.words, dtype=np.uint64)
         if words.ndim == 1:  # one word per cell
             words = words[:, None]
-        order = np.lexsort(words.T[::-1]) if len(words) else np.arange(0)
+        # a column equal in every cell (a panel's tag) orders nothing:
+        # left out, the stable sort gives the same order, sooner
+        keys = [c for c in words.T[::-1] if len(c) and (c != c[0]).any()]
+        order = np.lexsort(keys) if keys else np.arange(len(words))
         parts = [words[order], np.asarray(self.n, dtype=np.int64)[order]]
         if self.key_sum is not None:
             parts.append(np.asarray(self.key_sum, dtype=np.int64)[order])
