@@ -110,3 +110,40 @@ def test_a_table_of_1e5_declared_cells_draws_the_plain_paths_numbers(
     assert (fast["count"].to_numpy() != true.to_numpy()).mean() > 0.5
     other = dp_table(df, "x", facets=facets, eps=1.0, seed=8)
     assert not fast["count"].equals(other["count"])
+
+
+@pytest.mark.parametrize(
+    ("categories", "levels", "codes"),
+    [
+        (["a", "b"], ["a", "b"], [1, 0, 1]),  # the same: codes as they are
+        (["b", "a"], ["a", "b"], [0, 1, 0]),  # reordered: remapped
+        ([4.0, 5.0], [4, 5], [1, 0, 1]),  # 4 and 4.0 are one level
+        (["4.0", "5.0"], [4.0, 5.0], [-1, -1, -1]),  # text is not a number
+    ],
+)
+def test_declared_categories_find_their_levels_by_cell_name(
+    categories, levels, codes
+):
+    series = pd.Series(
+        pd.Categorical.from_codes([1, 0, 1], categories=categories)
+    )
+    assert cells_mod._codes_in(series, levels).tolist() == codes
+
+
+def test_the_cells_digest_ignores_order_and_constant_columns_change_nothing():
+    from plotnine_private.mechanisms.release import CellTable, data_digest
+
+    rng = np.random.default_rng(1)
+    words = rng.integers(0, 4, size=(500, 3)).astype(np.uint64)
+    words[:, 0] = 7  # a tag every cell shares
+    words = np.unique(words, axis=0)
+    n = rng.integers(0, 9, size=len(words))
+    order = np.lexsort(words.T[::-1])  # by definition: every column
+    want = data_digest(words[order], n[order])
+    shuffled = rng.permutation(len(words))
+    got = CellTable(words[shuffled], n[shuffled]).digest()
+    assert got == want == CellTable(words, n).digest()
+    # a changed count changes it
+    n2 = n.copy()
+    n2[3] += 1
+    assert CellTable(words, n2).digest() != want
