@@ -86,3 +86,21 @@ def test_label_columns_are_named_as_value_by_value():
     ):
         got = cell_words(*columns)
         assert got.tolist() == _words_by_definition(*columns).tolist()
+
+
+def test_the_keyed_order_is_the_stable_sorts_with_and_without_ties():
+    from plotnine_private.mechanisms.randomness import (
+        keyed_permutation,
+        keyed_uniform,
+        stable_argsort,
+    )
+
+    key = derive_key(master_key(3), "order")
+    u = keyed_uniform(key, 100_000)
+    want = np.argsort(u, kind="stable")
+    assert (keyed_permutation(key, 100_000) == want).all()
+    # ties: many equal values, whose order the unstable sort may change
+    tied = np.random.default_rng(0).integers(0, 50, size=20_000) / 7.0
+    assert (stable_argsort(tied) == np.argsort(tied, kind="stable")).all()
+    assert stable_argsort(np.array([])).tolist() == []
+    assert stable_argsort(np.array([1.5])).tolist() == [0]

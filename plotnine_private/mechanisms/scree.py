@@ -18,7 +18,7 @@ from .count_mechanisms import check_bound
 from .errors import ParameterError
 from .gaussian import gaussian_sigma, round_to_resolution
 from .quantile import upper_quantile
-from .randomness import derive_key, keyed_normal, keyed_uniform
+from .randomness import derive_key, keyed_normal, keyed_permutation
 
 __all__ = [
     "PrivateEigenvalues",
@@ -33,7 +33,7 @@ def random_matching(n: int, key: bytes) -> np.ndarray:
     Returns ``(floor(n/2), 2)`` index pairs; with odd ``n`` one row is
     left out. Depends only on ``n`` and the key, not on data.
     """
-    perm = np.argsort(keyed_uniform(key, n), kind="stable")
+    perm = keyed_permutation(key, n)
     m = n // 2
     return perm[: 2 * m].reshape(m, 2)
 
