@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from cellname_reference import words_by_definition
 
 import plotnine_private.cells as cells_mod
 import plotnine_private.mechanisms.cellnames as cellnames
@@ -15,7 +16,6 @@ from plotnine_private import dp_table
 from plotnine_private.mechanisms.cellnames import (
     cell_words,
     cell_words_at,
-    value_bytes,
 )
 from plotnine_private.mechanisms.randomness import _canonical
 
@@ -31,20 +31,9 @@ def _labels(m: int) -> list[str]:
     return out
 
 
-def _words_by_definition(*columns) -> np.ndarray:
-    rows = [
-        np.frombuffer(b"".join(value_bytes(v) for v in cell), dtype="<u8")
-        for cell in zip(*columns)
-    ]
-    out = np.zeros((len(rows), max(map(len, rows))), dtype=np.uint64)
-    for i, r in enumerate(rows):
-        out[i, : len(r)] = r
-    return out
-
-
 def _cell_words_at_by_definition(columns, rows):
     taken = [[col[i] for i in r.tolist()] for col, r in zip(columns, rows)]
-    return _words_by_definition(*taken)
+    return words_by_definition(*taken)
 
 
 def test_levels_named_once_equal_every_cell_named_by_definition():
