@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .mechanisms.bounding import cells_mask
-from .mechanisms.cellnames import cell_words, value_bytes
+from .mechanisms.cellnames import cell_words, cell_words_at, value_bytes
 from .mechanisms.idhash import SPAN
 from .mechanisms.idhash import key_ints as id_hash
 from .mechanisms.release import CellTable, Query
@@ -180,9 +180,15 @@ def object_column(values: Sequence) -> np.ndarray:
     [4.0, '4.0', (1, 2)]
     """
     out = np.empty(len(values), dtype=object)
+    if set(map(type, values)) <= _SCALARS:
+        out[:] = values  # no value numpy could take apart: one copy
+        return out
     for i, v in enumerate(values):
         out[i] = v
     return out
+
+
+_SCALARS = {str, int, float, bool, type(None)}
 
 
 def _codes_in(series: pd.Series, levels: list) -> np.ndarray:
@@ -190,12 +196,16 @@ def _codes_in(series: pd.Series, levels: list) -> np.ndarray:
     a level when they name the same cell (typed: 4 and 4.0 are one
     level, 4.0 and "4.0" or True and "True" are not)."""
     if isinstance(series.dtype, pd.CategoricalDtype):
-        cats = list(series.cat.categories)
-        if cats == levels:
+        # compared as arrays: 10**6 Arrow-backed labels are slow to list
+        categories = series.cat.categories
+        if len(categories) == len(levels) and bool(
+            (categories.to_numpy(dtype=object) == object_column(levels)).all()
+        ):
             return np.asarray(series.array.codes)
     # named only when needed: 10**6 declared labels take seconds
     index = {value_bytes(v): i for i, v in enumerate(levels)}
     if isinstance(series.dtype, pd.CategoricalDtype):
+        cats = series.cat.categories.tolist()
         remap = small_codes(
             np.array([index.get(value_bytes(c), -1) for c in cats] + [-1]),
             len(levels),
@@ -431,12 +441,14 @@ def cell_table(
         if dims and ncell
         else np.zeros((ncell, len(dims)), dtype=np.int64)
     )
-    content = []
+    # each level named once, then taken by every cell that has it
+    content, rows = [], []
     for j, d in enumerate(dims):
         for col in d.content:
-            content.append(np.asarray(col)[index[:, j]])
+            content.append(col)
+            rows.append(index[:, j])
     words = (
-        cell_words(*content)
+        cell_words_at(content, rows)
         if ncell
         else np.zeros((0, 2 * max(len(content), 1)), dtype=np.uint64)
     )

@@ -108,7 +108,9 @@ def declared_levels(frame: Any, column: str) -> list | None:
         return None
     dtype = frame[column].dtype
     if isinstance(dtype, pd.CategoricalDtype):
-        return list(dtype.categories)
+        # tolist(), not list(): iterating 10**6 Arrow-backed labels one by
+        # one takes seconds
+        return dtype.categories.tolist()
     if pd.api.types.is_bool_dtype(dtype):  # numpy bool and "boolean"
         return [False, True]
     if pd.api.types.is_object_dtype(dtype) and _booleans_with_missing(

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from cellname_reference import words_by_definition
 
 import plotnine_private.mechanisms.pca as pca_mod
-from plotnine_private.mechanisms.cellnames import cell_words, value_bytes
+from plotnine_private.mechanisms.cellnames import cell_words
 from plotnine_private.mechanisms.pca import spherical_kendall
 from plotnine_private.mechanisms.randomness import (
     derive_key,
@@ -62,17 +63,6 @@ def test_a_tuple_of_labels_is_encoded_as_item_by_item():
     )
 
 
-def _words_by_definition(*columns):
-    rows = [
-        np.frombuffer(b"".join(value_bytes(v) for v in cell), dtype="<u8")
-        for cell in zip(*columns)
-    ]
-    out = np.zeros((len(rows), max(map(len, rows))), dtype=np.uint64)
-    for i, r in enumerate(rows):
-        out[i, : len(r)] = r
-    return out
-
-
 def test_label_columns_are_named_as_value_by_value():
     labels = ["a", "", "é€", "exactly8", "a much longer label, 25 b", "x|y"]
     numbers = np.arange(len(labels)) * 1.5
@@ -85,4 +75,22 @@ def test_label_columns_are_named_as_value_by_value():
         (np.array(labels, dtype=object), numbers),
     ):
         got = cell_words(*columns)
-        assert got.tolist() == _words_by_definition(*columns).tolist()
+        assert got.tolist() == words_by_definition(*columns).tolist()
+
+
+def test_the_keyed_order_is_the_stable_sorts_with_and_without_ties():
+    from plotnine_private.mechanisms.randomness import (
+        keyed_permutation,
+        keyed_uniform,
+        stable_argsort,
+    )
+
+    key = derive_key(master_key(3), "order")
+    u = keyed_uniform(key, 100_000)
+    want = np.argsort(u, kind="stable")
+    assert (keyed_permutation(key, 100_000) == want).all()
+    # ties: many equal values, whose order the unstable sort may change
+    tied = np.random.default_rng(0).integers(0, 50, size=20_000) / 7.0
+    assert (stable_argsort(tied) == np.argsort(tied, kind="stable")).all()
+    assert stable_argsort(np.array([])).tolist() == []
+    assert stable_argsort(np.array([1.5])).tolist() == [0]

@@ -24,7 +24,13 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["cell_words", "value_bytes"]
+__all__ = [
+    "cell_words",
+    "cell_words_at",
+    "only_str",
+    "utf8_runs",
+    "value_bytes",
+]
 
 _U64 = np.uint64
 
@@ -196,15 +202,52 @@ class _Ragged:
         return len(self.widths)
 
 
-def _str_words(values: list) -> _Ragged:
+def utf8_runs(values: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The UTF-8 bytes of ``values`` one after the other (``uint8``) and
+    each value's length in bytes.
+
+    Labels are mostly ASCII: then one ``join`` and the character counts
+    give both without encoding each value on its own.
+
+    >>> data, lens = utf8_runs(["ab", "é", ""])
+    >>> data.tobytes(), lens.tolist()
+    (b'ab\\xc3\\xa9', [2, 2, 0])
+    """
+    n = len(values)
+    joined = "".join(values).encode("utf-8")
+    lens = np.fromiter(map(len, values), dtype=np.int64, count=n)
+    if len(joined) != int(lens.sum()):  # some value is not ASCII
+        lens = np.fromiter(
+            (len(v.encode("utf-8")) for v in values), dtype=np.int64, count=n
+        )
+    return np.frombuffer(joined, dtype=np.uint8), lens
+
+
+def only_str(values: Sequence[Any]) -> bool:
+    """Whether every value is a plain ``str`` (not a subclass).
+
+    >>> only_str(["a", "b"]), only_str(["a", 1]), only_str([])
+    (True, False, False)
+    """
+    return set(map(type, values)) == {str}
+
+
+def _str_words(values: Sequence[str]) -> _Ragged:
     """The words of :func:`value_bytes` of plain ``str`` values, built in
     one buffer (a declared domain can hold 10**6 labels)."""
-    enc = [v.encode("utf-8") for v in values]
-    lens = np.fromiter(map(len, enc), dtype=np.int64, count=len(enc))
-    payload = np.frombuffer(
-        b"".join([e + bytes(-len(e) % 8) for e in enc]), dtype="<u8"
-    )
-    widths = 1 + (lens + 7) // 8
+    data, lens = utf8_runs(values)
+    pads = (lens + 7) // 8
+    widths = 1 + pads
+    # payload: each value's bytes at the start of its own run of words,
+    # then 0-7 zero bytes; the zeros are marked by their distance to the
+    # run's end (7 passes over the values, none over the bytes)
+    padded = np.zeros(int(pads.sum()) * 8, dtype=np.uint8)
+    ends, fill = 8 * np.cumsum(pads), 8 * pads - lens
+    zero = np.zeros(padded.size, dtype=bool)
+    for k in range(1, 8):
+        zero[ends[fill >= k] - k] = True
+    padded[~zero] = data
+    payload = padded.view("<u8")
     flat = np.empty(int(widths.sum()), dtype=_U64)
     heads = np.cumsum(widths) - widths
     is_head = np.zeros(flat.size, dtype=bool)
@@ -241,7 +284,7 @@ def _column_words(col: Any) -> np.ndarray | _Ragged:
     values = col.tolist() if isinstance(col, np.ndarray) else list(col)
     if isinstance(col, np.ndarray) and col.dtype.kind in "mM":
         values = list(col)  # numpy scalars: tolist() would give integers
-    if values and all(type(v) is str for v in values):
+    if only_str(values):
         return _str_words(values)
     return _object_words(values)
 
@@ -268,34 +311,58 @@ def cell_words(*columns: Sequence[Any] | np.ndarray) -> np.ndarray:
     """
     if not columns:
         raise ValueError("cell_words needs at least one column")
-    parts = [_column_words(c) for c in columns]
-    n = len(parts[0])
-    if any(len(p) != n for p in parts):
+    n = len(columns[0])
+    if any(len(c) != n for c in columns):
         raise ValueError("cell_words: columns differ in length")
-    fixed = [p for p in parts if isinstance(p, np.ndarray)]
-    if len(fixed) == len(parts):
-        return (
-            np.concatenate(fixed, axis=1)
-            if n
-            else np.zeros((0, 2 * len(parts)), _U64)
-        )
-    widths = np.zeros(n, dtype=np.int64)
-    for p in parts:
-        widths += p.shape[1] if isinstance(p, np.ndarray) else p.widths
-    out = np.zeros((n, int(widths.max()) if n else 0), dtype=_U64)
-    at = np.zeros(n, dtype=np.int64)
     rows = np.arange(n)
-    for p in parts:
-        if isinstance(p, np.ndarray):
-            for j in range(p.shape[1]):
-                out[rows, at + j] = p[:, j]
-            at += p.shape[1]
+    return cell_words_at(columns, [rows] * len(columns))
+
+
+def cell_words_at(
+    columns: Sequence[Sequence[Any] | np.ndarray],
+    rows: Sequence[np.ndarray],
+) -> np.ndarray:
+    """:func:`cell_words` of the cells whose value in column ``j`` is
+    ``columns[j][rows[j]]``: each distinct value is encoded once (a
+    declared domain names its 10**6 labels once, not once per cell of a
+    product with the panels and groups).
+
+    >>> a = cell_words_at([["p"], ["x", "yz"]], [np.array([0, 0]),
+    ...                   np.array([1, 0])])
+    >>> a.tolist() == cell_words(["p", "p"], ["yz", "x"]).tolist()
+    True
+    """
+    if not columns or len(columns) != len(rows):
+        raise ValueError("cell_words_at needs one row index per column")
+    n = len(rows[0])
+    if any(len(r) != n for r in rows):
+        raise ValueError("cell_words: columns differ in length")
+    parts = [_column_words(c) for c in columns]
+    if n == 0:
+        return np.zeros((0, 2 * len(columns)), dtype=_U64)
+    widths = [
+        np.full(n, p.shape[1], dtype=np.int64)
+        if isinstance(p, np.ndarray)
+        else p.widths[r]
+        for p, r in zip(parts, rows)
+    ]
+    out = np.zeros((n, int(np.sum(widths, axis=0).max())), dtype=_U64)
+    at = np.zeros(n, dtype=np.int64)
+    cells = np.arange(n)
+    for part, row, width in zip(parts, rows, widths):
+        if isinstance(part, np.ndarray):
+            for j in range(part.shape[1]):
+                out[cells, at + j] = part[row, j]
         else:
-            # word k of the flat run sits in row r at column at[r] + its
-            # place within the row's value
-            row = np.repeat(rows, p.widths)
-            start = np.cumsum(p.widths) - p.widths
-            place = np.arange(p.flat.size) - np.repeat(start, p.widths)
-            out[row, at[row] + place] = p.flat
-            at += p.widths
+            # word k of a cell's value sits at column at + k of its row,
+            # read from the value's run in the flat words
+            starts = np.cumsum(part.widths) - part.widths
+            cell = np.repeat(cells, width)
+            place = np.arange(cell.size) - np.repeat(
+                np.cumsum(width) - width, width
+            )
+            out[cell, at[cell] + place] = part.flat[
+                np.repeat(starts[row], width) + place
+            ]
+        at += width
     return out

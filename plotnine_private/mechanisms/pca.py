@@ -78,7 +78,12 @@ from .gaussian import (
     gaussian_sigma,
     round_to_resolution,
 )
-from .randomness import derive_key, keyed_normal, keyed_uniform
+from .randomness import (
+    derive_key,
+    keyed_normal,
+    keyed_permutation,
+    keyed_uniform,
+)
 from .scree import PrivateEigenvalues, private_eigenvalues, random_matching
 
 __all__ = [
@@ -280,7 +285,7 @@ def spherical_kendall(
         )
     key = derive_key(key, "kendall_design")
     # one random order (one gather), then contiguous shifted differences
-    xp = arr[np.argsort(keyed_uniform(key, n), kind="stable")]
+    xp = arr[keyed_permutation(key, n)]
     offsets = _distinct_shifts(n, shifts, derive_key(key, "shifts"))
     total = np.zeros((p, p))
     chunk = max(1, _PAIR_FLOATS // p)
@@ -334,7 +339,7 @@ def _distinct_shifts(n: int, k: int, key: bytes) -> np.ndarray:
     """``k`` distinct shifts from ``1..(n-1)//2`` (keyed, data-free)."""
     most = (n - 1) // 2
     if k * 4 >= most:
-        order = np.argsort(keyed_uniform(key, most), kind="stable")
+        order = keyed_permutation(key, most)
         return order[:k] + 1
     chosen: list[int] = []
     offset = 0

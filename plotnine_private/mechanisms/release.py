@@ -38,7 +38,7 @@ from __future__ import annotations
 import functools
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -46,6 +46,7 @@ import numpy as np
 from .count_mechanisms import CKMCounts, LaplaceCounts
 from .keys import Secret, secret_for
 from .randomness import _canonical, derive_key
+from .records import Release, Released
 from .sources import _SOURCES as _SOURCES  # re-export: tests clear it
 from .sources import check_source
 from .streams import stream_version
@@ -71,7 +72,7 @@ __all__ = [
 
 
 # -- identity ----------------------------------------------------------------
-_PLAIN = (str, int, float)
+_PLAIN = {str, int, float}
 
 
 def _public(value: Any) -> Any:
@@ -81,7 +82,7 @@ def _public(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         # a declared domain can hold 10**6 labels: plain items are their
         # own canonical form (same result as the item-wise recursion)
-        if all(type(v) in _PLAIN for v in value):
+        if set(map(type, value)) <= _PLAIN:
             return tuple(value)
         return tuple(_public(v) for v in value)
     if isinstance(value, Mapping):
@@ -180,6 +181,11 @@ class Query:
         # seconds to encode, and a release asks for its identity twice
         return _canonical((self.family, self.source, self.parts))
 
+    @functools.cached_property
+    def _cells_name(self) -> str:
+        # a release and its charge both name the cells: encode once
+        return _name_cells(self)
+
 
 def data_digest(*arrays: Any) -> bytes:
     """16-byte digest of the data a release perturbs (dtype, shape, bytes).
@@ -243,6 +249,10 @@ def cells_name(query: Query) -> str:
     >>> cells_name(dp) == cells_name(ckm) != ""
     True
     """
+    return query._cells_name
+
+
+def _name_cells(query: Query) -> str:
     parts = dict(query.parts)
     if "aes" not in parts:
         return ""
@@ -357,80 +367,7 @@ def charge(charges: Sequence[Charge]) -> None:
         _CHARGE_HOOK(tuple(charges))
 
 
-# -- records -----------------------------------------------------------------
-@dataclass(frozen=True)
-class Release:
-    """The record of one release: what the report composes.
-
-    Attributes
-    ----------
-    identity
-        Public identity (:meth:`Query.identity`): releases with equal
-        identity are one release and are charged once.
-    family
-        The query family (``"count"``, ``"range"``, ``"pca:directions"``).
-    mechanism
-        ``"discrete_laplace"``, ``"laplace"``, ``"gaussian"``, ``"ckm"``,
-        ``"durfee_quantile"``...
-    eps, delta
-        What the release costs by its mechanism's privacy map (``None``
-        eps for CKM, which has no formal guarantee).
-    adjacency
-        ``"replace"`` or ``"add_remove"`` (``None`` for CKM).
-    sensitivity
-        Sensitivity used to calibrate the noise.
-    domain
-        Where the cells came from, in words (``"public: levels"``,
-        ``"thresholded"``, ``"observed"``, ``"private estimate"``).
-    cells
-        Number of cells released (shown).
-    policy
-        Key policy of the noise: ``"key"``, ``"seed-only"``,
-        ``"session"``, or ``"record keys"`` (CKM).
-    source
-        The data source of the query (``"data"``, ``"layer 2 data"``).
-    panels
-        How panels (facets) were made: ``"single panel"``, ``"public:
-        declared facets (drv)"``, ``"observed values of drv"``.
-    composition
-        How ``eps`` follows from the mechanism's parameters: ``"one
-        histogram"``, ``"parallel over declared facets"``, ...
-    details
-        Mechanism parameters for the report (scale, threshold, p-table).
-    cells_name
-        Public name of the released cells without the mechanism
-        (:func:`cells_name`): a DP and a CKM release of the same counts
-        share it, so the report can say the DP guarantee does not hold
-        for them. Empty when the release has no CKM counterpart.
-    stream_version
-        Version of the keyed streams its noise came from
-        (:mod:`~plotnine_private.mechanisms.streams`): to reproduce the
-        release, draw it again under this version.
-    """
-
-    identity: str
-    family: str
-    mechanism: str
-    eps: float | None
-    delta: float
-    adjacency: str | None
-    sensitivity: float | None
-    domain: str
-    cells: int
-    policy: str
-    source: str = "data"
-    panels: str = "single panel"
-    composition: str = "one release"
-    details: Mapping[str, Any] = field(default_factory=dict)
-    cells_name: str = ""
-    stream_version: int = field(default_factory=stream_version)
-
-    @property
-    def formal(self) -> bool:
-        """Whether the release has a formal (DP) guarantee."""
-        return self.eps is not None
-
-
+# -- records (Release, Released: .records) ---------------------------------
 @dataclass
 class CellTable:
     """Cells of one release, before perturbation (numpy only).
@@ -469,21 +406,14 @@ class CellTable:
         words = np.asarray(self.words, dtype=np.uint64)
         if words.ndim == 1:  # one word per cell
             words = words[:, None]
-        order = np.lexsort(words.T[::-1]) if len(words) else np.arange(0)
+        # a column equal in every cell (a panel's tag) orders nothing:
+        # left out, the stable sort gives the same order, sooner
+        keys = [c for c in words.T[::-1] if len(c) and (c != c[0]).any()]
+        order = np.lexsort(keys) if keys else np.arange(len(words))
         parts = [words[order], np.asarray(self.n, dtype=np.int64)[order]]
         if self.key_sum is not None:
             parts.append(np.asarray(self.key_sum, dtype=np.int64)[order])
         return data_digest(*parts)
-
-
-@dataclass
-class Released:
-    """Released values of a :class:`CellTable`, aligned with its cells."""
-
-    values: np.ndarray  # released counts (>= 0, 0 where not shown)
-    noisy: np.ndarray  # unclipped noisy counts (DP); = values for CKM
-    keep: np.ndarray  # bool: shown
-    release: Release
 
 
 # -- the engine --------------------------------------------------------------
@@ -526,13 +456,15 @@ def release_cells(
         getattr(mechanism, "DP", False)
     )
     secret = query.secret() if is_dp else None
+    digest: bytes | None = None  # of the cells: taken once, if needed
     if secret is not None:  # is_dp
         identity = query.identity(secret)
         check_source(query, secret, data_object)
+        digest = table.digest()
         key = stream_key(
             secret,
             identity,
-            table.digest(),
+            digest,
             getattr(mechanism, "STREAM", "counts"),
         )
     else:
@@ -551,7 +483,7 @@ def release_cells(
                 Charge.of(
                     query,
                     identity,
-                    keyed_digest(charge_secret, table.digest()),
+                    keyed_digest(charge_secret, digest or table.digest()),
                     mech_name,
                     eps,
                     delta,

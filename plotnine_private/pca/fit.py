@@ -140,8 +140,10 @@ def release_directions(
     stream: Callable[..., bytes],
     record: _Recorder,
     partition: Partition,
+    x_digest: bytes | None = None,
 ) -> tuple[np.ndarray, Release | None]:
-    """Private directions from all rows, or the given ones (no cost)."""
+    """Private directions from all rows, or the given ones (no cost).
+    ``x_digest`` is ``data_digest(x)`` if already taken."""
     if settings.directions is not None:
         return settings.directions, None
     eps, delta = settings.budget.loading
@@ -152,7 +154,7 @@ def release_directions(
             delta,
             calibration=settings.calibration,
             estimator=settings.estimator,
-            key=stream(data_digest(x), "directions"),
+            key=stream(x_digest or data_digest(x), "directions"),
             records=settings.records,
         )
     except ParameterError as err:
@@ -403,11 +405,16 @@ def _charges(
     query: Query,
     secret: Secret,
     identity: str,
+    x_digest: bytes,
 ) -> list[Charge]:
     """What each component will cost, told to the ledger in one call
-    before any of them draws noise (same identities as the records)."""
+    before any of them draws noise (same identities as the records).
+    The data are named by ``x_digest`` (``data_digest(x)``, which the
+    directions' stream takes too: a 10**6 x 20 matrix is hashed once)
+    with the panel and group codes."""
+    x_named = np.frombuffer(x_digest, dtype=np.uint8)
     digest = keyed_digest(
-        secret, data_digest(x, partition.panel, partition.group)
+        secret, data_digest(x_named, partition.panel, partition.group)
     )
     parts: list[tuple[str, str, float, float]] = []
     if settings.directions is None:
@@ -456,11 +463,19 @@ def fit_pca(
     def stream(digest: bytes, component: str) -> bytes:
         return stream_key(secret, identity, digest, component)
 
+    # hashed once for the ledger and the directions' stream (not at all
+    # for given directions without a ledger)
+    need = charging() or settings.directions is None
+    x_digest = data_digest(x) if need else b""
     if charging():
-        charge(_charges(settings, x, partition, query, secret, identity))
+        charge(
+            _charges(settings, x, partition, query, secret, identity, x_digest)
+        )
     record = _Recorder(identity, secret, query.source, partition.panels)
     releases: list[Release] = []
-    v, rel = release_directions(settings, x, stream, record, partition)
+    v, rel = release_directions(
+        settings, x, stream, record, partition, x_digest
+    )
     releases += [rel] if rel is not None else []
     eigen, rel = release_eigenvalues(settings, x, v, stream, record, partition)
     releases += [rel] if rel is not None else []

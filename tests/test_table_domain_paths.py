@@ -1,0 +1,138 @@
+"""A table over a large declared domain is named and released as the
+plain, value-by-value definitions name and release it (issue 23: the
+fast paths encode each level once, in one buffer)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from cellname_reference import words_by_definition
+
+import plotnine_private.cells as cells_mod
+import plotnine_private.mechanisms.cellnames as cellnames
+import plotnine_private.mechanisms.randomness as randomness
+from plotnine_private import dp_table
+from plotnine_private.mechanisms.cellnames import (
+    cell_words,
+    cell_words_at,
+)
+from plotnine_private.mechanisms.randomness import _canonical
+
+M = 10**5
+
+
+def _labels(m: int) -> list[str]:
+    # mostly ASCII, of 1 to 17 bytes; every 97th not ASCII (2-3 byte
+    # characters), so both ways of finding byte lengths run
+    out = [f"c{i}" * (1 + i % 3) for i in range(m)]
+    for i in range(0, m, 97):
+        out[i] = f"é{i}€"
+    return out
+
+
+def _cell_words_at_by_definition(columns, rows):
+    taken = [[col[i] for i in r.tolist()] for col, r in zip(columns, rows)]
+    return words_by_definition(*taken)
+
+
+def test_levels_named_once_equal_every_cell_named_by_definition():
+    rng = np.random.default_rng(23)
+    labels = _labels(M)
+    panels = [(), ("a", 1.5), ("a|b",)]
+    numbers = np.array([0.5, 4.0, 2.0**60])
+    rows = [
+        rng.integers(0, 3, size=M),
+        rng.permutation(M),
+        rng.integers(0, 3, size=M),
+    ]
+    got = cell_words_at([panels, labels, numbers], rows)
+    want = _cell_words_at_by_definition([panels, labels, numbers], rows)
+    assert got.tolist() == want.tolist()
+    # a column whose widest level no cell takes: rows stay as narrow as
+    # the cells named together
+    short = cell_words_at([["x", "y" * 300]], [np.zeros(3, dtype=int)])
+    assert short.tolist() == cell_words(["x"] * 3).tolist()
+
+
+def test_a_large_label_domain_is_encoded_as_item_by_item():
+    labels = tuple(_labels(M))
+    want = b"t:" + b"".join(
+        len(c).to_bytes(4, "little") + c
+        for c in (b"s:" + v.encode() for v in labels)
+    )
+    assert _canonical(labels) == want == _canonical(list(labels))
+
+
+def _plain(monkeypatch):
+    """Switch every fast path off: value-by-value names, item-by-item
+    identities, and the cells' content taken per cell before naming."""
+    monkeypatch.setattr(cellnames, "only_str", lambda values: False)
+    monkeypatch.setattr(randomness, "only_str", lambda values: False)
+    monkeypatch.setattr(
+        cells_mod, "cell_words_at", _cell_words_at_by_definition
+    )
+
+
+@pytest.mark.parametrize("facets", [None, "f"])
+def test_a_table_of_1e5_declared_cells_draws_the_plain_paths_numbers(
+    monkeypatch, facets
+):
+    rng = np.random.default_rng(5)
+    labels = _labels(M)
+    n = 3 * M
+    df = pd.DataFrame(
+        {
+            "x": pd.Categorical.from_codes(rng.integers(0, M, size=n), labels),
+            "f": pd.Categorical.from_codes(
+                rng.integers(0, 2, size=n), ["u", "v"]
+            ),
+        }
+    )
+    fast = dp_table(df, "x", facets=facets, eps=1.0, seed=7)
+    with monkeypatch.context() as m:
+        _plain(m)
+        plain = dp_table(df, "x", facets=facets, eps=1.0, seed=7)
+    pd.testing.assert_frame_equal(fast, plain)
+    # the noise is there (not the true counts), and differs by seed
+    true = df.groupby(["f", "x"] if facets else ["x"], observed=False).size()
+    assert (fast["count"].to_numpy() != true.to_numpy()).mean() > 0.5
+    other = dp_table(df, "x", facets=facets, eps=1.0, seed=8)
+    assert not fast["count"].equals(other["count"])
+
+
+@pytest.mark.parametrize(
+    ("categories", "levels", "codes"),
+    [
+        (["a", "b"], ["a", "b"], [1, 0, 1]),  # the same: codes as they are
+        (["b", "a"], ["a", "b"], [0, 1, 0]),  # reordered: remapped
+        ([4.0, 5.0], [4, 5], [1, 0, 1]),  # 4 and 4.0 are one level
+        (["4.0", "5.0"], [4.0, 5.0], [-1, -1, -1]),  # text is not a number
+    ],
+)
+def test_declared_categories_find_their_levels_by_cell_name(
+    categories, levels, codes
+):
+    series = pd.Series(
+        pd.Categorical.from_codes([1, 0, 1], categories=categories)
+    )
+    assert cells_mod._codes_in(series, levels).tolist() == codes
+
+
+def test_the_cells_digest_ignores_order_and_constant_columns_change_nothing():
+    from plotnine_private.mechanisms.release import CellTable, data_digest
+
+    rng = np.random.default_rng(1)
+    words = rng.integers(0, 4, size=(500, 3)).astype(np.uint64)
+    words[:, 0] = 7  # a tag every cell shares
+    words = np.unique(words, axis=0)
+    n = rng.integers(0, 9, size=len(words))
+    order = np.lexsort(words.T[::-1])  # by definition: every column
+    want = data_digest(words[order], n[order])
+    shuffled = rng.permutation(len(words))
+    got = CellTable(words[shuffled], n[shuffled]).digest()
+    assert got == want == CellTable(words, n).digest()
+    # a changed count changes it
+    n2 = n.copy()
+    n2[3] += 1
+    assert CellTable(words, n2).digest() != want
