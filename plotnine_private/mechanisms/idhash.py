@@ -16,7 +16,9 @@ pattern along the ids), not a cryptographic one.
 
 Used for CKM record keys from a row identifier
 (:mod:`plotnine_private.engines.keys`) and for the choice of the records a
-privacy unit keeps (:mod:`.bounding`).
+privacy unit keeps (:mod:`.bounding`): :func:`pair_keys`, one chain of
+five rounds over a (unit, record) pair, orders ``pnp-bounding-v2``; two
+nested :func:`key_ints` ordered ``pnp-bounding-v1``.
 """
 
 from __future__ import annotations
