@@ -20,8 +20,11 @@ and ``--k`` (default 3) of them are kept.
 
 Run: ``python benchmarks/bounding.py --rows 1e7,1e8 [--file PATH]
 [--dir DIR] [--engines duckdb,polars] [--stats count_dp,bin_dp] [--k 3]
-[--per-unit 4] [--repeats 2]``. The machine may be shared: the load
-average is printed with each line.
+[--per-unit 4] [--repeats 2] [--bounding v1,v2]``. Each order of
+``--bounding`` (``pp.source(bounding=...)``) gets its own bounded build,
+timed in turn with the unbounded one in the same run, so that a change
+of load on a shared machine hits both. The machine may be shared: the
+load average is printed with each line.
 """
 
 from __future__ import annotations
@@ -113,12 +116,13 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--k", type=int, default=3)
     ap.add_argument("--per-unit", type=int, default=4)
     ap.add_argument("--repeats", type=int, default=2)
+    ap.add_argument("--bounding", default="v2")
     args = ap.parse_args(argv)
     sys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))
     import plotnine_private as pp
 
     print(
-        "engine  stat      rows   unbounded_s  bounded_s  ratio  "
+        "engine  stat      rows   order  unbounded_s  bounded_s  ratio  "
         "kept_share  load"
     )
     for rows in (int(float(r)) for r in args.rows.split(",")):
@@ -139,25 +143,29 @@ def main(argv: list[str] | None = None) -> None:
                     )
                     return plot(src, stat)
 
-                def bounded(engine=engine, stat=stat):
+                def bounded(engine=engine, stat=stat, order="v2"):
                     src = pp.source(
                         table(engine, path, units),
                         levels={"g": LEVELS},
                         unit="person",
                         max_records=args.k,
                         record_id="id",
+                        bounding=order,
                     )
                     return plot(src, stat)
 
-                t0, n0 = time_build(plain, args.repeats)
-                t1, n1 = time_build(bounded, args.repeats)
-                load = os.getloadavg()[0]
-                print(
-                    f"{engine:7s} {stat:9s} {rows:.0e} {t0:11.2f} "
-                    f"{t1:10.2f} {t1 / t0:6.2f} {n1 / max(n0, 1):10.3f} "
-                    f"{load:5.1f}",
-                    flush=True,
-                )
+                for order in args.bounding.split(","):
+                    t0, n0 = time_build(plain, args.repeats)
+                    t1, n1 = time_build(
+                        lambda o=order: bounded(order=o), args.repeats
+                    )
+                    load = os.getloadavg()[0]
+                    print(
+                        f"{engine:7s} {stat:9s} {rows:.0e} {order:>5s} "
+                        f"{t0:12.2f} {t1:10.2f} {t1 / t0:6.2f} "
+                        f"{n1 / max(n0, 1):10.3f} {load:5.1f}",
+                        flush=True,
+                    )
 
 
 if __name__ == "__main__":

@@ -3,7 +3,9 @@ on a plain frame next to the same figure on ``pp.source(frame,
 unit="person", max_records=k)``.
 
 Run: ``python benchmarks/bounding_memory.py [--rows 1e6,1e7]
-[--repeat 3] [--k 3]``.
+[--repeat 3] [--k 3] [--bounding v1,v2]`` (one line per order of records,
+``pp.source(bounding=...)``; the orders are timed in turn within each
+repeat, so they meet the same load).
 
 The data: ``rows`` records of ``rows / 5`` people (about 5 records each,
 Poisson), a declared category (10 levels) and a number binned on public
@@ -72,26 +74,37 @@ def main() -> None:
     parser.add_argument("--rows", default="1e6,1e7")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--k", type=int, default=3)
+    parser.add_argument("--bounding", default="v2")
     args = parser.parse_args()
+    orders = args.bounding.split(",")
     print(
-        f"{'stat':<10}{'rows':>12}{'unbounded s':>13}{'first s':>9}"
-        f"{'again s':>9}{'ratio first':>13}{'ratio again':>13}{'load':>6}"
+        f"{'stat':<10}{'rows':>12}{'order':>6}{'unbounded s':>13}"
+        f"{'first s':>9}{'again s':>9}{'ratio first':>13}"
+        f"{'ratio again':>13}{'load':>6}"
     )
     for rows in (int(float(r)) for r in args.rows.split(",")):
         df = make_frame(rows)
         for stat in ("count_dp", "bin_dp"):
-            plain, first, again = [], [], []
+            plain: list[float] = []
+            first: dict[str, list[float]] = {o: [] for o in orders}
+            again: dict[str, list[float]] = {o: [] for o in orders}
             for _ in range(args.repeat):
-                src = pp.source(df, unit="person", max_records=args.k)
                 plain.append(timed(figure(df, stat)))
-                first.append(timed(figure(src, stat)))
-                again.append(timed(figure(src, stat)))
-            a, b, c = min(plain), min(first), min(again)
-            print(
-                f"{stat:<10}{rows:>12,}{a:>13.2f}{b:>9.2f}{c:>9.2f}"
-                f"{b / a:>13.2f}{c / a:>13.2f}"
-                f"{os.getloadavg()[0]:>6.1f}"
-            )
+                for o in orders:
+                    src = pp.source(
+                        df, unit="person", max_records=args.k, bounding=o
+                    )
+                    first[o].append(timed(figure(src, stat)))
+                    again[o].append(timed(figure(src, stat)))
+            a = min(plain)
+            for o in orders:
+                b, c = min(first[o]), min(again[o])
+                print(
+                    f"{stat:<10}{rows:>12,}{o:>6}{a:>13.2f}{b:>9.2f}"
+                    f"{c:>9.2f}{b / a:>13.2f}{c / a:>13.2f}"
+                    f"{os.getloadavg()[0]:>6.1f}",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

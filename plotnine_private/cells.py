@@ -353,6 +353,7 @@ def limit_cells(
     units: np.ndarray,
     max_cells: int,
     salt: int | str | None = None,
+    bounding: str = "v2",
 ) -> np.ndarray:
     """Which records their privacy unit keeps when it may fall in at most
     ``max_cells`` cells of the domain (``units``: each record's unit as
@@ -365,7 +366,7 @@ def limit_cells(
     if len(inside):
         ids = cell_ids(dims, code[inside])
         keep[inside] = cells_mask(
-            np.asarray(units)[inside], ids, max_cells, salt
+            np.asarray(units)[inside], ids, max_cells, salt, bounding
         )
     return keep
 

@@ -194,7 +194,9 @@ def _release_table(
         keep = None
         if unit.max_cells is not None and in_memory:
             units = unit_integers(data[unit.column].to_numpy(), unit.name)
-            keep = limit_cells(dims, units, unit.max_cells, unit.salt)
+            keep = limit_cells(
+                dims, units, unit.max_cells, unit.salt, unit.bounding
+            )
         table, idx = assemble(dims, key_ints=key_ints, keep=keep)
     else:
         table, idx = assemble_counts(

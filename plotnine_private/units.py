@@ -23,6 +23,7 @@ from typing import Any
 import pandas as pd
 
 from .exceptions import PlotninePrivateError
+from .mechanisms.bounding import BOUNDINGS
 from .mechanisms.count_mechanisms import check_bound
 from .mechanisms.errors import ParameterError
 from .mechanisms.release import Query
@@ -56,6 +57,9 @@ class Unit:
     salt
         Varies which records a unit keeps (public; None: the default
         order).
+    bounding
+        The order records are kept in: ``"v2"`` (``pnp-bounding-v2``,
+        the default) or ``"v1"`` (``pnp-bounding-v1``, the first order).
     """
 
     column: str | None = None
@@ -63,6 +67,7 @@ class Unit:
     max_cells: int | None = None
     record_id: str | None = None
     salt: int | str | None = None
+    bounding: str = "v2"
 
     @property
     def name(self) -> str:
@@ -91,16 +96,21 @@ class Unit:
 
     def query_parts(self) -> dict[str, Any]:
         """Public parts of a release's query (read by the ledger as
-        ``privacy_unit`` and ``max_records``)."""
+        ``privacy_unit`` and ``max_records``). The order of a unit's
+        records is named from ``v2`` on, so a release under ``v1`` keeps
+        the identity (and the noise) it had before orders had names."""
         if self.column is None:
             return {}
-        return {
+        parts: dict[str, Any] = {
             "privacy_unit": self.column,
             "max_records": self.max_records,
             "max_cells": self.max_cells,
             "record_id": self.record_id,
             "bounding_salt": self.salt,
         }
+        if self.bounding != "v1":
+            parts["bounding"] = BOUNDINGS[self.bounding]
+        return parts
 
 
 #: the unit of data without a declaration
@@ -114,6 +124,7 @@ def make_unit(
     max_cells: int | None = None,
     record_id: str | None = None,
     salt: int | str | None = None,
+    bounding: str = "v2",
 ) -> Unit:
     """Check a declaration against the data's columns (public schema).
 
@@ -127,6 +138,7 @@ def make_unit(
             ("max_records", max_records),
             ("max_cells", max_cells),
             ("record_id", record_id),
+            ("bounding", None if bounding == "v2" else bounding),
         ):
             if v is not None:
                 raise PlotninePrivateError(
@@ -157,7 +169,13 @@ def make_unit(
         raise PlotninePrivateError(
             f"source(): salt must be an int or a str, got {salt!r}."
         )
-    return Unit(unit, int(max_records), max_cells, record_id, salt)
+    if bounding not in BOUNDINGS:
+        raise PlotninePrivateError(
+            f"source(): bounding={bounding!r} is not an order of records; "
+            f"use one of {sorted(BOUNDINGS)} ('v2', the default, is "
+            "faster; 'v1' keeps the records of releases made before it)."
+        )
+    return Unit(unit, int(max_records), max_cells, record_id, salt, bounding)
 
 
 class UnitFrame:

@@ -22,8 +22,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..exceptions import PlotninePrivateError
-from ..mechanisms.bounding import labels
-from ..mechanisms.idhash import SPAN, key_ints
+from ..mechanisms.bounding import labels, pair_seed
+from ..mechanisms.idhash import SPAN, key_ints, pair_keys
 from ..units import Unit
 
 __all__ = [
@@ -66,7 +66,11 @@ class _Stages:
 
 
 def order_key_stages(
-    unit: Any, record: Any, salt: int | str | None, name: str
+    unit: Any,
+    record: Any,
+    salt: int | str | None,
+    name: str,
+    bounding: str = "v2",
 ) -> list[dict[str, Any]]:
     """Projections (applied in turn) ending with the column ``name``:
     :func:`~plotnine_private.mechanisms.bounding.order_keys` of two
@@ -81,8 +85,12 @@ def order_key_stages(
     ...     np.array([3, 3]), np.array([0, 1])).tolist()
     True
     """
-    unit_label, record_label = labels(salt)
     staged = _Stages("_ub")
+    if bounding == "v2":
+        seed = pair_seed(salt)
+        staged.add(name, pair_keys(unit, record, seed, stage=staged))
+        return staged.stages
+    unit_label, record_label = labels(salt)
     hu = staged.add("_ubhu", key_ints(unit, unit_label, stage=staged))
     # both terms are below SPAN < 2**62: the sum stays below 2**63
     mixed = staged.add("_ubmix", (hu + record % SPAN) % SPAN)
@@ -161,7 +169,9 @@ def bounded_frame(src: Any) -> tuple[Any, Any]:
     part = nw.col("_upart")
     # the hash of a bad record's unit is that of 0: never negative
     clean = nw.when(part < 0).then(zero).otherwise(part)
-    for stage in order_key_stages(clean, nw.col("_urec"), unit.salt, _KEY):
+    for stage in order_key_stages(
+        clean, nw.col("_urec"), unit.salt, _KEY, unit.bounding
+    ):
         frame = frame.with_columns(**stage)
     rank = nw.col(_KEY).rank("ordinal").over("_upart")
     frame = frame.with_columns(**{_RANK: rank}).filter(

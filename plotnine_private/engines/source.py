@@ -149,6 +149,7 @@ def source(
     max_cells: int | None = None,
     record_id: str | None = None,
     salt: int | str | None = None,
+    bounding: str = "v2",
 ) -> Source | UnitFrame:
     """A lazy data source for ``ggplot`` and the private tables.
 
@@ -188,6 +189,11 @@ def source(
         memory (an engine table needs it when ``unit`` is given).
     salt
         An int or str that varies which records a unit keeps.
+    bounding
+        The public order a unit's records are kept in: ``"v2"`` (the
+        default, one keyed hash of (unit, record)) or ``"v1"`` (the
+        first order, two nested hashes: it keeps the records, and so
+        the release identities, of figures made before ``v2``).
 
     Returns
     -------
@@ -205,7 +211,7 @@ def source(
     import narwhals as nw
 
     native = obj
-    declared = (unit, max_records, max_cells, record_id, salt)
+    declared = (unit, max_records, max_cells, record_id, salt, bounding)
     if isinstance(obj, UnitFrame):
         obj = obj.data
     if isinstance(obj, Source):

@@ -13,12 +13,18 @@ sensitivity by ``k``: that is the whole privacy argument, and it needs no
 secret in the hash (the hash is public and fixed, which makes the
 choice reproducible by anyone with the data, e.g. an output checker).
 
-The order: ``h = key_ints((key_ints(unit) + record) mod SPAN)`` with the
-public label :data:`LABEL` (optionally extended by a user's ``salt``),
-integer arithmetic only (:mod:`.idhash`), so numpy and every engine keep
-the same records. Ties (two records of one unit with one identifier)
-keep the one an engine meets first, which differs between engines:
-record identifiers must be unique within a unit for identical numbers.
+The order (``pnp-bounding-v2``, the default): ``pair_keys(unit, record)``
+of :mod:`.idhash`, one keyed chain of five rounds over the words of the
+unit and the record, with the record's low 32 bits behind it as a tie
+break; the key is the public label :data:`LABEL` (optionally extended by
+a user's ``salt``). Integer arithmetic only, so numpy and every engine
+keep the same records. The earlier order ``pnp-bounding-v1`` (two nested
+eight-round hashes, ``key_ints((key_ints(unit) + record) mod SPAN)``)
+stays selectable with ``bounding="v1"``; it keeps other records (each
+order is a release's own: a bounded query names its order). Ties (two
+records of one unit with one identifier) keep the one an engine meets
+first, which differs between engines: record identifiers must be unique
+within a unit for identical numbers.
 
 Only numpy here; the engines' expression twin is in
 :mod:`plotnine_private.engines.bounding`.
@@ -32,25 +38,51 @@ from typing import Any
 import numpy as np
 
 from .errors import ParameterError
-from .idhash import SPAN, key_ints_array
+from .idhash import (
+    SPAN,
+    key_ints_array,
+    pair_keys_array,
+    unit_parts_array,
+)
 
 __all__ = [
+    "BOUNDINGS",
     "LABEL",
     "bounded_mask",
     "cells_mask",
     "labels",
     "order_keys",
+    "pair_seed",
     "unit_integers",
 ]
 
-#: the public label the bounding hash is keyed with (versioned)
-LABEL = "pnp-bounding-v1"
+#: the public labels of the orders a unit's records are kept in, by the
+#: name ``pp.source(bounding=...)`` takes
+BOUNDINGS = {"v1": "pnp-bounding-v1", "v2": "pnp-bounding-v2"}
+#: the label of the default order
+LABEL = BOUNDINGS["v2"]
 
 
 def labels(salt: int | str | None = None) -> tuple[str, str]:
-    """The two hash labels (unit, then record) for ``salt``."""
-    base = LABEL if salt is None else f"{LABEL}:{salt}"
+    """The two hash labels (unit, then record) of ``pnp-bounding-v1``
+    for ``salt``."""
+    base = BOUNDINGS["v1"]
+    base = base if salt is None else f"{base}:{salt}"
     return base + ":unit", base + ":record"
+
+
+def pair_seed(salt: int | str | None = None, what: str = "record") -> str:
+    """The key of ``pnp-bounding-v2``'s hash of (unit, ``what``)."""
+    base = LABEL if salt is None else f"{LABEL}:{salt}"
+    return f"{base}:{what}"
+
+
+def _check_bounding(bounding: str) -> None:
+    if bounding not in BOUNDINGS:
+        raise ParameterError(
+            f"bounding={bounding!r} is not an order of records; use one "
+            f"of {sorted(BOUNDINGS)} (default 'v2')."
+        )
 
 
 def unit_integers(values: Any, name: str = "unit") -> np.ndarray:
@@ -96,11 +128,18 @@ def _text_hash(arr: np.ndarray, name: str = "unit") -> np.ndarray:
 
 
 def order_keys(
-    units: np.ndarray, records: np.ndarray, salt: int | str | None = None
+    units: np.ndarray,
+    records: np.ndarray,
+    salt: int | str | None = None,
+    bounding: str = "v2",
 ) -> np.ndarray:
-    """Each record's place in its unit's keyed order (int64 in
-    ``[0, SPAN)``); ``units`` and ``records`` from
-    :func:`unit_integers`."""
+    """Each record's place in its unit's keyed order (int64, in
+    ``[0, 2**63)`` for ``v2``, ``[0, SPAN)`` for ``v1``); ``units`` and
+    ``records`` from :func:`unit_integers`."""
+    _check_bounding(bounding)
+    if bounding == "v2":
+        seed = pair_seed(salt)
+        return pair_keys_array(unit_parts_array(units, seed), records, seed)
     unit_label, _ = labels(salt)
     hu = key_ints_array(np.asarray(units, dtype=np.int64), unit_label)
     return _record_keys(hu, np.asarray(records, dtype=np.int64), salt)
@@ -138,6 +177,7 @@ def bounded_mask(
     records: Any,
     max_records: int,
     salt: int | str | None = None,
+    bounding: str = "v2",
 ) -> np.ndarray:
     """Which records their unit keeps: the ``max_records`` with the
     smallest :func:`order_keys` (all of them where the unit has no more;
@@ -156,6 +196,7 @@ def bounded_mask(
     >>> int(bounded_mask(np.array([1, 1, 1, 2]), np.arange(4), 2).sum())
     3
     """
+    _check_bounding(bounding)
     units = np.asarray(units, dtype=np.int64)
     n = len(units)
     keep = np.ones(n, dtype=bool)
@@ -169,15 +210,24 @@ def bounded_mask(
     is_over[over_units] = True
     rows = np.flatnonzero(is_over[dense])
     d = dense[rows]
-    unit_label, _ = labels(salt)
     # each over-bound unit hashed once, then looked up per record
     hu_of = np.zeros(len(counts), dtype=np.int64)
     first = np.zeros(len(counts), dtype=np.int64)
     first[d] = rows  # any record of each unit: its unit value
-    hu_of[over_units] = key_ints_array(units[first[over_units]], unit_label)
+    over_values = units[first[over_units]]
     ids = records(rows) if callable(records) else np.asarray(records)[rows]
-    h = _record_keys(hu_of[d], np.asarray(ids, dtype=np.int64), salt)
-    kept = _smallest_per_unit(d, h, over_units, counts, max_records)
+    ids = np.asarray(ids, dtype=np.int64)
+    if bounding == "v2":
+        seed = pair_seed(salt)
+        hu_of[over_units] = unit_parts_array(over_values, seed)
+        h = pair_keys_array(hu_of[d], ids, seed)
+        bits = 63
+    else:
+        unit_label, _ = labels(salt)
+        hu_of[over_units] = key_ints_array(over_values, unit_label)
+        h = _record_keys(hu_of[d], ids, salt)
+        bits = 62
+    kept = _smallest_per_unit(d, h, over_units, counts, max_records, bits)
     keep[rows[~kept]] = False
     return keep
 
@@ -188,6 +238,7 @@ def _smallest_per_unit(
     over_units: np.ndarray,
     counts: np.ndarray,
     k: int,
+    key_bits: int = 62,
 ) -> np.ndarray:
     """For records of units over the bound (unit index ``d``, key ``h``),
     whether each is among its unit's ``k`` smallest keys (the first of
@@ -201,11 +252,11 @@ def _smallest_per_unit(
     pos = np.zeros(len(counts), dtype=np.int64)
     pos[over_units] = np.arange(len(over_units))
     bits = max(1, int(len(over_units) - 1).bit_length())
-    room = 63 - bits  # bits left for the key (h < 2**62)
+    room = 63 - bits  # bits left for the key
     if room >= 24:
         rank_of = pos[d]
         packed = rank_of << room
-        packed |= h >> max(0, 62 - room)
+        packed |= h >> max(0, key_bits - room)
         ordered = np.sort(packed)
         if not (ordered[1:] == ordered[:-1]).any():
             first = np.cumsum(counts[over_units]) - counts[over_units]
@@ -225,6 +276,7 @@ def cells_mask(
     cells: np.ndarray,
     max_cells: int,
     salt: int | str | None = None,
+    bounding: str = "v2",
 ) -> np.ndarray:
     """Which records their unit keeps when it may fall in at most
     ``max_cells`` cells: those in the ``max_cells`` cells with the
@@ -244,9 +296,14 @@ def cells_mask(
     keep = np.ones(len(units), dtype=bool)
     if len(units) == 0:
         return keep
-    unit_label, cell_label = labels(salt)
-    hu = key_ints_array(units, unit_label + ":cells")
-    h = key_ints_array((hu + cells % SPAN) % SPAN, cell_label + ":cells")
+    _check_bounding(bounding)
+    if bounding == "v2":
+        seed = pair_seed(salt, "cells")
+        h = pair_keys_array(unit_parts_array(units, seed), cells, seed)
+    else:
+        unit_label, cell_label = labels(salt)
+        hu = key_ints_array(units, unit_label + ":cells")
+        h = key_ints_array((hu + cells % SPAN) % SPAN, cell_label + ":cells")
     order = np.lexsort((h, units))
     u, hs = units[order], h[order]
     first = np.r_[True, u[1:] != u[:-1]]

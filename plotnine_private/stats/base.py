@@ -353,7 +353,9 @@ class PrivateCountStat(GroupingMixin, stat):
         units = unit_integers(
             door.rows.loc[data.index, unit.column].to_numpy(), unit.name
         )
-        return limit_cells(dims, units, unit.max_cells, unit.salt)
+        return limit_cells(
+            dims, units, unit.max_cells, unit.salt, unit.bounding
+        )
 
     def release_table(
         self, door, fam, panel, gdims, table, idx, mechanism
