@@ -231,9 +231,17 @@ def test_summary_takes_plotnines_fun_y_and_names_what_it_refuses(cars):
         stat="summary_dp", bounds=(0, 50), eps=1e9, seed=1, fun_y=np.mean
     )
     assert len(layer_data(p)) == 7
-    with pytest.raises(pp.PlotninePrivateError, match="fun_data='mean_se'"):
+    # fun_data is released (test_summary_fun_data.py); what reads the
+    # records is refused with the private alternative
+    with pytest.raises(
+        pp.PlotninePrivateError, match="fun_data='mean_cl_normal'"
+    ):
         ggplot() + geom_point(
-            stat="summary_dp", bounds=(0, 50), eps=1, fun_data="mean_se"
+            stat="summary_dp", bounds=(0, 50), eps=1, fun_data="mean_cl_boot"
+        )
+    with pytest.raises(pp.PlotninePrivateError, match="Drop fun_ymin"):
+        ggplot() + geom_point(
+            stat="summary_dp", bounds=(0, 50), eps=1, fun_ymin=np.min
         )
 
 

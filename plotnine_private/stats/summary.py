@@ -32,6 +32,7 @@ _DP_SUMMARY_PARAMS = {
     "adjacency": "replace",
     "noise": "discrete_laplace",
     "sum_share": None,
+    "shares": None,
     "total": None,
 }
 _CKM_SUMMARY_PARAMS = {
