@@ -60,10 +60,8 @@ def test_at_a_huge_eps_fun_data_is_plotnines(fun_data, fun_args):
     kw = {"fun_data": fun_data, "fun_args": fun_args}
     got = pp.layer_data(private(CARS, **kw))[COLS]
     want = plotnines(CARS, **kw)[COLS]
-    # squares on their public grid (m = 3 here): within 1e-5
-    np.testing.assert_allclose(
-        got.to_numpy(float), want.to_numpy(float), rtol=1e-5
-    )
+    # exact squares on the default grid: float round-off only
+    np.testing.assert_allclose(got.to_numpy(float), want.to_numpy(float))
 
 
 def test_mult_scales_the_bars():
@@ -165,10 +163,10 @@ def test_ckm_perturbs_the_squares_as_a_magnitude_cell(monkeypatch):
     data = pp.layer_data(
         private(CARS, "summary_ckm", fun_data="mean_cl_normal", drop=False)
     )
-    # the exact squares of the centred grid (resolution 0.01, m = 3)
+    # the exact squares of the centred grid (resolution 0.01, m = 1)
     k = np.floor((CARS["hwy"].clip(10, 45) - 27.5) / 0.01 + 0.5)
     k = k.astype(np.int64)
-    q = (k * k + 1) // 3
+    q = k * k
     cell = CARS["class_"].cat.codes.to_numpy()
     keys = record_key_integers(CARS["rk"].to_numpy())
     table = SumTable(
@@ -181,10 +179,10 @@ def test_ckm_perturbs_the_squares_as_a_magnitude_cell(monkeypatch):
         )
         % NUM.key_modulus,
     )
-    mech = CKMMagnitudes(NUM, 3e-4, "top_contr", 0.1, False)
-    want = table.total * 3e-4 + mech.noise(table)
+    mech = CKMMagnitudes(NUM, 1e-4, "top_contr", 0.1, False)
+    want = table.total * 1e-4 + mech.noise(table)
     np.testing.assert_allclose(seen["q"], want)
-    assert (seen["q"] != table.total * 3e-4).any()  # it perturbs
+    assert (seen["q"] != table.total * 1e-4).any()  # it perturbs
     # the cover: the noise-free mean is inside, and so is plotnine's
     # interval where the sampling part dominates the noise
     true = CARS.groupby("class_", observed=False)["hwy"].mean().to_numpy()
@@ -248,3 +246,20 @@ def test_only_noisy_numbers_differ_on_neighbours(change, stat):
 def test_bad_fun_data_is_refused_naming_the_fix(kw, words):
     with pytest.raises(pp.PlotninePrivateError, match=words):
         private(CARS, **kw)
+
+
+def test_median_is_refused_with_the_box_plot_as_the_alternative():
+    with pytest.raises(pp.PlotninePrivateError, match="boxplot_dp"):
+        private(CARS, fun_y=np.median)
+
+
+def test_a_fine_grid_rounds_the_squares_on_a_public_divisor():
+    # resolution 1e-4 on [10, 45]: 175,000 steps, squares divided by 15;
+    # the bars move by far less than the grid's own rounding
+    kw = {"fun_data": "mean_sdl"}
+    got = pp.layer_data(private(CARS, resolution=1e-4, **kw))[COLS]
+    want = plotnines(CARS, **kw)[COLS]
+    np.testing.assert_allclose(
+        got.to_numpy(float), want.to_numpy(float), atol=1e-4
+    )
+    assert summary_data.square_divisor(175_000) == 15

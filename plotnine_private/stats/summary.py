@@ -71,9 +71,21 @@ class stat_summary_dp(_DPSummary):
         the clamped values; the noise is calibrated to it.
     fun : {"mean", "sum"}, default="mean"
         Released y: the mean or the total of the clamped y per cell.
-        plotnine's `fun_y=np.mean` / `np.sum` are the same; `fun_data`,
-        `fun_ymin`, `fun_ymax` and `fun_args` are refused (the bars are
-        the noise interval, see `errorbar`).
+        plotnine's `fun_y=np.mean` / `np.sum` are the same; `fun_ymin`
+        and `fun_ymax` are refused (a minimum or maximum of the records
+        would disclose them), as are `np.median` and quantiles (use
+        `stat="boxplot_dp"`).
+    fun_data : {"mean_se", "mean_cl_normal", "mean_sdl"}, default=None
+        plotnine's summary functions (the names or plotnine's function
+        objects): the private mean with ymin/ymax from a private total of
+        squares, plotnine's formulas widened by the noise of the released
+        mean (see Notes). `errorbar=None` still draws a point; the noise
+        interval stays in `y_low`/`y_high`. `"mean_cl_boot"` and
+        `"median_hilow"` are refused with the private alternative.
+    fun_args : dict, default=None
+        plotnine's arguments of `fun_data`: `{"mult": 1}` (`mean_se`),
+        `{"confidence_interval": 0.95}` (`mean_cl_normal`), `{"mult": 2}`
+        (`mean_sdl`); defaults as plotnine's.
     drop : bool, default=False
         `True` leaves out cells whose released count is 0 (no mean to
         draw; as plotnine, which has no row for a combination without
@@ -82,6 +94,11 @@ class stat_summary_dp(_DPSummary):
         Share of eps for the totals: 0.5 for a mean (must be < 1: a mean
         needs counts), 1 for a total (no count is released, `n` is
         missing; a value < 1 also releases counts, so `n` is available).
+        Not with `fun_data` (use `shares`).
+    shares : dict, default=None
+        With `fun_data` only: the shares of eps of the totals, the totals
+        of squares and the counts, `{"sum": s, "sumsq": q, "count": c}`
+        (numbers > 0 that sum to 1; equal thirds by default).
     total : float, default=None
         A public number of records (as in `stat_count_dp`): with it, a
         too small eps gives a `PrivacyWarning`.
@@ -137,6 +154,16 @@ class stat_summary_dp(_DPSummary):
     bound) and the range of `S / N` over them. Total: the noisy total,
     interval plus/minus the `level` half-width of its noise.
 
+    **fun_data.** A third release, the total `Q` of the squared centred
+    grid values (sensitivity `((hi - lo) / 2)^2`, twice that under
+    replace), gives the variance `Q / N - (S / N)^2` (ddof 0; times `N /
+    (N - 1)` for ddof 1), kept in `[0, ((hi - lo) / 2)^2]`. The bars hold
+    the sampling *and* the noise: `mean_cl_normal` adds plotnine's `t *
+    se` and the noise half-width of the mean at the same level in
+    quadrature; `mean_se` and `mean_sdl` add the noise variance of the
+    mean to plotnine's `se^2` (`sd^2`) before multiplying by `mult`. The
+    layer costs `eps` in all, split by `shares`.
+
     Computed variables: `y`, `ymin`, `ymax`, `n` (released count,
     clipped at 0; missing without a count release), `sum` (released
     total: for a mean `S + c * n`), `width`.
@@ -167,9 +194,21 @@ class stat_summary_ckm(_CKMSummary):
         Public `(lo, hi)` of y, required; values outside are clamped.
     fun : {"mean", "sum"}, default="mean"
         Released y: the mean or the total of the clamped y per cell.
-        plotnine's `fun_y=np.mean` / `np.sum` are the same; `fun_data`,
-        `fun_ymin`, `fun_ymax` and `fun_args` are refused (the bars are
-        the noise interval, see `errorbar`).
+        plotnine's `fun_y=np.mean` / `np.sum` are the same; `fun_ymin`
+        and `fun_ymax` are refused (a minimum or maximum of the records
+        would disclose them), as are `np.median` and quantiles (use
+        `stat="boxplot_dp"`).
+    fun_data : {"mean_se", "mean_cl_normal", "mean_sdl"}, default=None
+        plotnine's summary functions (the names or plotnine's function
+        objects): the private mean with ymin/ymax from a private total of
+        squares, plotnine's formulas widened by the noise of the released
+        mean (see Notes). `errorbar=None` still draws a point; the noise
+        interval stays in `y_low`/`y_high`. `"mean_cl_boot"` and
+        `"median_hilow"` are refused with the private alternative.
+    fun_args : dict, default=None
+        plotnine's arguments of `fun_data`: `{"mult": 1}` (`mean_se`),
+        `{"confidence_interval": 0.95}` (`mean_cl_normal`), `{"mult": 2}`
+        (`mean_sdl`); defaults as plotnine's.
     drop : bool, default=False
         `True` leaves out cells whose released count is 0 (no mean to
         draw; as plotnine, which has no row for a combination without
@@ -210,6 +249,12 @@ class stat_summary_ckm(_CKMSummary):
 
     Notes
     -----
+    With `fun_data`, the total of squared centred y is one more magnitude
+    cell, perturbed by `num_ptable` at the same cell key as the total;
+    the bars are the range of the mean over the bounded noise, widened by
+    plotnine's sampling half-width at the largest variance that noise
+    allows.
+
     Needs the `rkey` aesthetic (uniform record keys in [0, 1), stored
     with the data). A total is not perturbed when it is 0 or its cell key
     is 0; a negative deviation never pushes it across zero. Where the

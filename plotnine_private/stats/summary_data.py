@@ -59,7 +59,7 @@ _REFUSED = {
 #: the shares of eps with fun_data
 SHARE_KEYS = ("sum", "sumsq", "count")
 #: the largest grid value of one square (keeps square totals exact)
-_SQUARE_BITS = 20
+_SQUARE_BITS = 31
 
 
 def _fun_name(fun: Any) -> Any:
@@ -131,11 +131,12 @@ def check_fun_data(
 
 def square_divisor(bound: int) -> int:
     """Public divisor ``m`` of the squared grid values: ``round(k^2 / m)``
-    stays below ``2**20`` (``m = 1``, exact squares, for the default grid
-    of 1000 steps).
+    stays below ``2**31``, as a record's grid value does (``m = 1``, exact
+    squares, for every grid of fewer than 92,000 steps, the default
+    grids included).
 
-    >>> square_divisor(500), square_divisor(10_000)
-    (1, 96)
+    >>> square_divisor(5_000), square_divisor(1_000_000)
+    (1, 466)
     """
     return max(1, math.ceil(bound * bound / 2**_SQUARE_BITS))
 

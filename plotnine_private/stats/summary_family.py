@@ -40,6 +40,9 @@ _FUNCTIONS = {
     "sum": "sum",
 }
 
+#: quantile functions, refused with the box plot as the alternative
+_QUANTILES = (np.median, np.nanmedian, np.quantile, np.percentile, "median")
+
 
 class _SummaryFamily(_CountFamily):
     """Mean or total of a clamped y per x level (and group, panel).
@@ -107,6 +110,14 @@ class _SummaryFamily(_CountFamily):
                     "sampling and the noise, or errorbar='noise' for the "
                     "noise interval of the mean.",
                 )
+        if p["fun"] in _QUANTILES:
+            raise fail(
+                name,
+                f"fun={p['fun']!r} (a median or quantile) is not released "
+                "by the summary: use stat='boxplot_dp' (its middle is the "
+                "private median, whiskers=(p, q) give private quantiles, "
+                "from the released fine histogram), or fun='mean'.",
+            )
         validate_choice(name, "fun", p["fun"], ("mean", "sum"))
         if p.get("fun_data") is None:
             if p.get("fun_args") is not None:

@@ -195,3 +195,54 @@ add(
     ),
     ckm=False,
 )
+add(
+    Case(
+        "summary-mean-sdl-mult1",
+        "summary",
+        "mtcars",
+        {"x": "fcyl", "y": "mpg"},
+        [
+            L(
+                "geom_pointrange",
+                params={"fun_data": "mean_sdl", "fun_args": {"mult": 1}},
+                declare=MPG_BOUNDS,
+            )
+        ],
+    ),
+    ckm=False,
+)
+add(
+    Case(
+        "summary-errorbar-mean-se",
+        "summary",
+        "mpg",
+        {"x": "class", "y": "hwy"},
+        [
+            L(
+                "geom_errorbar",
+                params={"fun_data": "mean_se", "width": 0.3},
+                declare={"bounds": (0, 50)},
+            )
+        ],
+    ),
+    ckm=False,
+)
+add(
+    Case(
+        "summary-cl-normal-99-colour",
+        "summary",
+        "mpg",
+        {"x": "class", "y": "hwy", "colour": "drv"},
+        [
+            L(
+                "geom_pointrange",
+                params={
+                    "fun_data": "mean_cl_normal",
+                    "fun_args": {"confidence_interval": 0.99},
+                },
+                declare={"bounds": (0, 50)},
+            )
+        ],
+    ),
+    ckm=False,
+)

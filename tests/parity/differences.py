@@ -37,8 +37,8 @@ REASONS: dict[str, str] = {
         "default)."
     ),
     "summary-funs": (
-        "stat_summary_dp/_ckm release fun_y=np.mean or np.sum only; "
-        "fun_data (mean_se, mean_cl_normal, mean_sdl), np.median and "
+        "stat_summary_dp/_ckm release fun_y=np.mean or np.sum and "
+        "fun_data mean_se, mean_cl_normal and mean_sdl; np.median and "
         "fun_ymin/fun_ymax are refused with an error naming the parameter "
         "and the private alternative."
     ),
@@ -83,9 +83,6 @@ DIFFERENCES: dict[tuple[str, str], str] = {
     ("summary-pointrange", "stat"): "summary-interval",
     ("summary-pointrange", "panels"): "summary-interval",
     ("summary-pointrange", "image"): "summary-interval",
-    ("summary-mean-se", "*"): "summary-funs",
-    ("summary-mean-cl-normal", "*"): "summary-funs",
-    ("summary-mean-sdl", "*"): "summary-funs",
     ("summary-median", "*"): "summary-funs",
     ("summary-fun-min-max", "*"): "summary-funs",
     ("ecdf-no-pad", "panels"): "ecdf-grid",
