@@ -24,6 +24,7 @@ from plotnine_private import layer_data
 PTAB = pp.create_cnt_ptable(D=3, V=1.5, js=1)
 #: a p-table that almost never moves a count (the parity suite's)
 QUIET = pp.create_cnt_ptable(D=1, V=0.0001)
+NUM_PTAB = pp.create_num_ptable(D=5, V=2, step=4, icat=[1, 3, 5])
 CLASSES = [
     "2seater",
     "compact",
@@ -613,3 +614,79 @@ def test_undeclared_boxes_through_an_engine_equal_memory(cars):
     assert len(memory) == 5  # the classes that clear the group threshold
     for col in ("x", "lower", "middle", "upper", "n"):
         np.testing.assert_array_equal(memory[col], engine[col])
+
+
+# -- class 8: a mapped group variable -------------------------------------
+@pytest.mark.parametrize(
+    ("stat", "geom", "mapping", "kw"),
+    [
+        ("summary_dp", "geom_line", {"x": "class", "y": "hwy"}, {}),
+        ("summary_ckm", "geom_line", {"x": "class", "y": "hwy"}, {}),
+        ("bin_dp", "geom_histogram", {"x": "hwy"}, {"bins": 10}),
+        ("ecdf_ckm", "geom_step", {"x": "hwy"}, {}),
+        ("count_dp", "geom_bar", {"x": "class"}, {}),
+    ],
+)
+def test_a_mapped_group_variable_is_a_dimension(cars, stat, geom, mapping, kw):
+    # aes(group="drv") draws one line (bars, curve) per drive type, as in
+    # plotnine; it raised an internal IndexError (the door dropped the
+    # mapped values with plotnine's ids)
+    import plotnine as p9
+
+    params = {
+        "summary": {"bounds": (0, 50), "num_ptable": NUM_PTAB},
+        "bin": {"limits": (12, 44)},
+        "ecdf": {"limits": (0, 50)},
+        "count": {},
+    }[stat.split("_")[0]]
+    if stat.endswith("_dp"):
+        params.pop("num_ptable", None)
+    got = layer_data(
+        ggplot(cars, _mapping(stat, **mapping, group="drv"))
+        + getattr(p9, geom)(**_private(stat, **params, **kw))
+    )
+    assert sorted(got["group"].unique()) == [1, 2, 3]
+    # each group is one drive type, in the order of its levels
+    firsts = got.groupby("group")["drv"].first() if "drv" in got else None
+    if firsts is not None:
+        assert list(firsts) == ["4", "f", "r"]
+    if stat.startswith("summary"):
+        by = got.dropna(subset=["y"]).groupby("group")["x"].nunique()
+        assert by.max() > 1  # a line per group, over several classes
+
+
+def test_an_undeclared_group_variable_is_refused_by_dp_summaries(mpg):
+    from plotnine import geom_line
+
+    with pytest.raises(pp.PlotninePrivateError, match="'drv' has no public"):
+        layer_data(
+            ggplot(mpg, aes("class", "hwy", group="drv"))
+            + geom_line(stat="summary_dp", bounds=(0, 50), eps=1, seed=1)
+        )
+
+
+@pytest.mark.parametrize("stat", ["summary_dp", "count_dp", "bin_ckm"])
+def test_mapped_group_neighbours_differ_in_noisy_numbers_only(cars, stat):
+    from neighbours import differences, snapshot
+    from plotnine import geom_histogram, geom_line
+
+    other = cars.assign(hwy=cars["hwy"].where(cars.index != 0, 900))
+    other.loc[1, "drv"] = "r"  # and one record moves to another group
+
+    def make(d):
+        if stat == "summary_dp":
+            geom = geom_line(
+                **_private(stat, bounds=(0, 50), drop=False, eps=1)
+            )
+            return ggplot(d, aes("class", "hwy", group="drv")) + geom
+        if stat == "count_dp":
+            return ggplot(d, aes("class", group="drv")) + geom_bar(
+                **_private(stat, drop=False)
+            )
+        return ggplot(d, _mapping(stat, "hwy", group="drv")) + (
+            geom_histogram(**_private(stat, bins=10, limits=(12, 44)))
+        )
+
+    a, b = snapshot(make(cars)), snapshot(make(other))
+    assert "error" not in a
+    assert differences(a, b) == []

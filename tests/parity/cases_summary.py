@@ -246,3 +246,13 @@ add(
     ),
     ckm=False,
 )
+add(
+    Case(
+        "summary-line-group-var",
+        "summary",
+        "mtcars",
+        {"x": "fcyl", "y": "mpg", "group": "fam"},
+        [L("geom_line", params={"fun_y": np.mean}, declare=MPG_BOUNDS)],
+    ),
+    ckm=False,
+)
