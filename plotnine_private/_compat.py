@@ -345,7 +345,7 @@ def _mapped_group():
     kept: list = []
 
     def add_group(data):
-        if "group" in data.columns and len(data):
+        if "group" in data.columns:
             kept.append(data["group"].copy())
         return original(data)
 
@@ -400,6 +400,13 @@ def _compute_statistic(original):
             # aesthetic steps, as a stat that computed them would
             self.stat.setup_params(data)
             self.data = self.stat.setup_data(self.stat.use_defaults(data))
+        else:
+            # nothing released: plotnine maps after_stat on rows only, so
+            # give the empty layer the columns its geom reads (a path geom
+            # draws nothing instead of failing on a missing y)
+            for ae in getattr(self.geom, "REQUIRED_AES", ()):
+                if "|" not in ae and ae not in data.columns:
+                    data[ae] = pd.Series(dtype=float)
         return None
 
     return compute_statistic

@@ -690,3 +690,95 @@ def test_mapped_group_neighbours_differ_in_noisy_numbers_only(cars, stat):
     a, b = snapshot(make(cars)), snapshot(make(other))
     assert "error" not in a
     assert differences(a, b) == []
+
+
+# -- class 9, more families: empty frames and layers with nothing released ----
+def _empty_plot(kind: str):
+    import plotnine as p9
+
+    d = pd.DataFrame(
+        {
+            "s": pd.Series([], dtype=object),
+            "v": pd.Series([], dtype=float),
+            "rk": pd.Series([], dtype=float),
+        }
+    )
+    num = {"ptable": PTAB, "num_ptable": NUM_PTAB, "bounds": (0, 1)}
+    if kind == "summary_ckm colour":
+        d["c"] = pd.Categorical([], categories=["a", "b"])
+        return ggplot(d, aes("c", "v", colour="s", rkey="rk")) + (
+            p9.geom_pointrange(stat="summary_ckm", **num)
+        )
+    if kind == "ecdf_ckm colour":
+        return ggplot(d, aes("v", colour="s", rkey="rk")) + p9.geom_step(
+            stat="ecdf_ckm", ptable=PTAB, limits=(0, 1)
+        )
+    if kind == "density_dp colour":
+        return ggplot(d, aes("v", colour="s")) + p9.geom_line(
+            stat="density_dp", eps=1, seed=1, limits=(0, 1)
+        )
+    return ggplot(d, aes("s", group="s")) + geom_bar(
+        stat="count_dp", eps=1, seed=1
+    )
+
+
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "summary_ckm colour",
+        "ecdf_ckm colour",
+        "density_dp colour",
+        "count_dp group=x",
+    ],
+)
+def test_empty_frames_of_more_families_draw_an_empty_layer(kind):
+    import warnings
+
+    plot = _empty_plot(kind)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the undeclared-domain advice
+        assert len(layer_data(plot)) == 0
+        plot.draw()
+
+
+def test_a_curve_with_no_group_released_draws_nothing():
+    # three records in three undeclared colours: no group clears the
+    # threshold, and geom_step draws an empty layer (it failed on the
+    # missing y that plotnine maps on rows only)
+    import warnings
+
+    from plotnine import geom_step
+
+    d = pd.DataFrame({"v": [0.1, 0.5, 0.9], "s": ["a", "b", "c"]})
+    plot = ggplot(d, aes("v", colour="s")) + geom_step(
+        stat="ecdf_dp", eps=0.5, seed=1, limits=(0, 1)
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert len(layer_data(plot)) == 0
+        plot.draw()
+
+
+@pytest.mark.parametrize("same", ["x", "fill"])
+def test_group_mapping_what_another_aesthetic_maps(cars, same):
+    # aes("class", group="class") and aes(fill="drv", group="drv"): the
+    # group is that dimension, with plotnine's ids (an IndexError before)
+    from plotnine import stat_count
+
+    mapping = (
+        aes("class", group="class")
+        if same == "x"
+        else aes("class", fill="drv", group="drv")
+    )
+    got = layer_data(
+        ggplot(cars, mapping)
+        + geom_bar(stat="count_dp", eps=1e9, seed=1, drop=True)
+    )
+    want = layer_data(ggplot(cars, mapping) + stat_count())
+    cols = ["x", "group", "count"]
+    key = ["group", "x"]
+    pd.testing.assert_frame_equal(
+        got[cols].sort_values(key).reset_index(drop=True),
+        want[cols].sort_values(key).reset_index(drop=True),
+        check_dtype=False,
+    )
