@@ -545,7 +545,7 @@ def test_ckm_undeclared_x_is_observed():
         ({"bounds": (5, 5)}, "bounds must be finite with low < high"),
         ({"bounds": (9, 2)}, "bounds must be finite with low < high"),
         ({"bounds": "10-45"}, "bounds must be"),
-        ({"fun": "median"}, "use stat='boxplot_dp'"),
+        ({"fun": "median", "sum_share": 0.5}, "Drop sum_share"),
         ({"fun": "max"}, "fun must be one of 'mean', 'sum'"),
         ({"sum_share": 1}, "sum_share must be a number in (0, 1)"),
         ({"sum_share": 0}, "sum_share"),

@@ -216,7 +216,6 @@ def test_only_noisy_numbers_differ_on_neighbours(change, stat):
     ("kw", "words"),
     [
         ({"fun_data": "mean_cl_boot"}, "fun_data='mean_cl_normal'"),
-        ({"fun_data": "median_hilow"}, "boxplot_dp"),
         ({"fun_data": "mean_ci"}, "fun_data='mean_ci' is not released"),
         (
             {"fun_data": "mean_se", "fun_args": {"conf": 0.9}},
@@ -246,11 +245,6 @@ def test_only_noisy_numbers_differ_on_neighbours(change, stat):
 def test_bad_fun_data_is_refused_naming_the_fix(kw, words):
     with pytest.raises(pp.PlotninePrivateError, match=words):
         private(CARS, **kw)
-
-
-def test_median_is_refused_with_the_box_plot_as_the_alternative():
-    with pytest.raises(pp.PlotninePrivateError, match="boxplot_dp"):
-        private(CARS, fun_y=np.median)
 
 
 def test_a_fine_grid_rounds_the_squares_on_a_public_divisor():

@@ -69,23 +69,31 @@ class stat_summary_dp(_DPSummary):
         Public `(lo, hi)` of y, required. Values outside are clamped to
         it (a record above `hi` counts as `hi`), so the mean is that of
         the clamped values; the noise is calibrated to it.
-    fun : {"mean", "sum"}, default="mean"
-        Released y: the mean or the total of the clamped y per cell.
-        plotnine's `fun_y=np.mean` / `np.sum` are the same; `fun_ymin`
-        and `fun_ymax` are refused (a minimum or maximum of the records
-        would disclose them), as are `np.median` and quantiles (use
-        `stat="boxplot_dp"`).
-    fun_data : {"mean_se", "mean_cl_normal", "mean_sdl"}, default=None
+    fun : {"mean", "sum", "median", "quantile"}, default="mean"
+        Released y: the mean or the total of the clamped y per cell, or
+        its median or a quantile (`fun_args={"q": 0.9}`) from the box
+        plots' fine histogram (see `bins`). plotnine's `fun_y=np.mean`,
+        `np.sum`, `np.median`, `np.quantile` (`np.percentile` with `q` in
+        percent) are the same; `fun_ymin` and `fun_ymax` are refused (a
+        minimum or maximum of the records would disclose them).
+    fun_data : {"mean_se", "mean_cl_normal", "mean_sdl", "median_hilow"}
         plotnine's summary functions (the names or plotnine's function
         objects): the private mean with ymin/ymax from a private total of
         squares, plotnine's formulas widened by the noise of the released
         mean (see Notes). `errorbar=None` still draws a point; the noise
-        interval stays in `y_low`/`y_high`. `"mean_cl_boot"` and
-        `"median_hilow"` are refused with the private alternative.
+        interval stays in `y_low`/`y_high`. `"median_hilow"`:
+        the median with the `(1 - ci)/2` and `(1 + ci)/2` quantiles (as
+        `fun="median"`). `"mean_cl_boot"` is refused with the private
+        alternative.
     fun_args : dict, default=None
         plotnine's arguments of `fun_data`: `{"mult": 1}` (`mean_se`),
-        `{"confidence_interval": 0.95}` (`mean_cl_normal`), `{"mult": 2}`
-        (`mean_sdl`); defaults as plotnine's.
+        `{"confidence_interval": 0.95}` (`mean_cl_normal`,
+        `median_hilow`), `{"mult": 2}` (`mean_sdl`), defaults as
+        plotnine's; `{"q": ...}` for a quantile.
+    bins : int, default=128
+        Medians and quantiles only: the fine bins between `bounds` of the
+        released histogram of y (as `stat_boxplot_dp`'s `bins`); a
+        median and a box plot with the same parameters are one release.
     drop : bool, default=False
         `True` leaves out cells whose released count is 0 (no mean to
         draw; as plotnine, which has no row for a combination without
@@ -192,23 +200,31 @@ class stat_summary_ckm(_CKMSummary):
     {common_parameters}
     bounds : tuple
         Public `(lo, hi)` of y, required; values outside are clamped.
-    fun : {"mean", "sum"}, default="mean"
-        Released y: the mean or the total of the clamped y per cell.
-        plotnine's `fun_y=np.mean` / `np.sum` are the same; `fun_ymin`
-        and `fun_ymax` are refused (a minimum or maximum of the records
-        would disclose them), as are `np.median` and quantiles (use
-        `stat="boxplot_dp"`).
-    fun_data : {"mean_se", "mean_cl_normal", "mean_sdl"}, default=None
+    fun : {"mean", "sum", "median", "quantile"}, default="mean"
+        Released y: the mean or the total of the clamped y per cell, or
+        its median or a quantile (`fun_args={"q": 0.9}`) from the box
+        plots' fine histogram (see `bins`). plotnine's `fun_y=np.mean`,
+        `np.sum`, `np.median`, `np.quantile` (`np.percentile` with `q` in
+        percent) are the same; `fun_ymin` and `fun_ymax` are refused (a
+        minimum or maximum of the records would disclose them).
+    fun_data : {"mean_se", "mean_cl_normal", "mean_sdl", "median_hilow"}
         plotnine's summary functions (the names or plotnine's function
         objects): the private mean with ymin/ymax from a private total of
         squares, plotnine's formulas widened by the noise of the released
         mean (see Notes). `errorbar=None` still draws a point; the noise
-        interval stays in `y_low`/`y_high`. `"mean_cl_boot"` and
-        `"median_hilow"` are refused with the private alternative.
+        interval stays in `y_low`/`y_high`. `"median_hilow"`:
+        the median with the `(1 - ci)/2` and `(1 + ci)/2` quantiles (as
+        `fun="median"`). `"mean_cl_boot"` is refused with the private
+        alternative.
     fun_args : dict, default=None
         plotnine's arguments of `fun_data`: `{"mult": 1}` (`mean_se`),
-        `{"confidence_interval": 0.95}` (`mean_cl_normal`), `{"mult": 2}`
-        (`mean_sdl`); defaults as plotnine's.
+        `{"confidence_interval": 0.95}` (`mean_cl_normal`,
+        `median_hilow`), `{"mult": 2}` (`mean_sdl`), defaults as
+        plotnine's; `{"q": ...}` for a quantile.
+    bins : int, default=128
+        Medians and quantiles only: the fine bins between `bounds` of the
+        released histogram of y (as `stat_boxplot_dp`'s `bins`); a
+        median and a box plot with the same parameters are one release.
     drop : bool, default=False
         `True` leaves out cells whose released count is 0 (no mean to
         draw; as plotnine, which has no row for a combination without

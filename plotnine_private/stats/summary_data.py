@@ -53,8 +53,6 @@ FUN_ARGS: dict[str, dict[str, float]] = {
 _REFUSED = {
     "mean_cl_boot": "fun_data='mean_cl_normal' (a resampled interval "
     "would read the records)",
-    "median_hilow": "stat='boxplot_dp' with whiskers=(0.025, 0.975) (the "
-    "private median and quantiles of the released fine histogram)",
 }
 #: the shares of eps with fun_data
 SHARE_KEYS = ("sum", "sumsq", "count")
@@ -92,7 +90,8 @@ def check_fun_data(
             name,
             f"fun_data={fun_data!r} is not released privately: use one of "
             f"{sorted(FUN_ARGS)} (a private mean with an interval that "
-            "holds the sampling and the noise), or fun='mean'.",
+            "holds the sampling and the noise), 'median_hilow', or "
+            "fun='mean'.",
         )
     args = dict(FUN_ARGS[fun])
     if fun_args is None:

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import sys
 
 import numpy as np
 import pandas as pd
 from plotnine.scales.scale_discrete import scale_discrete
+from plotnine.stats import stat_summary as _pn_stat_summary
 
 from ..cells import assemble, categorical_dimension
 from ..mechanisms.magnitudes import SumTable
@@ -21,6 +23,7 @@ from ..validation import is_real, validate_choice, validate_range
 from .base import _fail as fail
 from .count import _CountFamily
 from .summary_data import check_fun_data, square_table
+from .summary_quantiles import QUANTILE_FUNS, quantile_probs, quantile_twin
 from .summary_totals import default_resolution, exact_totals
 
 #: the largest grid value of one record (a public limit on bounds /
@@ -29,6 +32,8 @@ _MAX_BOUND = 2**31
 #: the most records one layer may hold (an implementation limit, checked
 #: on the layer's rows before anything is dropped)
 _MAX_RECORDS = 2**31
+
+_pn_summary_module = sys.modules[_pn_stat_summary.__module__]
 
 #: plotnine's y functions (callables) that have a private release
 _FUNCTIONS = {
@@ -40,8 +45,20 @@ _FUNCTIONS = {
     "sum": "sum",
 }
 
-#: quantile functions, refused with the box plot as the alternative
-_QUANTILES = (np.median, np.nanmedian, np.quantile, np.percentile, "median")
+
+def _quantile_kind(fun) -> str | None:
+    """ "median", "quantile", "percentile" (plotnine's fun_y), or
+    "median_hilow" (its fun_data), else None."""
+    if fun is None:
+        return None
+    if fun == "median_hilow" or fun is getattr(
+        _pn_summary_module, "median_hilow", None
+    ):
+        return "median_hilow"
+    try:
+        return QUANTILE_FUNS.get(fun)
+    except TypeError:  # unhashable
+        return None
 
 
 class _SummaryFamily(_CountFamily):
@@ -67,6 +84,8 @@ class _SummaryFamily(_CountFamily):
         "errorbar": "noise",
         "level": 0.95,
         "drop": False,
+        # medians and quantiles: fine bins of the box plots' histogram
+        "bins": 128,
         # plotnine's name: fun_y is fun
         "fun_y": None,
         # plotnine's names: fun_data with fun_args are released (see
@@ -87,6 +106,8 @@ class _SummaryFamily(_CountFamily):
         alternative. Idempotent (the DP twin checks it first)."""
         p = self.params
         name = self.name
+        if p.get("probs") is not None:
+            return  # a quantile summary, resolved already
         if p.get("fun_y") is not None:
             if p.get("fun_data") is not None:
                 # plotnine ignores fun_data then; say so instead
@@ -110,14 +131,16 @@ class _SummaryFamily(_CountFamily):
                     "sampling and the noise, or errorbar='noise' for the "
                     "noise interval of the mean.",
                 )
-        if p["fun"] in _QUANTILES:
-            raise fail(
-                name,
-                f"fun={p['fun']!r} (a median or quantile) is not released "
-                "by the summary: use stat='boxplot_dp' (its middle is the "
-                "private median, whiskers=(p, q) give private quantiles, "
-                "from the released fine histogram), or fun='mean'.",
-            )
+        kind = _quantile_kind(p["fun"])
+        if _quantile_kind(p.get("fun_data")) == "median_hilow":
+            kind, p["fun_data"] = "median", None
+            p["probs"] = quantile_probs(name, kind, p["fun_args"], True)
+        elif kind is not None:
+            p["probs"] = quantile_probs(name, kind, p["fun_args"], False)
+        if kind is not None:
+            # the box plots' fine histogram releases it (summary_quantiles)
+            p["fun"], p["fun_args"] = "quantile", None
+            return
         validate_choice(name, "fun", p["fun"], ("mean", "sum"))
         if p.get("fun_data") is None:
             if p.get("fun_args") is not None:
@@ -246,6 +269,8 @@ class _SummaryFamily(_CountFamily):
     def release_rows(self, data: pd.DataFrame) -> pd.DataFrame:
         """Release totals and counts of the layer's cells (see the module
         docstring), then shape them like plotnine's ``stat_summary``."""
+        if self.params["fun"] == "quantile":
+            return quantile_twin(self).release_at_door(data, self.build)
         door = self.build.door
         self.check_input(data)
         if len(data) > _MAX_RECORDS:

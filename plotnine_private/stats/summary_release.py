@@ -60,6 +60,18 @@ class _DPSummary(_SummaryFamily):
             name, "noise", p["noise"], ("discrete_laplace", "laplace")
         )
         share = p["sum_share"]
+        if p["fun"] == "quantile":
+            for param in ("sum_share", "shares"):
+                if p[param] is not None:
+                    raise fail(
+                        name,
+                        f"{param}={p[param]!r} splits eps between totals "
+                        "and counts; a median or quantile spends all of "
+                        "eps on the fine histogram of y. Drop " + param + ".",
+                    )
+            p["total"] = validate_total(name, p.get("total"))
+            super().validate_params()
+            return
         if p["fun_data"] is not None:
             share = self.fun_data_shares()
         elif p["shares"] is not None:
@@ -274,6 +286,11 @@ class _CKMSummary(CKMMixin, _SummaryFamily):
     def validate_params(self) -> None:
         p = self.params
         name = self.name
+        self.check_fun()  # a median or quantile needs no num_ptable
+        if p["fun"] == "quantile":
+            # a median or quantile releases counts only (num_ptable unused)
+            super().validate_params()
+            return
         if p["num_ptable"] is None:
             raise fail(
                 name,

@@ -256,3 +256,19 @@ add(
     ),
     ckm=False,
 )
+add(
+    Case(
+        "summary-median-hilow",
+        "summary",
+        "mpg",
+        {"x": "class", "y": "hwy"},
+        [
+            L(
+                "geom_pointrange",
+                params={"fun_data": "median_hilow"},
+                declare={"bounds": (0, 50), "bins": 500},
+            )
+        ],
+    ),
+    ckm=False,
+)
