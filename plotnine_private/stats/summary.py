@@ -44,31 +44,8 @@ _CKM_SUMMARY_PARAMS = {
 }
 
 
-@document
-class stat_summary_dp(_DPSummary):
-    """
-    Differentially private means or totals of y per x (stat_summary)
-
-    {usage}
-
-    Drop-in for `stat_summary` with a mean or a total:
-    `geom_pointrange(aes("class", "hwy"), stat="summary_dp",
-    bounds=(10, 45), eps=1, seed=1)` or `geom_col(..., stat="summary_dp",
-    fun="sum", ...)`. y is clamped to the public `bounds` and rounded to a
-    public grid; each cell (declared x level, fill/colour group, panel)
-    gets exact discrete Laplace noise on its total and, for a mean, on
-    its count. The mean is the noisy total over the noisy count.
-
-    Parameters
-    ----------
-    {common_parameters}
-    eps : float
-        Privacy budget of this layer (> 0). Required. Split between the
-        totals (`sum_share`) and the counts (the rest).
-    bounds : tuple
-        Public `(lo, hi)` of y, required. Values outside are clamped to
-        it (a record above `hi` counts as `hi`), so the mean is that of
-        the clamped values; the noise is calibrated to it.
+#: the summary functions' parameters, shared by the DP and CKM docstrings
+_FUNCTION_DOC = """\
     fun : {"mean", "sum", "median", "quantile"}, default="mean"
         Released y: the mean or the total of the clamped y per cell, or
         its median or a quantile (`fun_args={"q": 0.9}`) from the box
@@ -94,6 +71,40 @@ class stat_summary_dp(_DPSummary):
         Medians and quantiles only: the fine bins between `bounds` of the
         released histogram of y (as `stat_boxplot_dp`'s `bins`); a
         median and a box plot with the same parameters are one release.
+"""
+
+
+def _with_functions(doc: str | None) -> str:
+    """A twin's docstring with the summary functions' parameters."""
+    return (doc or "").replace("    FUNCTION_PARAMETERS\n", _FUNCTION_DOC)
+
+
+@document
+class stat_summary_dp(_DPSummary):
+    """
+    Differentially private means or totals of y per x (stat_summary)
+
+    {usage}
+
+    Drop-in for `stat_summary` with a mean or a total:
+    `geom_pointrange(aes("class", "hwy"), stat="summary_dp",
+    bounds=(10, 45), eps=1, seed=1)` or `geom_col(..., stat="summary_dp",
+    fun="sum", ...)`. y is clamped to the public `bounds` and rounded to a
+    public grid; each cell (declared x level, fill/colour group, panel)
+    gets exact discrete Laplace noise on its total and, for a mean, on
+    its count. The mean is the noisy total over the noisy count.
+
+    Parameters
+    ----------
+    {common_parameters}
+    eps : float
+        Privacy budget of this layer (> 0). Required. Split between the
+        totals (`sum_share`) and the counts (the rest).
+    bounds : tuple
+        Public `(lo, hi)` of y, required. Values outside are clamped to
+        it (a record above `hi` counts as `hi`), so the mean is that of
+        the clamped values; the noise is calibrated to it.
+    FUNCTION_PARAMETERS
     drop : bool, default=False
         `True` leaves out cells whose released count is 0 (no mean to
         draw; as plotnine, which has no row for a combination without
@@ -177,6 +188,7 @@ class stat_summary_dp(_DPSummary):
     total: for a mean `S + c * n`), `width`.
     """
 
+    __doc__ = _with_functions(__doc__)
     DEFAULT_PARAMS = {**_SummaryFamily.BASE_PARAMS, **_DP_SUMMARY_PARAMS}
 
 
@@ -200,31 +212,7 @@ class stat_summary_ckm(_CKMSummary):
     {common_parameters}
     bounds : tuple
         Public `(lo, hi)` of y, required; values outside are clamped.
-    fun : {"mean", "sum", "median", "quantile"}, default="mean"
-        Released y: the mean or the total of the clamped y per cell, or
-        its median or a quantile (`fun_args={"q": 0.9}`) from the box
-        plots' fine histogram (see `bins`). plotnine's `fun_y=np.mean`,
-        `np.sum`, `np.median`, `np.quantile` (`np.percentile` with `q` in
-        percent) are the same; `fun_ymin` and `fun_ymax` are refused (a
-        minimum or maximum of the records would disclose them).
-    fun_data : {"mean_se", "mean_cl_normal", "mean_sdl", "median_hilow"}
-        plotnine's summary functions (the names or plotnine's function
-        objects): the private mean with ymin/ymax from a private total of
-        squares, plotnine's formulas widened by the noise of the released
-        mean (see Notes). `errorbar=None` still draws a point; the noise
-        interval stays in `y_low`/`y_high`. `"median_hilow"`:
-        the median with the `(1 - ci)/2` and `(1 + ci)/2` quantiles (as
-        `fun="median"`). `"mean_cl_boot"` is refused with the private
-        alternative.
-    fun_args : dict, default=None
-        plotnine's arguments of `fun_data`: `{"mult": 1}` (`mean_se`),
-        `{"confidence_interval": 0.95}` (`mean_cl_normal`,
-        `median_hilow`), `{"mult": 2}` (`mean_sdl`), defaults as
-        plotnine's; `{"q": ...}` for a quantile.
-    bins : int, default=128
-        Medians and quantiles only: the fine bins between `bounds` of the
-        released histogram of y (as `stat_boxplot_dp`'s `bins`); a
-        median and a box plot with the same parameters are one release.
+    FUNCTION_PARAMETERS
     drop : bool, default=False
         `True` leaves out cells whose released count is 0 (no mean to
         draw; as plotnine, which has no row for a combination without
@@ -284,4 +272,5 @@ class stat_summary_ckm(_CKMSummary):
     `sum` (perturbed total), `width`.
     """
 
+    __doc__ = _with_functions(__doc__)
     DEFAULT_PARAMS = {**_SummaryFamily.BASE_PARAMS, **_CKM_SUMMARY_PARAMS}
