@@ -334,6 +334,28 @@ def _patch(owner, name: str, make) -> None:
     setattr(owner, name, patched)
 
 
+@contextlib.contextmanager
+def _mapped_group():
+    """Keep the evaluated ``group`` column of a layer (``aes(group=
+    "var")``) before plotnine's ``add_group`` turns it into ids of the
+    observed values; yields a list that holds it after the call (empty
+    when no group is mapped)."""
+    module = plotnine.layer
+    original = module.add_group
+    kept: list = []
+
+    def add_group(data):
+        if "group" in data.columns:
+            kept.append(data["group"].copy())
+        return original(data)
+
+    module.add_group = add_group
+    try:
+        yield kept
+    finally:
+        module.add_group = original
+
+
 def _compute_aesthetics(hooks: DoorHooks):
     def make(original):
         def compute_aesthetics(self, plot):
@@ -345,11 +367,15 @@ def _compute_aesthetics(hooks: DoorHooks):
             if not hooks.is_private(self):
                 return original(self, plot)
             rows = self.data
-            with quiet():
+            with quiet(), _mapped_group() as mapped:
                 original(self, plot)
-                # groups of a private layer come from its released cells
+                # groups of a private layer come from its released cells:
+                # plotnine's ids (of the observed values) go, the values
+                # of a mapped group="var" stay (a dimension of the cells)
                 if "group" in self.data.columns:
                     del self.data["group"]
+                if mapped:
+                    self.data["group"] = mapped[0]  # aligned on the index
                 # the scales' transforms (log10, sqrt, dates) are applied
                 # here, on the rows, silently; plotnine's own pass skips
                 # this layer
@@ -374,6 +400,13 @@ def _compute_statistic(original):
             # aesthetic steps, as a stat that computed them would
             self.stat.setup_params(data)
             self.data = self.stat.setup_data(self.stat.use_defaults(data))
+        else:
+            # nothing released: plotnine maps after_stat on rows only, so
+            # give the empty layer the columns its geom reads (a path geom
+            # draws nothing instead of failing on a missing y)
+            for ae in getattr(self.geom, "REQUIRED_AES", ()):
+                if "|" not in ae and ae not in data.columns:
+                    data[ae] = pd.Series(dtype=float)
         return None
 
     return compute_statistic

@@ -603,3 +603,18 @@ def test_privacy_unit_bounded_in_spark(request):
 
     check_order_keys_equal_numpy("spark", request)
     check_same_numbers_through_spark("binhex_dp", request)
+
+
+@pytest.mark.parametrize("kind", ["bin_dp"])
+def test_dates_through_spark_equal_memory(request, kind):
+    """Class 7 of issue 20 in Spark (DuckDB and Polars are in
+    tests/test_engine_dates.py; here, where Spark is already started): a
+    TIMESTAMP column lands on a date axis and the released cells equal
+    the in-memory ones for the same data and seed."""
+    from test_engine_dates import _built, _plot, _records, _same_layer
+
+    spark = request.getfixturevalue("spark")
+    d = _records()
+    memory = _built(_plot(kind, d))
+    engine = _built(_plot(kind, source(spark.createDataFrame(d))))
+    _same_layer(memory, engine)

@@ -24,6 +24,7 @@ from plotnine_private import layer_data
 PTAB = pp.create_cnt_ptable(D=3, V=1.5, js=1)
 #: a p-table that almost never moves a count (the parity suite's)
 QUIET = pp.create_cnt_ptable(D=1, V=0.0001)
+NUM_PTAB = pp.create_num_ptable(D=5, V=2, step=4, icat=[1, 3, 5])
 CLASSES = [
     "2seater",
     "compact",
@@ -231,9 +232,17 @@ def test_summary_takes_plotnines_fun_y_and_names_what_it_refuses(cars):
         stat="summary_dp", bounds=(0, 50), eps=1e9, seed=1, fun_y=np.mean
     )
     assert len(layer_data(p)) == 7
-    with pytest.raises(pp.PlotninePrivateError, match="fun_data='mean_se'"):
+    # fun_data is released (test_summary_fun_data.py); what reads the
+    # records is refused with the private alternative
+    with pytest.raises(
+        pp.PlotninePrivateError, match="fun_data='mean_cl_normal'"
+    ):
         ggplot() + geom_point(
-            stat="summary_dp", bounds=(0, 50), eps=1, fun_data="mean_se"
+            stat="summary_dp", bounds=(0, 50), eps=1, fun_data="mean_cl_boot"
+        )
+    with pytest.raises(pp.PlotninePrivateError, match="Drop fun_ymin"):
+        ggplot() + geom_point(
+            stat="summary_dp", bounds=(0, 50), eps=1, fun_ymin=np.min
         )
 
 
@@ -605,3 +614,171 @@ def test_undeclared_boxes_through_an_engine_equal_memory(cars):
     assert len(memory) == 5  # the classes that clear the group threshold
     for col in ("x", "lower", "middle", "upper", "n"):
         np.testing.assert_array_equal(memory[col], engine[col])
+
+
+# -- class 8: a mapped group variable -------------------------------------
+@pytest.mark.parametrize(
+    ("stat", "geom", "mapping", "kw"),
+    [
+        ("summary_dp", "geom_line", {"x": "class", "y": "hwy"}, {}),
+        ("summary_ckm", "geom_line", {"x": "class", "y": "hwy"}, {}),
+        ("bin_dp", "geom_histogram", {"x": "hwy"}, {"bins": 10}),
+        ("ecdf_ckm", "geom_step", {"x": "hwy"}, {}),
+        ("count_dp", "geom_bar", {"x": "class"}, {}),
+    ],
+)
+def test_a_mapped_group_variable_is_a_dimension(cars, stat, geom, mapping, kw):
+    # aes(group="drv") draws one line (bars, curve) per drive type, as in
+    # plotnine; it raised an internal IndexError (the door dropped the
+    # mapped values with plotnine's ids)
+    import plotnine as p9
+
+    params = {
+        "summary": {"bounds": (0, 50), "num_ptable": NUM_PTAB},
+        "bin": {"limits": (12, 44)},
+        "ecdf": {"limits": (0, 50)},
+        "count": {},
+    }[stat.split("_")[0]]
+    if stat.endswith("_dp"):
+        params.pop("num_ptable", None)
+    got = layer_data(
+        ggplot(cars, _mapping(stat, **mapping, group="drv"))
+        + getattr(p9, geom)(**_private(stat, **params, **kw))
+    )
+    assert sorted(got["group"].unique()) == [1, 2, 3]
+    # each group is one drive type, in the order of its levels
+    firsts = got.groupby("group")["drv"].first() if "drv" in got else None
+    if firsts is not None:
+        assert list(firsts) == ["4", "f", "r"]
+    if stat.startswith("summary"):
+        by = got.dropna(subset=["y"]).groupby("group")["x"].nunique()
+        assert by.max() > 1  # a line per group, over several classes
+
+
+def test_an_undeclared_group_variable_is_refused_by_dp_summaries(mpg):
+    from plotnine import geom_line
+
+    with pytest.raises(pp.PlotninePrivateError, match="'drv' has no public"):
+        layer_data(
+            ggplot(mpg, aes("class", "hwy", group="drv"))
+            + geom_line(stat="summary_dp", bounds=(0, 50), eps=1, seed=1)
+        )
+
+
+@pytest.mark.parametrize("stat", ["summary_dp", "count_dp", "bin_ckm"])
+def test_mapped_group_neighbours_differ_in_noisy_numbers_only(cars, stat):
+    from neighbours import differences, snapshot
+    from plotnine import geom_histogram, geom_line
+
+    other = cars.assign(hwy=cars["hwy"].where(cars.index != 0, 900))
+    other.loc[1, "drv"] = "r"  # and one record moves to another group
+
+    def make(d):
+        if stat == "summary_dp":
+            geom = geom_line(
+                **_private(stat, bounds=(0, 50), drop=False, eps=1)
+            )
+            return ggplot(d, aes("class", "hwy", group="drv")) + geom
+        if stat == "count_dp":
+            return ggplot(d, aes("class", group="drv")) + geom_bar(
+                **_private(stat, drop=False)
+            )
+        return ggplot(d, _mapping(stat, "hwy", group="drv")) + (
+            geom_histogram(**_private(stat, bins=10, limits=(12, 44)))
+        )
+
+    a, b = snapshot(make(cars)), snapshot(make(other))
+    assert "error" not in a
+    assert differences(a, b) == []
+
+
+# -- class 9, more families: empty frames and layers with nothing released ----
+def _empty_plot(kind: str):
+    import plotnine as p9
+
+    d = pd.DataFrame(
+        {
+            "s": pd.Series([], dtype=object),
+            "v": pd.Series([], dtype=float),
+            "rk": pd.Series([], dtype=float),
+        }
+    )
+    num = {"ptable": PTAB, "num_ptable": NUM_PTAB, "bounds": (0, 1)}
+    if kind == "summary_ckm colour":
+        d["c"] = pd.Categorical([], categories=["a", "b"])
+        return ggplot(d, aes("c", "v", colour="s", rkey="rk")) + (
+            p9.geom_pointrange(stat="summary_ckm", **num)
+        )
+    if kind == "ecdf_ckm colour":
+        return ggplot(d, aes("v", colour="s", rkey="rk")) + p9.geom_step(
+            stat="ecdf_ckm", ptable=PTAB, limits=(0, 1)
+        )
+    if kind == "density_dp colour":
+        return ggplot(d, aes("v", colour="s")) + p9.geom_line(
+            stat="density_dp", eps=1, seed=1, limits=(0, 1)
+        )
+    return ggplot(d, aes("s", group="s")) + geom_bar(
+        stat="count_dp", eps=1, seed=1
+    )
+
+
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "summary_ckm colour",
+        "ecdf_ckm colour",
+        "density_dp colour",
+        "count_dp group=x",
+    ],
+)
+def test_empty_frames_of_more_families_draw_an_empty_layer(kind):
+    import warnings
+
+    plot = _empty_plot(kind)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the undeclared-domain advice
+        assert len(layer_data(plot)) == 0
+        plot.draw()
+
+
+def test_a_curve_with_no_group_released_draws_nothing():
+    # three records in three undeclared colours: no group clears the
+    # threshold, and geom_step draws an empty layer (it failed on the
+    # missing y that plotnine maps on rows only)
+    import warnings
+
+    from plotnine import geom_step
+
+    d = pd.DataFrame({"v": [0.1, 0.5, 0.9], "s": ["a", "b", "c"]})
+    plot = ggplot(d, aes("v", colour="s")) + geom_step(
+        stat="ecdf_dp", eps=0.5, seed=1, limits=(0, 1)
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert len(layer_data(plot)) == 0
+        plot.draw()
+
+
+@pytest.mark.parametrize("same", ["x", "fill"])
+def test_group_mapping_what_another_aesthetic_maps(cars, same):
+    # aes("class", group="class") and aes(fill="drv", group="drv"): the
+    # group is that dimension, with plotnine's ids (an IndexError before)
+    from plotnine import stat_count
+
+    mapping = (
+        aes("class", group="class")
+        if same == "x"
+        else aes("class", fill="drv", group="drv")
+    )
+    got = layer_data(
+        ggplot(cars, mapping)
+        + geom_bar(stat="count_dp", eps=1e9, seed=1, drop=True)
+    )
+    want = layer_data(ggplot(cars, mapping) + stat_count())
+    cols = ["x", "group", "count"]
+    key = ["group", "x"]
+    pd.testing.assert_frame_equal(
+        got[cols].sort_values(key).reset_index(drop=True),
+        want[cols].sort_values(key).reset_index(drop=True),
+        check_dtype=False,
+    )

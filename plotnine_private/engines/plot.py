@@ -167,6 +167,18 @@ def days_since_epoch(
             f"{column}) FROM ...; polars: with_columns), or map a number "
             "with a plain scale.",
         )
+    if engine.startswith("pyspark"):
+        if isinstance(dtype, nw.Datetime) and dtype.time_zone not in (
+            None,
+            *_UTC,
+        ):
+            raise fail(
+                name,
+                f"column {column!r} is read in the Spark session's time "
+                f"zone {dtype.time_zone!r}: set spark.sql.session.timeZone "
+                "to 'UTC' (the date axis is then in UTC).",
+            )
+        return _civil_days(expr)
     micros = (expr - nw.lit(epoch)).dt.total_microseconds()
     # whole days plus the fraction: an engine may divide by a constant
     # as a product with its reciprocal (one unit in the last place off),
@@ -176,6 +188,33 @@ def days_since_epoch(
     whole = micros // day
     rest = (micros - whole * day).cast(nw.Float64) / float(day)
     return whole.cast(nw.Float64) + rest
+
+
+def _civil_days(expr: Any) -> Any:
+    """Days since 1970-01-01 of a timestamp expression from its calendar
+    fields, in integers (Hinnant's ``days_from_civil``), plus the time of
+    day as a fraction: for engines whose narwhals has no duration of a
+    difference of timestamps (Spark). Years from 1 on, so floor and
+    truncating division agree."""
+    import narwhals as nw
+
+    int64 = nw.Int64
+    y, m = expr.dt.year().cast(int64), expr.dt.month().cast(int64)
+    d = expr.dt.day().cast(int64)
+    y = y - (m <= 2).cast(int64)
+    era = y // 400
+    yoe = y - era * 400
+    mp = nw.when(m > 2).then(m - 3).otherwise(m + 9)
+    doy = (153 * mp + 2) // 5 + d - 1
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    days = era * 146_097 + doe - 719_468
+    micros = (
+        expr.dt.hour().cast(int64) * 3_600_000_000
+        + expr.dt.minute().cast(int64) * 60_000_000
+        + expr.dt.second().cast(int64) * 1_000_000
+        + expr.dt.microsecond().cast(int64)
+    )
+    return days.cast(nw.Float64) + micros.cast(nw.Float64) / 86_400_000_000.0
 
 
 def compute_in_engine(lyr: layer, plot: ggplot) -> Any:

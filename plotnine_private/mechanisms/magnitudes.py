@@ -85,9 +85,9 @@ class SumTable(CellTable):
     def digest(self) -> bytes:
         """Digest of the cells, counts and totals (order independent): a
         changed value changes the noise of its cell's stream."""
-        words = np.asarray(self.words, dtype=np.uint64).reshape(
-            len(self.n), -1
-        )
+        words = np.asarray(self.words, dtype=np.uint64)
+        if words.ndim == 1:  # one word per cell (or no cell at all)
+            words = words[:, None]
         order = np.lexsort(words.T[::-1]) if len(words) else np.arange(0)
         parts = [words[order], np.asarray(self.n, dtype=np.int64)[order]]
         for extra in (self.total, self.top, self.key_sum):

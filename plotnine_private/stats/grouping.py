@@ -169,9 +169,16 @@ class GroupingMixin:
         mapped = self.build.door.mapping.get("group")
         n = len(idx)
         if mapped is not None and not _literal(mapped):
-            gdims_g = [k for k, g in enumerate(gdims) if g.name == "group"]
-            parts = [(idx[:, 1 + gdims_g[0]], gdims[gdims_g[0]].size)]
-            public = gdims[gdims_g[0]].public
+            # group="var" may map what another aesthetic maps (fill="drv"
+            # or x="class" too): then it is that dimension
+            of = getattr(self, "group_copies", {}).get("group", "group")
+            gdims_g = [k for k, g in enumerate(gdims) if g.name == of]
+            if gdims_g:
+                parts = [(idx[:, 1 + gdims_g[0]], gdims[gdims_g[0]].size)]
+                public = gdims[gdims_g[0]].public
+            else:  # a discrete position's levels
+                codes, uniques = pd.factorize(fam.frame[of], sort=False)
+                parts = [(codes[idx[:, -1]], len(uniques))]
         elif mapped is not None:  # a constant such as group=1
             return np.ones(n, dtype=np.int64)
         else:

@@ -32,6 +32,7 @@ _DP_SUMMARY_PARAMS = {
     "adjacency": "replace",
     "noise": "discrete_laplace",
     "sum_share": None,
+    "shares": None,
     "total": None,
 }
 _CKM_SUMMARY_PARAMS = {
@@ -41,6 +42,41 @@ _CKM_SUMMARY_PARAMS = {
     "p": 0.1,
     "same_key": False,
 }
+
+
+#: the summary functions' parameters, shared by the DP and CKM docstrings
+_FUNCTION_DOC = """\
+    fun : {"mean", "sum", "median", "quantile"}, default="mean"
+        Released y: the mean or the total of the clamped y per cell, or
+        its median or a quantile (`fun_args={"q": 0.9}`) from the box
+        plots' fine histogram (see `bins`). plotnine's `fun_y=np.mean`,
+        `np.sum`, `np.median`, `np.quantile` (`np.percentile` with `q` in
+        percent) are the same; `fun_ymin` and `fun_ymax` are refused (a
+        minimum or maximum of the records would disclose them).
+    fun_data : {"mean_se", "mean_cl_normal", "mean_sdl", "median_hilow"}
+        plotnine's summary functions (the names or plotnine's function
+        objects): the private mean with ymin/ymax from a private total of
+        squares, plotnine's formulas widened by the noise of the released
+        mean (see Notes). `errorbar=None` still draws a point; the noise
+        interval stays in `y_low`/`y_high`. `"median_hilow"`:
+        the median with the `(1 - ci)/2` and `(1 + ci)/2` quantiles (as
+        `fun="median"`). `"mean_cl_boot"` is refused with the private
+        alternative.
+    fun_args : dict, default=None
+        plotnine's arguments of `fun_data`: `{"mult": 1}` (`mean_se`),
+        `{"confidence_interval": 0.95}` (`mean_cl_normal`,
+        `median_hilow`), `{"mult": 2}` (`mean_sdl`), defaults as
+        plotnine's; `{"q": ...}` for a quantile.
+    bins : int, default=128
+        Medians and quantiles only: the fine bins between `bounds` of the
+        released histogram of y (as `stat_boxplot_dp`'s `bins`); a
+        median and a box plot with the same parameters are one release.
+"""
+
+
+def _with_functions(doc: str | None) -> str:
+    """A twin's docstring with the summary functions' parameters."""
+    return (doc or "").replace("    FUNCTION_PARAMETERS\n", _FUNCTION_DOC)
 
 
 @document
@@ -68,11 +104,7 @@ class stat_summary_dp(_DPSummary):
         Public `(lo, hi)` of y, required. Values outside are clamped to
         it (a record above `hi` counts as `hi`), so the mean is that of
         the clamped values; the noise is calibrated to it.
-    fun : {"mean", "sum"}, default="mean"
-        Released y: the mean or the total of the clamped y per cell.
-        plotnine's `fun_y=np.mean` / `np.sum` are the same; `fun_data`,
-        `fun_ymin`, `fun_ymax` and `fun_args` are refused (the bars are
-        the noise interval, see `errorbar`).
+    FUNCTION_PARAMETERS
     drop : bool, default=False
         `True` leaves out cells whose released count is 0 (no mean to
         draw; as plotnine, which has no row for a combination without
@@ -81,6 +113,11 @@ class stat_summary_dp(_DPSummary):
         Share of eps for the totals: 0.5 for a mean (must be < 1: a mean
         needs counts), 1 for a total (no count is released, `n` is
         missing; a value < 1 also releases counts, so `n` is available).
+        Not with `fun_data` (use `shares`).
+    shares : dict, default=None
+        With `fun_data` only: the shares of eps of the totals, the totals
+        of squares and the counts, `{"sum": s, "sumsq": q, "count": c}`
+        (numbers > 0 that sum to 1; equal thirds by default).
     total : float, default=None
         A public number of records (as in `stat_count_dp`): with it, a
         too small eps gives a `PrivacyWarning`.
@@ -136,11 +173,22 @@ class stat_summary_dp(_DPSummary):
     bound) and the range of `S / N` over them. Total: the noisy total,
     interval plus/minus the `level` half-width of its noise.
 
+    **fun_data.** A third release, the total `Q` of the squared centred
+    grid values (sensitivity `((hi - lo) / 2)^2`, twice that under
+    replace), gives the variance `Q / N - (S / N)^2` (ddof 0; times `N /
+    (N - 1)` for ddof 1), kept in `[0, ((hi - lo) / 2)^2]`. The bars hold
+    the sampling *and* the noise: `mean_cl_normal` adds plotnine's `t *
+    se` and the noise half-width of the mean at the same level in
+    quadrature; `mean_se` and `mean_sdl` add the noise variance of the
+    mean to plotnine's `se^2` (`sd^2`) before multiplying by `mult`. The
+    layer costs `eps` in all, split by `shares`.
+
     Computed variables: `y`, `ymin`, `ymax`, `n` (released count,
     clipped at 0; missing without a count release), `sum` (released
     total: for a mean `S + c * n`), `width`.
     """
 
+    __doc__ = _with_functions(__doc__)
     DEFAULT_PARAMS = {**_SummaryFamily.BASE_PARAMS, **_DP_SUMMARY_PARAMS}
 
 
@@ -164,11 +212,7 @@ class stat_summary_ckm(_CKMSummary):
     {common_parameters}
     bounds : tuple
         Public `(lo, hi)` of y, required; values outside are clamped.
-    fun : {"mean", "sum"}, default="mean"
-        Released y: the mean or the total of the clamped y per cell.
-        plotnine's `fun_y=np.mean` / `np.sum` are the same; `fun_data`,
-        `fun_ymin`, `fun_ymax` and `fun_args` are refused (the bars are
-        the noise interval, see `errorbar`).
+    FUNCTION_PARAMETERS
     drop : bool, default=False
         `True` leaves out cells whose released count is 0 (no mean to
         draw; as plotnine, which has no row for a combination without
@@ -209,6 +253,12 @@ class stat_summary_ckm(_CKMSummary):
 
     Notes
     -----
+    With `fun_data`, the total of squared centred y is one more magnitude
+    cell, perturbed by `num_ptable` at the same cell key as the total;
+    the bars are the range of the mean over the bounded noise, widened by
+    plotnine's sampling half-width at the largest variance that noise
+    allows.
+
     Needs the `rkey` aesthetic (uniform record keys in [0, 1), stored
     with the data). A total is not perturbed when it is 0 or its cell key
     is 0; a negative deviation never pushes it across zero. Where the
@@ -222,4 +272,5 @@ class stat_summary_ckm(_CKMSummary):
     `sum` (perturbed total), `width`.
     """
 
+    __doc__ = _with_functions(__doc__)
     DEFAULT_PARAMS = {**_SummaryFamily.BASE_PARAMS, **_CKM_SUMMARY_PARAMS}

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import sys
 
 import numpy as np
 import pandas as pd
 from plotnine.scales.scale_discrete import scale_discrete
+from plotnine.stats import stat_summary as _pn_stat_summary
 
 from ..cells import assemble, categorical_dimension
 from ..mechanisms.magnitudes import SumTable
@@ -20,6 +22,8 @@ from ..units import with_unit
 from ..validation import is_real, validate_choice, validate_range
 from .base import _fail as fail
 from .count import _CountFamily
+from .summary_data import check_fun_data, square_table
+from .summary_quantiles import QUANTILE_FUNS, quantile_probs, quantile_twin
 from .summary_totals import default_resolution, exact_totals
 
 #: the largest grid value of one record (a public limit on bounds /
@@ -28,6 +32,8 @@ _MAX_BOUND = 2**31
 #: the most records one layer may hold (an implementation limit, checked
 #: on the layer's rows before anything is dropped)
 _MAX_RECORDS = 2**31
+
+_pn_summary_module = sys.modules[_pn_stat_summary.__module__]
 
 #: plotnine's y functions (callables) that have a private release
 _FUNCTIONS = {
@@ -38,6 +44,21 @@ _FUNCTIONS = {
     "mean": "mean",
     "sum": "sum",
 }
+
+
+def _quantile_kind(fun) -> str | None:
+    """ "median", "quantile", "percentile" (plotnine's fun_y), or
+    "median_hilow" (its fun_data), else None."""
+    if fun is None:
+        return None
+    if fun == "median_hilow" or fun is getattr(
+        _pn_summary_module, "median_hilow", None
+    ):
+        return "median_hilow"
+    try:
+        return QUANTILE_FUNS.get(fun)
+    except TypeError:  # unhashable
+        return None
 
 
 class _SummaryFamily(_CountFamily):
@@ -63,8 +84,12 @@ class _SummaryFamily(_CountFamily):
         "errorbar": "noise",
         "level": 0.95,
         "drop": False,
-        # plotnine's names: fun_y is fun; the others are refused (below)
+        # medians and quantiles: fine bins of the box plots' histogram
+        "bins": 128,
+        # plotnine's name: fun_y is fun
         "fun_y": None,
+        # plotnine's names: fun_data with fun_args are released (see
+        # summary_data); fun_ymin/fun_ymax are refused (check_fun)
         "fun_data": None,
         "fun_ymin": None,
         "fun_ymax": None,
@@ -75,26 +100,68 @@ class _SummaryFamily(_CountFamily):
 
     # -- parameters ----------------------------------------------------
     def check_fun(self) -> None:
-        """``fun`` (or plotnine's ``fun_y``) as "mean" or "sum"; the
-        interval functions plotnine takes are refused with the private
+        """``fun`` (or plotnine's ``fun_y``) as "mean" or "sum";
+        ``fun_data`` (with ``fun_args``) as one of the released
+        functions; ``fun_ymin``/``fun_ymax`` are refused with the private
         alternative. Idempotent (the DP twin checks it first)."""
         p = self.params
         name = self.name
+        if p.get("probs") is not None:
+            return  # a quantile summary, resolved already
         if p.get("fun_y") is not None:
+            if p.get("fun_data") is not None:
+                # plotnine ignores fun_data then; say so instead
+                raise fail(
+                    name,
+                    f"fun_y={p['fun_y']!r} and fun_data={p['fun_data']!r} "
+                    "both given (plotnine would ignore fun_data): drop one.",
+                )
             # plotnine 0.15 calls the y function fun_y (a callable)
             p["fun"] = p.pop("fun_y")
         p["fun"] = _FUNCTIONS.get(p["fun"], p["fun"])
-        for param in ("fun_data", "fun_ymin", "fun_ymax", "fun_args"):
+        for param in ("fun_ymin", "fun_ymax"):
             if p.get(param) is not None:
                 raise fail(
                     name,
-                    f"{param}={p[param]!r} is not released privately: y is "
-                    "a private mean or total (fun_y='mean' or 'sum') and "
-                    "its bars are the noise interval of that release "
-                    "(errorbar='noise', level=0.95), or none "
-                    "(errorbar='none'). Drop " + param + ".",
+                    f"{param}={p[param]!r} is not released privately: the "
+                    "end of a bar from a function of the records (a "
+                    "minimum, a maximum) would disclose them. Drop "
+                    f"{param}; use fun_data='mean_cl_normal' (or "
+                    "'mean_se', 'mean_sdl') for bars that hold the "
+                    "sampling and the noise, or errorbar='noise' for the "
+                    "noise interval of the mean.",
                 )
+        kind = _quantile_kind(p["fun"])
+        if _quantile_kind(p.get("fun_data")) == "median_hilow":
+            kind, p["fun_data"] = "median", None
+            p["probs"] = quantile_probs(name, kind, p["fun_args"], True)
+        elif kind is not None:
+            p["probs"] = quantile_probs(name, kind, p["fun_args"], False)
+        if kind is not None:
+            # the box plots' fine histogram releases it (summary_quantiles)
+            p["fun"], p["fun_args"] = "quantile", None
+            return
         validate_choice(name, "fun", p["fun"], ("mean", "sum"))
+        if p.get("fun_data") is None:
+            if p.get("fun_args") is not None:
+                raise fail(
+                    name,
+                    f"fun_args={p['fun_args']!r} needs fun_data (the "
+                    "released functions take mult or confidence_interval"
+                    "): give fun_data='mean_se', 'mean_cl_normal' or "
+                    "'mean_sdl', or drop fun_args.",
+                )
+            return
+        if p["fun"] != "mean":
+            raise fail(
+                name,
+                f"fun_data={p['fun_data']!r} releases a mean and its "
+                f"interval; fun={p['fun']!r} cannot go with it. Drop "
+                "fun (or fun_y).",
+            )
+        p["fun_data"], p["fun_args"] = check_fun_data(
+            name, p["fun_data"], p["fun_args"]
+        )
 
     def validate_params(self) -> None:
         self.check_fun()
@@ -202,6 +269,8 @@ class _SummaryFamily(_CountFamily):
     def release_rows(self, data: pd.DataFrame) -> pd.DataFrame:
         """Release totals and counts of the layer's cells (see the module
         docstring), then shape them like plotnine's ``stat_summary``."""
+        if self.params["fun"] == "quantile":
+            return quantile_twin(self).release_at_door(data, self.build)
         door = self.build.door
         self.check_input(data)
         if len(data) > _MAX_RECORDS:
@@ -239,7 +308,12 @@ class _SummaryFamily(_CountFamily):
             total=totals,
         )
         self.add_ckm_columns(sums, dims, idx, k, data)
-        est = self.release(door, fam, gdims, table, sums, bound)
+        squares = None
+        if self.params["fun_data"] is not None:
+            squares = square_table(
+                self, sums, dims, idx, data["y"].to_numpy(dtype=float)
+            )
+        est = self.release(door, fam, gdims, table, sums, bound, squares)
         if not table.public:
             self.warn_undeclared(fam, gdims, self.build.releases[-1])
         cells = self.cell_frame(
@@ -253,7 +327,11 @@ class _SummaryFamily(_CountFamily):
     def add_ckm_columns(self, sums, dims, idx, k, data) -> None:
         """CKM: the largest contribution and the magnitude key sums."""
 
-    def release(self, door, fam, gdims, table, sums, bound) -> dict:
+    def release(
+        self, door, fam, gdims, table, sums, bound, squares=None
+    ) -> dict:
+        """Release the cells; ``squares`` (with ``fun_data``): the table
+        of squares, the largest square and its grid unit."""
         raise NotImplementedError  # pragma: no cover
 
     def sub_query(self, family, door, fam, gdims, mechanism):
@@ -266,10 +344,12 @@ class _SummaryFamily(_CountFamily):
         frame["y"] = est["y"]
         # the interval variables, whatever errorbar draws
         frame["y_low"], frame["y_high"] = est["ymin"], est["ymax"]
-        if self.params["errorbar"] == "noise":
-            frame["ymin"], frame["ymax"] = est["ymin"], est["ymax"]
-        else:
+        if self.params["errorbar"] is None:
             frame["ymin"], frame["ymax"] = est["y"], est["y"]
+        elif self.params["fun_data"] is not None:
+            frame["ymin"], frame["ymax"] = est["data_min"], est["data_max"]
+        else:
+            frame["ymin"], frame["ymax"] = est["ymin"], est["ymax"]
         frame["n"] = est["n"]
         frame["sum"] = est["sum"]
         if "present" in est:  # not drawn: released n is noise

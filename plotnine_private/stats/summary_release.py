@@ -8,6 +8,7 @@ Each turns the released values into the estimates and noise intervals.
 
 from __future__ import annotations
 
+import dataclasses
 import numbers
 import warnings
 
@@ -21,6 +22,7 @@ from ..mechanisms.magnitudes import (
     laplace_halfwidth,
 )
 from ..mechanisms.release import LaplaceCounts, release_cells
+from ..pca.validation import check_shares
 from ..validation import (
     as_ptable,
     is_real,
@@ -36,6 +38,7 @@ from .signal import (
     validate_total,
     warn_eps_scale,
 )
+from .summary_data import SHARE_KEYS, ckm_interval, dp_interval
 from .summary_family import _SummaryFamily
 from .summary_totals import _record_rows, ratio_interval
 
@@ -57,6 +60,27 @@ class _DPSummary(_SummaryFamily):
             name, "noise", p["noise"], ("discrete_laplace", "laplace")
         )
         share = p["sum_share"]
+        if p["fun"] == "quantile":
+            for param in ("sum_share", "shares"):
+                if p[param] is not None:
+                    raise fail(
+                        name,
+                        f"{param}={p[param]!r} splits eps between totals "
+                        "and counts; a median or quantile spends all of "
+                        "eps on the fine histogram of y. Drop " + param + ".",
+                    )
+            p["total"] = validate_total(name, p.get("total"))
+            super().validate_params()
+            return
+        if p["fun_data"] is not None:
+            share = self.fun_data_shares()
+        elif p["shares"] is not None:
+            raise fail(
+                name,
+                f"shares={p['shares']!r} splits eps between the sum, the "
+                "sum of squares and the count of fun_data; without "
+                "fun_data give sum_share (the totals' share).",
+            )
         if share is None:
             share = 0.5 if p["fun"] == "mean" else 1.0
         number = isinstance(share, numbers.Real) and not isinstance(
@@ -76,6 +100,24 @@ class _DPSummary(_SummaryFamily):
         p["sum_share"] = float(share)
         p["total"] = validate_total(name, p.get("total"))
         super().validate_params()
+
+    def fun_data_shares(self) -> float:
+        """``shares`` of eps for ``fun_data`` (equal thirds by default),
+        checked by the rule of every ``shares=``; returns the totals'
+        share (the sum's release is the same as a mean's with that
+        ``sum_share``)."""
+        p = self.params
+        given = p["shares"]
+        again = isinstance(given, dict) and p["sum_share"] == given.get("sum")
+        if p["sum_share"] is not None and not again:
+            raise fail(
+                self.name,
+                f"sum_share={p['sum_share']!r} with fun_data: give "
+                f"shares={{'sum': ..., 'sumsq': ..., 'count': ...}} "
+                "instead (the sum of squares needs its own share).",
+            )
+        p["shares"] = check_shares(self.name, p["shares"], SHARE_KEYS)
+        return p["shares"]["sum"]
 
     def center(self) -> float:
         if self.params["fun"] == "mean":
@@ -102,7 +144,9 @@ class _DPSummary(_SummaryFamily):
                 "Enum) in the data.",
             )
 
-    def release(self, door, fam, gdims, table, sums, bound) -> dict:
+    def release(
+        self, door, fam, gdims, table, sums, bound, squares=None
+    ) -> dict:
         p = self.params
         eps, share = p["eps"], p["sum_share"]
         lo, hi = p["bounds"]
@@ -143,7 +187,9 @@ class _DPSummary(_SummaryFamily):
         est: dict = {"keep": rel_sum.keep, "keep_release": rel_sum}
         if share < 1:
             cnt_mech = LaplaceCounts(
-                eps - eps * share,
+                eps * p["shares"]["count"]
+                if p["fun_data"] is not None
+                else eps - eps * share,
                 adjacency=p["adjacency"],
                 noise=p["noise"],
                 # a summary's domain is declared (no threshold), and its
@@ -172,6 +218,11 @@ class _DPSummary(_SummaryFamily):
         hs = sum_mech.halfwidth(alpha / 2)
         hc = laplace_halfwidth(cnt_mech.scale, p["noise"], alpha / 2)
         est["present"] = self.present(est["keep"], n_noisy, cnt_mech.scale)
+        if squares is not None:
+            q = self.release_squares(door, fam, gdims, squares, common)
+            est["data_min"], est["data_max"] = dp_interval(
+                self, n_noisy, s, q, sum_mech, cnt_mech
+            )
         r_lo, r_hi = ratio_interval(s - hs, s + hs, n_noisy - hc, n_noisy + hc)
         est.update(
             y=np.clip(c + s / np.maximum(n_noisy, 1.0), lo, hi),
@@ -180,6 +231,30 @@ class _DPSummary(_SummaryFamily):
             sum=s + c * est["n"],
         )
         return est
+
+    def release_squares(self, door, fam, gdims, squares, common):
+        """The noisy totals of squares (value units) with ``shares``'s
+        part of eps: each record adds at most the largest square, so the
+        sensitivity is that (add/remove) or twice it (replace), times
+        the records a unit keeps."""
+        p = self.params
+        table, q_max, unit = squares
+        mech = LaplaceSums(
+            p["eps"] * p["shares"]["sumsq"],
+            q_max * door.unit.max_records,
+            unit,
+            p["adjacency"],
+            p["noise"],
+        )
+        rel = release_cells(
+            self.sub_query("sumsq", door, fam, gdims, mech),
+            table,
+            mech,
+            **common,
+            details={"what": "totals of squared centred y"},
+        )
+        self.build.releases.append(rel.release)
+        return rel.values
 
     def present(self, keep, n_noisy, scale) -> np.ndarray:
         """The documented rule for cells with released n near 0: a mean
@@ -211,6 +286,11 @@ class _CKMSummary(CKMMixin, _SummaryFamily):
     def validate_params(self) -> None:
         p = self.params
         name = self.name
+        self.check_fun()  # a median or quantile needs no num_ptable
+        if p["fun"] == "quantile":
+            # a median or quantile releases counts only (num_ptable unused)
+            super().validate_params()
+            return
         if p["num_ptable"] is None:
             raise fail(
                 name,
@@ -266,7 +346,9 @@ class _CKMSummary(CKMMixin, _SummaryFamily):
             num.key_modulus
         )
 
-    def release(self, door, fam, gdims, table, sums, bound) -> dict:
+    def release(
+        self, door, fam, gdims, table, sums, bound, squares=None
+    ) -> dict:
         p = self.params
         lo, hi = p["bounds"]
         mag = CKMMagnitudes(
@@ -307,6 +389,22 @@ class _CKMSummary(CKMMixin, _SummaryFamily):
         with np.errstate(divide="ignore", invalid="ignore"):
             y = np.where(n > 0, t / np.where(n > 0, n, 1), np.nan)
         r_lo, r_hi = ratio_interval(t - bt, t + bt, n - dc, n + dc)
+        if squares is not None:
+            # the total of squares is one more magnitude cell, perturbed
+            # by num_ptable at the same cell key as the total
+            sq_table, q_max, unit = squares
+            sq_mag = dataclasses.replace(mag, unit=unit)
+            rel_sq = release_cells(
+                self.sub_query("sumsq", door, fam, gdims, sq_mag),
+                sq_table,
+                sq_mag,
+                **common,
+            )
+            self.build.releases.append(rel_sq.release)
+            q = rel_sq.values
+            est["data_min"], est["data_max"] = ckm_interval(
+                self, n, t, q, bt, sq_mag.bound(q, q_max * unit)
+            )
         est.update(
             keep=shown,
             y=np.clip(y, lo, hi),

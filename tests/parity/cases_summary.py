@@ -195,3 +195,80 @@ add(
     ),
     ckm=False,
 )
+add(
+    Case(
+        "summary-mean-sdl-mult1",
+        "summary",
+        "mtcars",
+        {"x": "fcyl", "y": "mpg"},
+        [
+            L(
+                "geom_pointrange",
+                params={"fun_data": "mean_sdl", "fun_args": {"mult": 1}},
+                declare=MPG_BOUNDS,
+            )
+        ],
+    ),
+    ckm=False,
+)
+add(
+    Case(
+        "summary-errorbar-mean-se",
+        "summary",
+        "mpg",
+        {"x": "class", "y": "hwy"},
+        [
+            L(
+                "geom_errorbar",
+                params={"fun_data": "mean_se", "width": 0.3},
+                declare={"bounds": (0, 50)},
+            )
+        ],
+    ),
+    ckm=False,
+)
+add(
+    Case(
+        "summary-cl-normal-99-colour",
+        "summary",
+        "mpg",
+        {"x": "class", "y": "hwy", "colour": "drv"},
+        [
+            L(
+                "geom_pointrange",
+                params={
+                    "fun_data": "mean_cl_normal",
+                    "fun_args": {"confidence_interval": 0.99},
+                },
+                declare={"bounds": (0, 50)},
+            )
+        ],
+    ),
+    ckm=False,
+)
+add(
+    Case(
+        "summary-line-group-var",
+        "summary",
+        "mtcars",
+        {"x": "fcyl", "y": "mpg", "group": "fam"},
+        [L("geom_line", params={"fun_y": np.mean}, declare=MPG_BOUNDS)],
+    ),
+    ckm=False,
+)
+add(
+    Case(
+        "summary-median-hilow",
+        "summary",
+        "mpg",
+        {"x": "class", "y": "hwy"},
+        [
+            L(
+                "geom_pointrange",
+                params={"fun_data": "median_hilow"},
+                declare={"bounds": (0, 50), "bins": 500},
+            )
+        ],
+    ),
+    ckm=False,
+)

@@ -37,10 +37,17 @@ REASONS: dict[str, str] = {
         "default)."
     ),
     "summary-funs": (
-        "stat_summary_dp/_ckm release fun_y=np.mean or np.sum only; "
-        "fun_data (mean_se, mean_cl_normal, mean_sdl), np.median and "
-        "fun_ymin/fun_ymax are refused with an error naming the parameter "
-        "and the private alternative."
+        "stat_summary_dp/_ckm release fun_y=np.mean, np.sum, np.median and "
+        "quantiles, and fun_data mean_se, mean_cl_normal, mean_sdl and "
+        "median_hilow; fun_ymin/fun_ymax are refused with an error naming "
+        "the parameter and the private alternative."
+    ),
+    "summary-quantiles": (
+        "A private median or quantile (fun_y=np.median, np.quantile, "
+        "fun_data='median_hilow') inverts the CDF of the released fine "
+        "histogram within a fine bin, as the box plots' quartiles do; "
+        "plotnine's interpolates between two records (type 7): the two "
+        "differ by up to a fine bin or the gap between the records."
     ),
     "whisker-quantiles": (
         "Whiskers reach the furthest fine bin within 1.5 IQR of the "
@@ -83,10 +90,12 @@ DIFFERENCES: dict[tuple[str, str], str] = {
     ("summary-pointrange", "stat"): "summary-interval",
     ("summary-pointrange", "panels"): "summary-interval",
     ("summary-pointrange", "image"): "summary-interval",
-    ("summary-mean-se", "*"): "summary-funs",
-    ("summary-mean-cl-normal", "*"): "summary-funs",
-    ("summary-mean-sdl", "*"): "summary-funs",
-    ("summary-median", "*"): "summary-funs",
+    ("summary-median", "stat"): "summary-quantiles",
+    ("summary-median", "panels"): "summary-quantiles",
+    ("summary-median", "image"): "summary-quantiles",
+    ("summary-median-hilow", "stat"): "summary-quantiles",
+    ("summary-median-hilow", "panels"): "summary-quantiles",
+    ("summary-median-hilow", "image"): "summary-quantiles",
     ("summary-fun-min-max", "*"): "summary-funs",
     ("ecdf-no-pad", "panels"): "ecdf-grid",
     ("ecdf-no-pad", "image"): "ecdf-grid",
