@@ -101,8 +101,6 @@ _BLOCK_FLOATS = 2_000_000  # bounded memory: ~16 MB of differences
 #: differences per pass of the incomplete estimator: ~1 MB, so that the
 #: norms, the scaling and the product read them from cache
 _PAIR_FLOATS = 160_000
-#: per-(shift, chunk) sums kept at once (~8 MB): see _shifted_sum
-_PARTS_FLOATS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -159,24 +157,13 @@ def kendall_sensitivity(
     return 2.0 * math.sqrt(2.0) / n
 
 
-def _unit_outer_sum(
-    d: np.ndarray,
-    out: np.ndarray | None = None,
-    scaled: np.ndarray | None = None,
-) -> np.ndarray:
-    """``sum_r u_r u_r^T`` for the rows of ``d`` normalised (0 rows skip).
-
-    ``out`` (``(p, p)``) and ``scaled`` (at least ``d``'s shape) are
-    optional buffers: the same operations, without allocating them.
-    """
+def _unit_outer_sum(d: np.ndarray) -> np.ndarray:
+    """``sum_r u_r u_r^T`` for the rows of ``d`` normalised (0 rows skip)."""
     sq = np.einsum("ij,ij->i", d, d)
     inv = np.zeros_like(sq)
     np.divide(1.0, sq, out=inv, where=sq > 0)
     # sum_r d_r d_r^T / |d_r|^2 without forming the normalised rows
-    if scaled is None:
-        return d.T @ (d * inv[:, None])
-    w = np.multiply(d, inv[:, None], out=scaled[: d.shape[0]])
-    return np.matmul(d.T, w, out=out)
+    return d.T @ (d * inv[:, None])
 
 
 _CANCEL = 1e-6  # relative size of ||x_i - x_j||^2 below which we
@@ -297,12 +284,31 @@ def spherical_kendall(
             "random order and shifts."
         )
     key = derive_key(key, "kendall_design")
-    # one random order (one gather), then contiguous shifted differences;
-    # gathering whole rows of a column-major matrix (what a DataFrame
-    # gives) reads p far-apart places per row: copy it row-major first
-    xp = np.ascontiguousarray(arr)[keyed_permutation(key, n)]
+    # one random order (one gather), then contiguous shifted differences
+    xp = arr[keyed_permutation(key, n)]
     offsets = _distinct_shifts(n, shifts, derive_key(key, "shifts"))
-    total = _shifted_sum(xp, offsets.tolist())
+    total = np.zeros((p, p))
+    chunk = max(1, _PAIR_FLOATS // p)
+    buf = np.empty((min(chunk, n), p))
+    for s in offsets.tolist():
+        for c0 in range(0, n, chunk):
+            c1 = min(n, c0 + chunk)
+            d = buf[: c1 - c0]
+            # partner of position i is i + s (mod n): at most one wrap
+            cut = min(c1, n - s) - c0
+            if cut > 0:
+                np.subtract(
+                    xp[c0 + s : c0 + s + cut], xp[c0 : c0 + cut], out=d[:cut]
+                )
+            lo = max(cut, 0)
+            if lo < c1 - c0:
+                start = c0 + lo + s - n
+                np.subtract(
+                    xp[start : start + (c1 - c0 - lo)],
+                    xp[c0 + lo : c1],
+                    out=d[lo:],
+                )
+            total += _unit_outer_sum(d)
     pairs = shifts * n
     return KendallMatrix(
         total / pairs,
@@ -311,56 +317,6 @@ def spherical_kendall(
         pairs,
         kendall_sensitivity(n, "incomplete", shifts),
     )
-
-
-def _shifted_sum(xp: np.ndarray, offsets: list[int]) -> np.ndarray:
-    """``sum_s sum_i u u^T`` of the pairs ``(i, i + s mod n)``, in chunks.
-
-    Chunk-major over a group of shifts: each chunk of rows is read once
-    for all of them (it stays in cache) and its differences are summed
-    while in cache. The per-(shift, chunk) sums are kept and added in
-    shift-major order, the order of a shift-by-shift loop, so the total
-    does not depend on the grouping, to the last bit (equal bits make
-    equal releases on every seed, not only after the grid rounding).
-    """
-    n, p = xp.shape
-    chunk = max(1, _PAIR_FLOATS // p)
-    starts = range(0, n, chunk)
-    group = max(1, _PARTS_FLOATS // (len(starts) * p * p))
-    buf = np.empty((min(chunk, n), p))
-    scaled = np.empty_like(buf)
-    total = np.zeros((p, p))
-    for g0 in range(0, len(offsets), group):
-        shifts = offsets[g0 : g0 + group]
-        parts = np.empty((len(shifts), len(starts), p, p))
-        for ci, c0 in enumerate(starts):
-            d = buf[: min(n, c0 + chunk) - c0]
-            for si, s in enumerate(shifts):
-                _shifted_differences(xp, c0, s, d)
-                _unit_outer_sum(d, out=parts[si, ci], scaled=scaled)
-        for part in parts.reshape(-1, p, p):
-            total += part
-    return total
-
-
-def _shifted_differences(
-    xp: np.ndarray, c0: int, s: int, out: np.ndarray
-) -> None:
-    """``xp[(i + s) % n] - xp[i]`` for ``i`` in ``c0 .. c0 + len(out)``."""
-    n = xp.shape[0]
-    c1 = c0 + out.shape[0]
-    # partner of position i is i + s (mod n): at most one wrap
-    cut = min(c1, n - s) - c0
-    if cut > 0:
-        np.subtract(
-            xp[c0 + s : c0 + s + cut], xp[c0 : c0 + cut], out=out[:cut]
-        )
-    lo = max(cut, 0)
-    if lo < c1 - c0:
-        start = c0 + lo + s - n
-        np.subtract(
-            xp[start : start + (c1 - c0 - lo)], xp[c0 + lo : c1], out=out[lo:]
-        )
 
 
 def _check_shifts(shifts: Any, n: int, max_pairs: int) -> int:
