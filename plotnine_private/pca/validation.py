@@ -292,7 +292,10 @@ def numeric_matrix(
     x = df[list(columns)].to_numpy(dtype=float)
     if x.shape[0] < 2:
         raise fail(fn, f"data must have at least 2 rows, got {x.shape[0]}.")
-    x = np.where(np.isfinite(x), x, 0.0)
+    # no copy when finite and already in one block (the layout, hence the
+    # BLAS path of x @ v, is then the one np.where would give)
+    if not (x.flags.forc and np.isfinite(x).all()):
+        x = np.where(np.isfinite(x), x, 0.0)
     return x, [str(c) for c in columns]
 
 
