@@ -25,7 +25,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import operator
-import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -44,6 +43,7 @@ from ..exceptions import PlotninePrivateError
 from ..families import Family, Stages, merge_stages, rint_stages
 from ..mechanisms.cellnames import value_bytes
 from ..mechanisms.release import CellTable, LaplaceCounts
+from ..stats.domains import RowsNeeded
 from ..validation import fail
 from .bounding import (
     BAD_UNIT,
@@ -410,17 +410,16 @@ def release_in_engine(
         )
     mechanism = stat.make_mechanism()
     stat.build.records = evaled
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        # the public domain (no records: nothing of the data is read)
-        fam0 = stat.family_cells(evaled, door.scales)
-    if any(r.family == "range" for r in stat.build.releases):
+    try:
+        # the domain from public parameters and scales: no record is read
+        fam0 = stat.declare_domain(door.scales)
+    except RowsNeeded:
         raise fail(
             name,
             "has no public bins and would estimate a private range from "
             "the rows, which a table in an engine does not hand out. Give "
             "public limits=(lo, hi) or breaks=[...] (or xlim/ylim).",
-        )
+        ) from None
     gcols = stat.group_columns(evaled)
     # records outside the family's domain change nothing when there are
     # no weights or keys to check and no group levels to observe

@@ -30,7 +30,7 @@ IEEE doubles round the same way in both.
 from .base import CELL, Family, Stages, merge_stages
 from .bins import Bins, Grid, bin_index
 from .lattices import Hexes, PointAxis, Points, rint_stages
-from .levels import Levels, Observed
+from .levels import Levels, Observed, count_levels
 
 __all__ = [
     "CELL",
@@ -44,6 +44,7 @@ __all__ = [
     "Points",
     "Stages",
     "bin_index",
+    "count_levels",
     "merge_stages",
     "rint_stages",
 ]
