@@ -20,6 +20,7 @@ from plotnine_private.families import (
     Points,
 )
 from plotnine_private.mechanisms.hexbin import hex_lattice
+from plotnine_private.stats.domains import _bin2d_edges
 
 SEEDS = [0, 1, 2]
 
@@ -114,7 +115,30 @@ BREAKS = [
     np.linspace(1999, 2008, 10),
     np.array([0, 1, 2.5, 4, 10.0]),
     np.array([0.1, 0.2, 0.30000000000000004, 0.4]),
+    # plotnine's bin_2d grids: each edge moved out by one epsilon, which
+    # the engine computes as the form gives it (no lookup)
+    _bin2d_edges((-5, 5), 30, None),
+    _bin2d_edges((-9, 11), 30, None),
+    _bin2d_edges((0.1, 7.3), 13, None),
+    _bin2d_edges((-2, 3), None, 0.25),
 ]
+FUZZY = range(5, 9)
+
+
+@pytest.mark.parametrize("i", FUZZY)
+def test_bin2d_edges_have_an_exact_form(i):
+    """The fast path is taken for plotnine's grids (the codes test above
+    then checks it at the edges and their float neighbours), and a form
+    is only used when it gives every inner edge to the last bit."""
+    breaks = BREAKS[i]
+    form = Bins(breaks).form
+    assert form is not None and form.fuzz
+    k = np.arange(1, len(breaks) - 1, dtype=float)
+    assert np.array_equal(form.edges(k), breaks[1:-1])
+    moved = breaks.copy()
+    moved[len(breaks) // 2] = np.nextafter(moved[len(breaks) // 2], np.inf)
+    other = Bins(moved).form
+    assert other is None or np.array_equal(other.edges(k), moved[1:-1])
 
 
 @pytest.mark.parametrize("seed", SEEDS)
