@@ -295,3 +295,51 @@ def test_record_key_integers_in_engines(kind, modulus):
         assert np.array_equal(got["_kbad"].to_numpy() == 1, ~valid)
         ints = got["_khi"].to_numpy() * 2**24 + got["_klo"].to_numpy()
         assert np.array_equal(ints[valid], ref)
+
+
+@pytest.mark.parametrize(
+    "kind, modulus", [("uniform", None), ("integer", 4096), ("integer", None)]
+)
+def test_key_sums_whole_or_in_halves(kind, modulus, monkeypatch):
+    """Grouped key sums are exact whether the key integers are summed
+    whole (one int64 sum) or in 24-bit halves, and the halves are taken
+    when so many records could overflow the whole sum."""
+    from plotnine_private.engines import push
+    from plotnine_private.mechanisms.ckm import record_key_integers
+
+    rng = np.random.default_rng(5)
+    n = 5000
+    if kind == "uniform":
+        keys = rng.uniform(0, 1, n)
+    else:
+        top = 2**50 if modulus is None else modulus
+        keys = rng.integers(0, top, n).astype(float)
+    g = rng.integers(0, 7, n)
+    ints = record_key_integers(keys, kind=kind, modulus=modulus)
+    expected = np.array([int(ints[g == i].sum()) for i in range(7)])
+    table = pl.DataFrame({"g": g, "k": keys})
+    rkey = push.RecordKeys(nw.col("k"), _PT(kind, modulus))
+    whole = rkey.bound <= push._WHOLE_KEYS
+    assert whole == (modulus is not None or kind == "uniform")
+    for limit in (2**63 - 1, n * 100):
+        monkeypatch.setattr(push, "_INT64", limit)
+        runs: list = []
+        original = push._grouped
+
+        def spy(*args, _original=original, _runs=runs):
+            _runs.append("_ksum" in args[-1][-1])
+            return _original(*args)
+
+        monkeypatch.setattr(push, "_grouped", spy)
+        for native in (table.lazy(), duckdb.from_arrow(table.to_arrow())):
+            runs.clear()
+            out = push.grouped(
+                nw.from_native(native), {"_g": nw.col("g")}, rkey=rkey
+            )
+            out = out.sort_values("_g")
+            assert np.array_equal(push.key_sums(out), expected)
+            # whole first when the keys allow; halves when n * bound
+            # could pass the limit
+            over = whole and n > limit // rkey.bound
+            assert runs == ([True, False] if over else [whole])
+        monkeypatch.setattr(push, "_grouped", original)

@@ -122,12 +122,35 @@ def _plain(col: pd.Series) -> pd.Series:
     return col
 
 
+@dataclasses.dataclass(frozen=True)
+class RecordKeys:
+    """A CKM layer's record-key column (an expression) and its p-table,
+    whose key kind and modulus bound the key integers."""
+
+    expr: Any
+    ptable: Any
+
+    @property
+    def bound(self) -> int:
+        """Every key integer is below this."""
+        if self.ptable.key_kind == "uniform":
+            return 10**8
+        modulus = self.ptable.key_modulus
+        return int(modulus) if modulus is not None else 2**53
+
+
+#: key integers below this are summed whole, as one int64: no overflow
+#: below 2**63 / bound records (9e10 for uniform keys, below 10**8)
+_WHOLE_KEYS = 2**40
+_INT64 = 2**63 - 1
+
+
 def grouped(
     frame: Any,
     keys: dict[str, Any],
     *,
     weight: Any = None,
-    rkey: Any = None,
+    rkey: RecordKeys | None = None,
     where: Any = None,
     stages: Sequence[dict[str, Any]] = (),
     flags: dict[str, Any] | None = None,
@@ -135,11 +158,26 @@ def grouped(
     """One row per combination of ``keys`` (name -> expression) and of
     the last of ``stages`` (projections applied in turn, each computing
     its columns once from the previous ones) with ``_n`` records; ``_w``
-    (sum of ``weight``), ``_wbad`` (invalid weights); ``_khi``, ``_klo``
-    (sums of the key integers' high and low 24 bits) and ``_kbad``
-    (invalid keys) when asked; and for each of ``flags`` (name -> boolean
-    expression) the number of records where it holds. Collected to
-    pandas: the only thing that leaves the engine."""
+    (sum of ``weight``), ``_wbad`` (invalid weights); the exact sums of
+    the record keys' integers (read them with :func:`key_sums`) and
+    ``_kbad`` (invalid keys) when asked; and for each of ``flags`` (name
+    -> boolean expression) the number of records where it holds.
+    Collected to pandas: the only thing that leaves the engine.
+
+    Key integers below ``2**40`` are summed whole (one int64 sum); if the
+    records are so many that such a sum could pass ``2**63``, the query
+    is run again with the 24-bit halves summed apart."""
+    whole = rkey is not None and rkey.bound <= _WHOLE_KEYS
+    args = (frame, keys, weight, where, stages, flags)
+    if rkey is None:
+        return _grouped(*args, None)
+    result = _grouped(*args, key_integers(rkey.expr, rkey.ptable, whole))
+    if whole and int(result["_n"].sum()) > _INT64 // rkey.bound:
+        result = _grouped(*args, key_integers(rkey.expr, rkey.ptable))
+    return result
+
+
+def _grouped(frame, keys, weight, where, stages, flags, rkey):
     import narwhals as nw
 
     if weight is not None:
@@ -167,11 +205,7 @@ def grouped(
     if rkey is not None:
         # the key integers' projections beside the cells' (one pass)
         stages = merge_stages(list(stages), rkey)
-        aggs += [
-            nw.col("_khi").sum(),
-            nw.col("_klo").sum(),
-            nw.col("_kbad").sum(),
-        ]
+        aggs += [nw.col(c).sum() for c in (*rkey[-1], "_kbad")]
     stages = list(stages)
     if stages:
         cols.update(stages[0])
@@ -185,12 +219,13 @@ def grouped(
     return result
 
 
-def key_integers(expr, ptable) -> Stages:
+def key_integers(expr, ptable, whole: bool = False) -> Stages:
     """Projections of the CKM key integers (as
     :func:`~plotnine_private.mechanisms.ckm.record_key_integers` with its
-    default 8 digits), split into ``_khi`` and ``_klo`` (high and low 24
-    bits, so that their sums cannot overflow), and ``_kbad`` (1 for an
-    invalid key). Each quantity is projected once."""
+    default 8 digits) and ``_kbad`` (1 for an invalid key); the last
+    stage holds what is summed: ``_ksum``, the integer (``whole``), or
+    ``_khi`` and ``_klo``, its high and low 24 bits (so that their sums
+    cannot overflow). Each quantity is projected once."""
     import narwhals as nw
 
     k = nw.col("_kk")
@@ -222,6 +257,9 @@ def key_integers(expr, ptable) -> Stages:
     else:
         stages.append({"_kr": nw.when(kbad).then(0.0).otherwise(k)})
     kr, hi = nw.col("_kr"), nw.col("_khf")
+    if whole:
+        stages.append({"_ksum": kr.cast(nw.Int64)})
+        return stages
     stages.append({"_khf": (kr / float(_LO_BITS)).floor()})
     stages.append(
         {
@@ -233,6 +271,9 @@ def key_integers(expr, ptable) -> Stages:
 
 
 def key_sums(g: pd.DataFrame) -> np.ndarray:
+    """The exact key sums of grouped rows (:func:`grouped`)."""
+    if "_ksum" in g:
+        return g["_ksum"].to_numpy(dtype=np.int64)
     hi = g["_khi"].to_numpy(dtype=np.int64)
     lo = g["_klo"].to_numpy(dtype=np.int64)
     return hi * _LO_BITS + lo
@@ -445,7 +486,7 @@ def release_in_engine(
         import narwhals as nw
 
         stat.record_key_integers(evaled)  # the rkey error if unmapped
-        rkey = key_integers(nw.col(cols["rkey"]), stat.params["ptable"])
+        rkey = RecordKeys(nw.col(cols["rkey"]), stat.params["ptable"])
     weight = None
     if "weight" in cols:
         import narwhals as nw
@@ -515,7 +556,7 @@ def source_groups(
     keys = {f"_c{i}": nw.col(c) for i, c in enumerate(names)}
     rk = None
     if rkey is not None:
-        rk = key_integers(nw.col(rkey), mechanism.ptable)
+        rk = RecordKeys(nw.col(rkey), mechanism.ptable)
     # a value outside a column's declared levels stays in the engine
     inside = [
         nw.col(c).is_in(levels)
