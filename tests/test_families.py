@@ -271,6 +271,8 @@ def test_record_key_integers_in_engines(kind, modulus):
             np.round(rng.uniform(0, 1, 3000), 8),
             rng.uniform(0, 1, 3000),  # more decimals: rounded
             [0.0, 0.999999995, 0.999999999, 0.5, 1e-9, 5e-9, 1.5e-8],
+            # keys * 10**8 exactly half-way: ties go to the even integer
+            [2.5e-08, 4.5e-08, 5.5e-08, 7.5e-08, 0.009999975],
         ]
         bad = [-0.1, 1.0, 2.0, np.inf, np.nan]
     else:

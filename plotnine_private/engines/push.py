@@ -40,7 +40,7 @@ from ..cells import (
 )
 from ..door import Door, LayerBuild
 from ..exceptions import PlotninePrivateError
-from ..families import Family, Stages, merge_stages, rint_stages
+from ..families import CELL, Family, Levels, Stages, merge_stages
 from ..mechanisms.cellnames import value_bytes
 from ..mechanisms.release import CellTable, LaplaceCounts
 from ..stats.domains import RowsNeeded
@@ -59,6 +59,7 @@ __all__ = [
 ]
 
 _LO_BITS = 1 << 24
+_RINT = float(2**52)
 #: families whose release needs only a count (and key sum) per cell; a
 #: summary needs each record's y
 _COUNTED = frozenset({"count", "bin", "bin2d", "binhex", "sum", "fine"})
@@ -152,6 +153,7 @@ def grouped(
     weight: Any = None,
     rkey: RecordKeys | None = None,
     where: Any = None,
+    having: Any = None,
     stages: Sequence[dict[str, Any]] = (),
     flags: dict[str, Any] | None = None,
 ) -> pd.DataFrame:
@@ -162,13 +164,15 @@ def grouped(
     the record keys' integers (read them with :func:`key_sums`) and
     ``_kbad`` (invalid keys) when asked; and for each of ``flags`` (name
     -> boolean expression) the number of records where it holds.
-    Collected to pandas: the only thing that leaves the engine.
+    ``where`` filters the records, ``having`` the grouped rows (by their
+    key names), both in the engine. Collected to pandas: the only thing
+    that leaves the engine.
 
     Key integers below ``2**40`` are summed whole (one int64 sum); if the
     records are so many that such a sum could pass ``2**63``, the query
     is run again with the 24-bit halves summed apart."""
     whole = rkey is not None and rkey.bound <= _WHOLE_KEYS
-    args = (frame, keys, weight, where, stages, flags)
+    args = (frame, keys, weight, where, having, stages, flags)
     if rkey is None:
         return _grouped(*args, None)
     result = _grouped(*args, key_integers(rkey.expr, rkey.ptable, whole))
@@ -177,7 +181,7 @@ def grouped(
     return result
 
 
-def _grouped(frame, keys, weight, where, stages, flags, rkey):
+def _grouped(frame, keys, weight, where, having, stages, flags, rkey):
     import narwhals as nw
 
     if weight is not None:
@@ -213,6 +217,8 @@ def _grouped(frame, keys, weight, where, stages, flags, rkey):
     for stage in stages[1:]:
         lf = lf.with_columns(**stage)
     out = lf.group_by(*names).agg(*aggs) if names else lf.select(*aggs)
+    if having is not None:
+        out = out.filter(having)
     result = out.collect().to_pandas().reset_index(drop=True)
     if not names and len(result) and int(result["_n"].iloc[0]) == 0:
         result = result.iloc[0:0]
@@ -249,7 +255,11 @@ def key_integers(expr, ptable, whole: bool = False) -> Stages:
         stages.append(
             {"_ks": nw.when(kbad).then(0.0).otherwise(k) * float(scale)}
         )
-        stages += rint_stages("_ks", "_kq")
+        # numpy.rint of a value in [0, 2**52): adding 2**52 leaves no
+        # bits below the unit, so the sum rounds half to even as rint
+        # does; two operations instead of a floor and the tie tests
+        ks = nw.col("_ks")
+        stages.append({"_kq": (ks + _RINT) - _RINT})
         kq = nw.col("_kq")
         # rint may reach the scale itself: that key is 0 (mod scale)
         wrap = (kq >= float(scale)).cast(nw.Float64) * float(scale)
@@ -327,19 +337,37 @@ def _present(cols: dict[str, str], evaled: pd.DataFrame, aes: Sequence):
     return functools.reduce(operator.and_, conds) if conds else None
 
 
-def _within(where, cols: dict[str, str], door: Door):
+def _within(
+    where, cols: dict[str, str], door: Door, keyed: dict[str, str]
+) -> tuple[Any, Any]:
     """``where`` and every declared column within its levels: a value
     outside them is filtered in the engine, so its count never leaves it
-    (in memory such records are left out of the cells)."""
+    (in memory such records are left out of the cells). Returns the
+    filter of the records and the filter of the grouped rows: a declared
+    column that is a grouping key (``keyed``: source column -> key name)
+    is tested once per group after the group-by, still in the engine
+    (a list test on every record cost DuckDB more than the group-by)."""
     import narwhals as nw
 
     conds = [] if where is None else [where]
-    for ae, levels in door.declared.items():
-        if ae in cols:
-            conds.append(nw.col(cols[ae]).is_in(list(levels)))
+    having = []
+    tests = [
+        (cols[ae], list(levels))
+        for ae, levels in door.declared.items()
+        if ae in cols
+    ]
     for i, f in enumerate(door.facet_columns):
         values = list(dict.fromkeys(row[i] for row in door.panel_values))
-        conds.append(nw.col(f).is_in(values))
+        tests.append((f, values))
+    for column, levels in tests:
+        if column in keyed:
+            having.append(nw.col(keyed[column]).is_in(levels))
+        else:
+            conds.append(nw.col(column).is_in(levels))
+    return _all(conds), _all(having)
+
+
+def _all(conds: list) -> Any:
     return functools.reduce(operator.and_, conds) if conds else None
 
 
@@ -472,15 +500,29 @@ def release_in_engine(
     fstages, ffinish, keep = _family_keys(
         stat, fam0, cols, door.scales, counted_only
     )
+    # source columns grouped as they are (-> their key's name)
+    keyed = {cols[c]: f"_g{i}" for i, c in enumerate(gcols)}
+    keyed.update({f: f"_f{i}" for i, f in enumerate(door.facet_columns)})
+    family = fam0.family
+    if isinstance(family, Levels) and family.public and not family.numeric:
+        keyed[cols[family.axis]] = CELL
     needed = sorted(stat.REQUIRED_AES)
     if keep is not None:
         # a value in the domain is present and finite: test the others
         needed = [a for a in needed if a not in fam0.family.aes]
+    # a declared column grouped as it is: its levels test (on the
+    # grouped rows) leaves missing values out too
+    needed = [
+        a
+        for a in needed
+        if not (cols[a] in keyed and door.declared.get(a) is not None)
+    ]
     where = _present(cols, evaled, needed)
     if keep is not None:
         where = keep if where is None else where & keep
     gkeys = {f"_g{i}": _plain_col(cols[c]) for i, c in enumerate(gcols)}
     pkeys, pfinish = _panel_keys(door, name)
+    where, having = _within(where, cols, door, keyed)
     rkey = None
     if not stat.DP:
         import narwhals as nw
@@ -498,7 +540,8 @@ def release_in_engine(
         {**pkeys, **gkeys},
         weight=weight,
         rkey=rkey,
-        where=_within(where, cols, door),
+        where=where,
+        having=having,
         stages=fstages,
         flags=None if bad_unit is None else {BAD_UNIT: bad_unit},
     )
@@ -558,18 +601,18 @@ def source_groups(
     if rkey is not None:
         rk = RecordKeys(nw.col(rkey), mechanism.ptable)
     # a value outside a column's declared levels stays in the engine
+    # (tested on the grouped rows, as a layer's declared keys are)
     inside = [
-        nw.col(c).is_in(levels)
-        for c in names
+        nw.col(f"_c{i}").is_in(levels)
+        for i, c in enumerate(names)
         if (levels := src.declared_levels(c)) is not None
     ]
-    where = functools.reduce(operator.and_, inside) if inside else None
     frame, bad_unit = bounded_frame(src)
     g = grouped(
         frame,
         keys,
         rkey=rk,
-        where=where,
+        having=_all(inside),
         flags=None if bad_unit is None else {BAD_UNIT: bad_unit},
     )
     check_unit_rows(name, g, src.unit)

@@ -334,12 +334,24 @@ class Grid(Family):
         return None if fx is None or fy is None else fx & fy
 
     def inner_stages(self, columns: Mapping[str, Any]) -> Stages:
-        return merge_stages(
-            self.x.inner_stages({self.x.axis: columns["x"]}, "_cx"),
-            self.y.inner_stages({self.y.axis: columns["y"]}, "_cy"),
-        )
+        import narwhals as nw
+
+        # one grouping key (cheaper to group by than two): the corrected
+        # indices of records in range lie in [-1, n], so (iy + 1) * (nx
+        # + 2) + ix + 1 is exact and decodes to both
+        ix, iy = nw.col("_cx"), nw.col("_cy")
+        wide = float(self.x.size + 2)
+        return [
+            *merge_stages(
+                self.x.inner_stages({self.x.axis: columns["x"]}, "_cx"),
+                self.y.inner_stages({self.y.axis: columns["y"]}, "_cy"),
+            ),
+            {CELL: (iy + 1.0) * wide + (ix + 1.0)},
+        ]
 
     def inner_decode(self, grouped: Mapping[str, np.ndarray]) -> np.ndarray:
-        ix = self.x.clip_index(grouped["_cx"])
-        iy = self.y.clip_index(grouped["_cy"])
+        key = _int_keys(grouped[CELL])
+        wide = self.x.size + 2
+        ix = self.x.clip_index(key % wide - 1)
+        iy = self.y.clip_index(key // wide - 1)
         return iy * self.x.size + ix
