@@ -21,7 +21,14 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from plotnine import aes, geom_bar, geom_histogram, ggplot, scale_x_discrete
+from plotnine import (
+    aes,
+    facet_wrap,
+    geom_bar,
+    geom_histogram,
+    ggplot,
+    scale_x_discrete,
+)
 from test_engines import (
     PLOTS,
     PTABLE,
@@ -207,3 +214,69 @@ def test_table_x_family_is_the_plots(column, levels, monkeypatch):
     assert table_family.declared == plot_family.declared
     assert table_family.numeric == plot_family.numeric
     assert table_family.public == plot_family.public
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_undeclared_values_never_leave_the_engine(engine, monkeypatch):
+    """A declared column grouped as it is has its levels tested on the
+    grouped rows, still in the engine: no row of a value outside the
+    declared levels (nor of a missing one) is collected, and the numbers
+    equal those of the frame in memory."""
+    import duckdb
+    import polars as pl
+
+    from plotnine_private import dp_table, source
+    from plotnine_private.engines import push
+
+    rng = np.random.default_rng(3)
+    n = 3000
+    d = pd.DataFrame(
+        {
+            "g": rng.choice(["a", "b", "zz"], n).astype(object),
+            "f": rng.choice(["u", "v", "ww"], n).astype(object),
+        }
+    )
+    d.loc[::97, "g"] = None
+    levels = {"g": ["a", "b"], "f": ["u", "v"]}
+    if engine == "duckdb":
+        con = duckdb.connect()
+        con.register("v", d)
+        con.execute("CREATE TABLE t AS SELECT * FROM v")
+        src = source(con, "t", levels=levels)
+    else:
+        src = source(pl.from_pandas(d).lazy(), levels=levels)
+    memory = d.assign(
+        g=pd.Categorical(d["g"], categories=levels["g"]),
+        f=pd.Categorical(d["f"], categories=levels["f"]),
+    )
+    collected: list = []
+    original = push._grouped
+
+    def spy(*args):
+        out = original(*args)
+        collected.append(out)
+        return out
+
+    monkeypatch.setattr(push, "_grouped", spy)
+    plot = (
+        ggplot(src, aes("g"))
+        + geom_bar(stat="count_dp", eps=1, seed=4)
+        + facet_wrap("f")
+    )
+    got = _released(plot)
+    table = dp_table(src, "g", facets="f", eps=1, seed=5)
+    monkeypatch.setattr(push, "_grouped", original)
+    assert len(collected) == 2
+    for out in collected:
+        values = set(out.drop(columns=["_n"]).stack().astype(str))
+        assert not values & {"zz", "ww", "None", "nan"}, values
+    expected = _released(
+        ggplot(memory, aes("g"))
+        + geom_bar(stat="count_dp", eps=1, seed=4)
+        + facet_wrap("f")
+    )
+    pd.testing.assert_frame_equal(
+        got.reset_index(drop=True), expected.reset_index(drop=True)
+    )
+    in_memory = dp_table(memory, "g", facets="f", eps=1, seed=5)
+    pd.testing.assert_frame_equal(table, in_memory)
