@@ -188,31 +188,18 @@ class PrivateCountStat(GroupingMixin, stat):
     def domain(
         self, scales, rows: pd.DataFrame | None = None
     ) -> FamilyCells:  # pragma: no cover - abstract
-        """The family's domain: its cells, their naming content and the
-        stateless :mod:`~plotnine_private.families` object, without the
-        records' codes.
+        """The family's domain (cells, naming content, the stateless
+        :mod:`~plotnine_private.families` object) without records' codes.
 
-        Extension hook: every family implements it. The domain comes from
-        public facts (parameters, ``self.build.door.declared``, user scale
-        limits). ``rows`` are read only where it cannot: a private range
-        (DP without public bins) and the values seen (an observed domain,
-        ``public=False``, thresholded by the engine). Without ``rows``
-        a private range raises :class:`~plotnine_private.stats.domains.
-        RowsNeeded`, and an observed domain has no cells yet.
-
-        Parameters
-        ----------
-        scales
-            The plot's position scales (``scales.x``, ``scales.y``).
-        rows
-            The layer's rows after the mapping, without missing
-            positions, or None.
-
-        Returns
-        -------
-        FamilyCells
-            With ``code`` None, or the records' codes when ``rows`` made
-            an observed domain (computed once).
+        Extension hook: every family implements it, from public facts
+        (parameters, ``self.build.door.declared``, user scale limits).
+        ``rows`` (the layer's rows after the mapping, or None) are read
+        only for a private range (DP without public bins; without rows,
+        :class:`~plotnine_private.stats.domains.RowsNeeded`) and for an
+        observed domain (``public=False``, thresholded by the engine;
+        without rows it has no cells yet). ``scales``: the plot's
+        position scales. Returns a ``FamilyCells`` with ``code`` None, or
+        the records' codes when ``rows`` made an observed domain.
         """
         raise NotImplementedError
 
