@@ -29,7 +29,7 @@ from .door import bound_rows, declared_levels, level_label
 from .engines.push import assemble_counts, source_groups
 from .engines.source import is_source
 from .exceptions import PlotninePrivateError
-from .families import Levels
+from .families import Levels, count_levels
 from .mechanisms.bounding import unit_integers
 from .mechanisms.ckm import record_key_integers
 from .mechanisms.laplace import DEFAULT_DELTA
@@ -127,18 +127,20 @@ def _panels(name, frame, data, facets, dp) -> tuple[Dimension, list]:
 
 
 def _count_levels(frame, column: pd.Series, x: str, levels) -> Levels:
-    """count's family for the table's x: the given levels, else the
-    declared ones, else the values seen; numbers matched as floats (as
-    ``count_dp`` does on a continuous x)."""
-    declared = levels if levels is not None else declared_levels(frame, x)
-    numeric = pd.api.types.is_numeric_dtype(column)
-    if declared is None and pd.api.types.is_bool_dtype(column):
-        numeric = False
-    return Levels(
-        declared,
-        numeric=numeric and (declared is None or levels is not None),
-        axis=x,
-    )
+    """count's family for the table's x (:func:`~plotnine_private.
+    families.count_levels`, as the plots' ``count_dp`` has it): numbers
+    are a continuous x, matched as floats, unless no ``levels=`` is given
+    and the column's levels are declared (or it holds booleans); other
+    values are discrete."""
+    declared = declared_levels(frame, x)
+    discrete = not pd.api.types.is_numeric_dtype(column)
+    if levels is None:
+        discrete = (
+            discrete
+            or declared is not None
+            or pd.api.types.is_bool_dtype(column)
+        )
+    return count_levels(levels, declared, None, discrete, axis=x)[0]
 
 
 def _release_table(

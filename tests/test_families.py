@@ -20,6 +20,7 @@ from plotnine_private.families import (
     Points,
 )
 from plotnine_private.mechanisms.hexbin import hex_lattice
+from plotnine_private.stats.domains import _bin2d_edges
 
 SEEDS = [0, 1, 2]
 
@@ -114,7 +115,30 @@ BREAKS = [
     np.linspace(1999, 2008, 10),
     np.array([0, 1, 2.5, 4, 10.0]),
     np.array([0.1, 0.2, 0.30000000000000004, 0.4]),
+    # plotnine's bin_2d grids: each edge moved out by one epsilon, which
+    # the engine computes as the form gives it (no lookup)
+    _bin2d_edges((-5, 5), 30, None),
+    _bin2d_edges((-9, 11), 30, None),
+    _bin2d_edges((0.1, 7.3), 13, None),
+    _bin2d_edges((-2, 3), None, 0.25),
 ]
+FUZZY = range(5, 9)
+
+
+@pytest.mark.parametrize("i", FUZZY)
+def test_bin2d_edges_have_an_exact_form(i):
+    """The fast path is taken for plotnine's grids (the codes test above
+    then checks it at the edges and their float neighbours), and a form
+    is only used when it gives every inner edge to the last bit."""
+    breaks = BREAKS[i]
+    form = Bins(breaks).form
+    assert form is not None and form.fuzz
+    k = np.arange(1, len(breaks) - 1, dtype=float)
+    assert np.array_equal(form.edges(k), breaks[1:-1])
+    moved = breaks.copy()
+    moved[len(breaks) // 2] = np.nextafter(moved[len(breaks) // 2], np.inf)
+    other = Bins(moved).form
+    assert other is None or np.array_equal(other.edges(k), moved[1:-1])
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -247,6 +271,8 @@ def test_record_key_integers_in_engines(kind, modulus):
             np.round(rng.uniform(0, 1, 3000), 8),
             rng.uniform(0, 1, 3000),  # more decimals: rounded
             [0.0, 0.999999995, 0.999999999, 0.5, 1e-9, 5e-9, 1.5e-8],
+            # keys * 10**8 exactly half-way: ties go to the even integer
+            [2.5e-08, 4.5e-08, 5.5e-08, 7.5e-08, 0.009999975],
         ]
         bad = [-0.1, 1.0, 2.0, np.inf, np.nan]
     else:
@@ -271,3 +297,51 @@ def test_record_key_integers_in_engines(kind, modulus):
         assert np.array_equal(got["_kbad"].to_numpy() == 1, ~valid)
         ints = got["_khi"].to_numpy() * 2**24 + got["_klo"].to_numpy()
         assert np.array_equal(ints[valid], ref)
+
+
+@pytest.mark.parametrize(
+    "kind, modulus", [("uniform", None), ("integer", 4096), ("integer", None)]
+)
+def test_key_sums_whole_or_in_halves(kind, modulus, monkeypatch):
+    """Grouped key sums are exact whether the key integers are summed
+    whole (one int64 sum) or in 24-bit halves, and the halves are taken
+    when so many records could overflow the whole sum."""
+    from plotnine_private.engines import push
+    from plotnine_private.mechanisms.ckm import record_key_integers
+
+    rng = np.random.default_rng(5)
+    n = 5000
+    if kind == "uniform":
+        keys = rng.uniform(0, 1, n)
+    else:
+        top = 2**50 if modulus is None else modulus
+        keys = rng.integers(0, top, n).astype(float)
+    g = rng.integers(0, 7, n)
+    ints = record_key_integers(keys, kind=kind, modulus=modulus)
+    expected = np.array([int(ints[g == i].sum()) for i in range(7)])
+    table = pl.DataFrame({"g": g, "k": keys})
+    rkey = push.RecordKeys(nw.col("k"), _PT(kind, modulus))
+    whole = rkey.bound <= push._WHOLE_KEYS
+    assert whole == (modulus is not None or kind == "uniform")
+    for limit in (2**63 - 1, n * 100):
+        monkeypatch.setattr(push, "_INT64", limit)
+        runs: list = []
+        original = push._grouped
+
+        def spy(*args, _original=original, _runs=runs):
+            _runs.append("_ksum" in args[-1][-1])
+            return _original(*args)
+
+        monkeypatch.setattr(push, "_grouped", spy)
+        for native in (table.lazy(), duckdb.from_arrow(table.to_arrow())):
+            runs.clear()
+            out = push.grouped(
+                nw.from_native(native), {"_g": nw.col("g")}, rkey=rkey
+            )
+            out = out.sort_values("_g")
+            assert np.array_equal(push.key_sums(out), expected)
+            # whole first when the keys allow; halves when n * bound
+            # could pass the limit
+            over = whole and n > limit // rkey.bound
+            assert runs == ([True, False] if over else [whole])
+        monkeypatch.setattr(push, "_grouped", original)

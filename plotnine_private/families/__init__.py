@@ -16,9 +16,12 @@ the cell of each record twice, side by side:
   ``decode(grouped)`` turns the grouped keys (one row per group, as
   numpy arrays) into the same cell codes.
 
-The plot door (the stats' ``family_cells``), the engine push-down
-(:mod:`~plotnine_private.engines.push`) and :func:`~plotnine_private.
-tables.dp_table` / ``ckm_table`` all go through these objects, so a cell
+A stat's ``domain`` builds its family from public parameters and scales.
+The plot door (``family_cells`` adds the records' codes), the engine
+push-down (:mod:`~plotnine_private.engines.push`, from
+``declare_domain``, without reading a record) and :func:`~plotnine_private.
+tables.dp_table` / ``ckm_table`` (:func:`count_levels`) all go through
+these objects, so a cell
 is computed by one definition whatever holds the rows; tests check numpy
 codes == engine codes on random data, edges and their float neighbours
 included.
@@ -30,7 +33,7 @@ IEEE doubles round the same way in both.
 from .base import CELL, Family, Stages, merge_stages
 from .bins import Bins, Grid, bin_index
 from .lattices import Hexes, PointAxis, Points, rint_stages
-from .levels import Levels, Observed
+from .levels import Levels, Observed, count_levels
 
 __all__ = [
     "CELL",
@@ -44,6 +47,7 @@ __all__ = [
     "Points",
     "Stages",
     "bin_index",
+    "count_levels",
     "merge_stages",
     "rint_stages",
 ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import operator
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -95,17 +95,71 @@ def _even_index(v: np.ndarray, breaks: np.ndarray, closed: str):
     return idx
 
 
-def _linspace_step(breaks: np.ndarray) -> float | None:
-    """The step if ``breaks`` are exactly ``k * step + lo`` (and the last
-    one ``hi``), as ``numpy.linspace`` makes them; else None."""
+_EPS = float(np.finfo(float).eps)
+
+
+@dataclass(frozen=True)
+class EdgeForm:
+    """Inner edges that arithmetic gives to the last bit: edge ``k`` is
+    ``k * step + origin`` (as ``numpy.linspace`` and ``numpy.arange``
+    compute them), or, with ``fuzz``, that value moved out by one
+    relative epsilon, as plotnine's ``stat_bin_2d`` grid has them
+    (:func:`_edge_form` checks every inner edge), so an engine computes
+    the two edges around a record without a lookup. The outer edges need
+    no form: a record outside them is left out (or clamped) first, and
+    the index of one inside is clipped to the bins."""
+
+    origin: float
+    step: float
+    fuzz: bool = False
+
+    def edges(self, k: np.ndarray) -> np.ndarray:
+        g = k * self.step + self.origin
+        if not self.fuzz:
+            return g
+        return np.where(
+            g > 0, g * (1 + _EPS), np.where(g < 0, g * (1 - _EPS), _EPS)
+        )
+
+    def edge_expr(self, g):
+        """The edge whose unmoved value is the expression ``g`` (a column
+        of ``k * step + origin``). ``g * (1 + eps)`` and ``g * (1 -
+        eps)`` round the exact ``g + |g| eps`` once, as this sum does
+        (``|g| eps`` is exact), so one branchless formula serves both
+        signs; 0 becomes eps."""
+        import narwhals as nw
+
+        if not self.fuzz:
+            return g
+        return g + g.abs() * _EPS + (g == 0).cast(nw.Float64) * _EPS
+
+
+def _edge_form(breaks: np.ndarray) -> EdgeForm | None:
+    """An :class:`EdgeForm` that gives every inner edge of ``breaks``
+    exactly, else None (the edges are then compared one by one). The
+    candidates are few and each is checked edge by edge, so a wrong
+    guess costs only the slower path."""
     nb = len(breaks) - 1
     lo, hi = float(breaks[0]), float(breaks[-1])
     if nb < 2 or not hi > lo:
         return None
-    step = (hi - lo) / nb
-    edges = np.arange(nb, dtype=float) * step + lo
-    if np.array_equal(edges, breaks[:-1]) and edges[-1] < hi:
-        return step
+    k = np.arange(1, nb, dtype=float)
+    inner = breaks[1:-1]
+    linear = EdgeForm(lo, (hi - lo) / nb)
+    if np.array_equal(linear.edges(k), inner):
+        return linear
+    # plotnine's bin_2d grid: an arange from a multiple of the width (the
+    # first edge moved by one epsilon), each edge moved out by one
+    # (a grid from 0 has its first edge at -eps)
+    for first in (lo, lo / (1 - _EPS), lo / (1 + _EPS), 0.0):
+        for off in range(-2, 3):
+            start = first + off * float(np.spacing(first))
+            for width in ((hi - lo) / nb, float(breaks[2] - breaks[1])):
+                for dw in range(-2, 3):
+                    w = width + dw * float(np.spacing(width))
+                    form = EdgeForm(start, (start + w) - start, fuzz=True)
+                    if np.array_equal(form.edges(k), inner):
+                        return form
     return None
 
 
@@ -122,12 +176,14 @@ class Bins(Family):
     closed: str = "right"
     clamp: bool = False
     axis: str = "x"
+    form: EdgeForm | None = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(
             self, "breaks", np.asarray(self.breaks, dtype=float)
         )
         object.__setattr__(self, "aes", (self.axis,))
+        object.__setattr__(self, "form", _edge_form(self.breaks))
 
     @property
     def size(self) -> int:
@@ -142,7 +198,7 @@ class Bins(Family):
         return self.index_stages(_float(columns[self.axis]), out)
 
     def domain_filter(self, columns: Mapping[str, Any]) -> Any:
-        if self.clamp or _linspace_step(self.breaks) is None:
+        if self.clamp or self.form is None:
             return None
         x = _float(columns[self.axis])
         return (x >= float(self.breaks[0])) & (x <= float(self.breaks[-1]))
@@ -162,12 +218,13 @@ class Bins(Family):
 
     def index_stages(self, x, out: str, inner: bool = False) -> Stages:
         """The bin index of expression ``x`` as column ``out`` (-1
-        outside). Equal widths: the raw index ``floor((x - lo) / w)`` is
-        projected once, then corrected by one comparison with each edge
-        around it (as ``numpy.linspace`` computes them; the division may
-        round a value on an edge into the next bin), then clipped to the
-        bins; ``x`` is in range, so the raw index is within one bin of
-        the truth."""
+        outside). Edges of an :class:`EdgeForm` (equal widths): the raw
+        index ``floor((x - origin) / step)`` is projected once, then
+        corrected by one comparison with each edge around it, computed as
+        the form gives it (the division may round a value on an edge into
+        the next bin), then clipped to the bins; ``x`` is in range, so
+        the raw index is within one bin of the truth. Other edges: the
+        number of edges below ``x``, projected once."""
         import narwhals as nw
 
         lo, hi = float(self.breaks[0]), float(self.breaks[-1])
@@ -182,12 +239,18 @@ class Bins(Family):
             x, inside = nw.col(f"{out}_v"), nw.col(f"{out}_in")
         else:
             inside = (x >= lo) & (x <= hi)
-        step = _linspace_step(self.breaks)
-        if step is None:
-            return [*stages, {out: self._compare_index(x, inside)}]
+        form = self.form
+        if form is None:
+            return [*stages, *self._compare_stages(x, inside, out)]
         r, c = nw.col(f"{out}_r"), nw.col(f"{out}_c")
-        left = r * step + lo
-        right = (r + 1.0) * step + lo
+        # the two edges around the raw index, each value projected once
+        gl, gr = nw.col(f"{out}_gl"), nw.col(f"{out}_gr")
+        edges = {
+            f"{out}_gl": r * form.step + form.origin,
+            f"{out}_gr": (r + 1.0) * form.step + form.origin,
+        }
+        left, right = form.edge_expr(gl), form.edge_expr(gr)
+        raw = ((x - form.origin) / form.step).floor()
         if self.closed == "right":
             down, up = x <= left, x > right
         else:
@@ -197,10 +260,11 @@ class Bins(Family):
         # on the grouped rows when only records in range are seen)
         corrected = r - down.cast(nw.Float64) + up.cast(nw.Float64)
         if inner:
-            return [{f"{out}_r": ((x - lo) / step).floor()}, {out: corrected}]
+            return [{f"{out}_r": raw}, edges, {out: corrected}]
         return [
             *stages,
-            {f"{out}_r": ((x - lo) / step).floor()},
+            {f"{out}_r": raw},
+            edges,
             {f"{out}_c": corrected},
             {
                 out: nw.when(inside)
@@ -209,8 +273,9 @@ class Bins(Family):
             },
         ]
 
-    def _compare_index(self, x, inside):
-        """Uneven edges: the number of edges below ``x``."""
+    def _compare_stages(self, x, inside, out: str) -> Stages:
+        """Uneven edges: the number of edges below ``x``, projected once
+        before the range tests read it."""
         import narwhals as nw
 
         nb = self.size
@@ -223,8 +288,12 @@ class Bins(Family):
             below = [(x >= b).cast(nw.Int64) for b in edges]
             idx = functools.reduce(operator.add, below) - 1
             idx = nw.when(x == edges[-1]).then(nb - 1).otherwise(idx)
-        ok = inside & (idx >= 0) & (idx < nb)
-        return nw.when(ok).then(idx).otherwise(-1)
+        i = nw.col(f"{out}_k")
+        ok = nw.col(f"{out}_ok") & (i >= 0) & (i < nb)
+        return [
+            {f"{out}_k": idx, f"{out}_ok": inside},
+            {out: nw.when(ok).then(i).otherwise(-1)},
+        ]
 
 
 @dataclass(frozen=True, eq=False)
@@ -265,12 +334,24 @@ class Grid(Family):
         return None if fx is None or fy is None else fx & fy
 
     def inner_stages(self, columns: Mapping[str, Any]) -> Stages:
-        return merge_stages(
-            self.x.inner_stages({self.x.axis: columns["x"]}, "_cx"),
-            self.y.inner_stages({self.y.axis: columns["y"]}, "_cy"),
-        )
+        import narwhals as nw
+
+        # one grouping key (cheaper to group by than two): the corrected
+        # indices of records in range lie in [-1, n], so (iy + 1) * (nx
+        # + 2) + ix + 1 is exact and decodes to both
+        ix, iy = nw.col("_cx"), nw.col("_cy")
+        wide = float(self.x.size + 2)
+        return [
+            *merge_stages(
+                self.x.inner_stages({self.x.axis: columns["x"]}, "_cx"),
+                self.y.inner_stages({self.y.axis: columns["y"]}, "_cy"),
+            ),
+            {CELL: (iy + 1.0) * wide + (ix + 1.0)},
+        ]
 
     def inner_decode(self, grouped: Mapping[str, np.ndarray]) -> np.ndarray:
-        ix = self.x.clip_index(grouped["_cx"])
-        iy = self.y.clip_index(grouped["_cy"])
+        key = _int_keys(grouped[CELL])
+        wide = self.x.size + 2
+        ix = self.x.clip_index(key % wide - 1)
+        iy = self.y.clip_index(key // wide - 1)
         return iy * self.x.size + ix

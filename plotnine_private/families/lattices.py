@@ -108,12 +108,15 @@ class Hexes(Family):
         da = (sx - ja) * (sx - ja) + 3.0 * ((sy - ia) * (sy - ia))
         eb, fb = sx - jb - 0.5, sy - ib - 0.5
         db = eb * eb + 3.0 * (fb * fb)
-        use_a = nw.col("_ha")
+        a = nw.col("_ha")
         first = {
             "_hx": _divide(x - ox, bwx),
             "_hy": _divide(y - oy, bwy * SQRT3),
         }
-        row = nw.when(use_a).then(2.0 * ia).otherwise(2.0 * ib + 1.0)
+        # lattice a (a = 1) or b (a = 0) by arithmetic on whole numbers,
+        # exact and cheaper in an engine than a CASE per column
+        row = 2.0 * ib + 1.0 + a * (2.0 * (ia - ib) - 1.0)
+        col = jb + a * (ja - jb)
         if not inner:
             first["_hin"] = inside
             # outside the box: a row below the lattice (decoded outside)
@@ -127,8 +130,8 @@ class Hexes(Family):
                 "_jb": sx.floor(),
                 "_ib": sy.floor(),
             },
-            {"_ha": da <= db},
-            {"_hr": row, "_hc": nw.when(use_a).then(ja).otherwise(jb)},
+            {"_ha": (da <= db).cast(nw.Float64)},
+            {"_hr": row, "_hc": col},
         ]
 
     def decode(self, grouped: Mapping[str, np.ndarray]) -> np.ndarray:

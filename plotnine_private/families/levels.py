@@ -14,7 +14,7 @@ from ..cells import Dimension, categorical_dimension
 from ..exceptions import PlotninePrivateError
 from .base import CELL, Family, Stages, _float
 
-__all__ = ["Levels", "Observed"]
+__all__ = ["Levels", "Observed", "count_levels"]
 
 
 # --------------------------------------------------------------------------
@@ -96,3 +96,29 @@ class Observed(Family):
 
     def codes(self, columns: Mapping[str, np.ndarray]) -> np.ndarray:
         return self.positions(columns)[1]
+
+
+def count_levels(
+    levels: list | None,
+    declared: list | None,
+    scale_limits: list | None,
+    discrete: bool,
+    axis: str = "x",
+) -> tuple[Levels, str]:
+    """count's family of x and where its domain comes from, in order of
+    precedence: ``levels=``; the declared levels of a discrete x (a
+    Categorical or Enum column); user limits of a discrete scale; else
+    the values seen. A continuous x is matched as numbers. The plots and
+    ``dp_table``/``ckm_table`` share it, so a table and a bar chart of
+    the same data have one domain."""
+    if not discrete:
+        family = Levels(levels, numeric=True, axis=axis)
+        return family, "public: levels" if family.public else "observed"
+    for given, source in (
+        (levels, "public: levels"),
+        (declared, "public: declared levels"),
+        (scale_limits, "public: scale limits"),
+    ):
+        if given is not None:
+            return Levels(given, axis=axis), source
+    return Levels(None, axis=axis), "observed"

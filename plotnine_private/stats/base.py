@@ -26,7 +26,7 @@ into released cells, before plotnine trains a scale or lays out a panel.
    the released count is 0) for every family with a ``count``.
 
 Writing a family: subclass :class:`PrivateCountStat`, set ``FAMILY`` and
-``QUERY_PARAMS``, implement ``family_cells(data, scales) -> FamilyCells``
+``QUERY_PARAMS``, implement ``domain(scales, rows=None) -> FamilyCells``
 and ``shape_output(cells, released) -> DataFrame``; then
 ``class stat_x_dp(DPMixin, FamilyBase)`` and
 ``class stat_x_ckm(CKMMixin, FamilyBase)`` with merged ``DEFAULT_PARAMS``.
@@ -159,7 +159,7 @@ def count_labels(count: pd.Series) -> np.ndarray:
 class PrivateCountStat(GroupingMixin, stat):
     """Base of all private count stats (not registered under a stat name).
 
-    Subclasses implement :meth:`family_cells` and :meth:`shape_output`.
+    Subclasses implement :meth:`domain` and :meth:`shape_output`.
 
     The layer is released at the door (:meth:`release_at_door`), so
     plotnine runs no statistic on its released cells (the adapter's hook;
@@ -185,15 +185,34 @@ class PrivateCountStat(GroupingMixin, stat):
     def validate_params(self) -> None:
         """Check parameter values; raise before any plotting."""
 
-    def family_cells(
-        self, data: pd.DataFrame, scales
+    def domain(
+        self, scales, rows: pd.DataFrame | None = None
     ) -> FamilyCells:  # pragma: no cover - abstract
-        """Map each record to a cell of the family's domain.
+        """The family's domain (cells, naming content, the stateless
+        :mod:`~plotnine_private.families` object) without records' codes.
 
-        Extension hook: every family implements it. The domain must come
-        from public facts only (parameters, ``self.build.door.declared``, user
-        scale limits); when it cannot, return the observed cells with
-        ``public=False`` and the engine thresholds the release.
+        Extension hook: every family implements it, from public facts
+        (parameters, ``self.build.door.declared``, user scale limits).
+        ``rows`` (the layer's rows after the mapping, or None) are read
+        only for a private range (DP without public bins; without rows,
+        :class:`~plotnine_private.stats.domains.RowsNeeded`) and for an
+        observed domain (``public=False``, thresholded by the engine;
+        without rows it has no cells yet). ``scales``: the plot's
+        position scales. Returns a ``FamilyCells`` with ``code`` None, or
+        the records' codes when ``rows`` made an observed domain.
+        """
+        raise NotImplementedError
+
+    def declare_domain(self, scales) -> FamilyCells:
+        """:meth:`domain` from the public parameters and scales alone: no
+        record is read. The plot door, the engine push-down and the
+        tables share this declaration (tests check it equals what the
+        door uses on real data)."""
+        return self.domain(scales)
+
+    def family_cells(self, data: pd.DataFrame, scales) -> FamilyCells:
+        """Each record's cell of the family's domain (:meth:`domain`,
+        then the family object's codes).
 
         Parameters
         ----------
@@ -208,7 +227,8 @@ class PrivateCountStat(GroupingMixin, stat):
             The domain's cells, their naming content and each record's
             cell (``-1``: outside, not counted).
         """
-        raise NotImplementedError
+        fam = self.domain(scales, data)
+        return fam if fam.code is not None else fam.coded(data)
 
     def shape_output(
         self, cells: CellFrame, released: Released

@@ -111,13 +111,13 @@ class _BinFamily(PrivateCountStat):
             p["closed"] = "left"
         validate_range_share(self.name, p.get("range_share"))
 
-    def _breaks(self, scales, mechanism):
+    def _breaks(self, scales, mechanism, rows: pd.DataFrame | None):
         if "x" not in self.build.axis_cache:
             p = self.params
             self.build.axis_cache["x"] = axis_breaks(
                 self,
                 "x",
-                self.build.records["x"].to_numpy(dtype=float),
+                None if rows is None else rows["x"].to_numpy(dtype=float),
                 scales.x,
                 breaks=p["breaks"],
                 limits=p["limits"],
@@ -135,9 +135,12 @@ class _BinFamily(PrivateCountStat):
 
     def family_cells(self, data: pd.DataFrame, scales: pos_scales):
         refuse_date_objects(self.name, data, ("x",))
+        return super().family_cells(data, scales)
+
+    def domain(self, scales: pos_scales, rows: pd.DataFrame | None = None):
         self.require_continuous(scales, "x")
         mech = self.make_mechanism() if self.DP else None
-        ab = self._breaks(scales, mech)
+        ab = self._breaks(scales, mech, rows)
         breaks = ab.breaks
         if self.params["pad"]:
             breaks = np.concatenate(
@@ -148,7 +151,6 @@ class _BinFamily(PrivateCountStat):
                 ]
             )
         family = Bins(breaks, self.params["closed"], ab.clamp)
-        code = family.codes({"x": data["x"].to_numpy(dtype=float)})
         lo, hi = breaks[:-1], breaks[1:]
         frame = pd.DataFrame(
             {"x": (lo + hi) / 2, "xmin": lo, "xmax": hi, "width": hi - lo}
@@ -157,7 +159,7 @@ class _BinFamily(PrivateCountStat):
         return FamilyCells(
             frame,
             [lo, hi, closed],
-            code,
+            None,
             public=True,
             source=ab.source,
             describe=(tuple(breaks.tolist()), self.params["closed"]),

@@ -82,7 +82,7 @@ class TwoAxisBins(_TwoAxisBase):
 
     BIN_RULE = "exact"
 
-    def axis(self, ax: str, scale, mechanism):
+    def axis(self, ax: str, scale, mechanism, rows=None):
         if isinstance(scale, scale_discrete):
             self.require_continuous(SimpleNamespace(**{ax: scale}), ax)
         if ax not in self.build.axis_cache:
@@ -95,7 +95,7 @@ class TwoAxisBins(_TwoAxisBase):
             ab = axis_breaks(
                 self,
                 ax,
-                self.build.records[ax].to_numpy(dtype=float),
+                None if rows is None else rows[ax].to_numpy(dtype=float),
                 scale,
                 breaks=breaks,
                 limits=limits,
@@ -167,16 +167,16 @@ class _Bin2dFamily(TwoAxisBins, PrivateCountStat):
 
     def family_cells(self, data: pd.DataFrame, scales: pos_scales):
         refuse_date_objects(self.name, data, ("x", "y"))
+        return super().family_cells(data, scales)
+
+    def domain(self, scales: pos_scales, rows: pd.DataFrame | None = None):
         mech = self.make_mechanism() if self.DP else None
-        ax = self.axis("x", scales.x, mech)
-        ay = self.axis("y", scales.y, mech)
+        ax = self.axis("x", scales.x, mech, rows)
+        ay = self.axis("y", scales.y, mech, rows)
         nx, ny = len(ax.breaks) - 1, len(ay.breaks) - 1
         family = Grid(
             Bins(ax.breaks, "left" if ax.calendar else "right", ax.clamp),
             Bins(ay.breaks, "left" if ay.calendar else "right", ay.clamp, "y"),
-        )
-        code = family.codes(
-            {a: data[a].to_numpy(dtype=float) for a in ("x", "y")}
         )
         gx = np.tile(np.arange(nx), ny)
         gy = np.repeat(np.arange(ny), nx)
@@ -201,7 +201,7 @@ class _Bin2dFamily(TwoAxisBins, PrivateCountStat):
         return FamilyCells(
             frame,
             [xmin, xmax, ymin, ymax],
-            code,
+            None,
             public=True,
             source=source if public else "private estimate",
             describe=(tuple(ax.breaks.tolist()), tuple(ay.breaks.tolist())),

@@ -103,7 +103,7 @@ class _BinhexFamily(TwoAxisBins, PrivateCountStat):
     def setup_params(self, data: pd.DataFrame):
         user_mapping_wins(self, data)
 
-    def box_axis(self, ax: str, scale, mechanism):
+    def box_axis(self, ax: str, scale, mechanism, rows=None):
         """The public (or privately estimated) range of one axis.
 
         As ``TwoAxisBins.axis`` but one bin wide, so that the range is
@@ -116,7 +116,7 @@ class _BinhexFamily(TwoAxisBins, PrivateCountStat):
             ab = axis_breaks(
                 self,
                 ax,
-                self.build.records[ax].to_numpy(dtype=float),
+                None if rows is None else rows[ax].to_numpy(dtype=float),
                 scale,
                 limits=limits[i],
                 bins=1,
@@ -127,11 +127,11 @@ class _BinhexFamily(TwoAxisBins, PrivateCountStat):
                 self.build.releases.append(ab.release)
         return self.build.axis_cache[key]
 
-    def lattice(self, scales: pos_scales, mechanism) -> dict:
+    def lattice(self, scales: pos_scales, mechanism, rows=None) -> dict:
         """Box, origin, binwidth and hexagons: one lattice per layer."""
         if "hex" not in self.build.axis_cache:
-            ax = self.box_axis("x", scales.x, mechanism)
-            ay = self.box_axis("y", scales.y, mechanism)
+            ax = self.box_axis("x", scales.x, mechanism, rows)
+            ay = self.box_axis("y", scales.y, mechanism, rows)
             xlim = (float(ax.breaks[0]), float(ax.breaks[-1]))
             ylim = (float(ay.breaks[0]), float(ay.breaks[-1]))
             bins = per_axis(self.params["bins"], self.name, "bins")
@@ -177,9 +177,12 @@ class _BinhexFamily(TwoAxisBins, PrivateCountStat):
 
     def family_cells(self, data: pd.DataFrame, scales: pos_scales):
         refuse_date_objects(self.name, data, ("x", "y"))
+        return super().family_cells(data, scales)
+
+    def domain(self, scales: pos_scales, rows: pd.DataFrame | None = None):
         self.require_continuous(scales, "x", "y")
         mech = self.make_mechanism() if self.DP else None
-        lat = self.lattice(scales, mech)
+        lat = self.lattice(scales, mech, rows)
         row, col = lat["row"], lat["col"]
         family = Hexes(
             lat["xlim"],
@@ -189,9 +192,6 @@ class _BinhexFamily(TwoAxisBins, PrivateCountStat):
             row,
             col,
             lat["clamp"],
-        )
-        code = family.codes(
-            {a: data[a].to_numpy(dtype=float) for a in ("x", "y")}
         )
         frame = hex_geometry(row, col, lat["origin"], lat["binwidth"])
         # a hexagon is identified by its shape and place; the tag keeps
@@ -203,7 +203,7 @@ class _BinhexFamily(TwoAxisBins, PrivateCountStat):
         return FamilyCells(
             frame,
             content,
-            code,
+            None,
             public=True,
             source=lat["source"],
             describe=(lat["xlim"], lat["ylim"], lat["binwidth"]),

@@ -6,13 +6,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..cells import Dimension, small_codes
+from ..families import Levels
 
 
 @dataclass
@@ -29,7 +30,8 @@ class FamilyCells:
         (labels, bin edges); aligned with ``frame``.
     code
         For each record, the row of ``frame`` it falls in (-1: outside the
-        domain, not counted).
+        domain, not counted); None for a domain declared without records
+        (:meth:`coded` adds them).
     public
         Whether ``frame`` was fixed without looking at the data.
     source
@@ -44,15 +46,29 @@ class FamilyCells:
 
     frame: pd.DataFrame
     content: list
-    code: np.ndarray
+    code: np.ndarray | None
     public: bool
     source: str
     describe: Any = None
     family: Any = None
 
+    def coded(self, data: pd.DataFrame) -> FamilyCells:
+        """This domain with the cell of each record of ``data``, from the
+        family object (the same codes its engine expressions give)."""
+        family = self.family
+        # categories compare as values; every other family takes numbers
+        numeric = not isinstance(family, Levels)
+        columns = {
+            a: data[a].to_numpy(dtype=float) if numeric else data[a]
+            for a in family.aes
+        }
+        return replace(self, code=family.codes(columns))
+
     def dimension(self) -> Dimension:
         """The family's cells as the last dimension of the domain (codes
         in the smallest integer type)."""
+        if self.code is None:
+            raise ValueError("a declared domain has no records' codes")
         return Dimension(
             "cell",
             small_codes(self.code, len(self.frame)),

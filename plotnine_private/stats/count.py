@@ -7,7 +7,8 @@ import pandas as pd
 from plotnine.doctools import document
 from plotnine.mapping.evaluation import after_stat
 
-from ..families import Levels
+from ..cells import object_column
+from ..families import count_levels
 from .base import (
     CKM_PARAMS,
     DP_PARAMS,
@@ -83,59 +84,51 @@ class _CountFamily(PrivateCountStat):
         if width is not None and not (np.isfinite(width) and width > 0):
             raise _fail(self.name, f"width must be > 0, got {width!r}.")
 
-    def family_cells(self, data: pd.DataFrame, scales):
-        levels = self.params["levels"]
+    def domain(self, scales, rows: pd.DataFrame | None = None):
+        discrete = _is_discrete(scales.x)
+        self.build.discrete_x = discrete
+        family, source = count_levels(
+            self.params["levels"],
+            self.build.door.declared.get("x"),
+            _user_discrete_limits(scales.x) if discrete else None,
+            discrete,
+        )
+        if family.declared is not None:
+            values = list(family.declared)
+            content = [object_column(values)]
+            code = None
+        elif rows is None:
+            # observed: the cells are the values seen, none yet
+            values, content, code = [], [object_column([])], None
+        else:
+            dim = family.dimension(rows["x"])
+            values, content = list(dim.values), dim.content
+            code = dim.codes.astype(np.int64)
+        self.build.x_order = values
         width = self.params["width"]
-        x = data["x"]
-        self.build.discrete_x = _is_discrete(scales.x)
-        if self.build.discrete_x:
-            declared, source = levels, "public: levels"
-            if declared is None and "x" in self.build.door.declared:
-                declared = self.build.door.declared["x"]
-                source = "public: declared levels"
-            if declared is None and _user_discrete_limits(scales.x):
-                declared = _user_discrete_limits(scales.x)
-                source = "public: scale limits"
-            family = Levels(declared)
-            dim = family.dimension(x)
-            self.build.x_order = list(dim.values)
+        if discrete:
             frame = pd.DataFrame(
-                {
-                    "x": list(dim.values),
-                    "width": width if width is not None else 0.9,
-                }
+                {"x": values, "width": width if width is not None else 0.9}
             )
-            return FamilyCells(
-                frame,
-                dim.content,
-                dim.codes,
-                public=dim.public,
-                source=source if dim.public else "observed",
-                describe=tuple(dim.content[0]),
-                family=family,
-            )
-        # continuous x: a public list of values, or the values seen
-        family = Levels(levels, numeric=True)
-        dim = family.dimension(x)
-        source = "public: levels" if family.public else "observed"
-        domain = np.asarray(dim.values, dtype=float)
-        if width is None:
-            # plotnine: 0.9 x the resolution of x, which is 1 for whole
-            # numbers (here: of the public values)
-            whole = bool(np.all(domain == np.round(domain)))
-            width = 0.9 * (
-                np.min(np.diff(domain))
-                if len(domain) > 1 and dim.public and not whole
-                else 1.0
-            )
-        frame = pd.DataFrame({"x": domain, "width": width})
+        else:
+            domain = np.asarray(values, dtype=float)
+            if width is None:
+                # plotnine: 0.9 x the resolution of x, which is 1 for
+                # whole numbers (here: of the public values)
+                whole = bool(np.all(domain == np.round(domain)))
+                width = 0.9 * (
+                    np.min(np.diff(domain))
+                    if len(domain) > 1 and family.public and not whole
+                    else 1.0
+                )
+            frame = pd.DataFrame({"x": domain, "width": width})
         return FamilyCells(
             frame,
-            dim.content,
-            dim.codes,
-            public=dim.public,
+            content,
+            code,
+            public=family.public,
             source=source,
-            describe=tuple(dim.content[0]),
+            describe=tuple(content[0]),
             family=family,
         )
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from plotnine.stats.binning import breaks_from_bins, breaks_from_binwidth
 
+from ..exceptions import PlotninePrivateError
 from ..families import bin_index  # moved; kept importable here
 from ..mechanisms.errors import PrivacyWarning
 from ..mechanisms.ranges import private_range, range_privacy_map
@@ -49,7 +50,18 @@ from .dates import (
     width_in_axis_units,
 )
 
-__all__ = ["AxisBreaks", "advise_edge_mass", "axis_breaks", "bin_index"]
+__all__ = [
+    "AxisBreaks",
+    "RowsNeeded",
+    "advise_edge_mass",
+    "axis_breaks",
+    "bin_index",
+]
+
+
+class RowsNeeded(PlotninePrivateError):
+    """The domain is not public: it would be a private estimate from the
+    rows (a DP range), so it cannot be declared without them."""
 
 
 @dataclass
@@ -196,7 +208,7 @@ def _public_bins_hint(stat, axis: str) -> str:
 def axis_breaks(
     stat,
     axis: str,
-    values: np.ndarray,
+    values: np.ndarray | None,
     scale,
     *,
     breaks=None,
@@ -218,6 +230,10 @@ def axis_breaks(
     On a date axis (:mod:`~plotnine_private.stats.dates`) ``breaks``,
     ``limits``, ``center`` and ``boundary`` are dates, ``binwidth`` a
     number of days, a duration or a calendar step.
+
+    ``values`` (the records' positions) are read only by a private range
+    estimate; ``None`` declares the edges from public facts alone and
+    raises :class:`RowsNeeded` where they would be estimated.
     """
     name = stat.name
     if breaks is not None and limits is not None:
@@ -289,6 +305,12 @@ def axis_breaks(
             f"needs public bins on {axis}: {_public_bins_hint(stat, axis)}. "
             "CKM has no budget to estimate a range privately, and the data "
             "range would disclose the extremes.",
+        )
+    if values is None:
+        raise RowsNeeded(
+            f"{name}(): has no public bins on {axis} and would estimate a "
+            "private range from the rows. Give public limits=(lo, hi) or "
+            f"breaks=[...] (or {axis}lim(lo, hi))."
         )
     return _private_axis(
         stat,

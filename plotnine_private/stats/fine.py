@@ -184,7 +184,8 @@ class FineFamily(PrivateCountStat):
         return cols
 
     # -- the family ------------------------------------------------------
-    def family_cells(self, data: pd.DataFrame, scales) -> FamilyCells:
+    def domain(self, scales, rows: pd.DataFrame | None = None) -> FamilyCells:
+        # public limits only: rows are never read
         ax = self.AXIS
         self.require_continuous(scales, ax)
         if is_date_axis(getattr(scales, ax)):
@@ -204,7 +205,7 @@ class FineFamily(PrivateCountStat):
         ab = axis_breaks(
             self,
             ax,
-            data[ax].to_numpy(dtype=float),
+            None,
             scale,
             limits=p["limits"],
             bins=p["bins"],
@@ -216,14 +217,13 @@ class FineFamily(PrivateCountStat):
             # stat; limits= of the stat keep them (in the edge bins)
             outside = "clamp" if p["limits"] is not None else "drop"
         family = Bins(edges, "right", outside == "clamp", axis=ax)
-        code = family.codes({ax: data[ax].to_numpy(dtype=float)})
         lo, hi = edges[:-1], edges[1:]
         frame = pd.DataFrame({"_bin": np.arange(len(lo))})
         self.edges = edges
         return FamilyCells(
             frame,
             [lo, hi],
-            code,
+            None,
             public=True,
             source=ab.source,
             describe=(ax, tuple(edges.tolist()), outside),

@@ -116,10 +116,11 @@ class _SumFamily(PrivateCountStat):
 
     def family_cells(self, data: pd.DataFrame, scales: pos_scales):
         refuse_date_objects(self.name, data, ("x", "y"))
+        return super().family_cells(data, scales)
+
+    def domain(self, scales: pos_scales, rows: pd.DataFrame | None = None):
         self.require_continuous(scales, "x", "y")
         p = self.params
-        x = data["x"].to_numpy(dtype=float)
-        y = data["y"].to_numpy(dtype=float)
         if p["limits"] is not None:
             lims = per_axis(p["limits"], self.name, "limits", True)
             ress = per_axis(p["resolution"], self.name, "resolution")
@@ -132,7 +133,6 @@ class _SumFamily(PrivateCountStat):
                 rng.append(span)
                 res.append(step)
             family = Points(*axes)
-            code = family.codes({"x": x, "y": y})
             gpx, gpy = axes[0].points, axes[1].points
             nx, ny = len(gpx), len(gpy)
             gx = np.tile(np.arange(nx), ny)
@@ -142,19 +142,24 @@ class _SumFamily(PrivateCountStat):
             return FamilyCells(
                 frame,
                 [px, py],
-                code,
+                None,
                 public=True,
                 source="public: grid",
                 describe=(*rng, tuple(res)),
                 family=family,
             )
+        # the positions seen (none yet without rows)
         seen = Observed()
-        uniq, code = seen.positions({"x": x, "y": y})
-        px = uniq.get_level_values(0).to_numpy(dtype=float)
-        py = uniq.get_level_values(1).to_numpy(dtype=float)
-        frame = pd.DataFrame({"x": px, "y": py})
+        px = py = np.empty(0)
+        code = None
+        if rows is not None:
+            uniq, code = seen.positions(
+                {a: rows[a].to_numpy(dtype=float) for a in ("x", "y")}
+            )
+            px = uniq.get_level_values(0).to_numpy(dtype=float)
+            py = uniq.get_level_values(1).to_numpy(dtype=float)
         return FamilyCells(
-            frame,
+            pd.DataFrame({"x": px, "y": py}),
             [px, py],
             code,
             public=False,
