@@ -136,6 +136,19 @@ def test_a_time_zone_aware_column_keeps_its_zone(engine, tz):
     _same_layer(memory, engine_data)
 
 
+@pytest.mark.parametrize("kind", ["sum_dp", "bin2d_dp"])
+def test_a_utc_column_is_the_query_of_a_naive_one(kind):
+    # a naive time is read as UTC: the same positions and calendar, so
+    # the same query and noise (Spark states a naive pandas column as a
+    # TIMESTAMP in the session's zone, UTC)
+    naive = _built(_plot(kind, _records()))
+    _same_layer(naive, _built(_plot(kind, _records("UTC"), "UTC")))
+    # another zone is another query (its calendar differs): other noise
+    berlin = _built(_plot(kind, _records("Europe/Berlin"), "Europe/Berlin"))
+    col = "n" if kind == "sum_dp" else "count"
+    assert not naive[col].equals(berlin[col])
+
+
 def test_duckdb_time_zone_other_than_utc_names_the_fix():
     # DuckDB subtracts TIMESTAMPTZ in the connection's zone (an hour off
     # in summer): refused before anything is released

@@ -65,6 +65,7 @@ if TYPE_CHECKING:
     from plotnine import ggplot
 
 __all__ = [
+    "UTC_NAMES",
     "SIZE_FACTOR",
     "Built",
     "DoorHooks",
@@ -160,11 +161,25 @@ def scale_transform(scale: Any) -> tuple | None:
     # the parameters that define the function (log base, pseudo-log
     # sigma, time zone), not how its breaks and labels look
     params = tuple(
-        (k, str(v))
+        (k, _zone_identity(v) if k == "tz" else str(v))
         for k, v in sorted(vars(trans).items())
         if k in ("base", "sigma", "tz", "unit", "units")
     )
     return (name, *params)
+
+
+#: names of UTC (and of GMT, always at its offset): zones whose calendar
+#: is the one of a naive time, which mizani reads as UTC
+UTC_NAMES = ("UTC", "Etc/UTC", "GMT", "Etc/GMT")
+
+
+def _zone_identity(tz: Any) -> str:
+    """A date scale's time zone as it changes cells: a UTC zone puts every
+    time at the same position and calendar step as no zone (naive times,
+    read as UTC), so both are ``'None'``. Spark states a naive pandas
+    column as a TIMESTAMP in the session's zone: a plot of it is the same
+    query, with the same noise, as the plot of the naive frame."""
+    return "None" if str(tz) in UTC_NAMES else str(tz)
 
 
 def registered(name: str) -> type | None:

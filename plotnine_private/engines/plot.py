@@ -21,6 +21,7 @@ from plotnine.mapping.aes import aes
 from plotnine.mapping.evaluation import evaluate
 
 from .._compat import (
+    UTC_NAMES,
     keep_build,
     layer_mapping,
     layer_own_data,
@@ -119,7 +120,7 @@ def _in_axis_units(plot: ggplot, evaled: pd.DataFrame) -> pd.DataFrame:
 
 
 #: names of UTC (DuckDB's default connection time zone is Etc/UTC)
-_UTC = ("UTC", "Etc/UTC", "GMT", "Etc/GMT")
+_UTC = UTC_NAMES
 
 
 def days_since_epoch(
