@@ -11,6 +11,7 @@ import pytest  # noqa: E402
 from plotnine.data import mpg as _mpg  # noqa: E402
 
 from plotnine_private import ledger_store  # noqa: E402
+from plotnine_private.mechanisms import sources  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -21,6 +22,17 @@ def _no_ledger():
     ledger_store._active = None
     yield
     ledger_store._active = saved
+
+
+@pytest.fixture(autouse=True)
+def _fresh_sources():
+    """Each test is its own session for the one-seed-per-release check:
+    otherwise a frame another test released under the same seed (now
+    freed, or a copy) makes this test warn, depending on which tests ran
+    before it in the worker."""
+    sources._SOURCES.clear()
+    yield
+    sources._SOURCES.clear()
 
 
 @pytest.fixture

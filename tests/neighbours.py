@@ -25,6 +25,7 @@ from plotnine.scales.scale_discrete import scale_discrete
 import plotnine_private as pp
 from plotnine_private._compat import build
 from plotnine_private.mechanisms import release as engine
+from plotnine_private.report import report_from_built
 
 #: layer columns that carry released numbers (or are computed from them)
 NOISY = {
@@ -95,7 +96,10 @@ def snapshot(
         warnings.simplefilter("always")
         try:
             built = build(plot)
-            report = pp.privacy_report(plot)
+            # the report of this very build: privacy_report(plot) is
+            # report_from_built of a second, equal build (same seed, same
+            # data), so one build serves both
+            report = report_from_built(built)
         except Exception as err:  # an error is a release too: compared
             error = f"{type(err).__name__}: {err}"
         else:

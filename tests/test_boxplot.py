@@ -196,9 +196,11 @@ def test_neighbours_differ_only_in_noisy_numbers(monkeypatch, stat, change):
             + facet_wrap("year")
         )
 
-    from test_neighbours import BASE, neighbour
+    from test_neighbours import BASE, base_snapshot, neighbour
 
-    a = neighbours.snapshot(make(BASE), ("y",))
+    a = base_snapshot(
+        f"boxplot {stat}", lambda: neighbours.snapshot(make(BASE), ("y",))
+    )
     b = neighbours.snapshot(make(neighbour(change)), ("y",))
     assert neighbours.differences(a, b) == []
 

@@ -24,22 +24,29 @@ def _reference_digest(*arrays):
 _RNG = np.random.default_rng(0)
 
 
+def _normal(seed, size):
+    return np.random.default_rng(seed).normal(size=size)
+
+
+# factories, so that the 48 MB array is made when its test runs, not at
+# collection in every worker (and freed after it)
 @pytest.mark.parametrize(
-    "a",
+    "make",
     [
-        np.asfortranarray(_RNG.normal(size=(300_001, 20))),
-        _RNG.normal(size=(1000, 3)),
-        _RNG.normal(size=(7, 5))[:, ::2],
-        np.arange(10)[::-1],
-        np.zeros((0, 4)),
-        np.array(3.0),
-        np.array(["a", "bb"]),
-        np.array([True, False]),
-        [1, 2, 3],
+        lambda: np.asfortranarray(_normal(0, (300_001, 20))),
+        lambda: _normal(1, (1000, 3)),
+        lambda: _normal(2, (7, 5))[:, ::2],
+        lambda: np.arange(10)[::-1],
+        lambda: np.zeros((0, 4)),
+        lambda: np.array(3.0),
+        lambda: np.array(["a", "bb"]),
+        lambda: np.array([True, False]),
+        lambda: [1, 2, 3],
     ],
     ids=range(9),
 )
-def test_data_digest_is_the_c_order_bytes(a):
+def test_data_digest_is_the_c_order_bytes(make):
+    a = make()
     assert data_digest(a) == _reference_digest(a)
     assert data_digest(a, a) == _reference_digest(a, a)
 

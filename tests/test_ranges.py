@@ -12,8 +12,9 @@ from scipy import stats
 
 from plotnine_private.mechanisms import ranges
 from plotnine_private.mechanisms.errors import ParameterError
-from plotnine_private.mechanisms.randomness import derive_key
+from plotnine_private.mechanisms.randomness import derive_key, siphash24
 from plotnine_private.mechanisms.ranges import (
+    END_LEVEL,
     end_distance,
     private_range,
     range_privacy_map,
@@ -179,17 +180,56 @@ DRAWS = 5000
 T4 = 1.01**4 - 1
 
 
+def _stop_indices(z, eps, tag, draws, steps=6):
+    """The query at which ``end_distance([z], 0, +1, eps, max_steps=steps)``
+    stops for the keys ``K("audit", tag, k)``, ``k < draws``, all at once.
+
+    The same keyed draws as the search (key derivation, stream offsets,
+    ``-log(U) / rate``), read for every key in one SipHash call instead of
+    one Python call per key; ``test_vectorised_audit_is_end_distance``
+    holds it equal to the real function.
+    """
+    keys = [
+        derive_key(K("audit", tag, k), "durfee_upper_quantile")
+        for k in range(draws)
+    ]
+    words = np.frombuffer(b"".join(k[:16] for k in keys), dtype="<u8")
+    k0 = np.repeat(words[0::2], steps + 1)
+    k1 = np.repeat(words[1::2], steps + 1)
+    counters = np.tile(np.arange(steps + 1, dtype=np.uint64), draws)
+    w = siphash24(k0, k1, counters[:, None]).reshape(draws, steps + 1)
+    u = ((w >> np.uint64(11)).astype(np.float64) + 0.5) * 2.0**-53
+    noise = -np.log(u) / (eps / 2)  # rate eps / 2, as upper_quantile
+    i = np.arange(1, steps + 1)
+    counts = (z < 1.01**i - 1).astype(float)  # #{x < t_i} for x = [z]
+    hit = counts + noise[:, 1:] >= END_LEVEL + noise[:, :1]
+    # the first query that hits, else the cap (index steps)
+    return np.where(hit.any(axis=1), hit.argmax(axis=1) + 1, steps)
+
+
 def _stop_at_4(z, eps, tag):
-    x = np.array([z])
-    hits = 0
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the short cap warns; harmless
-        for k in range(DRAWS):
-            t = end_distance(
-                x, 0.0, +1, eps, key=K("audit", tag, k), max_steps=6
-            )
-            hits += t == T4
-    return hits
+    return int(np.sum(_stop_indices(z, eps, tag, DRAWS) == 4))
+
+
+def test_vectorised_audit_is_end_distance():
+    # the audit's fast path must be the real search, draw for draw
+    for z, eps, tag in [(0.035, 1.0, "d"), (0.0, 2.0, "d2")]:
+        stops = _stop_indices(z, eps, tag, 100)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the short cap warns
+            real = [
+                end_distance(
+                    np.array([z]),
+                    0.0,
+                    +1,
+                    eps,
+                    key=K("audit", tag, k),
+                    max_steps=6,
+                )
+                for k in range(100)
+            ]
+        np.testing.assert_array_equal(1.01**stops - 1, real)
+        assert len(set(stops)) >= 4  # the draws reach several queries
 
 
 def _eps_lower_bound(hits_d, hits_d2):

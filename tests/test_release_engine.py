@@ -4,6 +4,8 @@ test per defect of the old accounting, each on two neighbouring data sets.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import subprocess
 import sys
@@ -133,17 +135,19 @@ def test_the_same_key_seed_and_data_give_the_same_figure_in_any_process(
         "print(list(pp.layer_data(p)['count']))\n"
     )
     env = {**os.environ, keys.KEY_ENV: str(key)}
-    outs = [
-        subprocess.run(
-            [sys.executable, "-c", code],
-            env=env,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-        for _ in range(2)
-    ]
-    assert outs[0] == outs[1] and outs[0].startswith("[")
+    child = subprocess.run(
+        [sys.executable, "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    # this process, with the same key file: another process, one import
+    here = io.StringIO()
+    pp.use_key(key)
+    with contextlib.redirect_stdout(here):
+        exec(code, {})
+    assert child == here.getvalue() and child.startswith("[")
 
 
 def test_without_a_key_the_seed_is_stretched_and_the_report_says_so(mpg):
@@ -237,15 +241,16 @@ def test_range_noise_depends_on_the_data_and_on_eps(mpg):
     near = mpg.copy()
     near.loc[0, "hwy"] = near.loc[0, "hwy"] + 1
     # each range of the data at eps 1 is built once and compared thrice
-    base = [range_of(mpg, 1, s) for s in range(20)]
-    same_data = [base[s] == range_of(mpg, 1, s) for s in range(5)]
+    # (8 seeds: with independent noise no two ranges were equal in 20)
+    base = [range_of(mpg, 1, s) for s in range(8)]
+    same_data = [base[s] == range_of(mpg, 1, s) for s in range(3)]
     assert all(same_data)  # one seed, one data: one release
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", pp.PrivacyWarning)
-        shared = [base[s] == range_of(near, 1, s) for s in range(20)]
-        eps = [base[s] == range_of(mpg, 3, s) for s in range(20)]
+        shared = [base[s] == range_of(near, 1, s) for s in range(8)]
+        eps = [base[s] == range_of(mpg, 3, s) for s in range(8)]
     # with shared noise nearly all would be equal (the data differ by one)
-    assert sum(shared) <= 10 and sum(eps) <= 10
+    assert sum(shared) <= 4 and sum(eps) <= 4
 
 
 def test_count_noise_is_not_shared_between_neighbours(mpg_cat):
