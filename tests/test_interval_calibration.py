@@ -29,6 +29,7 @@ import pytest
 from alpha import z_two_sided
 
 from plotnine_private.smoothing import quantiles
+from plotnine_private.stats import intervals
 from plotnine_private.stats.boxplot import stat_boxplot_dp
 from plotnine_private.stats.density import stat_density_dp
 from plotnine_private.stats.ecdf import stat_ecdf_dp
@@ -185,3 +186,26 @@ def test_quartile_intervals_hold_the_level():
         # the released quartile lies in its interval
         assert (out[f"{col}_low"] <= out[col] + 1e-9).mean() > 0.95
         assert (out[col] <= out[f"{col}_high"] + 1e-9).mean() > 0.95
+
+
+def test_the_shared_simulation_is_the_plain_one():
+    # linear_bounds keeps its public draws and their product with the
+    # design between calls, and sums running-sum designs by cumsum: the
+    # numbers must be those of drawing and multiplying afresh
+    k = 64
+    tril = np.tril(np.ones((k + 1, k)), -1)
+    for model in (MODEL, NoiseModel("laplace", 3.5)):
+        draws, sums = intervals._linear_draws(
+            model, intervals.LINEAR_SIMS, k, intervals.SIM_SEED
+        )
+        fresh = model.draw(
+            *intervals.uniforms((intervals.LINEAR_SIMS, k), intervals.SIM_SEED)
+        )
+        assert np.array_equal(draws, fresh)
+        assert np.array_equal(sums, fresh.sum(axis=1))
+        assert not draws.flags.writeable  # a caller cannot spoil the cache
+        assert np.array_equal(intervals._through(draws, tril), fresh @ tril.T)
+        kernel = np.abs(np.random.default_rng(1).normal(size=(20, k)))
+        once = intervals._through(draws, kernel)
+        assert np.array_equal(once, fresh @ kernel.T)
+        assert intervals._through(draws, kernel) is once

@@ -49,8 +49,23 @@ def built(plot) -> pd.DataFrame:
         return pp.layer_data(plot)
 
 
-def _truth(make) -> pd.DataFrame:
-    return built(make(eps=1e7, seed=0))
+#: builds shared by the tests of this module: the same plot at the same
+#: seed is one build (the coverage loops and their spot checks repeat them)
+_BUILDS: dict[tuple, pd.DataFrame] = {}
+
+
+def build_of(name: str, make, **kw) -> pd.DataFrame:
+    """``built(make(**kw))``, built once per module under ``name``."""
+    key = (name, *sorted(kw.items()))
+    if key not in _BUILDS:
+        _BUILDS[key] = built(make(**kw))
+    return _BUILDS[key].copy()
+
+
+def _truth(make, name: str | None = None) -> pd.DataFrame:
+    if name is None:
+        return built(make(eps=1e7, seed=0))
+    return build_of(name, make, eps=1e7, seed=0)
 
 
 # --------------------------------------------------------------------------
@@ -110,14 +125,17 @@ COLUMN = {"sum": "n"}
 KEYS = {"count": ["x"], "bin": ["x"]}
 
 
-def _covered(make, col, eps, keys=("x", "y")):
+def _covered(family, col, eps, keys=("x", "y")):
     """Per build and cell: the true count (0 where the noise-free build
     shows no cell) inside the interval."""
     keys = list(keys)
-    truth = _truth(make)[[*keys, col]].rename(columns={col: "_true"})
+    make = COUNTS[family]
+    truth = _truth(make, family)[[*keys, col]]
+    truth = truth.rename(columns={col: "_true"})
     hits = []
     for seed in SEEDS:
-        d = built(make(eps=eps, seed=seed)).merge(truth, on=keys, how="left")
+        d = build_of(family, make, eps=eps, seed=seed)
+        d = d.merge(truth, on=keys, how="left")
         t = d["_true"].fillna(0).to_numpy(dtype=float)
         hits.append(
             (d[f"{col}_low"] <= t + 1e-12) & (t <= d[f"{col}_high"] + 1e-12)
@@ -129,20 +147,20 @@ def _covered(make, col, eps, keys=("x", "y")):
 def test_count_intervals_hold_the_true_count(family):
     make = COUNTS[family]
     col = COLUMN.get(family, "count")
-    d = built(make(eps=1, seed=3))
+    d = build_of(family, make, eps=1, seed=3)
     k = dlap_interval(2.0, LEVEL)[0]
     # the exact quantile: cells away from 0 are released +- k
     away = d[f"{col}_low"] > 0
     assert away.any()
     half = (d.loc[away, f"{col}_high"] - d.loc[away, f"{col}_low"]) / 2
     assert np.allclose(half, k)
-    hits = _covered(make, col, eps=1, keys=KEYS.get(family, ("x", "y")))
+    hits = _covered(family, col, eps=1, keys=KEYS.get(family, ("x", "y")))
     # each cell has its own noise: the cells are the sample
     assert hits.mean() >= lower_bound(LEVEL, hits.size), hits.mean()
 
 
 def test_scaled_columns_share_the_count_interval():
-    d = built(COUNTS["bin"](eps=1, seed=3))
+    d = build_of("bin", COUNTS["bin"], eps=1, seed=3)
     total = d["count"].abs().sum()
     width = d["xmax"] - d["xmin"]
     assert np.allclose(d["density_low"] * width * total, d["count_low"])
@@ -167,7 +185,7 @@ def _shares(**kw):
 
 def test_a_one_bar_group_has_the_share_interval_one():
     # aes("class") alone: every bar is its own group, its share is 1
-    c = built(COUNTS["count"](eps=1, seed=3))
+    c = build_of("count", COUNTS["count"], eps=1, seed=3)
     assert (c["prop"] == 1).all()
     sure = c["count_low"] > 0
     assert sure.sum() >= 5
@@ -198,10 +216,10 @@ def test_share_intervals_stay_in_0_1_and_hold_the_share():
 
 def test_half_as_wide_fails_the_same_bound():
     make = COUNTS["count"]
-    truth = _truth(make)["count"].to_numpy(dtype=float)
+    truth = _truth(make, "count")["count"].to_numpy(dtype=float)
     hits = []
     for seed in SEEDS[:20]:
-        d = built(make(eps=1, seed=seed))
+        d = build_of("count", make, eps=1, seed=seed)
         mid = (d["noisy_count"]).to_numpy()
         half = (d["count_high"] - d["count_low"]).to_numpy() / 4
         hits.append(np.abs(truth - mid) <= half)
@@ -274,11 +292,13 @@ CURVES = {
 }
 
 
-def _curve_hits(make, cols, eps, band="pointwise"):
-    truth = _truth(lambda **kw: make(band, **kw))
+def _curve_hits(family, eps, band="pointwise"):
+    make, cols = CURVES[family]
+    # the noise-free curve is the same whatever the band
+    truth = build_of(family, make, eps=1e7, seed=0)
     per_build = []
     for seed in SEEDS[:25]:
-        d = built(make(band, eps=eps, seed=seed))
+        d = build_of(family, make, band=band, eps=eps, seed=seed)
         inside = np.ones(len(d), dtype=bool)
         for col in cols:
             t = truth[col].to_numpy(dtype=float)
@@ -291,8 +311,8 @@ def _curve_hits(make, cols, eps, band="pointwise"):
 
 @pytest.mark.parametrize("family", sorted(CURVES))
 def test_curve_intervals_hold_the_noise_free_curve(family):
-    make, cols = CURVES[family]
-    hits = _curve_hits(make, cols, eps=1)
+    cols = CURVES[family][1]
+    hits = _curve_hits(family, eps=1)
     # pointwise: each point's coverage, on average over the curve
     per_col = hits.mean() ** (1 / len(cols))
     assert per_col >= lower_bound(LEVEL, 25), per_col
@@ -301,13 +321,13 @@ def test_curve_intervals_hold_the_noise_free_curve(family):
 @pytest.mark.parametrize("family", ["density", "ecdf"])
 def test_simultaneous_band_holds_whole_curves(family):
     make, cols = CURVES[family]
-    hits = _curve_hits(make, cols, eps=1, band="simultaneous")
-    d = built(make("simultaneous", eps=1, seed=1))
+    hits = _curve_hits(family, eps=1, band="simultaneous")
+    d = build_of(family, make, band="simultaneous", eps=1, seed=1)
     groups = d["group"].nunique()
     whole = hits.reshape(len(hits), groups, -1).all(axis=2)
     assert whole.mean() >= lower_bound(LEVEL, 25 * groups)
     # and it is wider than the pointwise band
-    p = built(make("pointwise", eps=1, seed=1))
+    p = build_of(family, make, band="pointwise", eps=1, seed=1)
     col = cols[0]
     assert (d[f"{col}_high"] - d[f"{col}_low"]).mean() > (
         p[f"{col}_high"] - p[f"{col}_low"]
