@@ -315,7 +315,12 @@ def compare(
         plots["dp"] = version(plot, original, "dp", dp_params)
     if ckm_params is not None:
         plots["ckm"] = version(plot, original, "ckm", ckm_params)
-    builds = {k: built(p) for k, p in plots.items()}
+    # a version whose target is the kind of every private layer is an
+    # untouched copy of the plot: its build is ``original`` (same data,
+    # seeds and session key), so it is not built a second time
+    builds = {
+        k: original if kinds == {k} else built(p) for k, p in plots.items()
+    }
 
     # limits shared by the private panels: from their builds only, so no
     # raw value reaches a panel that may be released

@@ -459,10 +459,13 @@ _CHUNK_CELLS = 1 << 22
 def _deviation_bounds(est, dev, alpha: float, band: str):
     """``est`` (``(groups, points)``) minus the quantiles of ``dev``
     (``(groups, sims, points)``) over the simulations."""
+    # the simulations made contiguous first: numpy partitions along the
+    # last axis about a third faster, with the same order statistics
+    runs = np.ascontiguousarray(np.swapaxes(dev, 1, 2))
     if band == "pointwise":
-        q_lo, q_hi = np.quantile(dev, [alpha / 2, 1 - alpha / 2], axis=1)
+        q_lo, q_hi = np.quantile(runs, [alpha / 2, 1 - alpha / 2], axis=2)
         return est - q_hi, est - q_lo
-    centre = np.median(dev, axis=1)
+    centre = np.median(runs, axis=2)
     spread = dev.std(axis=1)
     safe = np.where(spread > 0, spread, np.inf)
     worst = np.max(np.abs(dev - centre[:, None, :]) / safe[:, None, :], axis=2)
