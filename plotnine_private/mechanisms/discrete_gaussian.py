@@ -37,7 +37,6 @@ import math
 from fractions import Fraction
 
 import numpy as np
-from scipy.optimize import brentq, minimize_scalar
 
 from .errors import ParameterError
 from .gaussian import _check_eps_delta
@@ -228,6 +227,10 @@ def zcdp_delta(rho: float, eps: float) -> float:
     # the optimum is near a = (eps + rho) / (2 rho) (first-order term)
     guess = max((eps + rho) / (2 * rho), 1 + 1e-9)
     hi = max(4 * guess, 4.0)
+    # scipy.optimize is imported here, not at the top: it costs about a
+    # second of every `import plotnine_private` and few plots calibrate
+    from scipy.optimize import minimize_scalar
+
     res = minimize_scalar(
         _log_delta,
         bounds=(1 + 1e-12, hi),
@@ -269,6 +272,8 @@ def discrete_gaussian_sigma(
         lo, hi = hi, hi * 2.0
     while excess(lo) <= 0:
         hi, lo = lo, lo / 2.0
+    from scipy.optimize import brentq  # lazily, as above
+
     sigma = brentq(excess, lo, hi, xtol=1e-13 * hi, rtol=1e-13)
     sigma *= 1.0 + 1e-12
     while excess(sigma) > 0:

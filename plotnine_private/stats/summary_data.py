@@ -34,7 +34,6 @@ from typing import Any
 
 import numpy as np
 from plotnine.stats import stat_summary as _pn_stat_summary
-from scipy import stats as sps
 
 from ..mechanisms.laplace import dlap_variance
 from ..mechanisms.magnitudes import SumTable, laplace_halfwidth
@@ -207,6 +206,10 @@ def _sampling(fun: str, args: dict, n_eff, var0, var1):
         return args["mult"] * np.sqrt(var0 / n_eff)
     if fun == "mean_sdl":
         return args["mult"] * np.sqrt(var1)
+    # scipy.stats is imported here: at the top it costs about a second of
+    # every `import plotnine_private`
+    from scipy import stats as sps
+
     level = (1 + args["confidence_interval"]) / 2
     t = sps.t.ppf(level, np.maximum(n_eff - 1, 1))
     return t * np.sqrt(var1 / n_eff)
