@@ -119,5 +119,7 @@ def test_only_noisy_numbers_differ_on_neighbours(mech):
     ],
 )
 def test_bad_quantile_parameters_name_the_fix(kw, words):
+    # raised where the layer joins a plot (plotnine 0.16 makes a geom's
+    # stat then, 0.15 at once): before anything is built or drawn
     with pytest.raises(pp.PlotninePrivateError, match=words):
-        summary(**kw)
+        ggplot() + summary(**kw)

@@ -81,6 +81,7 @@ __all__ = [
     "layer_data",
     "layer_mapping",
     "layer_own_data",
+    "mean_se_uses_sample_variance",
     "registered",
     "register",
     "replace_stat",
@@ -180,6 +181,20 @@ def _zone_identity(tz: Any) -> str:
     column as a TIMESTAMP in the session's zone: a plot of it is the same
     query, with the same noise, as the plot of the naive frame."""
     return "None" if str(tz) in UTC_NAMES else str(tz)
+
+
+@functools.cache
+def mean_se_uses_sample_variance() -> bool:
+    """Whether plotnine's ``mean_se`` divides the sample variance (ddof=1,
+    plotnine 0.16) or the population variance (0.15) by n: read from
+    plotnine's own function on two values, so a summary's bars follow the
+    installed release."""
+    import importlib
+
+    module = importlib.import_module("plotnine.stats.stat_summary")
+    out = module.mean_se(pd.Series([0.0, 2.0]))
+    # population: sqrt(1 / 2) = 0.71; sample: sqrt(2 / 2) = 1
+    return bool(float(out["ymax"].iloc[0]) - 1.0 > 0.85)
 
 
 def registered(name: str) -> type | None:

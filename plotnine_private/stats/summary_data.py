@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 from plotnine.stats import stat_summary as _pn_stat_summary
 
+from .._compat import mean_se_uses_sample_variance
 from ..mechanisms.laplace import dlap_variance
 from ..mechanisms.magnitudes import SumTable, laplace_halfwidth
 from .base import _fail as fail
@@ -200,10 +201,16 @@ def _moments(stat, n, s, q):
     return n_eff, m, var0, np.minimum(var1, most)
 
 
+def _se_variance(var0, var1):
+    """The variance ``mean_se`` divides by n: the installed plotnine's
+    (population in 0.15, sample in 0.16)."""
+    return var1 if mean_se_uses_sample_variance() else var0
+
+
 def _sampling(fun: str, args: dict, n_eff, var0, var1):
     """plotnine's half-width of ``fun``: the sampling alone."""
     if fun == "mean_se":
-        return args["mult"] * np.sqrt(var0 / n_eff)
+        return args["mult"] * np.sqrt(_se_variance(var0, var1) / n_eff)
     if fun == "mean_sdl":
         return args["mult"] * np.sqrt(var1)
     # scipy.stats is imported here: at the top it costs about a second of
@@ -236,7 +243,9 @@ def dp_interval(
         var_s = noise_variance(sum_mech.scale_units, noise) * unit**2
         var_n = noise_variance(cnt_mech.scale, noise)
         v_noise = (var_s + m * m * var_n) / n_eff**2
-        per_record = var0 / n_eff if fun == "mean_se" else var1
+        per_record = (
+            _se_variance(var0, var1) / n_eff if fun == "mean_se" else var1
+        )
         half = args["mult"] * np.sqrt(per_record + v_noise)
     y = stat.center() + m
     return y - half, y + half
