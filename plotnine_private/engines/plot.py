@@ -119,10 +119,6 @@ def _in_axis_units(plot: ggplot, evaled: pd.DataFrame) -> pd.DataFrame:
     return plot.scales.transform_df(evaled)
 
 
-#: names of UTC (DuckDB's default connection time zone is Etc/UTC)
-_UTC = UTC_NAMES
-
-
 def days_since_epoch(
     name: str, column: str, dtype: Any, engine: str = "polars"
 ) -> Any:
@@ -140,7 +136,8 @@ def days_since_epoch(
     if dtype == nw.Date:
         expr = expr.cast(nw.Datetime("us"))
     elif isinstance(dtype, nw.Datetime) and dtype.time_zone is not None:
-        if engine == "duckdb" and dtype.time_zone not in _UTC:
+        # DuckDB's default connection time zone is Etc/UTC, one of these
+        if engine == "duckdb" and dtype.time_zone not in UTC_NAMES:
             # DuckDB subtracts TIMESTAMPTZ values in the connection's
             # time zone, as calendar days and clock time: an hour off
             # across a daylight-saving change
@@ -171,7 +168,7 @@ def days_since_epoch(
     if engine.startswith("pyspark"):
         if isinstance(dtype, nw.Datetime) and dtype.time_zone not in (
             None,
-            *_UTC,
+            *UTC_NAMES,
         ):
             raise fail(
                 name,
