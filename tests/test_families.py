@@ -121,8 +121,24 @@ BREAKS = [
     _bin2d_edges((-9, 11), 30, None),
     _bin2d_edges((0.1, 7.3), 13, None),
     _bin2d_edges((-2, 3), None, 0.25),
+    # far from zero against the width: one edge compared, then both
+    np.linspace(3e6, 3e6 + 30, 31),
+    np.linspace(1e9, 1e9 + 12, 13),
 ]
 FUZZY = range(5, 9)
+
+
+def test_far_edges_compare_both_sides():
+    """The raw index is read a little low (one edge to compare) only
+    where rounding cannot move it by a whole bin; the codes test checks
+    both paths at the edges and their float neighbours."""
+    sided = {}
+    for i, breaks in enumerate(BREAKS):
+        form = Bins(breaks).form
+        if form is not None:
+            sided[i] = form.one_sided(breaks[0], breaks[-1], len(breaks) - 1)
+    assert sided[0] and sided[5] and sided[9]
+    assert sided[10] is False
 
 
 @pytest.mark.parametrize("i", FUZZY)

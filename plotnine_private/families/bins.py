@@ -96,6 +96,9 @@ def _even_index(v: np.ndarray, breaks: np.ndarray, closed: str):
 
 
 _EPS = float(np.finfo(float).eps)
+#: how far below a value's position its raw bin index is read (one edge
+#: to compare then, :meth:`EdgeForm.one_sided`); a power of two, exact
+_SHIFT = 2.0**-20
 
 
 @dataclass(frozen=True)
@@ -120,6 +123,23 @@ class EdgeForm:
         return np.where(
             g > 0, g * (1 + _EPS), np.where(g < 0, g * (1 - _EPS), _EPS)
         )
+
+    def one_sided(self, lo: float, hi: float, nb: int) -> bool:
+        """Whether the raw index of a value in ``[lo, hi]`` may be taken
+        :data:`_SHIFT` of a bin low, which leaves one edge to compare.
+
+        Let ``t`` be the value's bin by the edges as computed. In units
+        of ``step`` from ``origin``, every edge (its arithmetic and the
+        one-epsilon fuzz) and the computed position ``(x - origin) /
+        step`` lie within ``c * eps * M`` of their exact places (``M``
+        bounds the positions, ``c`` is a small constant, under 8). With
+        ``64 * eps * M < _SHIFT`` the position less the shift is above
+        ``t - 1`` and below ``t + 1``, so its floor is ``t - 1`` or ``t``
+        and the comparison with the right edge of that floor decides.
+        Beyond (edges far from zero against their width) both edges are
+        compared (:meth:`Bins.index_stages`)."""
+        reach = max(abs(lo), abs(hi), abs(self.origin)) / self.step + nb
+        return bool(64 * _EPS * (reach + 2) < _SHIFT)
 
     def edge_expr(self, g):
         """The edge whose unmoved value is the expression ``g`` (a column
@@ -219,11 +239,14 @@ class Bins(Family):
     def index_stages(self, x, out: str, inner: bool = False) -> Stages:
         """The bin index of expression ``x`` as column ``out`` (-1
         outside). Edges of an :class:`EdgeForm` (equal widths): the raw
-        index ``floor((x - origin) / step)`` is projected once, then
-        corrected by one comparison with each edge around it, computed as
-        the form gives it (the division may round a value on an edge into
-        the next bin), then clipped to the bins; ``x`` is in range, so
-        the raw index is within one bin of the truth. Other edges: the
+        index ``floor((x - origin) / step - shift)`` is projected once,
+        then corrected by one comparison with its right edge, computed as
+        the form gives it (:meth:`EdgeForm.one_sided`; edges far from
+        zero against their width: no shift, and one comparison with each
+        edge around the raw index, as the division may round a value on
+        an edge into the next bin), then clipped to the bins; ``x`` is in
+        range, so the raw index is within one bin of the truth. Other
+        edges: the
         number of edges below ``x``, projected once."""
         import narwhals as nw
 
@@ -243,22 +266,30 @@ class Bins(Family):
         if form is None:
             return [*stages, *self._compare_stages(x, inside, out)]
         r, c = nw.col(f"{out}_r"), nw.col(f"{out}_c")
-        # the two edges around the raw index, each value projected once
         gl, gr = nw.col(f"{out}_gl"), nw.col(f"{out}_gr")
-        edges = {
-            f"{out}_gl": r * form.step + form.origin,
-            f"{out}_gr": (r + 1.0) * form.step + form.origin,
-        }
-        left, right = form.edge_expr(gl), form.edge_expr(gr)
-        raw = ((x - form.origin) / form.step).floor()
-        if self.closed == "right":
-            down, up = x <= left, x > right
+        position = (x - form.origin) / form.step
+        right_edge = {f"{out}_gr": (r + 1.0) * form.step + form.origin}
+        right = form.edge_expr(gr)
+        up = x > right if self.closed == "right" else x >= right
+        if form.one_sided(lo, hi, nb):
+            # the raw index is the bin or the one below: one comparison
+            # with its right edge decides (half the work of two)
+            raw = (position - _SHIFT).floor()
+            edges = right_edge
+            corrected = r + up.cast(nw.Float64)
         else:
-            down, up = x < left, x >= right
+            # the two edges around the raw index, each projected once
+            raw = position.floor()
+            edges = {
+                f"{out}_gl": r * form.step + form.origin,
+                **right_edge,
+            }
+            left = form.edge_expr(gl)
+            down = x <= left if self.closed == "right" else x < left
+            corrected = r - down.cast(nw.Float64) + up.cast(nw.Float64)
         # a raw index of nb (x on the last edge) or a correction to -1
         # (x on the first) is put back in range by the clip (in Python
         # on the grouped rows when only records in range are seen)
-        corrected = r - down.cast(nw.Float64) + up.cast(nw.Float64)
         if inner:
             return [{f"{out}_r": raw}, edges, {out: corrected}]
         return [
