@@ -4,6 +4,12 @@ The second half of g-DPPCA (docs/mechanisms.md): given data projected on
 already-released private directions, release the variance of each column
 from keyed random pairs of rows, clipped and with Gaussian noise. Split
 out of :mod:`.pca`, which re-exports every name.
+
+Two versions (``docs/mechanisms.md``, "Versions of the eigenvalue
+release"): :func:`private_eigenvalues` (v1) pairs projected data by its
+own keyed matching; :func:`private_scree` (v2) pairs consecutive rows of
+a given data-free order in blocks and guards the clip quantile's level
+(:func:`clip_level`). Same privacy map.
 """
 
 from __future__ import annotations
