@@ -17,8 +17,9 @@ load average when the figure was taken. Floors:
 * ``count_ckm`` and ``count_dp`` (whole plot build, 10**7 rows in
   memory): ``np.bincount`` of the category codes; and CKM / DP;
 * ``create_cnt_ptable(D=20, V=2)``: no floor (one-off table);
-* ``dp_pca`` (n=10**6, p=20): scikit-learn's ``PCA`` if installed, else
-  numpy's ``eigh`` of the covariance (``X^T X``, one BLAS pass), stated.
+* ``dp_pca`` (n=10**6, p=20), with the scree's version 2 (the default)
+  and version 1: scikit-learn's ``PCA`` if installed, else numpy's
+  ``eigh`` of the covariance (``X^T X``, one BLAS pass), stated.
 
 BLAS runs one thread (``OPENBLAS_NUM_THREADS=1`` unless set): CPU time
 would otherwise count its threads' idle spinning on a shared machine.
@@ -161,6 +162,10 @@ def bench_pca(n: int, p: int, repeat: int) -> None:
 
     x = pd.DataFrame(spiked(n, p, seed=9), columns=[f"V{i}" for i in range(p)])
     private = best(lambda: dp_pca(x, eps=2.0, delta=1e-6, seed=1), repeat)
+    former = best(
+        lambda: dp_pca(x, eps=2.0, delta=1e-6, seed=1, scree_version="v1"),
+        repeat,
+    )
     arr = x.to_numpy()
     try:
         from sklearn.decomposition import PCA
@@ -176,6 +181,7 @@ def bench_pca(n: int, p: int, repeat: int) -> None:
 
         floor = best(floor_fn, repeat)
     line(f"dp_pca n={n:.0e} p={p}", private, floor, name)
+    line(f"dp_pca n={n:.0e} p={p}, scree v1", former, floor, name)
 
 
 def main() -> None:

@@ -81,6 +81,7 @@ def _spy_keys(monkeypatch):
     for name in (
         "private_directions",
         "private_eigenvalues",
+        "private_scree",
         "private_frame",
         "private_histogram",
     ):
@@ -112,7 +113,7 @@ def test_every_stream_key_includes_the_data(neighbours, monkeypatch):
     (on_d, sample_d), (on_d2, sample_d2), (again, sample_again) = runs
     assert [n for n, _ in on_d] == [
         "private_directions",
-        "private_eigenvalues",
+        "private_scree",  # the scree's version 2 (the default)
         "private_frame",
         "private_histogram",
     ]

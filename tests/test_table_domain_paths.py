@@ -136,3 +136,22 @@ def test_the_cells_digest_ignores_order_and_constant_columns_change_nothing():
     n2 = n.copy()
     n2[3] += 1
     assert CellTable(words, n2).digest() != want
+
+
+def test_arrow_label_check_matches_the_object_check():
+    # declared Arrow-backed string levels are compared in Arrow; the
+    # answer is the object comparison's, non-strings included
+    from plotnine_private.cells import _same_values
+
+    cats = pd.Index(["a", "b", "é"], dtype="str")
+    for content, want in (
+        (["a", "b", "é"], True),
+        (["a", "b", "e"], False),
+        (["a", "b", None], False),
+        (["a", 4, "é"], False),
+        ([np.str_("a"), "b", "é"], True),
+    ):
+        arr = np.empty(3, dtype=object)
+        arr[:] = content
+        assert _same_values(cats, arr) is want
+        assert bool((cats.to_numpy(dtype=object) == arr).all()) is want

@@ -66,7 +66,7 @@ them, so the low bits of the float Gaussian sampler never leave.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -84,15 +84,27 @@ from .randomness import (
     keyed_permutation,
     keyed_uniform,
 )
-from .scree import PrivateEigenvalues, private_eigenvalues, random_matching
+from .scree import (
+    SCREE_VERSIONS,
+    PrivateEigenvalues,
+    clip_level,
+    pair_variances,
+    private_eigenvalues,
+    private_scree,
+    random_matching,
+)
 
 __all__ = [
+    "SCREE_VERSIONS",
     "KendallMatrix",
     "PrivateDirections",
     "PrivateEigenvalues",
+    "clip_level",
     "kendall_sensitivity",
+    "pair_variances",
     "private_directions",
     "private_eigenvalues",
+    "private_scree",
     "random_matching",
     "spherical_kendall",
 ]
@@ -127,6 +139,9 @@ class KendallMatrix:
     shifts: int | None
     n_pairs: int
     sensitivity: float
+    #: the rows in the design's random order (incomplete estimator with
+    #: ``keep_rows=True``; else None): the scree (v2) pairs them
+    rows: np.ndarray | None = field(default=None, repr=False)
 
 
 def _check_matrix(x: Any) -> np.ndarray:
@@ -157,13 +172,22 @@ def kendall_sensitivity(
     return 2.0 * math.sqrt(2.0) / n
 
 
-def _unit_outer_sum(d: np.ndarray) -> np.ndarray:
-    """``sum_r u_r u_r^T`` for the rows of ``d`` normalised (0 rows skip)."""
+def _unit_outer_sum(
+    d: np.ndarray, scaled: np.ndarray | None = None
+) -> np.ndarray:
+    """``sum_r u_r u_r^T`` for the rows of ``d`` normalised (0 rows skip).
+
+    ``scaled``, if given, is a work array of ``d``'s shape (the hot loop
+    passes one, so that no chunk allocates); the result is the same.
+    """
     sq = np.einsum("ij,ij->i", d, d)
     inv = np.zeros_like(sq)
     np.divide(1.0, sq, out=inv, where=sq > 0)
+    if scaled is None:
+        scaled = np.empty_like(d)
     # sum_r d_r d_r^T / |d_r|^2 without forming the normalised rows
-    return d.T @ (d * inv[:, None])
+    np.multiply(d, inv[:, None], out=scaled)
+    return d.T @ scaled
 
 
 _CANCEL = 1e-6  # relative size of ||x_i - x_j||^2 below which we
@@ -224,6 +248,7 @@ def spherical_kendall(
     max_pairs: int = 10_000_000,
     max_exact_pairs: int = 50_000_000,
     key: bytes | None = None,
+    keep_rows: bool = False,
 ) -> KendallMatrix:
     """Spherical Kendall matrix, exact or incomplete (random shifts).
 
@@ -252,6 +277,10 @@ def spherical_kendall(
         required by the incomplete estimator. The sensitivity bound holds
         for every order and shifts, so the key need not be secret for
         privacy, but the release engine derives it like any other stream.
+    keep_rows
+        Keep the rows in the design's random order as ``rows`` (the
+        incomplete estimator only): the scree's pairs (v2) are read from
+        them instead of a second order and gather.
 
     Examples
     --------
@@ -290,6 +319,7 @@ def spherical_kendall(
     total = np.zeros((p, p))
     chunk = max(1, _PAIR_FLOATS // p)
     buf = np.empty((min(chunk, n), p))
+    scaled = np.empty_like(buf)
     for s in offsets.tolist():
         for c0 in range(0, n, chunk):
             c1 = min(n, c0 + chunk)
@@ -308,7 +338,7 @@ def spherical_kendall(
                     xp[c0 + lo : c1],
                     out=d[lo:],
                 )
-            total += _unit_outer_sum(d)
+            total += _unit_outer_sum(d, scaled[: c1 - c0])
     pairs = shifts * n
     return KendallMatrix(
         total / pairs,
@@ -316,6 +346,7 @@ def spherical_kendall(
         shifts,
         pairs,
         kendall_sensitivity(n, "incomplete", shifts),
+        rows=xp if keep_rows else None,
     )
 
 
@@ -404,6 +435,9 @@ class PrivateDirections:
     shifts: int | None
     n_pairs: int
     calibration: str
+    #: the data rows in the pair design's random order (``keep_rows``
+    #: with the incomplete estimator; else None)
+    rows: np.ndarray | None = field(default=None, repr=False)
 
 
 def private_directions(
@@ -417,6 +451,7 @@ def private_directions(
     max_pairs: int = 10_000_000,
     key: bytes,
     records: int = 1,
+    keep_rows: bool = False,
 ) -> PrivateDirections:
     """g-DPPCA: eigenvectors of the noisy spherical Kendall matrix.
 
@@ -443,6 +478,9 @@ def private_directions(
     records
         Rows one privacy unit keeps at most (``k``): the sensitivity is
         ``k`` times the one-row bound (module docstring).
+    keep_rows
+        Return the rows in the pair design's order as ``rows`` (see
+        :func:`spherical_kendall`); no effect on the directions.
 
     Examples
     --------
@@ -468,6 +506,7 @@ def private_directions(
         shifts=shifts,
         max_pairs=max_pairs,
         key=derive_key(key, "directions"),
+        keep_rows=keep_rows,
     )
     sensitivity = kendall.sensitivity * int(records)
     sigma = gaussian_sigma(eps, delta, sensitivity, calibration)
@@ -488,4 +527,5 @@ def private_directions(
         shifts=kendall.shifts,
         n_pairs=kendall.n_pairs,
         calibration=calibration,
+        rows=kendall.rows,
     )

@@ -135,8 +135,70 @@ def _grid(i: np.ndarray, lower: float, beta: float) -> np.ndarray:
     return t
 
 
+class _SortedCounts:
+    """``c_i = #{x < t_i}`` by binary search in the sorted values."""
+
+    def __init__(self, values: np.ndarray, lower: float, beta: float):
+        self.xs = np.sort(values)
+        self.lower, self.beta = lower, beta
+
+    def __call__(self, i: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        t = _grid(i, self.lower, self.beta)
+        return t, np.searchsorted(self.xs, t, side="left")
+
+
+class _GridCounts:
+    """``c_i = #{x < t_i}`` for every grid point at once, without a sort.
+
+    Each value's first grid point above it, ``j(x) = min{i : t_i > x}``,
+    is guessed from ``log(x - lower + 1) / log(beta)`` and then moved
+    until ``t_{j-1} <= x < t_j`` holds exactly on the same floats ``t_i``;
+    then ``c_i = #{x : j(x) <= i}``, a running sum of a bincount. The
+    counts are the sorted search's, so the search is the same function
+    of the data and its stream (``O(n)`` instead of ``O(n log n)``).
+    :meth:`make` returns None where the guess does not settle in a few
+    moves (a grid whose points tie, e.g. a huge ``lower``): sort then.
+    """
+
+    def __init__(self, t: np.ndarray, counts: np.ndarray):
+        self.t, self.counts = t, counts
+
+    @classmethod
+    def make(
+        cls, values: np.ndarray, lower: float, beta: float, steps: int
+    ) -> _GridCounts | None:
+        t = _grid(np.arange(steps + 2), lower, beta)
+        if np.any(t[1:] < t[:-1]):  # pragma: no cover - pow is monotone
+            return None
+        with np.errstate(over="ignore", invalid="ignore"):
+            guess = np.ceil(np.log1p(values - lower) / math.log(beta))
+        np.clip(np.nan_to_num(guess, nan=1.0), 1, steps + 1, out=guess)
+        j = guess.astype(np.intp)
+        for _ in range(8):
+            up = (t[j] <= values) & (j <= steps)
+            j += up
+            down = (j > 1) & (t[j - 1] > values)
+            j -= down
+            if not (up.any() or down.any()):
+                counts = np.cumsum(np.bincount(j, minlength=steps + 2))
+                return cls(t, counts)
+        return None
+
+    def __call__(self, i: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return self.t[i], self.counts[i]
+
+
+def _counter(
+    values: np.ndarray, lower: float, beta: float, steps: int
+) -> _SortedCounts | _GridCounts:
+    return _GridCounts.make(values, lower, beta, steps) or _SortedCounts(
+        values, lower, beta
+    )
+
+
 def _search(
-    xs: np.ndarray,
+    counter: Any,
+    n: int,
     q: float,
     rate: float,
     lower: float,
@@ -144,20 +206,20 @@ def _search(
     max_steps: int,
     key: bytes,
 ) -> tuple[float, int, bool]:
-    """One-sided Durfee search on sorted ``xs``.
+    """One-sided Durfee search over ``n`` values, whose counts below
+    grid points ``counter`` gives (:class:`_GridCounts`, or
+    :class:`_SortedCounts` on sorted values).
 
     Returns ``(t_i, i, capped)``. Noise for query ``i`` is the keyed
     uniform at offset ``i`` (offset 0 is the threshold), so the draws do
     not depend on the block size used here.
     """
-    n = xs.size
     target = q * n + _exponential(key, 1, 0, rate)[0]
     start, block = 1, 64
     while start <= max_steps:
         stop = min(start + block, max_steps + 1)
         i = np.arange(start, stop)
-        t = _grid(i, lower, beta)
-        counts = np.searchsorted(xs, t, side="left")
+        t, counts = counter(i)
         noisy = counts + _exponential(key, i.size, start, rate)
         hit = np.flatnonzero(noisy >= target)
         if hit.size:
@@ -192,8 +254,9 @@ def upper_quantile(
     ``q``, ``lower``, ``beta`` and ``max_steps`` public (module docstring
     for the proof). ``lower`` must be a public lower bound of the data.
 
-    Cost: one sort plus vectorised ``searchsorted`` on blocks of grid
-    points: ``O(n log n + steps log n)``, no pass over the data per step.
+    Cost: one pass that places every value between two grid points, and
+    a running sum (``O(n + steps)``; a sort where the grid's points tie),
+    no pass over the data per step.
 
     Parameters
     ----------
@@ -240,8 +303,10 @@ def upper_quantile(
         )
     eps = _per_record(eps, records)
     key = derive_key(key, "durfee_upper_quantile")
-    xs = np.sort(arr)
-    value, _, capped = _search(xs, q, eps / 2, lower, beta, max_steps, key)
+    counter = _counter(arr, lower, beta, max_steps)
+    value, _, capped = _search(
+        counter, arr.size, q, eps / 2, lower, beta, max_steps, key
+    )
     if capped:
         warnings.warn(_CAP_MESSAGE, UserWarning, stacklevel=2)
     return value
@@ -285,18 +350,34 @@ def signed_quantile(
     """
     arr = _check_common(x, q, eps, beta, max_steps)
     eps = _per_record(eps, records)
-    xs = np.sort(arr)
     with np.errstate(over="ignore"):
-        y_pos = np.maximum(beta * xs + beta - 1, 0.0)
-        y_neg = np.maximum(-beta * xs[::-1] + beta - 1, 0.0)
+        y_pos = np.maximum(beta * arr + beta - 1, 0.0)
+        y_neg = np.maximum(-beta * arr + beta - 1, 0.0)
     y_pos = np.minimum(y_pos, _DBL_MAX)
     y_neg = np.minimum(y_neg, _DBL_MAX)
     rate = eps / 4
     key_pos = derive_key(key, "durfee_signed_quantile", "+")
     key_neg = derive_key(key, "durfee_signed_quantile", "-")
-    _, i_pos, cap_pos = _search(y_pos, q, rate, 0.0, beta, max_steps, key_pos)
+    n = arr.size
+    _, i_pos, cap_pos = _search(
+        _counter(y_pos, 0.0, beta, max_steps),
+        n,
+        q,
+        rate,
+        0.0,
+        beta,
+        max_steps,
+        key_pos,
+    )
     _, i_neg, cap_neg = _search(
-        y_neg, 1 - q, rate, 0.0, beta, max_steps, key_neg
+        _counter(y_neg, 0.0, beta, max_steps),
+        n,
+        1 - q,
+        rate,
+        0.0,
+        beta,
+        max_steps,
+        key_neg,
     )
     if cap_pos or cap_neg:
         warnings.warn(_SIGNED_CAP_MESSAGE, UserWarning, stacklevel=2)

@@ -4,11 +4,18 @@ The second half of g-DPPCA (docs/mechanisms.md): given data projected on
 already-released private directions, release the variance of each column
 from keyed random pairs of rows, clipped and with Gaussian noise. Split
 out of :mod:`.pca`, which re-exports every name.
+
+Two versions (``docs/mechanisms.md``, "Versions of the eigenvalue
+release"): :func:`private_eigenvalues` (v1) pairs projected data by its
+own keyed matching; :func:`private_scree` (v2) pairs consecutive rows of
+a given data-free order in blocks and guards the clip quantile's level
+(:func:`clip_level`). Same privacy map.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,10 +28,21 @@ from .quantile import upper_quantile
 from .randomness import derive_key, keyed_normal, keyed_permutation
 
 __all__ = [
+    "SCREE_VERSIONS",
     "PrivateEigenvalues",
+    "clip_level",
+    "pair_variances",
     "private_eigenvalues",
+    "private_scree",
     "random_matching",
 ]
+
+#: versions of the scree release and the name each gives its query (v1,
+#: the first, names none: its releases keep the identities they had)
+SCREE_VERSIONS = {"v1": None, "v2": "pnp-scree-v2"}
+#: v2's bound on the chance that the clip search's noisy target passes
+#: every pair (the start of the clip's heavy tail, :func:`clip_level`)
+CLIP_TAIL = 0.01
 
 
 def random_matching(n: int, key: bytes) -> np.ndarray:
@@ -78,6 +96,59 @@ class PrivateEigenvalues:
     delta: float
     sigma: float
     eps_clip: float
+    #: level of the clip quantile searched (None: a public clip)
+    clip_quantile: float | None = None
+
+
+def pair_variances(
+    rows: np.ndarray, v: np.ndarray, start: int = 0, stop: int | None = None
+) -> np.ndarray:
+    """``W`` of pairs ``start..stop``: ``((rows[2i+1] - rows[2i]) @ v)**2
+    / 2``, ``(stop - start, k)``; ``stop`` defaults to ``floor(n/2)``.
+
+    With ``rows`` in a keyed random order (data-free), consecutive rows
+    are a uniformly random perfect matching, as :func:`random_matching`
+    gives (the scree's v2 reads the Kendall design's order).
+
+    >>> rows = np.array([[0.0, 0.0], [1.0, 2.0], [5.0, 5.0]])
+    >>> pair_variances(rows, np.eye(2)).tolist()
+    [[0.5, 2.0]]
+    """
+    stop = rows.shape[0] // 2 if stop is None else stop
+    d = rows[2 * start + 1 : 2 * stop : 2] - rows[2 * start : 2 * stop : 2]
+    w = d @ v
+    np.square(w, out=w)
+    w /= 2.0
+    return w
+
+
+#: pairs per block of v2's passes: the block's W stays in cache, and no
+#: (m, k) array is made
+_PAIR_BLOCK = 8192
+
+
+def clip_level(q: float, eps_clip: float, m: int, records: int = 1) -> float:
+    """The clip quantile's level in v2: ``q``, lowered so that the noisy
+    target passes every pair with chance at most ``CLIP_TAIL``.
+
+    The Durfee search's target is ``q m + E_0`` with ``E_0`` exponential
+    of rate ``r = eps_clip / (2 records)``. Once it is above ``m`` no
+    count can reach it, and the search climbs the grid until one query's
+    noise covers the gap: the number of steps past the largest value has
+    a tail like ``1/s``, and the clip (so the scree noise) grows as
+    ``1.01**s``. ``P(q m + E_0 > m) = exp(-r (1 - q) m)``; the level
+    ``1 - ln(1/CLIP_TAIL) / (r m)`` bounds it by ``CLIP_TAIL``. A level
+    below 0.5 is raised to 0.5 (too few pairs for the budget). Public:
+    ``q``, ``eps_clip``, ``m`` and ``records`` are.
+
+    >>> clip_level(0.99, 0.1, 10**6)
+    0.99
+    >>> round(clip_level(0.99, 5 / 12, 250), 3)
+    0.912
+    """
+    rate = eps_clip / (2.0 * int(records))
+    guarded = 1.0 - math.log(1.0 / CLIP_TAIL) / (rate * m)
+    return max(0.5, min(q, guarded))
 
 
 def private_eigenvalues(
@@ -93,7 +164,8 @@ def private_eigenvalues(
     key: bytes,
     records: int = 1,
 ) -> PrivateEigenvalues:
-    """dppca's "clipped" scree values on projected data ``y = X V[:, :k]``.
+    """dppca's "clipped" scree values on projected data ``y = X V[:, :k]``
+    (version 1 of the scree release).
 
     Pairs rows by a keyed random perfect matching (``m = floor(n/2)``
     pairs), forms ``W = ((y_b - y_a)/sqrt(2))**2`` (unbiased for the
@@ -116,25 +188,134 @@ def private_eigenvalues(
 
     ``key`` is the stream key of the release (see
     :func:`private_directions`); the matching, the clip quantile and the
-    noise use sub-streams of it.
+    noise use sub-streams of it. :func:`private_scree` is version 2.
     """
-    arr = np.asarray(y, dtype=float)
-    if arr.ndim != 2 or arr.shape[0] < 2 or arr.shape[1] < 1:
-        raise ParameterError(
-            f"y must be an (n, k) array with n >= 2, got shape {arr.shape}."
-        )
-    if not np.all(np.isfinite(arr)):
-        raise ParameterError("y must be finite (no NaN/inf).")
+    arr = _check_y(y)
     n, k = arr.shape
     check_bound(records, None)
     pairs = random_matching(n, derive_key(key, "scree_matching"))
-    m = len(pairs)
     # in place, the same operations as ((y_b - y_a) ** 2) / 2: one
     # (m, k) array instead of four
     w = arr[pairs[:, 1]]
     w -= arr[pairs[:, 0]]
     np.square(w, out=w)
     w /= 2.0
+    return _clipped_scree(
+        lambda: w.max(axis=1),
+        lambda c: np.minimum(w, c, out=w).mean(axis=0),
+        w.shape,
+        eps,
+        delta,
+        clip=clip,
+        clip_quantile=clip_quantile,
+        clip_share=clip_share,
+        mono=mono,
+        calibration=calibration,
+        key=key,
+        records=records,
+        guard=False,
+    )
+
+
+def private_scree(
+    rows: Any,
+    v: Any,
+    eps: float,
+    delta: float,
+    *,
+    clip: float | None = None,
+    clip_quantile: float = 0.99,
+    clip_share: float = 0.25,
+    mono: bool = True,
+    calibration: str = "analytic",
+    key: bytes,
+    records: int = 1,
+) -> PrivateEigenvalues:
+    """Version 2 of the scree release: the mechanism of
+    :func:`private_eigenvalues` on the pairs of consecutive ``rows``.
+
+    ``rows`` is ``(n, p)``, in a data-free random order (the Kendall
+    design's, or a keyed permutation), so that its consecutive pairs are
+    a random perfect matching; ``v`` is ``(p, k)``, the released
+    directions. ``W`` is formed a block of pairs at a time, in two
+    passes (per-pair maxima for the clip, then the clipped means). Same
+    privacy map as version 1 (``sqrt(k) C r / m``, Gaussian); the one
+    change in the mechanism is the clip quantile's level, guarded by
+    :func:`clip_level` against the search's heavy tail (a public
+    function of ``clip_quantile``, the clip budget, ``m`` and ``r``).
+    """
+    arr = _check_y(rows, "rows")
+    vk = np.asarray(v, dtype=float)
+    if vk.ndim != 2 or vk.shape[0] != arr.shape[1]:
+        raise ParameterError(
+            f"v must be a ({arr.shape[1]}, k) array of directions, got "
+            f"shape {vk.shape}."
+        )
+    check_bound(records, None)
+    m = arr.shape[0] // 2
+    blocks = [(a, min(m, a + _PAIR_BLOCK)) for a in range(0, m, _PAIR_BLOCK)]
+
+    def maxima() -> np.ndarray:
+        return np.concatenate(
+            [pair_variances(arr, vk, a, b).max(axis=1) for a, b in blocks]
+        )
+
+    def clipped_mean(c: float) -> np.ndarray:
+        total = np.zeros(vk.shape[1])
+        for a, b in blocks:
+            w = pair_variances(arr, vk, a, b)
+            total += np.minimum(w, c, out=w).sum(axis=0)
+        return total / m
+
+    return _clipped_scree(
+        maxima,
+        clipped_mean,
+        (m, vk.shape[1]),
+        eps,
+        delta,
+        clip=clip,
+        clip_quantile=clip_quantile,
+        clip_share=clip_share,
+        mono=mono,
+        calibration=calibration,
+        key=key,
+        records=records,
+        guard=True,
+    )
+
+
+def _check_y(y: Any, name: str = "y", least: int = 2) -> np.ndarray:
+    arr = np.asarray(y, dtype=float)
+    if arr.ndim != 2 or arr.shape[0] < least or arr.shape[1] < 1:
+        raise ParameterError(
+            f"{name} must be an (n, k) array with n >= {least}, got shape "
+            f"{arr.shape}."
+        )
+    if not np.all(np.isfinite(arr)):
+        raise ParameterError(f"{name} must be finite (no NaN/inf).")
+    return arr
+
+
+def _clipped_scree(
+    maxima: Callable[[], np.ndarray],
+    clipped_mean: Callable[[float], np.ndarray],
+    shape: tuple[int, int],
+    eps: float,
+    delta: float,
+    *,
+    clip: float | None,
+    clip_quantile: float,
+    clip_share: float,
+    mono: bool,
+    calibration: str,
+    key: bytes,
+    records: int,
+    guard: bool,
+) -> PrivateEigenvalues:
+    """Clip, mean and noise of the ``(m, k)`` pair variances ``W``, read
+    through ``maxima()`` (per pair) and ``clipped_mean(C)`` (per
+    column)."""
+    m, k = shape
     eps_mean, eps_clip = eps, 0.0
     if clip is None:
         if not 0 < clip_share < 1:
@@ -143,9 +324,13 @@ def private_eigenvalues(
             )
         eps_clip = clip_share * eps
         eps_mean = eps - eps_clip
+        level = clip_quantile
+        if guard:
+            level = clip_level(clip_quantile, eps_clip, m, records)
+        level_used: float | None = level
         c = upper_quantile(
-            w.max(axis=1),
-            clip_quantile,
+            maxima(),
+            level,
             eps_clip,
             key=derive_key(key, "scree_clip"),
             records=records,
@@ -156,10 +341,11 @@ def private_eigenvalues(
             raise ParameterError(f"clip must be > 0, got {clip!r}.")
         c = float(clip)
         source = "public"
+        level_used = None
     sens = int(records) * math.sqrt(k) * c / m
     sigma = gaussian_sigma(eps_mean, delta, sens, calibration)
     noise = keyed_normal(derive_key(key, "scree_noise"), k)
-    values = np.minimum(w, c, out=w).mean(axis=0) + sigma * noise
+    values = clipped_mean(c) + sigma * noise
     values = np.maximum(round_to_resolution(values, sigma), 0.0)
     if mono:
         values = _nonincreasing(values)
@@ -174,4 +360,5 @@ def private_eigenvalues(
         delta=delta,
         sigma=sigma,
         eps_clip=eps_clip,
+        clip_quantile=level_used,
     )

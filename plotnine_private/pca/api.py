@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..door import bound_rows, level_label
+from ..mechanisms.scree import SCREE_VERSIONS
 from ..units import ONE_ROW, Unit, UnitFrame, unit_of, with_unit
 from ..validation import fail, renamed, validate_seed
 from .fit import (
@@ -58,6 +59,7 @@ def dp_pca(
     calibration: str = "analytic",
     estimator: str = "auto",
     split: Mapping[str, float] | None = None,
+    scree_version: str = "v2",
 ) -> DPPCAResult:
     """Private PCA: directions, eigenvalues and a score histogram.
 
@@ -118,6 +120,13 @@ def dp_pca(
         ``"incomplete"``).
     split
         Deprecated: the old name of ``shares``.
+    scree_version
+        Version of the eigenvalue release: ``"v2"`` (the default) pairs
+        the rows of the Kendall design's random order and guards the
+        clip's level against the quantile search's heavy tail; ``"v1"``
+        reproduces the eigenvalues of releases made before v2 (same
+        seed, key and data). Same privacy map; the release records its
+        version, and the two versions of one query are two releases.
 
     Returns
     -------
@@ -146,6 +155,7 @@ def dp_pca(
         calibration=calibration,
         estimator=estimator,
         directions=None,
+        scree_version=scree_version,
     )
 
 
@@ -238,6 +248,7 @@ def make_settings(
     estimator: Any,
     directions: Any,
     unit: Unit = ONE_ROW,
+    scree_version: Any = "v2",
 ) -> Settings:
     """Validate every public parameter of a release, in one place
     (``unit``: the data's privacy unit, already checked by
@@ -272,6 +283,19 @@ def make_settings(
         directions=v,
         records=unit.max_records,
         cells=unit.max_cells,
+        scree_version=check_scree_version(fn, scree_version),
+    )
+
+
+def check_scree_version(fn: str, version: Any) -> str:
+    """``"v1"`` or ``"v2"``, else an error naming the fix."""
+    if isinstance(version, str) and version in SCREE_VERSIONS:
+        return version
+    raise fail(
+        fn,
+        f"scree_version must be one of {', '.join(map(repr, SCREE_VERSIONS))}"
+        f", got {version!r}: 'v2' (the default) for new releases, 'v1' "
+        "only to reproduce eigenvalues released before v2.",
     )
 
 

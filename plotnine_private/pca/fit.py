@@ -53,9 +53,10 @@ from ..mechanisms.pca import (
     PrivateEigenvalues,
     private_directions,
     private_eigenvalues,
+    private_scree,
 )
 from ..mechanisms.quantile import PrivateFrame, private_frame
-from ..mechanisms.randomness import derive_key
+from ..mechanisms.randomness import derive_key, keyed_permutation
 from ..mechanisms.release import (
     Charge,
     Query,
@@ -141,11 +142,13 @@ def release_directions(
     record: _Recorder,
     partition: Partition,
     x_digest: bytes | None = None,
-) -> tuple[np.ndarray, Release | None]:
+) -> tuple[np.ndarray, Release | None, np.ndarray | None]:
     """Private directions from all rows, or the given ones (no cost).
-    ``x_digest`` is ``data_digest(x)`` if already taken."""
+    ``x_digest`` is ``data_digest(x)`` if already taken. The third item
+    is the rows in the pair design's random order when the scree (v2)
+    will pair them (else None)."""
     if settings.directions is not None:
-        return settings.directions, None
+        return settings.directions, None, None
     eps, delta = settings.budget.loading
     try:
         d = private_directions(
@@ -156,11 +159,12 @@ def release_directions(
             estimator=settings.estimator,
             key=stream(x_digest or data_digest(x), "directions"),
             records=settings.records,
+            keep_rows=_scree_v2(settings),
         )
     except ParameterError as err:
         raise fail(settings.fn, str(err)) from None
     p = x.shape[1]
-    return d.vectors, record(
+    rel = record(
         "directions",
         mechanism="gaussian",
         eps=eps,
@@ -178,6 +182,37 @@ def release_directions(
             "shifts": d.shifts,
         },
     )
+    return d.vectors, rel, d.rows
+
+
+def _scree_v2(settings: Settings) -> bool:
+    """Whether this PCA releases a scree of version 2."""
+    return settings.k is not None and settings.scree_version == "v2"
+
+
+def _scree_v2_values(
+    settings: Settings,
+    x: np.ndarray,
+    v: np.ndarray,
+    rows: np.ndarray | None,
+    key: bytes,
+) -> PrivateEigenvalues:
+    """Scree v2: pairs of consecutive rows of the Kendall design's
+    random order (or, with the exact estimator, an order of its own),
+    differenced in ``x`` and projected once."""
+    if rows is None:
+        rows = x[keyed_permutation(derive_key(key, "scree_order"), len(x))]
+    eps, delta = settings.budget.scree
+    return private_scree(
+        rows,
+        v[:, : settings.k],
+        eps,
+        delta,
+        clip=settings.scree_clip,
+        calibration=settings.calibration,
+        key=key,
+        records=settings.records,
+    )
 
 
 def release_eigenvalues(
@@ -187,23 +222,37 @@ def release_eigenvalues(
     stream: Callable[..., bytes],
     record: _Recorder,
     partition: Partition,
+    rows: np.ndarray | None = None,
+    x_digest: bytes = b"",
 ) -> tuple[PrivateEigenvalues | None, Release | None]:
-    """Private eigenvalues (dppca's clipped scree) of all rows."""
+    """Private eigenvalues (dppca's clipped scree) of all rows.
+
+    Version 1 keys its stream by a digest of ``y = x V_k`` and pairs a
+    random matching of its own; version 2 (the default) keys it by
+    ``x``'s digest (``x_digest``, taken once) and the released ``V_k``,
+    of which ``y`` is a function, and pairs consecutive ``rows`` (the
+    Kendall design's order): one hash, order and gather fewer."""
     if settings.k is None:
         return None, None
     eps, delta = settings.budget.scree
     k = settings.k
-    y = x @ v[:, :k]
+    version = settings.scree_version
     try:
-        eigen = private_eigenvalues(
-            y,
-            eps,
-            delta,
-            clip=settings.scree_clip,
-            calibration=settings.calibration,
-            key=stream(data_digest(y), "scree"),
-            records=settings.records,
-        )
+        if version == "v2":
+            named = np.frombuffer(x_digest or data_digest(x), np.uint8)
+            key = stream(data_digest(named, v[:, :k]), "scree", version)
+            eigen = _scree_v2_values(settings, x, v, rows, key)
+        else:
+            y = x @ v[:, :k]
+            eigen = private_eigenvalues(
+                y,
+                eps,
+                delta,
+                clip=settings.scree_clip,
+                calibration=settings.calibration,
+                key=stream(data_digest(y), "scree"),
+                records=settings.records,
+            )
     except ParameterError as err:
         raise fail(settings.fn, str(err)) from None
     return eigen, record(
@@ -224,7 +273,9 @@ def release_eigenvalues(
             "clip": eigen.clip,
             "clip_source": eigen.clip_source,
             "eps_clip_quantile": eigen.eps_clip,
+            "clip_quantile": eigen.clip_quantile,
             "sigma": eigen.sigma,
+            "version": version,
         },
     )
 
@@ -460,8 +511,8 @@ def fit_pca(
     identity = query.identity(secret)
     check_source(query, secret, data_object)
 
-    def stream(digest: bytes, component: str) -> bytes:
-        return stream_key(secret, identity, digest, component)
+    def stream(digest: bytes, *component: str) -> bytes:
+        return stream_key(secret, identity, digest, *component)
 
     # hashed once for the ledger and the directions' stream (not at all
     # for given directions without a ledger)
@@ -473,11 +524,14 @@ def fit_pca(
         )
     record = _Recorder(identity, secret, query.source, partition.panels)
     releases: list[Release] = []
-    v, rel = release_directions(
+    v, rel, rows = release_directions(
         settings, x, stream, record, partition, x_digest
     )
     releases += [rel] if rel is not None else []
-    eigen, rel = release_eigenvalues(settings, x, v, stream, record, partition)
+    eigen, rel = release_eigenvalues(
+        settings, x, v, stream, record, partition, rows, x_digest
+    )
+    del rows  # a copy of x in the design's order: not kept
     releases += [rel] if rel is not None else []
     a, b = settings.axes[0] - 1, settings.axes[1] - 1
     scores = x @ v[:, [a, b]]

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..mechanisms.release import Query, data_digest
+from ..mechanisms.scree import SCREE_VERSIONS
 
 __all__ = [
     "FRAME_SHARE",
@@ -120,6 +121,8 @@ class Settings:
     #: cells of the score histogram its rows may fall in (None: k)
     records: int = 1
     cells: int | None = None
+    #: version of the scree release (``mechanisms.scree.SCREE_VERSIONS``)
+    scree_version: str = "v2"
 
     @property
     def budget(self) -> Budget:
@@ -190,6 +193,10 @@ def pca_query(
     given = None
     if s.directions is not None:
         given = data_digest(np.asarray(s.directions, dtype=float)).hex()
+    # the scree's version is named from v2 on, so that a v1 release keeps
+    # the identity (and the noise) it had before versions had names
+    named = SCREE_VERSIONS[s.scree_version] if s.k is not None else None
+    versioned = {} if named is None else {"scree_version": named}
     return Query.make(
         "pca",
         source,
@@ -211,4 +218,5 @@ def pca_query(
         group=group,
         facets=tuple(facets),
         panels=tuple(sorted(panel_labels)) if facets else (),
+        **versioned,
     )

@@ -1,0 +1,229 @@
+"""Versions of dp_pca's eigenvalue (scree) release (issue 23).
+
+v2 (the default) pairs the rows of the Kendall design's random order,
+keys its stream by x's digest and the released directions, and guards
+the clip quantile's level against the Durfee search's heavy tail; v1
+reproduces the numbers released before v2. Same privacy map.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from plotnine_private.exceptions import PlotninePrivateError
+from plotnine_private.mechanisms.quantile import upper_quantile
+from plotnine_private.mechanisms.randomness import (
+    derive_key,
+    keyed_permutation,
+)
+from plotnine_private.mechanisms.scree import (
+    CLIP_TAIL,
+    clip_level,
+    pair_variances,
+    private_eigenvalues,
+    private_scree,
+)
+from plotnine_private.pca import dp_pca
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "benchmarks"))
+from bench_pca import spiked  # noqa: E402
+
+DATA = Path(__file__).parent / "data" / "gau_g_500.csv.gz"
+COLS = [f"V{i}" for i in range(1, 21)]
+
+# computed on main before v2 existed (commit 2288095), seed-only secret
+V1_GAU = [31.6484375, 12.5390625] + [6.847395833333334] * 15 + [5.7109375] * 3
+V1_GAU_IDENTITY = "84aabd9acc4d09d241f9f322"
+V1_BIG = [
+    8.8404541015625,
+    4.107666015625,
+    1.18182373046875,
+    1.18182373046875,
+    0.910888671875,
+    0.910888671875,
+]
+V1_BIG_IDENTITY = "6d4ba7a4a08ba0b1f7cdc0a7"
+
+
+@pytest.fixture(scope="module")
+def gau():
+    return pd.read_csv(DATA)
+
+
+@pytest.fixture(scope="module")
+def big():
+    # 20000 rows: the incomplete Kendall estimator (its design's order)
+    return pd.DataFrame(spiked(20000, 6, seed=3), columns=list("abcdef"))
+
+
+def _scree(result) -> dict:
+    return next(r for r in result.releases if r.family == "pca:scree")
+
+
+# --- v1 reproduces the numbers it gave before --------------------------------
+
+
+def test_v1_reproduces_the_former_eigenvalues(gau, big):
+    a = dp_pca(gau, COLS, eps=5, delta=1e-4, seed=1, scree_version="v1")
+    assert a.eigenvalues.tolist() == V1_GAU
+    assert a.identity == V1_GAU_IDENTITY
+    b = dp_pca(big, eps=2, delta=1e-6, seed=7, scree_version="v1")
+    assert b.eigenvalues.tolist() == V1_BIG
+    assert b.identity == V1_BIG_IDENTITY
+    assert _scree(b).details["version"] == "v1"
+    assert _scree(b).details["clip"] == 60.52459251724268
+
+
+# --- v2 is the default, names itself, and is another release -----------------
+
+
+def test_v2_is_the_default_and_is_named(gau, big):
+    for data, kw in ((gau, {"columns": COLS}), (big, {})):
+        new = dp_pca(data, eps=5, delta=1e-4, seed=1, **kw)
+        same = dp_pca(
+            data, eps=5, delta=1e-4, seed=1, scree_version="v2", **kw
+        )
+        old = dp_pca(data, eps=5, delta=1e-4, seed=1, scree_version="v1", **kw)
+        assert new.eigenvalues.tolist() == same.eigenvalues.tolist()
+        assert new.identity == same.identity != old.identity
+        rel = _scree(new)
+        assert rel.details["version"] == "v2"
+        assert rel.identity.endswith(":scree")
+        assert new.eigenvalues.tolist() != old.eigenvalues.tolist()
+        # the budget table and its map do not change with the version
+        pd.testing.assert_frame_equal(new.privacy, old.privacy)
+        assert (rel.eps, rel.delta) == (_scree(old).eps, _scree(old).delta)
+
+
+def test_score_releases_are_unchanged(gau):
+    from plotnine_private.pca import dp_score
+
+    # dp_score releases no scree: its identity and numbers are the ones
+    # it gave on main before v2 (commit 2288095)
+    a = dp_score(gau, COLS, eps=2, delta=1e-5, seed=3)
+    assert a.identity == "7315809a6f29705cd2ece80f"
+    assert a.frame.xlim == (-14.136850963861379, 14.11685096386138)
+    assert a.directions.iloc[0, 0] == 0.39815918233829495
+    with pytest.raises(TypeError):
+        dp_score(gau, COLS, eps=2, delta=1e-5, seed=3, scree_version="v1")
+
+
+@pytest.mark.parametrize("bad", ["v3", "V2", 2, None])
+def test_unknown_version_is_refused_naming_the_fix(gau, bad):
+    with pytest.raises(PlotninePrivateError) as err:
+        dp_pca(gau, COLS, eps=5, delta=1e-4, seed=1, scree_version=bad)
+    text = str(err.value)
+    assert "scree_version" in text and repr(bad) in text
+    assert "'v1'" in text and "'v2'" in text
+
+
+# --- the v2 mechanism -----------------------------------------------------
+
+
+def test_v2_pairs_are_the_v1_pairs_of_the_same_order():
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(1001, 5)) * [4, 2, 1, 1, 1]
+    v = np.linalg.qr(rng.normal(size=(5, 3)))[0]
+    order = keyed_permutation(bytes(16), len(x))
+    rows = x[order]
+    y = x @ v
+    want = (y[order[1:1000:2]] - y[order[0:1000:2]]) ** 2 / 2
+    np.testing.assert_allclose(pair_variances(rows, v), want, rtol=1e-12)
+    # blocks give the same rows as one call
+    np.testing.assert_array_equal(
+        pair_variances(rows, v, 100, 300), pair_variances(rows, v)[100:300]
+    )
+
+
+def test_v2_without_noise_is_the_clipped_pair_mean():
+    rng = np.random.default_rng(5)
+    rows = rng.normal(size=(20001, 4)) * [3, 2, 1, 0.5]
+    v = np.eye(4)
+    w = pair_variances(rows, v)
+    for clip in (1.0, 1e6):
+        got = private_scree(
+            rows, v, 1e9, 0.5, clip=clip, mono=False, key=bytes(16)
+        )
+        # the analytic Gaussian's sigma at eps = 1e9 is Delta/sqrt(2 eps):
+        # about 5e-9 C, so within 6 sigma of the clipped pair mean
+        assert got.sigma < 1e-8 * clip
+        np.testing.assert_allclose(
+            got.values,
+            np.minimum(w, clip).mean(axis=0),
+            rtol=1e-12,
+            atol=6 * got.sigma,
+        )
+        assert got.clip_source == "public" and got.clip_quantile is None
+    # and it estimates the variances (3, 2, 1, 0.5)**2 without clipping
+    np.testing.assert_allclose(got.values, [9, 4, 1, 0.25], rtol=0.05)
+
+
+def test_v2_map_is_the_v1_map():
+    rng = np.random.default_rng(6)
+    x = rng.normal(size=(4000, 3))
+    v = np.eye(3)
+    key = derive_key(bytes(16), "map")
+    a = private_scree(x, v, 1.0, 1e-5, clip=9.0, key=key, records=2)
+    b = private_eigenvalues(x @ v, 1.0, 1e-5, clip=9.0, key=key, records=2)
+    # sigma from sqrt(k) C r / m with the same (eps, delta): equal maps
+    assert a.sigma == b.sigma
+    assert (a.eps, a.delta, a.clip) == (b.eps, b.delta, b.clip)
+    with pytest.raises(Exception, match="v must be"):
+        private_scree(x, np.eye(2), 1.0, 1e-5, key=key)
+
+
+# --- the clip's heavy tail (v1) and its guard (v2) ---------------------------
+
+
+def test_clip_level_bounds_the_chance_the_target_passes_every_pair():
+    for eps_clip, m, records in (
+        (5 / 12, 250, 1),
+        (0.1, 10**4, 1),
+        (1.0, 500, 3),
+        (0.05, 10**6, 2),
+    ):
+        q = clip_level(0.99, eps_clip, m, records)
+        assert 0.5 <= q <= 0.99
+        rate = eps_clip / (2 * records)
+        if q > 0.5:
+            # P(q m + E_0 > m) = exp(-rate (1 - q) m) <= CLIP_TAIL
+            assert math.exp(-rate * (1 - q) * m) <= CLIP_TAIL * (1 + 1e-9)
+    # enough pairs: the level asked for
+    assert clip_level(0.99, 0.5, 10**6) == 0.99
+    # too few for the budget: the median, no lower
+    assert clip_level(0.99, 0.01, 50) == 0.5
+
+
+def test_v2_clip_has_no_heavy_tail_where_v1_has_one(gau):
+    # the test's setting of test_top_eigenvalue_is_unbiased_on_average:
+    # n = 500 (m = 250 pairs), eps_scree = 5/3, a quarter to the clip
+    x = gau[COLS].to_numpy()
+    c = x - x.mean(axis=0)
+    v = np.linalg.eigh(c.T @ c)[1][:, ::-1]
+    rows = x[keyed_permutation(bytes(16), len(x))]
+    most = pair_variances(rows, v).max(axis=1)
+    m, eps_clip = len(most), 0.25 * 5 / 3
+    levels = {"v1": 0.99, "v2": clip_level(0.99, eps_clip, m)}
+    over = {}
+    for name, q in levels.items():
+        clips = np.array(
+            [
+                upper_quantile(
+                    most, q, eps_clip, key=derive_key(bytes(16), "t", s)
+                )
+                for s in range(3000)
+            ]
+        )
+        over[name] = (clips / most.max() > [[1.0], [10.0]]).mean(axis=1)
+    # v1: the noisy target passes every pair in a few % of releases and
+    # then climbs the grid: about 1 in 600 clips is 10x the largest pair
+    # (so is the eigenvalues' noise)
+    assert over["v1"][0] > 0.01 and over["v1"][1] > 5e-4
+    # v2: at most CLIP_TAIL of clips pass the largest pair, none by 10x
+    assert over["v2"][0] <= CLIP_TAIL and over["v2"][1] == 0
