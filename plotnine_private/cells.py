@@ -200,7 +200,7 @@ def _same_values(categories: pd.Index, content: np.ndarray) -> bool:
     if isinstance(categories.dtype, pd.StringDtype) and (
         categories.dtype.storage == "pyarrow"
     ):
-        import pyarrow as pa  # type: ignore[import-untyped]
+        import pyarrow as pa
 
         have = pa.chunked_array(pa.array(categories.array))
         try:
