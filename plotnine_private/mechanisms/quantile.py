@@ -68,11 +68,21 @@ from .errors import ParameterError
 from .randomness import derive_key, keyed_uniform
 
 __all__ = [
+    "FRAME_TAIL",
+    "FRAME_VERSIONS",
     "PrivateFrame",
     "private_frame",
     "signed_quantile",
+    "tail_level",
     "upper_quantile",
 ]
+
+#: versions of the PCA frame release and the name each gives its query
+#: (v1, the first, names none: its releases keep the identities they had)
+FRAME_VERSIONS = {"v1": None, "v2": "pnp-frame-v2"}
+#: v2's bound on the chance that the radius search's noisy target passes
+#: every distance (the start of the radius's heavy tail, :func:`tail_level`)
+FRAME_TAIL = 0.01
 
 _DBL_MAX = float(np.finfo(np.float64).max)
 _CAP_MESSAGE = (
@@ -194,6 +204,33 @@ def _counter(
     return _GridCounts.make(values, lower, beta, steps) or _SortedCounts(
         values, lower, beta
     )
+
+
+def tail_level(
+    q: float, eps: float, n: int, records: int = 1, tail: float = 0.01
+) -> float:
+    """The level at which an ``eps`` search over ``n`` values reaches
+    past every value with chance at most ``tail``: ``q``, or lower.
+
+    :func:`upper_quantile`'s target is ``q n + E_0``, ``E_0`` exponential
+    of rate ``r = eps / (2 records)``. Once it is above ``n`` no count
+    can reach it, and the search climbs the grid until one query's noise
+    covers the gap: the steps past the largest value have a tail like
+    ``1/s`` and the result grows as ``beta**s`` (10-100x the largest
+    value in about 0.1% of runs at ``r (1 - q) n`` near 2).
+    ``P(q n + E_0 > n) = exp(-r (1 - q) n)``, so the level
+    ``1 - ln(1/tail) / (r n)`` bounds it by ``tail``; a level below 0.5
+    is raised to 0.5 (too few values for the budget). Every input is
+    public, so using the level costs nothing.
+
+    >>> tail_level(0.99, 0.1, 10**6)
+    0.99
+    >>> round(tail_level(0.99, 5 / 12, 250), 3)
+    0.912
+    """
+    rate = eps / (2.0 * int(records))
+    guarded = 1.0 - math.log(1.0 / tail) / (rate * n)
+    return max(0.5, min(q, guarded))
 
 
 def _search(
@@ -413,6 +450,8 @@ class PrivateFrame:
     radius: float
     half_width: float
     eps: float
+    #: level of the radial quantile searched (``q``, or lower with a tail)
+    level: float = 0.99
 
 
 def private_frame(
@@ -425,13 +464,18 @@ def private_frame(
     beta: float = 1.01,
     max_steps: int = 5000,
     records: int = 1,
+    tail: float | None = None,
 ) -> PrivateFrame:
     """Square private frame for 2-D scores (dppca NEWEST ``dp_frame``).
 
     ``c_x``, ``c_y`` are signed medians with ``eps/3`` each; ``R`` is the
     one-sided ``q = 0.99`` quantile (``lower = 0``, ``eps/3``) of the
     distances ``||s_i - c||``; the frame is
-    ``c +- (1 + inflate) R`` on both axes.
+    ``c +- (1 + inflate) R`` on both axes. With ``tail`` (the frame's
+    version 2, ``FRAME_TAIL``) the radius is searched at
+    ``tail_level(q, eps/3, n, records, tail)`` instead of ``q``, which
+    bounds by ``tail`` the chance that its noisy target passes every
+    distance (then the radius may be 10-100x the largest one).
 
     Privacy: pure ``eps``-DP under replace-one adjacency (three releases
     composed sequentially), ``n`` public. No delta. With ``records=k``
@@ -449,6 +493,10 @@ def private_frame(
         Relative enlargement of the radius (``>= 0``).
     key
         Stream key (see :func:`upper_quantile`).
+    tail
+        ``None`` (version 1): the radius at level ``q``; a number in
+        (0, 1): the level lowered by :func:`tail_level` (public: it
+        depends on ``q``, ``eps``, ``n`` and ``records`` only).
 
     Examples
     --------
@@ -468,6 +516,14 @@ def private_frame(
         raise ParameterError(f"eps must be a finite number > 0, got {eps!r}.")
     if not (math.isfinite(inflate) and inflate >= 0):
         raise ParameterError(f"inflate must be >= 0, got {inflate!r}.")
+    if tail is not None and not (
+        isinstance(tail, (float, int))
+        and not isinstance(tail, bool)
+        and 0.0 < tail < 1.0
+    ):
+        raise ParameterError(
+            f"tail must be None or a float in (0, 1), got {tail!r}."
+        )
     part = eps / 3
     cx = signed_quantile(
         s[:, 0],
@@ -488,9 +544,10 @@ def private_frame(
         records=records,
     )
     r = np.hypot(s[:, 0] - cx, s[:, 1] - cy)
+    level = q if tail is None else tail_level(q, part, len(r), records, tail)
     radius = upper_quantile(
         r,
-        q,
+        level,
         part,
         0.0,
         beta,
@@ -511,4 +568,5 @@ def private_frame(
         radius=radius,
         half_width=half,
         eps=eps,
+        level=level,
     )

@@ -24,7 +24,7 @@ import numpy as np
 from .count_mechanisms import check_bound
 from .errors import ParameterError
 from .gaussian import gaussian_sigma, round_to_resolution
-from .quantile import upper_quantile
+from .quantile import tail_level, upper_quantile
 from .randomness import derive_key, keyed_normal, keyed_permutation
 
 __all__ = [
@@ -146,9 +146,7 @@ def clip_level(q: float, eps_clip: float, m: int, records: int = 1) -> float:
     >>> round(clip_level(0.99, 5 / 12, 250), 3)
     0.912
     """
-    rate = eps_clip / (2.0 * int(records))
-    guarded = 1.0 - math.log(1.0 / CLIP_TAIL) / (rate * m)
-    return max(0.5, min(q, guarded))
+    return tail_level(q, eps_clip, m, records, CLIP_TAIL)
 
 
 def private_eigenvalues(

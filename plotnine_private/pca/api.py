@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..door import bound_rows, level_label
+from ..mechanisms.quantile import FRAME_VERSIONS
 from ..mechanisms.scree import SCREE_VERSIONS
 from ..units import ONE_ROW, Unit, UnitFrame, unit_of, with_unit
 from ..validation import fail, renamed, validate_seed
@@ -60,6 +61,7 @@ def dp_pca(
     estimator: str = "auto",
     split: Mapping[str, float] | None = None,
     scree_version: str = "v2",
+    frame_version: str = "v2",
 ) -> DPPCAResult:
     """Private PCA: directions, eigenvalues and a score histogram.
 
@@ -127,6 +129,13 @@ def dp_pca(
         reproduces the eigenvalues of releases made before v2 (same
         seed, key and data). Same privacy map; the release records its
         version, and the two versions of one query are two releases.
+    frame_version
+        Version of the score frame: ``"v2"`` (the default) searches the
+        radius at a level lowered from 0.99 when the frame budget is
+        small for ``n`` (a public level), so that it is 10-100x too wide
+        in no more than 1% of releases instead of a few per thousand;
+        ``"v1"`` reproduces the frames (and the identity) of releases
+        made before v2. Same privacy map, two releases.
 
     Returns
     -------
@@ -156,6 +165,7 @@ def dp_pca(
         estimator=estimator,
         directions=None,
         scree_version=scree_version,
+        frame_version=frame_version,
     )
 
 
@@ -178,6 +188,7 @@ def dp_score(
     calibration: str = "analytic",
     estimator: str = "auto",
     split: Mapping[str, float] | None = None,
+    frame_version: str = "v2",
 ) -> DPPCAResult:
     """Private score histogram alone (no eigenvalues).
 
@@ -187,7 +198,8 @@ def dp_score(
     ``dp_pca(...).directions``), no loading budget is spent: all of
     ``eps``/``delta`` go to the score, and ``shares`` must be ``None``.
     Other parameters as in :func:`dp_pca` (``split``: the deprecated old
-    name of ``shares``).
+    name of ``shares``; ``frame_version``: ``"v1"`` reproduces the frames
+    of releases made before v2).
     """
     fn = "dp_score"
     eps, delta = check_budget(fn, eps, delta)
@@ -212,6 +224,7 @@ def dp_score(
         calibration=calibration,
         estimator=estimator,
         directions=directions,
+        frame_version=frame_version,
     )
 
 
@@ -249,6 +262,7 @@ def make_settings(
     directions: Any,
     unit: Unit = ONE_ROW,
     scree_version: Any = "v2",
+    frame_version: Any = "v2",
 ) -> Settings:
     """Validate every public parameter of a release, in one place
     (``unit``: the data's privacy unit, already checked by
@@ -284,6 +298,7 @@ def make_settings(
         records=unit.max_records,
         cells=unit.max_cells,
         scree_version=check_scree_version(fn, scree_version),
+        frame_version=check_frame_version(fn, frame_version),
     )
 
 
@@ -296,6 +311,18 @@ def check_scree_version(fn: str, version: Any) -> str:
         f"scree_version must be one of {', '.join(map(repr, SCREE_VERSIONS))}"
         f", got {version!r}: 'v2' (the default) for new releases, 'v1' "
         "only to reproduce eigenvalues released before v2.",
+    )
+
+
+def check_frame_version(fn: str, version: Any) -> str:
+    """``"v1"`` or ``"v2"``, else an error naming the fix."""
+    if isinstance(version, str) and version in FRAME_VERSIONS:
+        return version
+    raise fail(
+        fn,
+        f"frame_version must be one of {', '.join(map(repr, FRAME_VERSIONS))}"
+        f", got {version!r}: 'v2' (the default) for new releases, 'v1' "
+        "only to reproduce score frames released before v2.",
     )
 
 

@@ -55,7 +55,7 @@ from ..mechanisms.pca import (
     private_eigenvalues,
     private_scree,
 )
-from ..mechanisms.quantile import PrivateFrame, private_frame
+from ..mechanisms.quantile import FRAME_TAIL, PrivateFrame, private_frame
 from ..mechanisms.randomness import derive_key, keyed_permutation
 from ..mechanisms.release import (
     Charge,
@@ -296,6 +296,8 @@ def release_frame(
             inflate=FRAME_INFLATE,
             key=stream(data_digest(scores), "frame"),
             records=settings.records,
+            # v2 guards the radius's level against the search's tail
+            tail=FRAME_TAIL if settings.frame_version == "v2" else None,
         )
         grid = score_grid(frame.xlim, frame.ylim, settings.bins)
     except ParameterError as err:
@@ -314,8 +316,10 @@ def release_frame(
             composition=_whole(partition),
             details={
                 "what": "frame",
-                "quantiles": "signed medians (eps/3 each), radial 0.99 "
-                "quantile (eps/3)",
+                "quantiles": "signed medians (eps/3 each), radial "
+                f"{frame.level:.4g} quantile (eps/3)",
+                "radius_quantile": frame.level,
+                "version": settings.frame_version,
                 "noise": "one-sided exponential; rate eps/12 per draw for the "
                 "medians, eps/6 for the radius (eps = frame eps)",
                 "beta": 1.01,

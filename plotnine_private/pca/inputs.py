@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..mechanisms.quantile import FRAME_VERSIONS
 from ..mechanisms.release import Query, data_digest
 from ..mechanisms.scree import SCREE_VERSIONS
 
@@ -123,6 +124,8 @@ class Settings:
     cells: int | None = None
     #: version of the scree release (``mechanisms.scree.SCREE_VERSIONS``)
     scree_version: str = "v2"
+    #: version of the frame release (``mechanisms.quantile.FRAME_VERSIONS``)
+    frame_version: str = "v2"
 
     @property
     def budget(self) -> Budget:
@@ -197,6 +200,10 @@ def pca_query(
     # the identity (and the noise) it had before versions had names
     named = SCREE_VERSIONS[s.scree_version] if s.k is not None else None
     versioned = {} if named is None else {"scree_version": named}
+    # the frame's likewise (every PCA release has a frame)
+    framed = FRAME_VERSIONS[s.frame_version]
+    if framed is not None:
+        versioned["frame_version"] = framed
     return Query.make(
         "pca",
         source,

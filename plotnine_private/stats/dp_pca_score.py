@@ -26,7 +26,7 @@ from .._compat import keep_checked_params
 from ..cells import Dimension, categorical_dimension
 from ..door import Door, LayerBuild, level_label
 from ..mechanisms.synthetic import adjust_of_scale
-from ..pca.api import make_settings, score_shares
+from ..pca.api import check_frame_version, make_settings, score_shares
 from ..pca.fit import (
     Partition,
     PCAFit,
@@ -135,6 +135,9 @@ class stat_dp_pca_score(stat):
     drop_zero : bool, default=True
         Omit cells whose released probability is 0 (else they would be
         drawn with the smallest alpha of the scale).
+    frame_version : {"v2", "v1"}, default="v2"
+        Version of the private frame (as in `dp_pca`): "v1" reproduces
+        the frames of releases made before v2.
     split : dict, default=None
         Deprecated: the old name of `shares`.
     bandwidth_scale : float, default=None
@@ -183,6 +186,7 @@ class stat_dp_pca_score(stat):
         "scale": None,
         "calibration": "analytic",
         "drop_zero": True,
+        "frame_version": "v2",
         # deprecated names (kept so that plotnine hands them over)
         "split": None,
         "bandwidth_scale": None,
@@ -246,6 +250,7 @@ class stat_dp_pca_score(stat):
                 _NAME, f"adjust must be a finite number >= 0, got {adjust!r}."
             )
         p["seed"] = validate_seed(_NAME, p["seed"])
+        p["frame_version"] = check_frame_version(_NAME, p["frame_version"])
         p["level"] = validate_level(_NAME, p["level"])
         n = p["n_sample"]
         if n is not None and (
@@ -328,6 +333,7 @@ class stat_dp_pca_score(stat):
             calibration=p["calibration"],
             estimator="auto",
             directions=p["directions"],
+            frame_version=p["frame_version"],
             unit=door.unit,  # its rows are bounded at the door
         )
         if settings.scale is not None:
