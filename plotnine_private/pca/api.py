@@ -304,25 +304,28 @@ def make_settings(
 
 def check_scree_version(fn: str, version: Any) -> str:
     """``"v1"`` or ``"v2"``, else an error naming the fix."""
-    if isinstance(version, str) and version in SCREE_VERSIONS:
-        return version
-    raise fail(
-        fn,
-        f"scree_version must be one of {', '.join(map(repr, SCREE_VERSIONS))}"
-        f", got {version!r}: 'v2' (the default) for new releases, 'v1' "
-        "only to reproduce eigenvalues released before v2.",
+    return _check_version(
+        fn, "scree_version", version, SCREE_VERSIONS, "eigenvalues"
     )
 
 
 def check_frame_version(fn: str, version: Any) -> str:
     """``"v1"`` or ``"v2"``, else an error naming the fix."""
-    if isinstance(version, str) and version in FRAME_VERSIONS:
+    return _check_version(
+        fn, "frame_version", version, FRAME_VERSIONS, "score frames"
+    )
+
+
+def _check_version(
+    fn: str, name: str, version: Any, versions: Mapping, what: str
+) -> str:
+    if isinstance(version, str) and version in versions:
         return version
     raise fail(
         fn,
-        f"frame_version must be one of {', '.join(map(repr, FRAME_VERSIONS))}"
-        f", got {version!r}: 'v2' (the default) for new releases, 'v1' "
-        "only to reproduce score frames released before v2.",
+        f"{name} must be one of {', '.join(map(repr, versions))}, got "
+        f"{version!r}: 'v2' (the default) for new releases, 'v1' only to "
+        f"reproduce {what} released before v2.",
     )
 
 
