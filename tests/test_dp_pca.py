@@ -145,13 +145,6 @@ def test_directions_and_eigenvalues(fit):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="the scree's v2 clips at the 0.912 quantile of the pairs at "
-    "n = 500: over seeds 0-299 the top value averages 29.9 +- 0.3 "
-    "against 36.7 (-19%). It passed on the frame's v1 identities by "
-    "chance (seeds 0-39: 31.5); the frame's v2 draws other noise.",
-)
 def test_top_eigenvalue_is_unbiased_on_average(gau, fit):
     # eps_scree = 5/3 at n = 500, p = 20: the top value's noise SD (about
     # 8.5) is a quarter of it, so one release says little. A t test of the

@@ -87,7 +87,6 @@ from .randomness import (
 from .scree import (
     SCREE_VERSIONS,
     PrivateEigenvalues,
-    clip_level,
     pair_variances,
     private_eigenvalues,
     private_scree,
@@ -99,7 +98,6 @@ __all__ = [
     "KendallMatrix",
     "PrivateDirections",
     "PrivateEigenvalues",
-    "clip_level",
     "kendall_sensitivity",
     "pair_variances",
     "private_directions",

@@ -8,8 +8,7 @@ out of :mod:`.pca`, which re-exports every name.
 Two versions (``docs/mechanisms.md``, "Versions of the eigenvalue
 release"): :func:`private_eigenvalues` (v1) pairs projected data by its
 own keyed matching; :func:`private_scree` (v2) pairs consecutive rows of
-a given data-free order in blocks and guards the clip quantile's level
-(:func:`clip_level`). Same privacy map.
+a given data-free order in blocks. Same privacy map and clip level.
 """
 
 from __future__ import annotations
@@ -24,13 +23,12 @@ import numpy as np
 from .count_mechanisms import check_bound
 from .errors import ParameterError
 from .gaussian import gaussian_sigma, round_to_resolution
-from .quantile import tail_level, upper_quantile
+from .quantile import upper_quantile
 from .randomness import derive_key, keyed_normal, keyed_permutation
 
 __all__ = [
     "SCREE_VERSIONS",
     "PrivateEigenvalues",
-    "clip_level",
     "pair_variances",
     "private_eigenvalues",
     "private_scree",
@@ -40,9 +38,6 @@ __all__ = [
 #: versions of the scree release and the name each gives its query (v1,
 #: the first, names none: its releases keep the identities they had)
 SCREE_VERSIONS = {"v1": None, "v2": "pnp-scree-v2"}
-#: v2's bound on the chance that the clip search's noisy target passes
-#: every pair (the start of the clip's heavy tail, :func:`clip_level`)
-CLIP_TAIL = 0.01
 
 
 def random_matching(n: int, key: bytes) -> np.ndarray:
@@ -127,28 +122,6 @@ def pair_variances(
 _PAIR_BLOCK = 8192
 
 
-def clip_level(q: float, eps_clip: float, m: int, records: int = 1) -> float:
-    """The clip quantile's level in v2: ``q``, lowered so that the noisy
-    target passes every pair with chance at most ``CLIP_TAIL``.
-
-    The Durfee search's target is ``q m + E_0`` with ``E_0`` exponential
-    of rate ``r = eps_clip / (2 records)``. Once it is above ``m`` no
-    count can reach it, and the search climbs the grid until one query's
-    noise covers the gap: the number of steps past the largest value has
-    a tail like ``1/s``, and the clip (so the scree noise) grows as
-    ``1.01**s``. ``P(q m + E_0 > m) = exp(-r (1 - q) m)``; the level
-    ``1 - ln(1/CLIP_TAIL) / (r m)`` bounds it by ``CLIP_TAIL``. A level
-    below 0.5 is raised to 0.5 (too few pairs for the budget). Public:
-    ``q``, ``eps_clip``, ``m`` and ``records`` are.
-
-    >>> clip_level(0.99, 0.1, 10**6)
-    0.99
-    >>> round(clip_level(0.99, 5 / 12, 250), 3)
-    0.912
-    """
-    return tail_level(q, eps_clip, m, records, CLIP_TAIL)
-
-
 def private_eigenvalues(
     y: Any,
     eps: float,
@@ -211,7 +184,6 @@ def private_eigenvalues(
         calibration=calibration,
         key=key,
         records=records,
-        guard=False,
     )
 
 
@@ -237,10 +209,8 @@ def private_scree(
     a random perfect matching; ``v`` is ``(p, k)``, the released
     directions. ``W`` is formed a block of pairs at a time, in two
     passes (per-pair maxima for the clip, then the clipped means). Same
-    privacy map as version 1 (``sqrt(k) C r / m``, Gaussian); the one
-    change in the mechanism is the clip quantile's level, guarded by
-    :func:`clip_level` against the search's heavy tail (a public
-    function of ``clip_quantile``, the clip budget, ``m`` and ``r``).
+    privacy map and clip level as version 1 (``sqrt(k) C r / m``,
+    Gaussian).
     """
     arr = _check_y(rows, "rows")
     vk = np.asarray(v, dtype=float)
@@ -278,7 +248,6 @@ def private_scree(
         calibration=calibration,
         key=key,
         records=records,
-        guard=True,
     )
 
 
@@ -308,7 +277,6 @@ def _clipped_scree(
     calibration: str,
     key: bytes,
     records: int,
-    guard: bool,
 ) -> PrivateEigenvalues:
     """Clip, mean and noise of the ``(m, k)`` pair variances ``W``, read
     through ``maxima()`` (per pair) and ``clipped_mean(C)`` (per
@@ -322,9 +290,10 @@ def _clipped_scree(
             )
         eps_clip = clip_share * eps
         eps_mean = eps - eps_clip
+        # v1's level in both versions: the public lower level that ends
+        # the search's heavy tail (the frame's v2) biases the top
+        # eigenvalue by -19% at n = 500 (docs/mechanisms.md)
         level = clip_quantile
-        if guard:
-            level = clip_level(clip_quantile, eps_clip, m, records)
         level_used: float | None = level
         c = upper_quantile(
             maxima(),

@@ -124,8 +124,8 @@ def dp_pca(
         Deprecated: the old name of ``shares``.
     scree_version
         Version of the eigenvalue release: ``"v2"`` (the default) pairs
-        the rows of the Kendall design's random order and guards the
-        clip's level against the quantile search's heavy tail; ``"v1"``
+        the rows of the Kendall design's random order (faster, other
+        numbers, the same clip level); ``"v1"``
         reproduces the eigenvalues of releases made before v2 (same
         seed, key and data). Same privacy map; the release records its
         version, and the two versions of one query are two releases.
