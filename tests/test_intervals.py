@@ -327,9 +327,13 @@ def _curve_hits(family, eps, band="pointwise"):
 def test_curve_intervals_hold_the_noise_free_curve(family):
     cols = CURVES[family][1]
     hits = _curve_hits(family, eps=1)
-    # pointwise: each point's coverage, on average over the curve
+    # pointwise: each point's coverage, on average over the curve; the
+    # curves (groups of each build) have their own noise, so the bound
+    # counts curves: 78 (0.73; half-wide density and ECDF bands hold
+    # 0.34 and 0.61)
     per_col = hits.mean() ** (1 / len(cols))
-    assert per_col >= lower_bound(LEVEL, 25), per_col
+    curves = len(CURVE_SEEDS) * DATA["g"].nunique()
+    assert per_col >= lower_bound(LEVEL, curves), per_col
 
 
 @pytest.mark.parametrize("family", ["density", "ecdf"])
