@@ -139,10 +139,17 @@ def monotone_cdf(noisy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     groups, k = noisy.shape
     running = np.cumsum(noisy, axis=1)
     total = np.maximum(running[:, -1] if k else np.zeros(groups), 0.0)
+    fits = running.copy()
+    if k:
+        # a row of whole numbers that never falls is its own fit (PAVA
+        # only pools equal whole numbers there, whose mean is exact): the
+        # solver runs on the other rows alone
+        whole = np.all(running == np.rint(running), axis=1)
+        rising = np.all(running[:, 1:] >= running[:, :-1], axis=1)
+        for g in np.flatnonzero(~(whole & rising)):
+            fits[g] = isotonic_regression(running[g]).x
     cdf = np.zeros((groups, k + 1))
-    for g in range(groups):
-        fit = isotonic_regression(running[g]).x if k else running[g]
-        cdf[g, 1:] = fit / max(total[g], 1.0)
+    cdf[:, 1:] = fits / np.maximum(total, 1.0)[:, None]
     cdf = np.clip(cdf, 0.0, 1.0)
     cdf[:, 0] = 0.0
     cdf[:, -1] = 1.0

@@ -269,3 +269,25 @@ def test_quantiles_of_many_rows_are_searchsorted_row_by_row():
         frac = np.clip(frac, 0.0, 1.0)
         want = EDGES[j - 1] + frac * (EDGES[j] - EDGES[j - 1])
         assert np.array_equal(got[g], want, equal_nan=True), g
+
+
+def test_monotone_cdf_is_the_row_by_row_isotonic_fit():
+    # rows already rising in whole numbers skip the solver: the numbers
+    # are those of fitting every row
+    from scipy.optimize import isotonic_regression
+
+    from plotnine_private.smoothing import monotone_cdf
+
+    rng = np.random.default_rng(9)
+    noisy = rng.integers(-2, 6, size=(2000, 12)).astype(float)
+    noisy[::3] = np.abs(noisy[::3])  # many rows that never fall
+    noisy[5, 2] = 0.5  # not whole
+    noisy[7:40] = rng.choice([0.0, 0.1, 1 / 3, 0.7], size=(33, 12))  # rising
+    noisy[6, :] = 0.0
+    cdf, total = monotone_cdf(noisy)
+    running = np.cumsum(noisy, axis=1)
+    for g in range(len(noisy)):
+        fit = isotonic_regression(running[g]).x / max(total[g], 1.0)
+        want = np.clip(np.r_[0.0, fit], 0.0, 1.0)
+        want[0], want[-1] = 0.0, 1.0
+        assert np.array_equal(cdf[g], want), g
