@@ -1,5 +1,7 @@
 """Build a case twice, with plotnine's stat and with its private twin,
-and keep what the assertions compare (one build each, shared).
+and keep what the assertions compare (one build each, shared; plotnine's
+figure once for all cases of one plotnine plot, such as a DP case and
+its CKM twin).
 
 Each plot is drawn once, small (2 x 2 in at 40 dpi): drawing builds it,
 so the layer data, panel ranges, breaks, legends and the pixels all come
