@@ -312,3 +312,27 @@ def test_geoms_draw_with_notches_and_varwidth():
         ggplot(d, aes("drv", "hwy", fill="year", rkey="rk"))
         + geom_boxplot(stat="boxplot_ckm", limits=(0, 50), ptable=PTAB)
     )
+
+
+def test_tukey_whiskers_of_many_boxes_are_the_box_by_box_rule():
+    # the whiskers are computed for all boxes at once (the interval
+    # simulation has thousands): the numbers are those of one box at a time
+    rng = np.random.default_rng(6)
+    edges = np.linspace(0.0, 20.0, 41)
+    counts = rng.integers(0, 3, size=(500, 40)) * (rng.random((500, 40)) < 0.4)
+    counts[:5] = 0  # empty boxes: no mass anywhere
+    cdf, _ = monotone_cdf(counts.astype(float))
+    q1, q3 = quantiles(cdf, edges, np.array([0.25, 0.75])).T
+    for coef in (1.5, 0.0, 4.0):
+        stat = pp.stat_boxplot_dp(limits=(0, 20), bins=40, eps=1, coef=coef)
+        ymin, ymax = stat.tukey_whiskers(cdf, edges, q1, q3)
+        for g in range(len(cdf)):
+            iqr = q3[g] - q1[g]
+            f_lo, f_hi = q1[g] - coef * iqr, q3[g] + coef * iqr
+            mass = np.diff(cdf[g]) > 0
+            up = mass & (edges[:-1] < f_hi)
+            top = edges[1:][up].max() if up.any() else q3[g]
+            down = mass & (edges[1:] > f_lo)
+            bottom = edges[:-1][down].min() if down.any() else q1[g]
+            assert ymax[g] == max(q3[g], min(f_hi, top)), (coef, g)
+            assert ymin[g] == min(q1[g], max(f_lo, bottom)), (coef, g)

@@ -84,6 +84,15 @@ ONE = synthetic()
 ONE = ONE[ONE["g"] == "a"]  # one group: plotnine's compact kernels are slow
 
 
+@pytest.fixture
+def no_intervals(monkeypatch):
+    """The curve alone: its interval variables (a simulation over 2,000
+    fine bins, tested in test_intervals) are not computed."""
+    monkeypatch.setattr(
+        pp.stat_density_dp, "add_intervals", lambda self, out, rel: None
+    )
+
+
 @pytest.mark.parametrize(
     "kernel",
     [
@@ -97,7 +106,9 @@ ONE = ONE[ONE["g"] == "a"]  # one group: plotnine's compact kernels are slow
         "uniform",
     ],
 )
-def test_converges_to_plotnines_density_with_the_same_bw_and_kernel(kernel):
+def test_converges_to_plotnines_density_with_the_same_bw_and_kernel(
+    no_intervals, kernel
+):
     ref = _reference(kernel)
     ours = _ours(ONE, bw=1.2, kernel=kernel)
     mean_err, max_err = _errors(ref, ours)
@@ -118,7 +129,7 @@ def test_converges_to_plotnines_density_with_the_same_bw_and_kernel(kernel):
     }
 
 
-def test_a_wrong_bandwidth_or_kernel_scale_would_be_caught():
+def test_a_wrong_bandwidth_or_kernel_scale_would_be_caught(no_intervals):
     # the tolerances above have power: bw off by 5% fails them
     ref = _reference("gaussian")
     assert _errors(ref, _ours(ONE, bw=1.26))[1] > 0.005
@@ -170,6 +181,7 @@ def test_bandwidth_rules_and_adjust():
             stat="density_dp",
             limits=(0, 48),
             bins=96,
+            n=64,  # the rules set bw alone: a short grid shows it
             eps=1e6,
             seed=2,
             **kw,
@@ -265,9 +277,12 @@ def test_neighbours_differ_only_in_noisy_numbers(monkeypatch, stat, change):
             + facet_wrap("year")
         )
 
-    from test_neighbours import BASE, neighbour
+    from test_neighbours import BASE, base_snapshot, neighbour
 
-    a = neighbours.snapshot(make(BASE))
+    # the unchanged side is built once for the four changes
+    a = base_snapshot(
+        f"density {stat}", lambda: neighbours.snapshot(make(BASE))
+    )
     b = neighbours.snapshot(make(neighbour(change)))
     assert neighbours.differences(a, b) == []
 

@@ -209,3 +209,85 @@ def test_the_shared_simulation_is_the_plain_one():
         once = intervals._through(draws, kernel)
         assert np.array_equal(once, fresh @ kernel.T)
         assert intervals._through(draws, kernel) is once
+
+
+def _plain_linear_bounds(design, noisy, model, level, ratio):
+    """The pointwise band of linear_bounds written out plainly: every
+    group's deviations drawn out in full, quantiles over the draws."""
+    draws = model.draw(
+        *intervals.uniforms(
+            (intervals.LINEAR_SIMS, noisy.shape[1]), intervals.SIM_SEED
+        )
+    )
+    sim = draws @ design.T  # (sims, points)
+    num = noisy @ design.T
+    if ratio:
+        total = np.maximum(noisy.sum(axis=1), 1.0)
+        est = num / total[:, None]
+        denom = np.maximum(total[:, None] + draws.sum(axis=1), 1.0)
+        dev = (num[:, None, :] + sim) / denom[:, :, None] - est[:, None, :]
+    else:
+        est, dev = num, np.broadcast_to(sim, (len(noisy), *sim.shape))
+    alpha = 1 - LEVEL
+    q_lo, q_hi = np.quantile(dev, [alpha / 2, 1 - alpha / 2], axis=1)
+    return est - q_hi, est - q_lo
+
+
+@pytest.mark.parametrize("ratio", [True, False])
+def test_the_pointwise_band_is_the_plain_computation_bit_for_bit(ratio):
+    # the fast path lays the draws out last and shares a plain sum's
+    # quantiles between groups: the released intervals must not move
+    rng = np.random.default_rng(3)
+    for model in (MODEL, NoiseModel("laplace", 3.5)):
+        for k, groups in ((64, 3), (17, 1), (40, 5)):
+            design = np.abs(rng.normal(size=(k + 3, k)))
+            noisy = rng.integers(-3, 40, size=(groups, k)).astype(float)
+            got = linear_bounds(design, noisy, model, LEVEL, ratio=ratio)
+            want = _plain_linear_bounds(design, noisy, model, LEVEL, ratio)
+            assert np.array_equal(got[0], want[0])
+            assert np.array_equal(got[1], want[1])
+
+
+def test_quantiles_of_many_rows_are_searchsorted_row_by_row():
+    # quantiles() inverts all rows at once; a row that is not sorted
+    # falls back to searchsorted: the numbers are those of the loop
+    rng = np.random.default_rng(4)
+    counts = rng.integers(0, 5, size=(300, 30)).astype(float)
+    cdf = np.c_[np.zeros(300), np.cumsum(counts, axis=1)]
+    cdf /= np.maximum(cdf[:, -1:], 1)
+    cdf[7, 3] = 0.9  # not sorted
+    cdf[8, 5] = np.nan
+    probs = np.array([0.0, 0.05, 0.25, 0.5, 0.75, 0.95, 1.0])
+    got = quantiles(cdf, EDGES[:31], probs)
+    for g, row in enumerate(cdf):
+        j = np.clip(np.searchsorted(row, probs, side="left"), 1, 30)
+        f0, f1 = row[j - 1], row[j]
+        step = f1 - f0
+        frac = np.where(
+            step > 0, (probs - f0) / np.where(step > 0, step, 1), 0.0
+        )
+        frac = np.clip(frac, 0.0, 1.0)
+        want = EDGES[j - 1] + frac * (EDGES[j] - EDGES[j - 1])
+        assert np.array_equal(got[g], want, equal_nan=True), g
+
+
+def test_monotone_cdf_is_the_row_by_row_isotonic_fit():
+    # rows already rising in whole numbers skip the solver: the numbers
+    # are those of fitting every row
+    from scipy.optimize import isotonic_regression
+
+    from plotnine_private.smoothing import monotone_cdf
+
+    rng = np.random.default_rng(9)
+    noisy = rng.integers(-2, 6, size=(2000, 12)).astype(float)
+    noisy[::3] = np.abs(noisy[::3])  # many rows that never fall
+    noisy[5, 2] = 0.5  # not whole
+    noisy[7:40] = rng.choice([0.0, 0.1, 1 / 3, 0.7], size=(33, 12))  # rising
+    noisy[6, :] = 0.0
+    cdf, total = monotone_cdf(noisy)
+    running = np.cumsum(noisy, axis=1)
+    for g in range(len(noisy)):
+        fit = isotonic_regression(running[g]).x / max(total[g], 1.0)
+        want = np.clip(np.r_[0.0, fit], 0.0, 1.0)
+        want[0], want[-1] = 0.0, 1.0
+        assert np.array_equal(cdf[g], want), g

@@ -97,11 +97,14 @@ def densities(data, eps, seed=3):
 def test_penguin_densities_at_eps_1_warn():
     # the warning is computed from released values: at this n and eps it
     # appears for some seeds or all (it depends on the band's calibration),
-    # so eight seeds are tried and every warning must say what to change;
-    # the tests below show it does not appear where n and eps suffice
-    warned = []
+    # so up to eight seeds are tried (until two have warned) and every
+    # warning must say what to change; the tests below show it does not
+    # appear where n and eps suffice
+    warned: list[str] = []
     for seed in range(1, 9):
         warned += signals(densities(penguins(), 1, seed=seed))
+        if len(warned) >= 2:
+            break
     assert len(warned) >= 2
     for msg in warned:
         assert "group(s) includes 0 over" in msg

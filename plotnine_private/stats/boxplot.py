@@ -163,15 +163,18 @@ class _BoxplotFamily(FineFamily):
         fence_lo, fence_hi = q1 - coef * iqr, q3 + coef * iqr
         lo_edges, hi_edges = edges[:-1], edges[1:]
         mass = np.diff(cdf, axis=1) > 0
-        ymin = np.empty(len(cdf))
-        ymax = np.empty(len(cdf))
-        for g in range(len(cdf)):
-            up = mass[g] & (lo_edges < fence_hi[g])
-            top = hi_edges[up].max() if up.any() else q3[g]
-            ymax[g] = max(q3[g], min(fence_hi[g], top))
-            down = mass[g] & (hi_edges > fence_lo[g])
-            bottom = lo_edges[down].min() if down.any() else q1[g]
-            ymin[g] = min(q1[g], max(fence_lo[g], bottom))
+        # all boxes at once (an interval simulation has thousands); the
+        # ties resolve as Python's max(a, b) and min(a, b) do, keeping a
+        up = mass & (lo_edges < fence_hi[:, None])
+        top = np.where(up, hi_edges, -np.inf).max(axis=1, initial=-np.inf)
+        top = np.where(up.any(axis=1), top, q3)
+        reach = np.where(top < fence_hi, top, fence_hi)
+        ymax = np.where(reach > q3, reach, q3)
+        down = mass & (hi_edges > fence_lo[:, None])
+        bottom = np.where(down, lo_edges, np.inf).min(axis=1, initial=np.inf)
+        bottom = np.where(down.any(axis=1), bottom, q1)
+        reach = np.where(bottom > fence_lo, bottom, fence_lo)
+        ymin = np.where(reach < q1, reach, q1)
         return ymin, ymax
 
 

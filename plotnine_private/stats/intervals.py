@@ -381,6 +381,12 @@ def linear_bounds(
     step = max(1, _CHUNK_CELLS // max(1, sims * max(points, k)))
     for start in range(0, len(noisy), step):
         rows = np.asarray(noisy[start : start + step], dtype=float)
+        part = slice(start, start + len(rows))
+        if shared is not None and band == "pointwise":
+            low[part], high[part] = _pointwise_bounds(
+                rows, design, shared, draw_sums, alpha, ratio
+            )
+            continue
         if shared is None:
             # CKM leaves a released 0 at 0: no noise there
             masked = draws[None, :, :] * (rows != 0)[:, None, :]
@@ -398,9 +404,46 @@ def linear_bounds(
             )[:, :, None] - est[:, None, :]
         else:
             est, dev = num, sim
-        part = slice(start, start + len(rows))
         low[part], high[part] = _deviation_bounds(est, dev, alpha, band)
     return low, high
+
+
+def _pointwise_bounds(rows, design, shared, draw_sums, alpha, ratio):
+    """:func:`linear_bounds`' pointwise band when every group shares the
+    simulated noise (DP): the same numbers as :func:`_deviation_bounds`,
+    with the simulations laid out last from the start (no transposed copy
+    of every group's deviations) and, for a plain sum (``ratio=False``),
+    whose deviation is the shared noise itself, its quantiles taken once
+    for all groups."""
+    runs = _runs_last(shared)  # (points, sims)
+    num = rows @ design.T  # (groups, points)
+    cuts = [alpha / 2, 1 - alpha / 2]
+    if not ratio:
+        q_lo, q_hi = np.quantile(runs, cuts, axis=1)
+        return num - q_hi, num - q_lo
+    total = np.maximum(rows.sum(axis=1), 1.0)
+    est = num / total[:, None]
+    # element by element the deviation of the general path, in the layout
+    # (groups, points, sims) that np.quantile reads fastest
+    denom = np.maximum(total[:, None] + draw_sums, 1.0)  # (groups, sims)
+    dev = (num[:, :, None] + runs) / denom[:, None, :] - est[:, :, None]
+    q_lo, q_hi = np.quantile(dev, cuts, axis=2)
+    return est - q_hi, est - q_lo
+
+
+#: the last ``(product, its transpose made contiguous)`` of _runs_last
+_LAST_RUNS: list[tuple[np.ndarray, np.ndarray]] = []
+
+
+def _runs_last(product: np.ndarray) -> np.ndarray:
+    """``product.T`` as a contiguous array, kept for the next call with
+    the very same (read-only) product: a density's two columns read one."""
+    if _LAST_RUNS and _LAST_RUNS[0][0] is product:
+        return _LAST_RUNS[0][1]
+    runs = np.ascontiguousarray(product.T)
+    runs.flags.writeable = False
+    _LAST_RUNS[:] = [(product, runs)]
+    return runs
 
 
 @functools.lru_cache(maxsize=2)

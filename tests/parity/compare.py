@@ -44,7 +44,7 @@ IMAGE_TOL = {"density": 6.0, "ecdf": 6.0, "boxplot": 6.0}
 
 def _pair(case: Case, cache: dict) -> tuple[Built, Built]:
     if case.id not in cache:
-        cache[case.id] = build_pair(case)
+        cache[case.id] = build_pair(case, cache.setdefault("plotnine", {}))
     return cache[case.id]
 
 
