@@ -441,7 +441,7 @@ def test_row_keys_equal_in_every_engine(request):
     con = duckdb.connect()
     con.execute("CREATE TABLE t (id BIGINT)")
     # one INSERT from a frame (5,002 single-row INSERTs took 3 s)
-    id_frame = pd.DataFrame({"id": ids.astype(np.int64)})
+    con.register("id_frame", pd.DataFrame({"id": ids.astype(np.int64)}))
     con.execute("INSERT INTO t SELECT id FROM id_frame")
     sql = con.sql(
         f"SELECT {record_keys_sql('id', 11)} AS k FROM t ORDER BY id"
