@@ -128,10 +128,11 @@ def test_bar_and_errorbar_layers_are_one_release():
         + geom_col(stat="summary_dp", drop=False, **kw)
         + geom_errorbar(stat="summary_dp", drop=False, **kw)
     )
-    report = pp.privacy_report(p)
+    built = build(p)  # one build for the report and both layers
+    report = report_from_built(built)
     assert report.total_eps == pytest.approx(1.0)
     assert "duplicate of layer 0" in report.table["composition"].tolist()
-    a, b = pp.layer_data(p, 0), pp.layer_data(p, 1)
+    a, b = built.layers[0].data, built.layers[1].data
     # geom_col draws bars from 0 (its own ymin/ymax) and drops the cells
     # not drawn (y missing: released n is noise); compare the stat's
     b = b[b["y"].notna()].reset_index(drop=True)
