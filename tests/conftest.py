@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -12,6 +14,18 @@ from plotnine.data import mpg as _mpg  # noqa: E402
 
 from plotnine_private import ledger_store  # noqa: E402
 from plotnine_private.mechanisms import sources  # noqa: E402
+
+
+def pytest_collection_finish(session):
+    """The modules, data and test items made during collection live to the
+    end: frozen, the cyclic collector no longer walks them at every full
+    collection, and a larger first generation makes collections rarer.
+    (The collector took about 4% of a neighbour test file's CPU time;
+    about 1% after this. No test depends on when cycles are freed: the
+    seed-reuse check warns whether an earlier frame is alive or gone.)"""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(100_000, 50, 1000)
 
 
 @pytest.fixture(autouse=True)
