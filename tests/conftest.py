@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -12,6 +14,18 @@ from plotnine.data import mpg as _mpg  # noqa: E402
 
 from plotnine_private import ledger_store  # noqa: E402
 from plotnine_private.mechanisms import sources  # noqa: E402
+
+
+def pytest_collection_finish(session):
+    """The modules, data and test items made during collection live to the
+    end: frozen, the cyclic collector no longer walks them at every full
+    collection, and a larger first generation makes collections rarer.
+    (The collector took about 4% of a neighbour test file's CPU time;
+    about 1% after this. No test depends on when cycles are freed: the
+    seed-reuse check warns whether an earlier frame is alive or gone.)"""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(100_000, 50, 1000)
 
 
 @pytest.fixture(autouse=True)
@@ -80,6 +94,14 @@ def spark():
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+        # the tests' queries are small and few: the JVM's optimising JIT
+        # (C2) and parallel GC threads only burn CPU that the other xdist
+        # worker needs (C1 with the serial GC halves the JVM's CPU time
+        # over the suite's Spark checks, and its wall time)
+        .config(
+            "spark.driver.extraJavaOptions",
+            "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData",
+        )
         .getOrCreate()
     )
     session.sparkContext.setLogLevel("ERROR")

@@ -126,7 +126,8 @@ def test_hex_and_text_layers_agree_and_seed_fixes_numbers(points):
         + geom_hex(stat="binhex_dp", **params)
         + geom_text(aes(label=after_stat("count")), stat="binhex_dp", **params)
     )
-    hexes, text = layer_data(p, 0), layer_data(p, 1)
+    built = build(p)  # both layers of one build
+    hexes, text = built.layers[0].data, built.layers[1].data
     np.testing.assert_array_equal(hexes["count"], text["label"])
     np.testing.assert_allclose(hexes[["x", "y"]], text[["x", "y"]])
     again = layer_data(p, 0)

@@ -74,8 +74,10 @@ def test_histogram_and_text_layers_agree(mpg):
             seed=23,
         )
     )
-    assert list(layer_data(p, 0)["count"]) == list(layer_data(p, 1)["count"])
-    assert len(layer_data(p, 0)) == 8
+    built = build(p)  # both layers of one build
+    bars, text = built.layers[0].data, built.layers[1].data
+    assert list(bars["count"]) == list(text["count"])
+    assert len(bars) == 8
 
 
 def test_scale_limits_are_a_public_range(mpg):
@@ -183,7 +185,8 @@ def test_bin2d_noises_every_cell_and_gives_centres(mpg):
         + xlim(8, 38)
         + ylim(10, 45)
     )
-    tiles, text = layer_data(p, 0), layer_data(p, 1)
+    built = build(p)  # both layers of one build
+    tiles, text = built.layers[0].data, built.layers[1].data
     # stat_bin_2d's grid over the limits: widths 30 / 6 and 35 / 6 from
     # the multiple at or below the low end, 7 x 7 rectangles
     assert len(tiles) == 49 and len(text) == 49

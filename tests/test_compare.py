@@ -102,16 +102,15 @@ def test_count_stacked_shares_fill_and_position(cars):
     _check_marked(c)
     assert c.captions["dp"] == "noise: ±6 (95%) for count_dp eps=1"
     assert "count_ckm" in c.captions["ckm"]
-    # the y range is the union of the two private stacks
-    tops = [
-        layer_data(c.plots[k], 0).groupby("x")["ymax"].max().max()
-        for k in ("dp", "ckm")
-    ]
+    # the y range is the union of the two private stacks (each panel's
+    # bars built once for both checks)
+    bars = {k: layer_data(c.plots[k], 0) for k in ("dp", "ckm")}
+    tops = [bars[k].groupby("x")["ymax"].max().max() for k in bars]
     assert c.limits["y"][1] == pytest.approx(max(tops))
     assert c.limits["fill"] == ["4", "f", "r"]
     # the DP panel shows the user's numbers, unchanged
     pd.testing.assert_series_equal(
-        layer_data(c.plots["dp"], 0)["count"], layer_data(p, 0)["count"]
+        bars["dp"]["count"], layer_data(p, 0)["count"]
     )
     # the unperturbed panel has the true counts and labels them as well
     plain = layer_data(c.plots["unperturbed"], 1)

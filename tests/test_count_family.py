@@ -56,7 +56,8 @@ def test_bar_and_text_layers_show_the_same_numbers(mpg_cat):
         )
         + facet_wrap("year")
     )
-    bar, text = layer_data(p, 0), layer_data(p, 1)
+    built = build(p)  # both layers of one build
+    bar, text = built.layers[0].data, built.layers[1].data
     assert list(bar["count"]) == list(text["count"])
     # every declared class x drv x panel cell is released, empty ones too
     assert len(bar) == 2 * 8 * 3

@@ -214,15 +214,17 @@ def check_order_keys_equal_numpy(kind, request):
             "rid": np.array([2**62 - 1, 0, 99, 12345, 7], np.int64),
         }
     )
+    # one engine frame for both salts (a Spark frame costs a conversion)
+    if kind == "duckdb":
+        ids_frame = nw.from_native(duckdb.from_df(ids))
+    elif kind == "polars_lazy":
+        ids_frame = nw.from_native(pl.from_pandas(ids).lazy())
+    else:
+        ids_frame = nw.from_native(
+            request.getfixturevalue("spark").createDataFrame(ids)
+        )
     for salt in (None, "wave 2"):
-        if kind == "duckdb":
-            frame = nw.from_native(duckdb.from_df(ids))
-        elif kind == "polars_lazy":
-            frame = nw.from_native(pl.from_pandas(ids).lazy())
-        else:
-            frame = nw.from_native(
-                request.getfixturevalue("spark").createDataFrame(ids)
-            )
+        frame = ids_frame
         for stage in order_key_stages(
             nw.col("person"), nw.col("rid"), salt, "k"
         ):
@@ -295,10 +297,11 @@ def test_same_numbers_in_memory_and_in_engines(which, name):
 def check_same_numbers_through_spark(name, request):
     """Spark bounds with its own window: the same numbers (one plot per
     kind of cell expression: raw categories, hexagons, a grid)."""
+    spark = _source("spark", request)  # one Spark frame for both plots
     for plots in (TRUE, PLOTS):
         make = plots[name]
         expected = _released(make(_source("pandas", request)))
-        got = _released(make(_source("spark", request)))
+        got = _released(make(spark))
         pd.testing.assert_frame_equal(got, expected)
 
 

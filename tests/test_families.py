@@ -297,7 +297,9 @@ def test_record_key_integers_in_engines(kind, modulus):
         bad = [-1.0, 0.5, np.inf, np.nan, *([4096.0] if modulus else [])]
     keys = rng.permutation(np.r_[good, bad]).tolist()
     keys[7] = None
-    valid = np.array([v is not None and v in set(good) for v in keys])
+    # one set for all lookups (a set per key made this test O(n^2))
+    good_set = set(good)
+    valid = np.array([v is not None and v in good_set for v in keys])
     ref = record_key_integers(
         np.array([v for v, ok in zip(keys, valid) if ok]),
         kind=kind,

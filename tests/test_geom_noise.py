@@ -19,6 +19,8 @@ from plotnine import (
 from plotnine.data import mpg
 
 import plotnine_private as pp
+from plotnine_private._compat import build
+from plotnine_private.report import report_from_built
 
 CARS = mpg.assign(
     drv=pd.Categorical(mpg["drv"], categories=["4", "f", "r"]),
@@ -63,10 +65,13 @@ CASES = [
 def test_draws_the_layers_own_interval(mapping, geom, params, var):
     kw = {**params, "eps": 1, "seed": 5}
     p = ggplot(CARS, mapping) + geom(**kw) + pp.geom_noise(**kw)
-    base, bars = pp.layer_data(p, 0), pp.layer_data(p, 1)
+    # one build for both layers and the report (layer_data and
+    # privacy_report each build the plot again)
+    built = build(p)
+    base, bars = built.layers[0].data, built.layers[1].data
     assert bars["ymin"].tolist() == base[f"{var}_low"].tolist()
     assert bars["ymax"].tolist() == base[f"{var}_high"].tolist()
-    report = pp.privacy_report(p)
+    report = report_from_built(built)
     assert "counted once" in " ".join(report.notes)
 
 
