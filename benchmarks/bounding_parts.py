@@ -12,7 +12,12 @@ bounding.py``, it times (best of ``--repeats``, seconds):
   and the filter ``<= k`` (the bounding without a hash);
 * ``hash_v1`` and ``hash_v2``: the order key of each bounding order, as
   the package computes it (narwhals expressions), aggregated so that it
-  is computed.
+  is computed;
+* ``window_hash``, ``qualify_hash`` and ``top_k_hash``: three ways to
+  write the bounding itself with DuckDB's own ``hash(person, id)`` as the
+  order (the cheapest hash there is, so a lower bound of each form): the
+  window and a filter, the same with ``QUALIFY``, and a ``GROUP BY
+  person`` keeping the ``k`` smallest with ``arg_min(g, h, k)``.
 
 Run: ``python benchmarks/bounding_parts.py --file PATH --rows N
 [--repeats 2] [--k 3]``. The machine may be shared: the load average is
@@ -49,6 +54,8 @@ def main(argv: list[str] | None = None) -> None:
         f"FROM read_parquet('{args.file}')"
     )
 
+    hashed_rows = f"SELECT *, hash(person, id) AS h FROM ({base})"
+
     def sql(query: str):
         return lambda: con.sql(query).fetchall()
 
@@ -74,6 +81,21 @@ def main(argv: list[str] | None = None) -> None:
         ),
         "hash_v1": hashed("v1"),
         "hash_v2": hashed("v2"),
+        "window_hash": sql(
+            "SELECT g, count(*) FROM (SELECT g, row_number() OVER "
+            f"(PARTITION BY person ORDER BY h) AS rn FROM ({hashed_rows})) "
+            f"WHERE rn <= {args.k} GROUP BY g"
+        ),
+        "qualify_hash": sql(
+            f"SELECT g, count(*) FROM (SELECT g FROM ({hashed_rows}) "
+            "QUALIFY row_number() OVER (PARTITION BY person ORDER BY h) "
+            f"<= {args.k}) GROUP BY g"
+        ),
+        "top_k_hash": sql(
+            "SELECT g, count(*) FROM (SELECT unnest(arg_min(g, h, "
+            f"{args.k})) AS g FROM ({hashed_rows}) GROUP BY person) "
+            "GROUP BY g"
+        ),
     }
     print(f"{'part':<16}{'rows':>8}{'seconds':>9}{'x cells':>9}{'load':>6}")
     cells = None
