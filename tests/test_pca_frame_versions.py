@@ -8,13 +8,12 @@ distance; v1 reproduces the frames released before v2. Same privacy map.
 from __future__ import annotations
 
 import math
-import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from pca_versions import COLS, gaussian_500, spiked_20000
 from plotnine import ggplot
 
 from plotnine_private import layer_data
@@ -35,23 +34,18 @@ from plotnine_private.pca.api import make_settings
 from plotnine_private.pca.inputs import pca_query
 from plotnine_private.stats.dp_pca_score import stat_dp_pca_score
 
-sys.path.insert(0, str(Path(__file__).parents[1] / "benchmarks"))
-from bench_pca import spiked  # noqa: E402
-
-DATA = Path(__file__).parent / "data" / "gau_g_500.csv.gz"
-COLS = [f"V{i}" for i in range(1, 21)]
 # dp_pca's frame budget at eps = 5: a third to the score, 0.35 of it
 EPS_FRAME = 5 / 3 * 0.35
 
 
 @pytest.fixture(scope="module")
 def gau():
-    return pd.read_csv(DATA)
+    return gaussian_500()
 
 
 @pytest.fixture(scope="module")
 def big():
-    return pd.DataFrame(spiked(20000, 6, seed=3), columns=list("abcdef"))
+    return spiked_20000()
 
 
 def _frame(releases) -> object:

@@ -9,12 +9,10 @@ eigenvalue by -19% at n = 500: docs/mechanisms.md).
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
+from pca_versions import COLS, gaussian_500, spiked_20000
 
 from plotnine_private.exceptions import PlotninePrivateError
 from plotnine_private.mechanisms.randomness import (
@@ -27,12 +25,6 @@ from plotnine_private.mechanisms.scree import (
     private_scree,
 )
 from plotnine_private.pca import dp_pca
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "benchmarks"))
-from bench_pca import spiked  # noqa: E402
-
-DATA = Path(__file__).parent / "data" / "gau_g_500.csv.gz"
-COLS = [f"V{i}" for i in range(1, 21)]
 
 # computed on main before v2 existed (commit 2288095), seed-only secret
 V1_GAU = [31.6484375, 12.5390625] + [6.847395833333334] * 15 + [5.7109375] * 3
@@ -50,13 +42,13 @@ V1_BIG_IDENTITY = "6d4ba7a4a08ba0b1f7cdc0a7"
 
 @pytest.fixture(scope="module")
 def gau():
-    return pd.read_csv(DATA)
+    return gaussian_500()
 
 
 @pytest.fixture(scope="module")
 def big():
     # 20000 rows: the incomplete Kendall estimator (its design's order)
-    return pd.DataFrame(spiked(20000, 6, seed=3), columns=list("abcdef"))
+    return spiked_20000()
 
 
 def _scree(result) -> dict:
