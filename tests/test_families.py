@@ -18,6 +18,7 @@ from plotnine_private.families import (
     Levels,
     PointAxis,
     Points,
+    integer_keys,
 )
 from plotnine_private.mechanisms.hexbin import hex_lattice
 from plotnine_private.stats.domains import _bin2d_edges
@@ -52,12 +53,17 @@ def _with_missing(rng, values: np.ndarray) -> list:
 
 
 def _engine_codes(
-    family, columns: dict[str, list], native: str, inner: bool = False
+    family,
+    columns: dict[str, list],
+    native: str,
+    inner: bool = False,
+    whole: bool = False,
 ):
     """Each record's code through the family's projections, in the
     engine, decoded as the engine path decodes grouped keys. ``inner``:
     the short path (records outside the domain filtered out first; they
-    get -1 here)."""
+    get -1 here); ``whole``: its keys cast to int64 (:func:`integer_keys`,
+    as Spark asks for them)."""
     table = pl.DataFrame(
         {k: pl.Series(k, v, strict=False) for k, v in columns.items()}
     )
@@ -69,12 +75,16 @@ def _engine_codes(
     if inner:
         lf = lf.filter(family.domain_filter(exprs))
         stages = family.inner_stages(exprs)
+        if whole:
+            stages = integer_keys(stages)
     else:
         stages = family.stages(exprs)
     for stage in stages:
         lf = lf.with_columns(**stage)
     keys = list(stages[-1])
     got = lf.select("_row", *keys).collect().to_pandas()
+    if whole:
+        assert all(np.issubdtype(got[k].dtype, np.integer) for k in keys)
     rows = {k: got[k].to_numpy() for k in keys}
     codes = family.inner_decode(rows) if inner else family.decode(rows)
     out = np.full(len(columns["_row"]), -1, dtype=np.int64)
@@ -101,11 +111,16 @@ def _check(family, columns: dict[str, list]) -> np.ndarray:
     ref = _numpy_codes(family, columns)
     assert (ref >= 0).any() and (ref == -1).any()
     short = family.domain_filter({a: nw.col(a) for a in family.aes})
+    paths = [(False, False)]
+    if short is not None:
+        paths.append((True, False))
+        if family.whole_inner_keys:
+            paths.append((True, True))
     for native in ("duckdb", "polars"):
-        for inner in (False, True) if short is not None else (False,):
-            got = _engine_codes(family, columns, native, inner)
+        for inner, whole in paths:
+            got = _engine_codes(family, columns, native, inner, whole)
             bad = np.flatnonzero(got != ref)
-            assert not len(bad), (native, inner, bad[:5], got[bad[:5]])
+            assert not len(bad), (native, inner, whole, bad[:5])
     return ref
 
 

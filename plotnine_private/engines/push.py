@@ -40,7 +40,14 @@ from ..cells import (
 )
 from ..door import Door, LayerBuild
 from ..exceptions import PlotninePrivateError
-from ..families import CELL, Family, Levels, Stages, merge_stages
+from ..families import (
+    CELL,
+    Family,
+    Levels,
+    Stages,
+    integer_keys,
+    merge_stages,
+)
 from ..mechanisms.cellnames import value_bytes
 from ..mechanisms.release import CellTable, LaplaceCounts
 from ..stats.domains import RowsNeeded
@@ -329,7 +336,12 @@ def _panel_keys(door: Door, name: str) -> tuple[dict, Callable]:
 
 
 def _family_keys(
-    stat, fam0, cols: dict[str, str], scales, counted_only: bool
+    stat,
+    fam0,
+    cols: dict[str, str],
+    scales,
+    counted_only: bool,
+    engine: str = "",
 ) -> tuple[Stages, Callable, Any]:
     """The family's cells as engine projections, how to turn the grouped
     rows into its :class:`~plotnine_private.stats.base.FamilyCells` (by
@@ -354,7 +366,10 @@ def _family_keys(
             return dataclasses.replace(fam0, code=code)
 
         if inner:
-            return family.inner_stages(exprs), decode, keep
+            stages = family.inner_stages(exprs)
+            if engine.startswith("pyspark") and family.whole_inner_keys:
+                stages = integer_keys(stages)
+            return stages, decode, keep
         return family.stages(exprs), decode, None
     numeric = getattr(family, "numeric", True)
     raw = {
@@ -419,7 +434,7 @@ def release_in_engine(
         and all(door.declared.get(c) is not None for c in gcols)
     )
     fstages, ffinish, keep = _family_keys(
-        stat, fam0, cols, door.scales, counted_only
+        stat, fam0, cols, door.scales, counted_only, src.engine
     )
     # source columns grouped as they are (-> their key's name)
     keyed = {cols[c]: f"_g{i}" for i, c in enumerate(gcols)}

@@ -30,7 +30,7 @@ The expressions repeat numpy's arithmetic operation by operation, so
 IEEE doubles round the same way in both.
 """
 
-from .base import CELL, Family, Stages, merge_stages
+from .base import CELL, Family, Stages, integer_keys, merge_stages
 from .bins import Bins, Grid, bin_index
 from .lattices import Hexes, PointAxis, Points, rint_stages
 from .levels import Levels, Observed, count_levels
@@ -48,6 +48,7 @@ __all__ = [
     "Stages",
     "bin_index",
     "count_levels",
+    "integer_keys",
     "merge_stages",
     "rint_stages",
 ]

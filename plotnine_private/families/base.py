@@ -8,11 +8,24 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["CELL", "Family", "Stages", "merge_stages"]
+__all__ = ["CELL", "Family", "Stages", "integer_keys", "merge_stages"]
 
 CELL = "_cell"
 
 Stages = list[dict[str, Any]]
+
+
+def integer_keys(stages: Stages) -> Stages:
+    """``stages`` with the last stage's columns (grouping keys that are
+    whole numbers, never NaN: a family's :attr:`Family.whole_inner_keys`)
+    cast to int64. Spark groups by a double through a NaN and signed-zero
+    normalisation of every record: a third of a 10**8-row histogram's
+    query, which an integer key skips. Polars groups by a double faster
+    than it casts (bin2d 20% slower cast), so only Spark asks for it."""
+    import narwhals as nw
+
+    *head, last = stages
+    return [*head, {k: v.cast(nw.Int64) for k, v in last.items()}]
 
 
 class Family:
@@ -22,6 +35,9 @@ class Family:
     public: bool = True
     #: the aesthetics a family reads, in order
     aes: tuple[str, ...] = ()
+    #: whether :meth:`inner_stages` ends with keys that are whole numbers
+    #: and never NaN (so :func:`integer_keys` may cast them)
+    whole_inner_keys: bool = False
 
     @property
     def size(self) -> int:

@@ -197,6 +197,7 @@ class Bins(Family):
     clamp: bool = False
     axis: str = "x"
     form: EdgeForm | None = field(init=False, repr=False)
+    whole_inner_keys = True
 
     def __post_init__(self) -> None:
         object.__setattr__(
@@ -333,6 +334,7 @@ class Grid(Family):
 
     x: Bins
     y: Bins
+    whole_inner_keys = True
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "aes", ("x", "y"))

@@ -33,6 +33,7 @@ class Hexes(Family):
     col: np.ndarray
     clamp: bool = False
     _table: np.ndarray = field(init=False, repr=False)
+    whole_inner_keys = True
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "aes", ("x", "y"))
