@@ -19,7 +19,7 @@ from plotnine_private.mechanisms import release
 from plotnine_private.mechanisms.keys import secret_for
 from plotnine_private.mechanisms.release import Release
 from plotnine_private.pca import DPPCAResult, dp_pca, dp_score
-from plotnine_private.pca.fit import sample_sizes
+from plotnine_private.pca.display import sample_sizes
 from plotnine_private.stats.dp_pca_score import stat_dp_pca_score
 
 DATA = Path(__file__).parent / "data" / "gau_g_500.csv.gz"

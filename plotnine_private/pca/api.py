@@ -13,14 +13,8 @@ from ..mechanisms.quantile import FRAME_VERSIONS
 from ..mechanisms.scree import SCREE_VERSIONS
 from ..units import ONE_ROW, Unit, UnitFrame, unit_of, with_unit
 from ..validation import fail, renamed, validate_seed
-from .fit import (
-    Partition,
-    Settings,
-    fit_pca,
-    pca_query,
-    released_cells,
-    shown_groups,
-)
+from .display import released_cells, shown_groups
+from .fit import Partition, Settings, fit_pca, pca_query
 from .result import DPPCAResult, ordinary_pca
 from .validation import (
     as_frame,

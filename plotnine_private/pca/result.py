@@ -18,7 +18,7 @@ from ..mechanisms.randomness import derive_key
 from ..mechanisms.release import Release
 from ..mechanisms.synthetic import NO_MASS_MESSAGE, adjust_of_scale
 from ..validation import fail, renamed, validate_seed
-from .fit import sample_rows, sample_sizes
+from .display import sample_rows, sample_sizes
 
 __all__ = ["DPPCAResult", "NOT_PRIVATE", "ordinary_pca"]
 

@@ -27,16 +27,9 @@ from ..cells import Dimension, categorical_dimension
 from ..door import Door, LayerBuild, level_label
 from ..mechanisms.synthetic import adjust_of_scale
 from ..pca.api import check_frame_version, make_settings, score_shares
-from ..pca.fit import (
-    Partition,
-    PCAFit,
-    fit_pca,
-    pca_query,
-    released_cells,
-    sample_rows,
-    shown_groups,
-)
-from ..pca.fit import sample_sizes as _sample_sizes
+from ..pca.display import released_cells, sample_rows, shown_groups
+from ..pca.display import sample_sizes as _sample_sizes
+from ..pca.fit import Partition, PCAFit, fit_pca, pca_query
 from ..pca.validation import (
     METHODS,
     check_bins,
