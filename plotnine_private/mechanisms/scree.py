@@ -290,14 +290,12 @@ def _clipped_scree(
             )
         eps_clip = clip_share * eps
         eps_mean = eps - eps_clip
-        # v1's level in both versions: the public lower level that ends
-        # the search's heavy tail (the frame's v2) biases the top
+        # the same level in both versions: the public lower level that
+        # ends the search's heavy tail (the frame's v2) biases the top
         # eigenvalue by -19% at n = 500 (docs/mechanisms.md)
-        level = clip_quantile
-        level_used: float | None = level
         c = upper_quantile(
             maxima(),
-            level,
+            clip_quantile,
             eps_clip,
             key=derive_key(key, "scree_clip"),
             records=records,
@@ -308,7 +306,6 @@ def _clipped_scree(
             raise ParameterError(f"clip must be > 0, got {clip!r}.")
         c = float(clip)
         source = "public"
-        level_used = None
     sens = int(records) * math.sqrt(k) * c / m
     sigma = gaussian_sigma(eps_mean, delta, sens, calibration)
     noise = keyed_normal(derive_key(key, "scree_noise"), k)
@@ -327,5 +324,5 @@ def _clipped_scree(
         delta=delta,
         sigma=sigma,
         eps_clip=eps_clip,
-        clip_quantile=level_used,
+        clip_quantile=clip_quantile if clip is None else None,
     )

@@ -126,8 +126,9 @@ def dp_pca(
     frame_version
         Version of the score frame: ``"v2"`` (the default) searches the
         radius at a level lowered from 0.99 when the frame budget is
-        small for ``n`` (a public level), so that it is 10-100x too wide
-        in no more than 1% of releases instead of a few per thousand;
+        small for ``n`` (a public level), so that its noisy target passes
+        every distance in at most 1% of releases (with v1 at n = 500 a
+        radius 10x the largest distance or more came in about 2 of 1000);
         ``"v1"`` reproduces the frames (and the identity) of releases
         made before v2. Same privacy map, two releases.
 
