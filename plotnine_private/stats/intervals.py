@@ -431,18 +431,16 @@ def _pointwise_bounds(rows, design, shared, draw_sums, alpha, ratio):
     return est - q_hi, est - q_lo
 
 
-#: the last ``(product, its transpose made contiguous)`` of _runs_last
-_LAST_RUNS: list[tuple[np.ndarray, np.ndarray]] = []
-
-
 def _runs_last(product: np.ndarray) -> np.ndarray:
-    """``product.T`` as a contiguous array, kept for the next call with
-    the very same (read-only) product: a density's two columns read one."""
-    if _LAST_RUNS and _LAST_RUNS[0][0] is product:
-        return _LAST_RUNS[0][1]
+    """``product.T`` as a contiguous array; for the product :func:`_through`
+    keeps, kept beside it (a density's two columns read one)."""
+    entry = _LAST_PRODUCT[0] if _LAST_PRODUCT else None
+    if entry is not None and entry[2] is product and entry[3] is not None:
+        return entry[3]
     runs = np.ascontiguousarray(product.T)
     runs.flags.writeable = False
-    _LAST_RUNS[:] = [(product, runs)]
+    if entry is not None and entry[2] is product:
+        entry[3] = runs
     return runs
 
 
@@ -466,8 +464,9 @@ def _linear_draws(
     return draws, sums
 
 
-#: the last ``(draws, design, draws @ design.T)`` of :func:`_through`
-_LAST_PRODUCT: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+#: the last ``[draws, design, draws @ design.T, its transpose or None]``
+#: of :func:`_through` (the transpose: :func:`_runs_last`)
+_LAST_PRODUCT: list[list] = []
 
 
 def _through(draws: np.ndarray, design: np.ndarray) -> np.ndarray:
@@ -476,7 +475,7 @@ def _through(draws: np.ndarray, design: np.ndarray) -> np.ndarray:
     the largest product of the build is computed once. The entry holds
     both arrays, so identity cannot be a recycled ``id``."""
     if _LAST_PRODUCT:
-        d, g, product = _LAST_PRODUCT[0]
+        d, g, product, _ = _LAST_PRODUCT[0]
         if d is draws and g is design:
             return product
     k = draws.shape[1]
@@ -491,7 +490,7 @@ def _through(draws: np.ndarray, design: np.ndarray) -> np.ndarray:
     else:
         product = draws @ design.T
     product.flags.writeable = False
-    _LAST_PRODUCT[:] = [(draws, design, product)]
+    _LAST_PRODUCT[:] = [[draws, design, product, None]]
     return product
 
 
