@@ -111,3 +111,31 @@ def test_no_docstring_line_makes_plotnine_backtrack(name):
 def test_every_private_stat_is_checked():
     names = {n for n, _ in _documented_classes()}
     assert {"stat_ecdf_dp", "stat_boxplot_dp", "stat_density_dp"} <= names
+
+
+#: imported only inside the functions that need them: plotnine's import
+#: loads none of them, and scipy.special alone (~0.3 s) was the package's
+#: whole import budget of 0.5 s
+HEAVY = ("scipy", "statsmodels", "duckdb", "polars", "pyspark", "narwhals")
+
+
+def test_no_module_imports_a_heavy_library_at_import_time():
+    import ast
+    from pathlib import Path
+
+    root = Path(pp.__file__).parent
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in tree.body:  # module level only; functions import late
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                names = [node.module or ""]
+            found += [
+                f"{path.relative_to(root)}: {n}"
+                for n in names
+                if n.split(".")[0] in HEAVY
+            ]
+    assert not found, f"import these inside the functions using them: {found}"

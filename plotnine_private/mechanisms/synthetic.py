@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from scipy.special import ndtri
 
 from .errors import ParameterError
 from .randomness import derive_key, keyed_uniform
@@ -128,6 +127,8 @@ def sample_histogram(
     else:
         bx = x0[j] + u[1] * (x1[j] - x0[j])
         by = y0[j] + u[2] * (y1[j] - y0[j])
+    from scipy.special import ndtri  # here: see gaussian_delta
+
     return bx + c * dx * ndtri(u[3]), by + c * dy * ndtri(u[4])
 
 
