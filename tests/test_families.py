@@ -21,7 +21,7 @@ from plotnine_private.families import (
     integer_keys,
     outside_as_nan,
 )
-from plotnine_private.mechanisms.hexbin import hex_lattice
+from plotnine_private.mechanisms.hexbin import SQRT3, hex_lattice
 from plotnine_private.stats.domains import _bin2d_edges
 
 SEEDS = [0, 1, 2]
@@ -60,6 +60,7 @@ def _engine_codes(
     inner: bool = False,
     whole: bool = False,
     marked: bool = False,
+    form: str = "",
 ):
     """Each record's code through the family's projections, in the
     engine, decoded as the engine path decodes grouped keys. ``inner``:
@@ -67,7 +68,9 @@ def _engine_codes(
     get -1 here); ``whole``: its keys cast to int64 (:func:`integer_keys`,
     as Spark asks for them); ``marked``: the short path without the
     filter, the keys of records outside NaN (:func:`outside_as_nan`, as
-    Polars asks for them), which are dropped before decoding."""
+    Polars asks for them), which are dropped before decoding; ``form``:
+    the engine whose form of the inner stages to take (each form is run
+    in both engines: all give numpy's codes)."""
     table = pl.DataFrame(
         {k: pl.Series(k, v, strict=False) for k, v in columns.items()}
     )
@@ -78,7 +81,7 @@ def _engine_codes(
     exprs = {a: nw.col(a) for a in family.aes}
     if inner:
         inside = family.domain_filter(exprs)
-        stages = family.inner_stages(exprs)
+        stages = family.inner_stages(exprs, engine=form)
         if marked:
             stages = outside_as_nan(stages, inside)
         else:
@@ -124,16 +127,20 @@ def _check(family, columns: dict[str, list]) -> np.ndarray:
     ref = _numpy_codes(family, columns)
     assert (ref >= 0).any() and (ref == -1).any()
     short = family.domain_filter({a: nw.col(a) for a in family.aes})
-    paths = [(False, False, False)]
+    # (inner, whole, marked, form): as each engine asks for them
+    paths = [(False, False, False, "")]
     if short is not None:
-        paths.append((True, False, False))
+        paths.append((True, False, False, "duckdb"))
         if family.whole_inner_keys:
-            paths += [(True, True, False), (True, False, True)]
+            paths += [
+                (True, True, False, "pyspark"),
+                (True, False, True, "polars"),
+            ]
     for native in ("duckdb", "polars"):
-        for inner, whole, marked in paths:
-            got = _engine_codes(family, columns, native, inner, whole, marked)
+        for path in paths:
+            got = _engine_codes(family, columns, native, *path)
             bad = np.flatnonzero(got != ref)
-            assert not len(bad), (native, inner, whole, marked, bad[:5])
+            assert not len(bad), (native, path, bad[:5])
     return ref
 
 
@@ -235,6 +242,31 @@ def test_hexagons(seed, clamp):
     x = np.r_[x, xlim[0] + binwidth[0] * np.arange(-2, 33) / 2]
     y = np.r_[y, ylim[0] + binwidth[1] * np.sqrt(3) * np.arange(35) / 4]
     _check(family, {"x": _with_missing(rng, x), "y": _with_missing(rng, y)})
+
+
+def test_hexagon_ties_in_engines():
+    """Points exactly as far from both candidate centres (hexbin gives
+    them to lattice a): the engines' forms choose as numpy does. With
+    binwidth (1, 2/sqrt(3)) the scaled coordinates are exact, and a
+    point a quarter from a square's sides in both is a tie."""
+    bw = (1.0, 2.0 / 3**0.5)
+    assert bw[1] * SQRT3 == 2.0
+    lim = (0.0, 8.0)
+    row, col = hex_lattice(lim, lim, (0.0, 0.0), bw)
+    family = Hexes(lim, lim, (0.0, 0.0), bw, row, col)
+    q = np.r_[0.25, 0.75]
+    sx = (np.arange(8.0)[:, None] + q).ravel()
+    sy = (np.arange(4.0)[:, None] + q).ravel()
+    gx, gy = (a.ravel() for a in np.meshgrid(sx, sy))
+    # a tie under hex_assign's own arithmetic
+    ja, ia = np.floor(gx + 0.5), np.floor(gy + 0.5)
+    da = (gx - ja) ** 2 + 3.0 * (gy - ia) ** 2
+    db = (gx - np.floor(gx) - 0.5) ** 2 + 3.0 * (gy - np.floor(gy) - 0.5) ** 2
+    assert np.array_equal(da, db)
+    rng = np.random.default_rng(3)
+    x = np.r_[gx, rng.uniform(-1, 9, 500)]
+    y = np.r_[2.0 * gy, rng.uniform(-1, 9, 500)]
+    _check(family, {"x": x.tolist(), "y": y.tolist()})
 
 
 def test_hexagons_group_by_one_key_while_it_is_exact():

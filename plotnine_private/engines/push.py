@@ -370,7 +370,7 @@ def _family_keys(
             return dataclasses.replace(fam0, code=code)
 
         if inner:
-            stages = family.inner_stages(exprs)
+            stages = family.inner_stages(exprs, engine=engine)
             if engine.startswith("pyspark") and family.whole_inner_keys:
                 stages = integer_keys(stages)
             if engine == "polars" and family.whole_inner_keys:

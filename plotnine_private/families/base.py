@@ -88,8 +88,13 @@ class Family:
         None (the stages alone decide)."""
         return None
 
-    def inner_stages(self, columns: Mapping[str, Any]) -> Stages:
-        """Stages for the records that pass :meth:`domain_filter`."""
+    def inner_stages(
+        self, columns: Mapping[str, Any], *, engine: str = ""
+    ) -> Stages:
+        """Stages for the records that pass :meth:`domain_filter`.
+        ``engine`` (a :class:`~plotnine_private.engines.Source`'s
+        ``engine``) picks, where a family has several, the form that
+        engine evaluates fastest; every form gives the same codes."""
         return self.stages(columns)
 
     def inner_decode(self, grouped: Mapping[str, np.ndarray]) -> np.ndarray:

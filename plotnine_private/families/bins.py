@@ -225,7 +225,7 @@ class Bins(Family):
         return (x >= float(self.breaks[0])) & (x <= float(self.breaks[-1]))
 
     def inner_stages(
-        self, columns: Mapping[str, Any], out: str = CELL
+        self, columns: Mapping[str, Any], out: str = CELL, *, engine: str = ""
     ) -> Stages:
         return self.index_stages(_float(columns[self.axis]), out, True)
 
@@ -366,7 +366,9 @@ class Grid(Family):
         fy = self.y.domain_filter({self.y.axis: columns["y"]})
         return None if fx is None or fy is None else fx & fy
 
-    def inner_stages(self, columns: Mapping[str, Any]) -> Stages:
+    def inner_stages(
+        self, columns: Mapping[str, Any], *, engine: str = ""
+    ) -> Stages:
         import narwhals as nw
 
         # one grouping key (cheaper to group by than two): the corrected

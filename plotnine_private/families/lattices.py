@@ -94,10 +94,12 @@ class Hexes(Family):
         x, y = _float(columns["x"]), _float(columns["y"])
         return (x >= x0) & (x <= x1) & (y >= y0) & (y <= y1)
 
-    def inner_stages(self, columns: Mapping[str, Any]) -> Stages:
+    def inner_stages(
+        self, columns: Mapping[str, Any], *, engine: str = ""
+    ) -> Stages:
         if self._key_span() is None:
             return self._stages(columns, inner=True)
-        return self._stages(columns, inner=True, combined=True)
+        return self._stages(columns, inner=True, combined=True, pick=engine)
 
     def inner_decode(self, grouped: Mapping[str, np.ndarray]) -> np.ndarray:
         span = self._key_span()
@@ -136,7 +138,11 @@ class Hexes(Family):
         return first, wide
 
     def _stages(
-        self, columns: Mapping[str, Any], inner: bool, combined: bool = False
+        self,
+        columns: Mapping[str, Any],
+        inner: bool,
+        combined: bool = False,
+        pick: str = "",
     ) -> Stages:
         import narwhals as nw
 
@@ -170,13 +176,19 @@ class Hexes(Family):
         use_a = (da <= db).cast(nw.Float64)
         if combined:
             # one key, row * wide + col, of whole numbers below 2**52
-            # (exact): one column to group by instead of two, and the
-            # choice of lattice a (a = 1) or b (a = 0) made by
-            # arithmetic, cheaper in DuckDB than a CASE
+            # (exact): one column to group by instead of two. Polars
+            # computes both keys of a when/then anyway and chooses in
+            # one pass (a 10**8-row hexbin: 3.4 s CPU against 4.2 s by
+            # arithmetic); DuckDB's CASE costs more than the arithmetic
+            # (3.4 s against 3.1 s)
             _, wide = self._key_span() or (0, 0)
             ka = ia * float(2 * wide) + ja
             kb = ib * float(2 * wide) + (jb + float(wide))
-            return [first, floors, {CELL: kb + use_a * (ka - kb)}]
+            if pick == "polars":
+                key = nw.when(da <= db).then(ka).otherwise(kb)
+            else:
+                key = kb + use_a * (ka - kb)
+            return [first, floors, {CELL: key}]
         a = nw.col("_ha")
         # lattice a (a = 1) or b (a = 0) by arithmetic on whole numbers,
         # exact and cheaper in an engine than a CASE per column
