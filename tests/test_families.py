@@ -69,8 +69,9 @@ def _engine_codes(
     as Spark asks for them); ``marked``: the short path without the
     filter, the keys of records outside NaN (:func:`outside_as_nan`, as
     Polars asks for them), which are dropped before decoding; ``form``:
-    the engine whose form of the inner stages to take (each form is run
-    in both engines: all give numpy's codes)."""
+    the engine whose form of the inner stages to take (the forms of
+    DuckDB and Polars each in its engine, Polars' and Spark's in both:
+    all give numpy's codes)."""
     table = pl.DataFrame(
         {k: pl.Series(k, v, strict=False) for k, v in columns.items()}
     )
@@ -127,16 +128,16 @@ def _check(family, columns: dict[str, list]) -> np.ndarray:
     ref = _numpy_codes(family, columns)
     assert (ref >= 0).any() and (ref == -1).any()
     short = family.domain_filter({a: nw.col(a) for a in family.aes})
-    # (inner, whole, marked, form): as each engine asks for them
-    paths = [(False, False, False, "")]
-    if short is not None:
-        paths.append((True, False, False, "duckdb"))
-        if family.whole_inner_keys:
-            paths += [
-                (True, True, False, "pyspark"),
-                (True, False, True, "polars"),
-            ]
     for native in ("duckdb", "polars"):
+        # (inner, whole, marked, form): as each engine asks for them
+        paths = [(False, False, False, "")]
+        if short is not None:
+            paths.append((True, False, False, native))
+            if family.whole_inner_keys:
+                paths += [
+                    (True, True, False, "pyspark"),
+                    (True, False, True, "polars"),
+                ]
         for path in paths:
             got = _engine_codes(family, columns, native, *path)
             bad = np.flatnonzero(got != ref)

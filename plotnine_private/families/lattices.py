@@ -164,8 +164,8 @@ class Hexes(Family):
         eb, fb = sx - jb - 0.5, sy - ib - 0.5
         db = eb * eb + 3.0 * (fb * fb)
         first = {
-            "_hx": _divide(x - ox, bwx),
-            "_hy": _divide(y - oy, bwy * SQRT3),
+            "_hx": _divide(x - ox, bwx, pick),
+            "_hy": _divide(y - oy, bwy * SQRT3, pick),
         }
         floors = {
             "_ja": (sx + 0.5).floor(),
