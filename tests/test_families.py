@@ -160,8 +160,12 @@ BREAKS = [
     # far from zero against the width: one edge compared, then both
     np.linspace(3e6, 3e6 + 30, 31),
     np.linspace(1e9, 1e9 + 12, 13),
+    # plotnine grids whose edges are all positive, all negative: each
+    # moved by one product (EdgeForm.edge_expr)
+    _bin2d_edges((3.1, 9.7), 11, None),
+    _bin2d_edges((-9.7, -3.1), 11, None),
 ]
-FUZZY = range(5, 9)
+FUZZY = [5, 6, 7, 8, 11, 12]
 
 
 def test_far_edges_compare_both_sides():
