@@ -37,7 +37,7 @@ from plotnine_private.engines import (
     source,
 )
 from plotnine_private.exceptions import PlotninePrivateError
-from plotnine_private.families import integer_keys
+from plotnine_private.families import integer_keys, outside_as_nan
 from plotnine_private.mechanisms.ckm import record_key_integers
 
 duckdb = pytest.importorskip("duckdb")
@@ -245,8 +245,11 @@ def _released(plot) -> pd.DataFrame:
 # (raw categories with keys, weights and facets; bin edges; the hexagon
 # arithmetic; rounding to a grid), the rest through DuckDB and Polars
 SPARK_PLOTS = ("count_ckm", "bin_dp", "bin_plain_dp", "binhex_dp", "sum_dp")
+#: plots on the short path, where Polars groups the records outside the
+#: domain under NaN keys (families.outside_as_nan)
+SHORT = ("bin_plain_dp", "binhex_dp", "bin2d_dp")
 #: plots whose keys Spark groups as int64 (families.integer_keys)
-SHORT_IN_SPARK = ("bin_plain_dp", "binhex_dp")
+SHORT_IN_SPARK = tuple(p for p in SHORT if p in SPARK_PLOTS)
 CASES = [
     (engine, name)
     for name in sorted(PLOTS)
@@ -270,16 +273,23 @@ def test_same_numbers_as_in_memory(engine, name, request, monkeypatch):
     make = PLOTS[name]
     expected = _in_memory(name, request)
     cast = []  # Spark groups bins and hexagons by int64 keys
+    marked = []  # Polars marks the records outside instead of filtering
 
     def spied(stages):
         cast.append(stages)
         return integer_keys(stages)
 
+    def spied_marks(stages, inside):
+        marked.append(stages)
+        return outside_as_nan(stages, inside)
+
     monkeypatch.setattr(push, "integer_keys", spied)
+    monkeypatch.setattr(push, "outside_as_nan", spied_marks)
     got = _released(make(_source(engine, request)))
     assert len(expected) > 0
     # the short path (nothing to check outside the domain) in Spark
     assert bool(cast) == (engine == "spark" and name in SHORT_IN_SPARK)
+    assert bool(marked) == (engine == "polars" and name in SHORT)
     pd.testing.assert_frame_equal(
         got.reset_index(drop=True), expected.reset_index(drop=True)
     )

@@ -19,8 +19,9 @@ from plotnine_private.families import (
     PointAxis,
     Points,
     integer_keys,
+    outside_as_nan,
 )
-from plotnine_private.mechanisms.hexbin import hex_lattice
+from plotnine_private.mechanisms.hexbin import SQRT3, hex_lattice
 from plotnine_private.stats.domains import _bin2d_edges
 
 SEEDS = [0, 1, 2]
@@ -58,12 +59,19 @@ def _engine_codes(
     native: str,
     inner: bool = False,
     whole: bool = False,
+    marked: bool = False,
+    form: str = "",
 ):
     """Each record's code through the family's projections, in the
     engine, decoded as the engine path decodes grouped keys. ``inner``:
     the short path (records outside the domain filtered out first; they
     get -1 here); ``whole``: its keys cast to int64 (:func:`integer_keys`,
-    as Spark asks for them)."""
+    as Spark asks for them); ``marked``: the short path without the
+    filter, the keys of records outside NaN (:func:`outside_as_nan`, as
+    Polars asks for them), which are dropped before decoding; ``form``:
+    the engine whose form of the inner stages to take (the forms of
+    DuckDB and Polars each in its engine, Polars' and Spark's in both:
+    all give numpy's codes)."""
     table = pl.DataFrame(
         {k: pl.Series(k, v, strict=False) for k, v in columns.items()}
     )
@@ -73,8 +81,12 @@ def _engine_codes(
     lf = nw.from_native(frame)
     exprs = {a: nw.col(a) for a in family.aes}
     if inner:
-        lf = lf.filter(family.domain_filter(exprs))
-        stages = family.inner_stages(exprs)
+        inside = family.domain_filter(exprs)
+        stages = family.inner_stages(exprs, engine=form)
+        if marked:
+            stages = outside_as_nan(stages, inside)
+        else:
+            lf = lf.filter(inside)
         if whole:
             stages = integer_keys(stages)
     else:
@@ -83,6 +95,11 @@ def _engine_codes(
         lf = lf.with_columns(**stage)
     keys = list(stages[-1])
     got = lf.select("_row", *keys).collect().to_pandas()
+    if marked:
+        # the records outside (NaN keys, or missing for a missing value)
+        out = got[keys].isna().any(axis=1)
+        assert out.sum() > 0
+        got = got[~out]
     if whole:
         assert all(np.issubdtype(got[k].dtype, np.integer) for k in keys)
     rows = {k: got[k].to_numpy() for k in keys}
@@ -111,16 +128,20 @@ def _check(family, columns: dict[str, list]) -> np.ndarray:
     ref = _numpy_codes(family, columns)
     assert (ref >= 0).any() and (ref == -1).any()
     short = family.domain_filter({a: nw.col(a) for a in family.aes})
-    paths = [(False, False)]
-    if short is not None:
-        paths.append((True, False))
-        if family.whole_inner_keys:
-            paths.append((True, True))
     for native in ("duckdb", "polars"):
-        for inner, whole in paths:
-            got = _engine_codes(family, columns, native, inner, whole)
+        # (inner, whole, marked, form): as each engine asks for them
+        paths = [(False, False, False, "")]
+        if short is not None:
+            paths.append((True, False, False, native))
+            if family.whole_inner_keys:
+                paths += [
+                    (True, True, False, "pyspark"),
+                    (True, False, True, "polars"),
+                ]
+        for path in paths:
+            got = _engine_codes(family, columns, native, *path)
             bad = np.flatnonzero(got != ref)
-            assert not len(bad), (native, inner, whole, bad[:5])
+            assert not len(bad), (native, path, bad[:5])
     return ref
 
 
@@ -139,8 +160,12 @@ BREAKS = [
     # far from zero against the width: one edge compared, then both
     np.linspace(3e6, 3e6 + 30, 31),
     np.linspace(1e9, 1e9 + 12, 13),
+    # plotnine grids whose edges are all positive, all negative: each
+    # moved by one product (EdgeForm.edge_expr)
+    _bin2d_edges((3.1, 9.7), 11, None),
+    _bin2d_edges((-9.7, -3.1), 11, None),
 ]
-FUZZY = range(5, 9)
+FUZZY = [5, 6, 7, 8, 11, 12]
 
 
 def test_far_edges_compare_both_sides():
@@ -222,6 +247,56 @@ def test_hexagons(seed, clamp):
     x = np.r_[x, xlim[0] + binwidth[0] * np.arange(-2, 33) / 2]
     y = np.r_[y, ylim[0] + binwidth[1] * np.sqrt(3) * np.arange(35) / 4]
     _check(family, {"x": _with_missing(rng, x), "y": _with_missing(rng, y)})
+
+
+def test_hexagon_ties_in_engines():
+    """Points exactly as far from both candidate centres (hexbin gives
+    them to lattice a): the engines' forms choose as numpy does. With
+    binwidth (1, 2/sqrt(3)) the scaled coordinates are exact, and a
+    point a quarter from a square's sides in both is a tie."""
+    bw = (1.0, 2.0 / 3**0.5)
+    assert bw[1] * SQRT3 == 2.0
+    lim = (0.0, 8.0)
+    row, col = hex_lattice(lim, lim, (0.0, 0.0), bw)
+    family = Hexes(lim, lim, (0.0, 0.0), bw, row, col)
+    q = np.r_[0.25, 0.75]
+    sx = (np.arange(8.0)[:, None] + q).ravel()
+    sy = (np.arange(4.0)[:, None] + q).ravel()
+    gx, gy = (a.ravel() for a in np.meshgrid(sx, sy))
+    # a tie under hex_assign's own arithmetic
+    ja, ia = np.floor(gx + 0.5), np.floor(gy + 0.5)
+    da = (gx - ja) ** 2 + 3.0 * (gy - ia) ** 2
+    db = (gx - np.floor(gx) - 0.5) ** 2 + 3.0 * (gy - np.floor(gy) - 0.5) ** 2
+    assert np.array_equal(da, db)
+    rng = np.random.default_rng(3)
+    x = np.r_[gx, rng.uniform(-1, 9, 500)]
+    y = np.r_[2.0 * gy, rng.uniform(-1, 9, 500)]
+    _check(family, {"x": x.tolist(), "y": y.tolist()})
+
+
+def test_hexagons_group_by_one_key_while_it_is_exact():
+    """The short path groups hexagons by one key, ``row * wide + col``,
+    where every key a record in the box can reach is a whole number
+    below 2**52; beyond (a box far wider than its hexagons, or far from
+    the origin) it groups by (row, col), and both give numpy's codes."""
+    xlim, ylim, bw = (-5.0, 5.0), (-9.0, 11.0), (10 / 30, 20 / 17)
+    row, col = hex_lattice(xlim, ylim, (xlim[0], ylim[0]), bw)
+    near = Hexes(xlim, ylim, (xlim[0], ylim[0]), bw, row, col)
+    first, wide = near._key_span()
+    assert first == 0 and wide == 32
+    xy = {"x": nw.col("x"), "y": nw.col("y")}
+    assert list(near.inner_stages(xy)[-1]) == ["_cell"]
+    # 2**27 hexagons across and 2**26 rows: keys up to about 2**54
+    far = (-(2.0**27) * bw[0], 5.0), (-(2.0**26) * bw[1] * 3**0.5, 11.0)
+    for box in (far, ((-5.0, 5.0), (-9.0, 2.0**41 * bw[1] * 3**0.5))):
+        wide_box = Hexes(*box, (xlim[0], ylim[0]), bw, row, col)
+        assert wide_box._key_span() is None
+        assert list(wide_box.inner_stages(xy)[-1]) == ["_hr", "_hc"]
+    rng = np.random.default_rng(5)
+    x = np.r_[rng.uniform(-6, 6, 2000), rng.uniform(far[0][0], 0, 50)]
+    y = np.r_[rng.uniform(-10, 12, 2000), rng.uniform(far[1][0], 0, 50)]
+    for family in (near, Hexes(*far, (xlim[0], ylim[0]), bw, row, col)):
+        _check(family, {"x": x.tolist(), "y": y.tolist()})
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -30,7 +30,14 @@ The expressions repeat numpy's arithmetic operation by operation, so
 IEEE doubles round the same way in both.
 """
 
-from .base import CELL, Family, Stages, integer_keys, merge_stages
+from .base import (
+    CELL,
+    Family,
+    Stages,
+    integer_keys,
+    merge_stages,
+    outside_as_nan,
+)
 from .bins import Bins, Grid, bin_index
 from .lattices import Hexes, PointAxis, Points, rint_stages
 from .levels import Levels, Observed, count_levels
@@ -50,5 +57,6 @@ __all__ = [
     "count_levels",
     "integer_keys",
     "merge_stages",
+    "outside_as_nan",
     "rint_stages",
 ]

@@ -8,7 +8,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["CELL", "Family", "Stages", "integer_keys", "merge_stages"]
+__all__ = [
+    "CELL",
+    "Family",
+    "Stages",
+    "integer_keys",
+    "merge_stages",
+    "outside_as_nan",
+]
 
 CELL = "_cell"
 
@@ -26,6 +33,26 @@ def integer_keys(stages: Stages) -> Stages:
 
     *head, last = stages
     return [*head, {k: v.cast(nw.Int64) for k, v in last.items()}]
+
+
+def outside_as_nan(stages: Stages, inside: Any) -> Stages:
+    """``stages`` whose last stage's keys (a family's inner keys, never
+    NaN: :attr:`Family.whole_inner_keys`) are NaN for the records where
+    ``inside`` (its :meth:`Family.domain_filter`) does not hold: the
+    records outside are grouped under NaN, and that grouped row is
+    dropped before decoding, instead of being filtered out before the
+    arithmetic. Polars filters a scan at about half the cost of its
+    whole GROUP BY, and selects a key per record for a fifth of it; the
+    inner stages are exact arithmetic on any double (NaN, infinities
+    and far values included), so the records inside get their keys."""
+    import narwhals as nw
+
+    *head, last = stages
+    nan = float("nan")
+    return [
+        *head,
+        {k: nw.when(inside).then(v).otherwise(nan) for k, v in last.items()},
+    ]
 
 
 class Family:
@@ -61,8 +88,14 @@ class Family:
         None (the stages alone decide)."""
         return None
 
-    def inner_stages(self, columns: Mapping[str, Any]) -> Stages:
-        """Stages for the records that pass :meth:`domain_filter`."""
+    def inner_stages(
+        self, columns: Mapping[str, Any], *, engine: str = ""
+    ) -> Stages:
+        """Stages for the records that pass :meth:`domain_filter`.
+        ``engine`` (a :class:`~plotnine_private.engines.Source`'s
+        ``engine``) picks, where a family has several, the form that
+        engine evaluates fastest; every form gives the same codes in
+        its engine."""
         return self.stages(columns)
 
     def inner_decode(self, grouped: Mapping[str, np.ndarray]) -> np.ndarray:
@@ -82,12 +115,17 @@ def _float(expr):
     return expr.cast(nw.Float64)
 
 
-def _divide(num, c: float):
+def _divide(num, c: float, engine: str = ""):
     """``num / c`` rounded as numpy rounds it. Polars turns a division by
     a literal into a multiplication by its reciprocal, which rounds some
     quotients differently (a hexagon tie, a half-way grid point); a
     divisor that is a column (``num * 0 + c``, equal to ``c`` for every
-    finite ``num``) keeps the true division."""
+    finite ``num``) keeps the true division. DuckDB divides by a literal
+    (its codes are tested against numpy's), so ``engine="duckdb"`` skips
+    the two extra operations (a 10**7-row hexbin's query: 1.84 -> 1.61
+    times its GROUP BY, CPU on one thread)."""
+    if engine == "duckdb":
+        return num / c
     return num / (num * 0.0 + c)
 
 

@@ -11,7 +11,15 @@ import numpy as np
 from ..cells import chunked_codes, grid_codes
 from ..exceptions import PlotninePrivateError
 from ..mechanisms.hexbin import SQRT3, hex_assign
-from .base import Family, Stages, _divide, _float, _int_keys, merge_stages
+from .base import (
+    CELL,
+    Family,
+    Stages,
+    _divide,
+    _float,
+    _int_keys,
+    merge_stages,
+)
 
 __all__ = ["Hexes", "PointAxis", "Points", "rint_stages"]
 
@@ -86,10 +94,56 @@ class Hexes(Family):
         x, y = _float(columns["x"]), _float(columns["y"])
         return (x >= x0) & (x <= x1) & (y >= y0) & (y <= y1)
 
-    def inner_stages(self, columns: Mapping[str, Any]) -> Stages:
-        return self._stages(columns, inner=True)
+    def inner_stages(
+        self, columns: Mapping[str, Any], *, engine: str = ""
+    ) -> Stages:
+        if self._key_span() is None:
+            return self._stages(columns, inner=True)
+        return self._stages(columns, inner=True, combined=True, pick=engine)
 
-    def _stages(self, columns: Mapping[str, Any], inner: bool) -> Stages:
+    def inner_decode(self, grouped: Mapping[str, np.ndarray]) -> np.ndarray:
+        span = self._key_span()
+        if span is None:
+            return self.decode(grouped)
+        first, wide = span
+        key = _int_keys(grouped[CELL])
+        col = (key - first) % wide + first
+        row = (key - col) // wide
+        return self._lookup(row, col, np.ones(len(key), dtype=bool))
+
+    def _key_span(self) -> tuple[int, int] | None:
+        """``(first, wide)`` of the combined key ``row * wide + col`` of
+        the records in the box, or None when that key could pass
+        ``2**52`` (the two keys are grouped then): ``first`` is the
+        lowest column a record in the box can reach, ``wide`` the number
+        of columns it can reach. The scaled coordinates of the box's
+        corners bound every record's (division and subtraction by
+        constants round monotonically); each floor adds at most one
+        column or row on top."""
+        (x0, x1), (y0, y1) = self.xlim, self.ylim
+        (ox, oy), (bwx, bwy) = self.origin, self.binwidth
+        with np.errstate(all="ignore"):
+            sx = np.array([x0 - ox, x1 - ox]) / bwx
+            sy = np.array([y0 - oy, y1 - oy]) / (bwy * SQRT3)
+        if not (np.isfinite(sx).all() and np.isfinite(sy).all()):
+            return None
+        if max(np.abs(sx).max(), np.abs(sy).max()) >= 2.0**40:
+            return None
+        first = int(np.floor(sx[0]))
+        wide = int(np.floor(sx[1])) + 2 - first
+        rows = 2 * int(np.abs(np.floor(sy)).max()) + 4
+        reach = (rows + 1) * wide + abs(first) + wide
+        if reach >= 2**52:
+            return None
+        return first, wide
+
+    def _stages(
+        self,
+        columns: Mapping[str, Any],
+        inner: bool,
+        combined: bool = False,
+        pick: str = "",
+    ) -> Stages:
         import narwhals as nw
 
         (x0, x1), (y0, y1) = self.xlim, self.ylim
@@ -109,11 +163,33 @@ class Hexes(Family):
         da = (sx - ja) * (sx - ja) + 3.0 * ((sy - ia) * (sy - ia))
         eb, fb = sx - jb - 0.5, sy - ib - 0.5
         db = eb * eb + 3.0 * (fb * fb)
-        a = nw.col("_ha")
         first = {
-            "_hx": _divide(x - ox, bwx),
-            "_hy": _divide(y - oy, bwy * SQRT3),
+            "_hx": _divide(x - ox, bwx, pick),
+            "_hy": _divide(y - oy, bwy * SQRT3, pick),
         }
+        floors = {
+            "_ja": (sx + 0.5).floor(),
+            "_ia": (sy + 0.5).floor(),
+            "_jb": sx.floor(),
+            "_ib": sy.floor(),
+        }
+        use_a = (da <= db).cast(nw.Float64)
+        if combined:
+            # one key, row * wide + col, of whole numbers below 2**52
+            # (exact): one column to group by instead of two. Polars
+            # computes both keys of a when/then anyway and chooses in
+            # one pass (a 10**8-row hexbin: 3.4 s CPU against 4.2 s by
+            # arithmetic); DuckDB's CASE costs more than the arithmetic
+            # (3.4 s against 3.1 s)
+            _, wide = self._key_span() or (0, 0)
+            ka = ia * float(2 * wide) + ja
+            kb = ib * float(2 * wide) + (jb + float(wide))
+            if pick == "polars":
+                key = nw.when(da <= db).then(ka).otherwise(kb)
+            else:
+                key = kb + use_a * (ka - kb)
+            return [first, floors, {CELL: key}]
+        a = nw.col("_ha")
         # lattice a (a = 1) or b (a = 0) by arithmetic on whole numbers,
         # exact and cheaper in an engine than a CASE per column
         row = 2.0 * ib + 1.0 + a * (2.0 * (ia - ib) - 1.0)
@@ -123,17 +199,7 @@ class Hexes(Family):
             # outside the box: a row below the lattice (decoded outside)
             off = float(self.row.min() - 1)
             row = nw.when(~nw.col("_hin")).then(off).otherwise(row)
-        return [
-            first,
-            {
-                "_ja": (sx + 0.5).floor(),
-                "_ia": (sy + 0.5).floor(),
-                "_jb": sx.floor(),
-                "_ib": sy.floor(),
-            },
-            {"_ha": (da <= db).cast(nw.Float64)},
-            {"_hr": row, "_hc": col},
-        ]
+        return [first, floors, {"_ha": use_a}, {"_hr": row, "_hc": col}]
 
     def decode(self, grouped: Mapping[str, np.ndarray]) -> np.ndarray:
         r = _int_keys(grouped["_hr"])
