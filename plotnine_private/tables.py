@@ -22,9 +22,12 @@ from .cells import (
     assemble,
     categorical_dimension,
     cell_query,
+    label_values,
+    labelled_dimension,
     limit_cells,
     object_column,
 )
+from .mechanisms.cellnames import StrLabels
 from .door import bound_rows, declared_levels, level_label
 from .engines.push import assemble_counts, source_groups
 from .engines.source import is_source
@@ -143,6 +146,40 @@ def _count_levels(frame, column: pd.Series, x: str, levels) -> Levels:
     return count_levels(levels, declared, None, discrete, axis=x)[0]
 
 
+def _declared_labels(frame, data: pd.DataFrame, x: str):
+    """x's dimension when its declared levels are strings, kept as one
+    buffer (:func:`~plotnine_private.cells.labelled_dimension`): x is a
+    Categorical of a pandas frame (its categories are the declared
+    levels) or a polars Enum (its categories). None otherwise: then
+    :func:`_count_levels` finds the levels as the plots do."""
+    column = data[x]
+    if not isinstance(column.dtype, pd.CategoricalDtype):
+        return None
+    source = frame.data if isinstance(frame, UnitFrame) else frame
+    if isinstance(source, pd.DataFrame):
+        # the frame's own column, or its rows a unit keeps: one dtype
+        if x not in source.columns or source[x].dtype is not column.dtype:
+            return None
+        return labelled_dimension(x, column)
+    if type(source).__module__.split(".")[0] == "polars":
+        import polars as pl
+
+        dtype = source.schema.get(x)
+        if not isinstance(dtype, pl.Enum):
+            return None
+        return labelled_dimension(x, column, dtype.categories)
+    return None
+
+
+def _domain(xdim: Dimension):
+    """The public part of x's domain in the query: its levels (a
+    buffer of strings names the same bytes as their tuple)."""
+    if not xdim.public:
+        return "observed"
+    content = xdim.content[0]
+    return content if isinstance(content, StrLabels) else tuple(content)
+
+
 def _release_table(
     name, data, x, groups, facets, levels, mechanism, seed, rkey=None
 ):
@@ -179,7 +216,9 @@ def _release_table(
         categorical_dimension(g, data[g], declared_levels(frame, g))
         for g in groups
     ]
-    xdim = _count_levels(frame, data[x], x, levels).dimension(data[x], x)
+    xdim = None if levels is not None else _declared_labels(frame, data, x)
+    if xdim is None:
+        xdim = _count_levels(frame, data[x], x, levels).dimension(data[x], x)
     key_ints = None
     if rkey is not None and counts is None:
         pt = mechanism.ptable
@@ -212,7 +251,7 @@ def _release_table(
         groups=[(g, d) for g, d in zip(groups, gdims)],
         facets=facets,
         panel_labels=labels,
-        domain=tuple(xdim.content[0]) if xdim.public else "observed",
+        domain=_domain(xdim),
         mechanism=mechanism,
         unit=unit.query_parts(),
     )
@@ -229,7 +268,10 @@ def _release_table(
         out[f] = [panel.values[i][k] for i in idx[keep, 0]]
     for k, (g, d) in enumerate(zip(groups, gdims)):
         out[g] = np.asarray(d.values, dtype=object)[idx[keep, 1 + k]]
-    xs = np.asarray(xdim.values, dtype=object)[idx[keep, -1]]
+    if isinstance(xdim.values, StrLabels):
+        xs = label_values(xdim.values, idx[keep, -1])
+    else:
+        xs = np.asarray(xdim.values, dtype=object)[idx[keep, -1]]
     if levels is not None and pd.api.types.is_numeric_dtype(data[x]):
         back = {level_label(v): v for v in levels}
         xs = np.array([back.get(level_label(v), v) for v in xs], object)

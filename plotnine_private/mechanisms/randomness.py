@@ -53,7 +53,7 @@ from typing import Any
 
 import numpy as np
 
-from .cellnames import cell_words, only_str, utf8_runs, value_bytes
+from .cellnames import StrLabels, cell_words, only_str, value_bytes
 
 __all__ = [
     "CellStreams",
@@ -108,6 +108,9 @@ def _canonical(part: Any) -> bytes:
         return b"f:" + (repr(0.0) if value == 0 else repr(value)).encode()
     if part is None:
         return b"n:"
+    if isinstance(part, StrLabels):
+        # labels kept as one buffer name the tuple of their strings
+        return b"t:" + part.prefixed()
     if isinstance(part, (tuple, list)):
         if len(part) > 64 and only_str(part):
             # a declared domain of 10**6 labels: the same bytes as the
@@ -127,20 +130,7 @@ def _canonical(part: Any) -> bytes:
 def _prefixed_labels(labels: tuple[str, ...]) -> bytes:
     """``_canonical`` of each label (``b"s:"`` and its UTF-8 bytes),
     each after its length as 4 little-endian bytes, joined."""
-    data, lens = utf8_runs(labels)
-    n = len(lens)
-    size = lens + 6  # length, "s:", bytes
-    out = np.empty(int(size.sum()), dtype=np.uint8)
-    heads = np.cumsum(size) - size
-    head = np.empty((n, 6), dtype=np.uint8)
-    head[:, :4] = (lens + 2).astype("<u4").view(np.uint8).reshape(n, 4)
-    head[:, 4:] = np.frombuffer(b"s:", dtype=np.uint8)
-    is_head = np.zeros(out.size, dtype=bool)
-    for k in range(6):  # 6 passes over the labels, none over the bytes
-        out[heads + k] = head[:, k]
-        is_head[heads + k] = True
-    out[~is_head] = data
-    return out.tobytes()
+    return StrLabels.of(labels).prefixed()
 
 
 def derive_key(secret: bytes, *parts: Any) -> bytes:
