@@ -202,9 +202,8 @@ def str_labels(values: Any) -> StrLabels | None:
             isinstance(dtype, pd.StringDtype)
             or (isinstance(dtype, pd.ArrowDtype) and dtype.kind == "U")
             or (
-                dtype == object
-                and pd.api.types.infer_dtype(values, skipna=False)
-                == "string"
+                pd.api.types.is_object_dtype(dtype)
+                and pd.api.types.infer_dtype(values, skipna=False) == "string"
             )
         ):
             return None
@@ -218,7 +217,9 @@ def str_labels(values: Any) -> StrLabels | None:
     if arr.null_count:
         return None
     offsets = np.frombuffer(
-        arr.buffers()[1], dtype=np.int64, count=len(arr) + 1,
+        arr.buffers()[1],
+        dtype=np.int64,
+        count=len(arr) + 1,
         offset=8 * arr.offset,
     )
     data = arr.buffers()[2]

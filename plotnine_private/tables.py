@@ -27,13 +27,13 @@ from .cells import (
     limit_cells,
     object_column,
 )
-from .mechanisms.cellnames import StrLabels
 from .door import bound_rows, declared_levels, level_label
 from .engines.push import assemble_counts, source_groups
 from .engines.source import is_source
 from .exceptions import PlotninePrivateError
 from .families import Levels, count_levels
 from .mechanisms.bounding import unit_integers
+from .mechanisms.cellnames import StrLabels
 from .mechanisms.ckm import record_key_integers
 from .mechanisms.laplace import DEFAULT_DELTA
 from .mechanisms.release import CKMCounts, LaplaceCounts, release_cells

@@ -246,9 +246,7 @@ class _Dense:
 
 
 # the low b bytes of a word, b = 0..8
-_LOW_BYTES = np.array(
-    [(1 << (8 * b)) - 1 for b in range(9)], dtype=np.uint64
-)
+_LOW_BYTES = np.array([(1 << (8 * b)) - 1 for b in range(9)], dtype=np.uint64)
 
 
 class StrLabels:
@@ -266,7 +264,7 @@ class StrLabels:
     (3, ['ab', 'é', ''], 'é')
     """
 
-    __slots__ = ("_prefixed", "data", "offsets")
+    __slots__ = ("_prefixed", "_words", "data", "offsets")
 
     def __init__(self, offsets: np.ndarray, data: np.ndarray):
         offsets = np.asarray(offsets, dtype=np.int64)
@@ -283,6 +281,7 @@ class StrLabels:
             )
         self.offsets, self.data = offsets, data
         self._prefixed: bytes | None = None
+        self._words: _Dense | _Ragged | None = None
 
     @classmethod
     def of(cls, values: Sequence[str]) -> StrLabels:
@@ -329,26 +328,45 @@ class StrLabels:
     def __repr__(self) -> str:
         return f"StrLabels({len(self)} labels)"
 
-    def _payload(self, label: np.ndarray, k: np.ndarray | int) -> np.ndarray:
-        """Payload word ``k`` of each label in ``label``: its bytes
-        ``8k .. 8k + 7`` as a little-endian word, zero past its end."""
+    def _payload(
+        self, k: int | np.ndarray, label: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Payload word ``k`` of each label (of those in ``label``): its
+        bytes ``8k .. 8k + 7`` as a little-endian word, zero past its
+        end."""
         n = len(self.data)
-        buf = np.zeros(n + 8, dtype=np.uint8)
-        buf[:n] = self.data
-        # every 8-byte window of the buffer (a view): one gather reads a
-        # word at any byte offset
+        if label is None:
+            start = self.offsets[:-1] + 8 * k
+            left = self.offsets[1:] - start
+        else:
+            start = self.offsets[label] + 8 * k
+            left = self.offsets[label + 1] - start
+        if n < 8:
+            buf = np.zeros(8, dtype=np.uint8)
+            buf[:n] = self.data
+            data, n = buf, 8
+        else:
+            data = self.data
+        # every 8-byte window of the data (a view): one gather reads a
+        # word at any byte offset; a window that would pass the end is
+        # read at the last 8 bytes and shifted into place
         windows = np.lib.stride_tricks.as_strided(
-            buf, shape=(n + 1, 8), strides=(1, 1), writeable=False
+            data, shape=(n - 7, 8), strides=(1, 1), writeable=False
         )
-        start = self.offsets[label] + 8 * k
-        left = self.offsets[label + 1] - start
-        raw = windows[np.minimum(start, n)].view("<u8").reshape(-1)
-        return raw.astype(_U64, copy=False) & _LOW_BYTES[np.clip(left, 0, 8)]
+        over = np.clip(start - (n - 8), 0, 7)
+        raw = windows[np.minimum(start, n - 8)].view("<u8").reshape(-1)
+        raw = raw.astype(_U64, copy=False) >> (8 * over).astype(_U64)
+        return raw & _LOW_BYTES[np.clip(left, 0, 8)]
 
     def words(self) -> _Dense | _Ragged:
         """The :func:`value_bytes` words of each label: one row each,
         padded to the longest (:class:`_Dense`), unless one long label
         would make those rows much wider than the words themselves."""
+        if self._words is None:
+            self._words = self._make_words()
+        return self._words
+
+    def _make_words(self) -> _Dense | _Ragged:
         lens = self.lengths
         n = len(lens)
         pads = (lens + 7) // 8
@@ -359,15 +377,18 @@ class StrLabels:
             dense = np.zeros((n, 1 + most), dtype=_U64)
             dense[:, 0] = tags
             for k in range(most):
-                has = np.flatnonzero(pads > k) if k else np.flatnonzero(pads)
-                dense[has, 1 + k] = self._payload(has, k)
+                if k == 0 or bool((pads > k).all()):
+                    dense[:, 1 + k] = self._payload(k)
+                else:
+                    has = np.flatnonzero(pads > k)
+                    dense[has, 1 + k] = self._payload(k, has)
             return _Dense(dense, widths)
         flat = np.empty(int(widths.sum()), dtype=_U64)
         heads = np.cumsum(widths) - widths
         flat[heads] = tags
         label = np.repeat(np.arange(n), pads)
         k = np.arange(label.size) - np.repeat(np.cumsum(pads) - pads, pads)
-        flat[np.repeat(heads + 1, pads) + k] = self._payload(label, k)
+        flat[np.repeat(heads + 1, pads) + k] = self._payload(k, label)
         return _Ragged(flat, widths)
 
     def prefixed(self) -> bytes:
@@ -375,23 +396,34 @@ class StrLabels:
         and its UTF-8 bytes, joined: the labels' bytes in a query's
         identity (:func:`~.randomness._canonical` of a tuple of them)."""
         if self._prefixed is None:
-            lens = self.lengths
-            n = len(lens)
-            size = lens + 6  # length, "s:", bytes
-            out = np.empty(int(size.sum()), dtype=np.uint8)
-            heads = np.cumsum(size) - size
-            head = np.empty((n, 6), dtype=np.uint8)
-            head[:, :4] = (
-                (lens + 2).astype("<u4").view(np.uint8).reshape(n, 4)
-            )
-            head[:, 4:] = np.frombuffer(b"s:", dtype=np.uint8)
-            is_head = np.zeros(out.size, dtype=bool)
-            for k in range(6):  # 6 passes over the labels, none over bytes
-                out[heads + k] = head[:, k]
-                is_head[heads + k] = True
-            out[~is_head] = self.data
-            self._prefixed = out.tobytes()
+            self._prefixed = self._make_prefixed()
         return self._prefixed
+
+    def _make_prefixed(self) -> bytes:
+        lens = self.lengths
+        n = len(lens)
+        head = np.empty((n, 6), dtype=np.uint8)
+        head[:, :4] = (lens + 2).astype("<u4").view(np.uint8).reshape(n, 4)
+        head[:, 4:] = np.frombuffer(b"s:", dtype=np.uint8)
+        words = self.words()
+        if isinstance(words, _Dense):
+            # one row per label: its head, then its padded payload words'
+            # bytes; the bytes past each label's end are left out
+            payload = words.words[:, 1:].astype("<u8", copy=False)
+            rows = np.empty((n, 6 + 8 * payload.shape[1]), dtype=np.uint8)
+            rows[:, :6] = head
+            rows[:, 6:] = payload.view(np.uint8).reshape(n, -1)
+            inside = np.arange(rows.shape[1]) < (lens + 6)[:, None]
+            return rows[inside].tobytes()
+        size = lens + 6  # length, "s:", bytes
+        out = np.empty(int(size.sum()), dtype=np.uint8)
+        heads = np.cumsum(size) - size
+        is_head = np.zeros(out.size, dtype=bool)
+        for k in range(6):  # 6 passes over the labels, none over bytes
+            out[heads + k] = head[:, k]
+            is_head[heads + k] = True
+        out[~is_head] = self.data
+        return out.tobytes()
 
 
 def _object_words(values: list) -> _Ragged:
@@ -426,6 +458,17 @@ def _column_words(col: Any) -> np.ndarray | _Ragged | _Dense:
     if only_str(values):
         return StrLabels.of(values).words()
     return _object_words(values)
+
+
+def _as_block(part: Any) -> Any:
+    """Ragged words whose values all have one width, as a block (a
+    panel's one tuple, labels of one length): written a column at a
+    time, not a word at a time."""
+    if isinstance(part, _Ragged) and len(part):
+        width = int(part.widths[0])
+        if width and bool((part.widths == width).all()):
+            return part.flat.reshape(len(part), width)
+    return part
 
 
 def cell_words(*columns: Sequence[Any] | np.ndarray) -> np.ndarray:
@@ -476,7 +519,7 @@ def cell_words_at(
     n = len(rows[0])
     if any(len(r) != n for r in rows):
         raise ValueError("cell_words: columns differ in length")
-    parts = [_column_words(c) for c in columns]
+    parts = [_as_block(_column_words(c)) for c in columns]
     if n == 0:
         return np.zeros((0, 2 * len(columns)), dtype=_U64)
     widths = [
@@ -503,7 +546,7 @@ def cell_words_at(
         if isinstance(block, np.ndarray):
             if even:
                 a = int(at[0])
-                out[:, a : a + block.shape[1]] = block[row]
+                out[:, a : a + block.shape[1]] = np.take(block, row, axis=0)
             else:
                 for j in range(block.shape[1]):
                     out[cells, at + j] = block[row, j]

@@ -123,6 +123,27 @@ def _canonical(part: Any) -> bytes:
     return b"s:" + str(part).encode("utf-8")
 
 
+def _canonical_chunks(part: Any) -> list[bytes]:
+    """:func:`_canonical` of ``part`` as chunks whose join it is: a
+    buffer of labels stays one chunk instead of being copied into the
+    bytes of every tuple around it (a hash reads the chunks in turn).
+
+    >>> p = ("count", (("eps", 1.0), ("x", "class")))
+    >>> b"".join(_canonical_chunks(p)) == _canonical(p)
+    True
+    """
+    if isinstance(part, StrLabels):
+        return [b"t:", part.prefixed()]
+    if isinstance(part, (tuple, list)) and len(part) <= 64:
+        out = [b"t:"]
+        for item in part:
+            sub = _canonical_chunks(item)
+            out.append(sum(map(len, sub)).to_bytes(4, "little"))
+            out.extend(sub)
+        return out
+    return [_canonical(part)]
+
+
 # a release's identity and its cells' name both encode its domain: the
 # last few domains' bytes are kept (a tuple is looked up by identity
 # first, then by value, so equal domains give equal bytes)
