@@ -209,7 +209,15 @@ def str_labels(values: Any) -> StrLabels | None:
             return None
         values = values.array
     try:
-        arr = pa.array(values, type=pa.large_string())
+        if not isinstance(values, (pa.Array, pa.ChunkedArray)):
+            values = pa.array(values)  # Arrow's own, or strings encoded once
+        if not (
+            pa.types.is_string(values.type)
+            or pa.types.is_large_string(values.type)
+            or pa.types.is_string_view(values.type)
+        ):
+            return None
+        arr = values.cast(pa.large_string())
     except (TypeError, ValueError, pa.ArrowException):
         return None
     if isinstance(arr, pa.ChunkedArray):
