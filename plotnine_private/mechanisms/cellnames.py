@@ -413,7 +413,10 @@ class StrLabels:
             rows = np.empty((n, 6 + 8 * payload.shape[1]), dtype=np.uint8)
             rows[:, :6] = head
             rows[:, 6:] = payload.view(np.uint8).reshape(n, -1)
-            inside = np.arange(rows.shape[1]) < (lens + 6)[:, None]
+            # the byte types hold a row's width (dense rows are short)
+            kind = np.uint8 if rows.shape[1] < 256 else np.int64
+            place = np.arange(rows.shape[1], dtype=kind)
+            inside = place < (lens + 6).astype(kind)[:, None]
             return rows[inside].tobytes()
         size = lens + 6  # length, "s:", bytes
         out = np.empty(int(size.sum()), dtype=np.uint8)
@@ -522,30 +525,28 @@ def cell_words_at(
     parts = [_as_block(_column_words(c)) for c in columns]
     if n == 0:
         return np.zeros((0, 2 * len(columns)), dtype=_U64)
-    widths = [
-        np.full(n, p.shape[1], dtype=np.int64)
-        if isinstance(p, np.ndarray)
-        else p.widths[r]
-        for p, r in zip(parts, rows)
-    ]
+    # a column's width per cell: one number while every value has it
+    widths: list[Any] = []
     # padded blocks are written whole (their zero words past a value's
     # end are overwritten by the next column's, or are the row's
     # padding): room for the widest block, cut to the widest row
-    room = np.zeros(n, dtype=np.int64)
-    for part, width in zip(parts, widths):
-        block = part.words if isinstance(part, _Dense) else part
-        room = room + (
-            block.shape[1] if isinstance(block, np.ndarray) else width
-        )
-    out = np.zeros((n, int(room.max())), dtype=_U64)
-    at = np.zeros(n, dtype=np.int64)
-    even = True  # every row's next column starts at one place
+    room: Any = 0
+    for part, row in zip(parts, rows):
+        if isinstance(part, np.ndarray):
+            widths.append(part.shape[1])
+            room = room + part.shape[1]
+        else:
+            widths.append(part.widths[row])
+            dense = isinstance(part, _Dense)
+            room = room + (part.words.shape[1] if dense else widths[-1])
+    out = np.zeros((n, int(np.max(room))), dtype=_U64)
+    at: Any = 0  # where each cell's next column starts (one number: all)
     cells = np.arange(n)
     for part, row, width in zip(parts, rows, widths):
         block = part.words if isinstance(part, _Dense) else part
         if isinstance(block, np.ndarray):
-            if even:
-                a = int(at[0])
+            if np.ndim(at) == 0:
+                a = int(at)
                 out[:, a : a + block.shape[1]] = np.take(block, row, axis=0)
             else:
                 for j in range(block.shape[1]):
@@ -558,10 +559,11 @@ def cell_words_at(
             place = np.arange(cell.size) - np.repeat(
                 np.cumsum(width) - width, width
             )
-            out[cell, at[cell] + place] = part.flat[
+            out[cell, (at[cell] if np.ndim(at) else at) + place] = part.flat[
                 np.repeat(starts[row], width) + place
             ]
-        at += width
-        even = even and bool((at == at[0]).all())
-    wide = int(at.max())
+        at = at + width
+        if np.ndim(at) and bool((at == at[0]).all()):
+            at = int(at[0])
+    wide = int(np.max(at))
     return out if wide == out.shape[1] else out[:, :wide].copy()
