@@ -18,7 +18,7 @@ from cellname_reference import words_by_definition
 import plotnine_private.cells as cells_mod
 import plotnine_private.mechanisms.release as engine
 import plotnine_private.tables as tables
-from plotnine_private import dp_table
+from plotnine_private import ckm_table, create_cnt_ptable, dp_table
 from plotnine_private.mechanisms.cellnames import (
     StrLabels,
     _Dense,
@@ -456,3 +456,54 @@ def test_neighbouring_tables_of_buffered_labels_differ_in_counts_only():
     assert seen[0].cells == seen[1].cells
     assert seen[0].digest != seen[1].digest  # the data enter the noise
     assert (a["count"] != b["count"]).mean() > 0.5
+
+
+#: ckm_table at 2b45fe4: counts, labels, dtypes, identity, cells' name
+#: (the charge's digest is keyed by the session's secret: not pinned)
+PINNED_CKM = {
+    "arrow_str": (
+        "d5af422ce0a10aea",
+        "fecfd4d1762aa7e5",
+        "x:<StringDtype(na_value=nan)> count:dtype('int64')",
+        "a2eb39ea779175c421ec8442",
+        "1bf7be40ff92ccf5d8df4de9",
+    ),
+    "groups_facets": (
+        "8676690ac572ec91",
+        "b457f99f17c8f792",
+        "f:<StringDtype(na_value=nan)> g:<StringDtype(na_value=nan)> "
+        "x:<StringDtype(na_value=nan)> count:dtype('int64')",
+        "f6616c5ea7d2dbef445ed702",
+        "df863688f4c95b1a0877aee0",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PINNED_CKM))
+def test_a_ckm_table_of_1e5_declared_labels_releases_what_it_did(case):
+    frame, kw = _frame(case)
+    frame = frame.assign(rk=np.random.default_rng(9).random(len(frame)))
+    seen: list = []
+    previous = engine.set_charge_hook(seen.extend)
+    try:
+        table = ckm_table(
+            frame,
+            "x",
+            rkey="rk",
+            ptable=create_cnt_ptable(D=2, V=1.05, js=1),
+            **kw,
+        )
+    finally:
+        engine.set_charge_hook(previous)
+    got = (
+        hashlib.sha256(table["count"].to_numpy().tobytes()).hexdigest()[:16],
+        hashlib.sha256(
+            b"".join(
+                repr(table[c].tolist()).encode() for c in table.columns[:-1]
+            )
+        ).hexdigest()[:16],
+        " ".join(f"{c}:{table[c].dtype!r}" for c in table.columns),
+        seen[0].identity,
+        seen[0].cells,
+    )
+    assert got == PINNED_CKM[case]
