@@ -249,6 +249,10 @@ class _Dense:
 _LOW_BYTES = np.array([(1 << (8 * b)) - 1 for b in range(9)], dtype=np.uint64)
 
 
+# "s:" in bytes 4 and 5 of a little-endian word
+_S_COLON = np.uint64(int.from_bytes(b"\0\0\0\0s:\0\0", "little"))
+
+
 class StrLabels:
     """Plain strings kept as one UTF-8 buffer: ``data`` (uint8) holds
     every label's bytes one after the other and ``offsets`` (int64, one
@@ -402,22 +406,22 @@ class StrLabels:
     def _make_prefixed(self) -> bytes:
         lens = self.lengths
         n = len(lens)
+        words = self.words()
+        if isinstance(words, _Dense):
+            # each label's row of words with its tag word replaced by its
+            # head (length + 2 in 4 bytes, then "s:", then 2 spare bytes),
+            # as bytes; the spare bytes and those past the label's end are
+            # left out
+            rows = words.words.astype("<u8")  # a copy
+            rows[:, 0] = (lens + 2).astype(np.uint64) | _S_COLON
+            kind = np.uint8 if rows.shape[1] < 32 else np.int64
+            place = np.arange(8 * rows.shape[1], dtype=kind)
+            inside = place < (lens + 8).astype(kind)[:, None]
+            inside[:, 6:8] = False
+            return rows.view(np.uint8).reshape(n, -1)[inside].tobytes()
         head = np.empty((n, 6), dtype=np.uint8)
         head[:, :4] = (lens + 2).astype("<u4").view(np.uint8).reshape(n, 4)
         head[:, 4:] = np.frombuffer(b"s:", dtype=np.uint8)
-        words = self.words()
-        if isinstance(words, _Dense):
-            # one row per label: its head, then its padded payload words'
-            # bytes; the bytes past each label's end are left out
-            payload = words.words[:, 1:].astype("<u8", copy=False)
-            rows = np.empty((n, 6 + 8 * payload.shape[1]), dtype=np.uint8)
-            rows[:, :6] = head
-            rows[:, 6:] = payload.view(np.uint8).reshape(n, -1)
-            # the byte types hold a row's width (dense rows are short)
-            kind = np.uint8 if rows.shape[1] < 256 else np.int64
-            place = np.arange(rows.shape[1], dtype=kind)
-            inside = place < (lens + 6).astype(kind)[:, None]
-            return rows[inside].tobytes()
         size = lens + 6  # length, "s:", bytes
         out = np.empty(int(size.sum()), dtype=np.uint8)
         heads = np.cumsum(size) - size
