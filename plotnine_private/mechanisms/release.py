@@ -448,7 +448,7 @@ def _row_order(words: np.ndarray) -> np.ndarray:
         used += bits
     order = None
     for key in packs:
-        narrow: np.ndarray = key.astype(_narrowest(int(key.max())))
+        narrow: np.ndarray = key.astype(_narrowest(int(key.max())), copy=False)
         if order is None:
             order = np.argsort(narrow)  # one sort, stable or not
         else:  # stable: keeps the order of the keys before
