@@ -13,22 +13,13 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
-from cellname_reference import words_by_definition
 
-import plotnine_private.cells as cells_mod
+import plotnine_private as pp
 import plotnine_private.mechanisms.release as engine
 import plotnine_private.tables as tables
 from plotnine_private import ckm_table, create_cnt_ptable, dp_table
 from plotnine_private.mechanisms.cellnames import (
     StrLabels,
-    _Dense,
-    _Ragged,
-    cell_words,
-    cell_words_at,
-)
-from plotnine_private.mechanisms.randomness import (
-    _canonical,
-    _canonical_chunks,
 )
 
 M = 10**5
@@ -308,134 +299,6 @@ def test_a_polars_enum_in_another_order_is_not_read_by_its_codes():
     assert dp_table(frame, "x", eps=1.0, seed=1)["x"].tolist() == ["b", "a"]
 
 
-def _odd_labels() -> list[str]:
-    # every length from 0 to 24 bytes (0 to 3 payload words), non-ASCII,
-    # NUL bytes, and a last label that ends the buffer mid-word
-    out = ["", "a", "\0", "é", "ab\0", "€" * 3, "x" * 8, "y" * 9]
-    out += [f"{i % 10}" * (i % 25) for i in range(1, 200)]
-    return out + ["z" * 13]
-
-
-@pytest.mark.parametrize("long", [False, True])
-def test_labels_in_a_buffer_are_named_as_their_strings(long):
-    # dense rows, or ragged words when one label is far longer
-    labels = _odd_labels() + (["w" * 3000] if long else [])
-    buffered = StrLabels.of(labels)
-    assert isinstance(buffered.words(), _Ragged if long else _Dense)
-    rows = [np.arange(len(labels))]
-    want = words_by_definition(labels)
-    assert cell_words_at([buffered], rows).tolist() == want.tolist()
-    assert cell_words(labels).tolist() == want.tolist()
-    # the identity's bytes: each label as _canonical has it, item by item
-    assert buffered.prefixed() == b"".join(
-        len(c).to_bytes(4, "little") + c
-        for c in (b"s:" + v.encode() for v in labels)
-    )
-    assert _canonical(buffered) == _canonical(tuple(labels))
-    assert buffered.tolist() == labels == list(buffered)
-    assert buffered[-1] == labels[-1] and buffered[3] == labels[3]
-
-
-def test_labels_in_a_buffer_among_other_columns_name_every_cell():
-    # panels and numbers around the labels, every cell by definition
-    rng = np.random.default_rng(3)
-    labels = _odd_labels()
-    panels = [(), ("a", 1.5), ("a|b",)]
-    numbers = np.array([0.5, 4.0, 2.0**60])
-    for columns in (
-        [panels, StrLabels.of(labels), numbers],
-        [StrLabels.of(labels), panels],
-        [numbers, StrLabels.of(labels), StrLabels.of(labels[::-1])],
-    ):
-        rows = [rng.integers(0, len(col), size=500) for col in columns]
-        taken = [
-            [list(col)[i] for i in r.tolist()] for col, r in zip(columns, rows)
-        ]
-        got = cell_words_at(columns, rows)
-        assert got.tolist() == words_by_definition(*taken).tolist()
-
-
-def test_a_few_labels_shorter_than_a_word_read_no_byte_outside():
-    for labels in (["a"], ["", "b"], ["ab", "c"], [""], ["é"]):
-        got = cell_words_at([StrLabels.of(labels)], [np.arange(len(labels))])
-        assert got.tolist() == words_by_definition(labels).tolist()
-
-
-def test_str_labels_are_read_from_arrow_and_refused_for_other_values():
-    labels = _odd_labels()
-    want = StrLabels.of(labels)
-    for values in (
-        pd.Index(labels),
-        pd.Index(labels, dtype=pd.StringDtype("python")),
-        pd.Index(labels, dtype=pd.ArrowDtype(pa.string())),
-        pd.Index(labels, dtype=object),
-        pa.chunked_array([labels[:50], labels[50:]]),
-        pa.array(labels).slice(0),
-    ):
-        assert cells_mod.str_labels(values) == want
-    # a slice of an Arrow array starts inside its buffers
-    assert cells_mod.str_labels(pa.array(labels).slice(5, 9)) == StrLabels.of(
-        labels[5:14]
-    )
-    for values in (
-        pd.Index(["a", None], dtype=object),
-        pd.Index(["a", 1], dtype=object),
-        pd.Index([1, 2]),
-        pd.Index(["a", None], dtype="str"),
-    ):
-        assert cells_mod.str_labels(values) is None
-
-
-def test_the_query_is_hashed_as_chunks_of_its_canonical_bytes():
-    labels = StrLabels.of(_odd_labels())
-    query = (
-        "count",
-        "data",
-        (
-            ("domain", labels),
-            ("groups", (("g", ("p", "q")),)),
-            ("big", tuple(range(100))),
-            ("words", tuple(f"w{i}" for i in range(70))),
-            ("eps", 1.0),
-        ),
-    )
-    assert b"".join(_canonical_chunks(query)) == _canonical(query)
-    plain = (*query[:2], (("domain", tuple(_odd_labels())), *query[2][1:]))
-    assert _canonical(query) == _canonical(plain)
-
-
-@pytest.mark.parametrize("seed", range(4))
-def test_the_digest_row_order_is_lexsort(seed):
-    rng = np.random.default_rng(seed)
-    n = 2000
-    cases = {
-        "narrow": rng.integers(0, 4, size=(n, 4)),
-        "wide": rng.integers(0, 2**63, size=(n, 3)) * 2,  # 64-bit ranges
-        "packed": np.column_stack(
-            [
-                np.full(n, 7),
-                rng.integers(0, 2**30, size=n),
-                rng.integers(0, 2**20, size=n),
-                rng.integers(0, 2**40, size=n),
-            ]
-        ),
-    }
-    for name, words in cases.items():
-        words = words.astype(np.uint64)
-        distinct = np.unique(words, axis=0)
-        distinct = distinct[rng.permutation(len(distinct))]
-        for rows in (words, distinct):
-            want = np.lexsort(rows.T[::-1])
-            assert np.array_equal(engine._row_order(rows), want), name
-    # ties (equal rows) are in row order, as lexsort has them
-    tied = np.repeat(rng.integers(0, 9, size=(50, 2)), 3, axis=0)
-    tied = tied[rng.permutation(len(tied))].astype(np.uint64)
-    assert np.array_equal(engine._row_order(tied), np.lexsort(tied.T[::-1]))
-    for few in (np.zeros((0, 2)), np.ones((1, 2)), np.ones((5, 1))):
-        few = few.astype(np.uint64)
-        assert np.array_equal(engine._row_order(few), np.arange(len(few)))
-
-
 def test_neighbouring_tables_of_buffered_labels_differ_in_counts_only():
     frame, _ = _frame("groups_facets")
     other = frame.copy()
@@ -507,3 +370,127 @@ def test_a_ckm_table_of_1e5_declared_labels_releases_what_it_did(case):
         seen[0].cells,
     )
     assert got == PINNED_CKM[case]
+
+
+def _small(case: str):
+    """Edge cases of the buffer path: no levels, one, an empty label,
+    missing values, a privacy unit (and its cell limit), levels=."""
+    rng = np.random.default_rng(0)
+    labels = [f"L{i}" for i in range(300)]
+    df = pd.DataFrame(
+        {
+            "x": pd.Categorical.from_codes(
+                rng.integers(0, 300, size=2000), labels
+            ),
+            "person": rng.integers(0, 400, size=2000),
+        }
+    )
+    none = pd.Index([], dtype="str")
+    frames = {
+        "no_levels": (pd.Categorical([], categories=none), {}),
+        "no_levels_rows": (pd.Categorical([None, None], none), {}),
+        "one": (pd.Categorical(["a", "a"], categories=["a"]), {}),
+        "empty_label": (
+            pd.Categorical(["", "b", None], categories=["", "b", "é" * 20]),
+            {},
+        ),
+        "missing": (
+            pd.Categorical(["a", None, "b"], categories=["b", "a"]),
+            {},
+        ),
+    }
+    if case in frames:
+        x, kw = frames[case]
+        return pd.DataFrame({"x": x}), kw
+    if case == "unit":
+        return pp.source(df, unit="person", max_records=2), {}
+    if case == "unit_cells":
+        return pp.source(df, unit="person", max_records=2, max_cells=1), {}
+    return df, {"levels": labels[:10]}  # levels_override
+
+
+_STR = "x:<StringDtype(na_value=nan)>:ArrowStringArray"
+_OBJ = "x:dtype('O'):NumpyExtensionArray"
+#: at 2b45fe4: table (or its hash), x's dtype, identity, cells, digest
+PINNED_SMALL = {
+    "no_levels": (
+        "{'x': [], 'count': []}",
+        _OBJ,
+        "1a3729be6a43c3040cde720a",
+        "5004c51b61502cbc92ff97e5",
+        "3e71d61ee82741d8f9e4502efc350ba0",
+    ),
+    "no_levels_rows": (
+        "{'x': [], 'count': []}",
+        _OBJ,
+        "1a3729be6a43c3040cde720a",
+        "5004c51b61502cbc92ff97e5",
+        "3e71d61ee82741d8f9e4502efc350ba0",
+    ),
+    "one": (
+        "{'x': ['a'], 'count': [0]}",
+        _STR,
+        "9ff021a09ca654c2e69327dd",
+        "4626de17c0ac8531f4cb483a",
+        "2835a5641db3dbc9acf942a051468b68",
+    ),
+    "empty_label": (
+        "{'x': ['', 'b', '" + "é" * 20 + "'], 'count': [3, 0, 0]}",
+        _STR,
+        "1d630bcfd259246f12b2752f",
+        "7d61eba6efda17707baa77de",
+        "5994aa0129dd6c34d1b6bc7ff6b60421",
+    ),
+    "missing": (
+        "{'x': ['b', 'a'], 'count': [1, 1]}",
+        _STR,
+        "8001a7d82482909d36686c61",
+        "0a7de423eff79a1deb9f6d06",
+        "299f0883194f8f527952355b2ad93d7c",
+    ),
+    "unit": (
+        "a9c7bbbadfa5464d",
+        _STR,
+        "8c290cf6333ca5bd31cfefd0",
+        "6a7d84a15d1ea6e592fc4795",
+        "f915f6e4295b78c4a857a111929d9030",
+    ),
+    "unit_cells": (
+        "9535bf380a2ff646",
+        _STR,
+        "7e82ffe723ed007212de67da",
+        "6a7d84a15d1ea6e592fc4795",
+        "342a10069e73a557a3a03581e55b7d1b",
+    ),
+    "levels_override": (
+        "{'x': ['L0', 'L1', 'L2', 'L3', 'L4', 'L5', 'L6', 'L7', 'L8', "
+        "'L9'], 'count': [15, 11, 7, 2, 13, 0, 4, 6, 10, 0]}",
+        _STR,
+        "d8f19edf566adf7345e08546",
+        "d5fc5e16f2c3ab957e21ae05",
+        "7bf7c3749c90f4100becac5bebe60b83",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PINNED_SMALL))
+def test_small_and_bounded_tables_release_what_they_did(case):
+    frame, kw = _small(case)
+    seen: list = []
+    previous = engine.set_charge_hook(seen.extend)
+    try:
+        table = dp_table(frame, "x", eps=1.0, seed=3, **kw)
+    finally:
+        engine.set_charge_hook(previous)
+    shown = repr(table.to_dict("list"))
+    if len(table) >= 50:
+        shown = hashlib.sha256(shown.encode()).hexdigest()[:16]
+    x = table["x"]
+    got = (
+        shown,
+        f"x:{x.dtype!r}:{type(x.array).__name__}",
+        seen[0].identity,
+        seen[0].cells,
+        seen[0].digest,
+    )
+    assert got == PINNED_SMALL[case]

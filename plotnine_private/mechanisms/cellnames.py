@@ -406,6 +406,8 @@ class StrLabels:
     def _make_prefixed(self) -> bytes:
         lens = self.lengths
         n = len(lens)
+        if not n:
+            return b""
         words = self.words()
         if isinstance(words, _Dense):
             # each label's row of words with its tag word replaced by its
