@@ -192,8 +192,9 @@ def str_labels(values: Any) -> StrLabels | None:
     >>> str_labels(pd.Index(["a", 4], dtype=object)) is None
     True
     """
-    import pyarrow as pa
-
+    pa = _arrow()
+    if pa is None:
+        return None  # the value-by-value path names them
     if type(values).__module__.split(".")[0] == "polars":
         values = values.to_arrow()
     elif isinstance(values, (pd.Index, pd.Series)):
@@ -267,6 +268,23 @@ def labelled_dimension(
     return Dimension(name, codes, [labels], labels, True)
 
 
+def _arrow() -> Any:
+    """pyarrow if it is installed (an optional dependency), else None."""
+    try:
+        import pyarrow
+    except ImportError:
+        return None
+    return pyarrow
+
+
+def _inferred_string_dtype() -> Any:
+    """The dtype a frame gives a column of Python strings (``str`` in
+    pandas 3, ``object`` before unless ``future.infer_string`` is on)."""
+    probe = pd.DataFrame(index=range(1))
+    probe["x"] = np.array(["a"], dtype=object)
+    return probe["x"].dtype
+
+
 def label_values(labels: StrLabels, idx: np.ndarray) -> Any:
     """The labels ``labels[idx]`` as the column pandas makes of Python
     strings (its default string dtype), taken in Arrow when that dtype
@@ -275,10 +293,10 @@ def label_values(labels: StrLabels, idx: np.ndarray) -> Any:
     >>> label_values(StrLabels.of(["a", "b"]), np.array([1, 1])).tolist()
     ['b', 'b']
     """
-    import pyarrow as pa
-
-    dtype = pd.StringDtype(na_value=np.nan)
-    if dtype.storage != "pyarrow":
+    pa = _arrow()
+    dtype = _inferred_string_dtype()
+    if pa is None or getattr(dtype, "storage", None) != "pyarrow":
+        # Python strings: the frame infers their dtype, as it always did
         return np.asarray(labels.tolist(), dtype=object)[idx]
     arr = pa.LargeStringArray.from_buffers(
         len(labels), pa.py_buffer(labels.offsets), pa.py_buffer(labels.data)
