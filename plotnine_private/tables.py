@@ -22,10 +22,9 @@ from .cells import (
     assemble,
     categorical_dimension,
     cell_query,
-    label_values,
-    labelled_dimension,
     limit_cells,
     object_column,
+    small_codes,
 )
 from .door import bound_rows, declared_levels, level_label
 from .engines.push import assemble_counts, source_groups
@@ -144,6 +143,135 @@ def _count_levels(frame, column: pd.Series, x: str, levels) -> Levels:
             or pd.api.types.is_bool_dtype(column)
         )
     return count_levels(levels, declared, None, discrete, axis=x)[0]
+
+
+# -- declared string levels kept as one buffer (issue 23) --------------
+def str_labels(values: Any) -> StrLabels | None:
+    """``values`` as one UTF-8 buffer (:class:`~plotnine_private.
+    mechanisms.cellnames.StrLabels`) if every one is a string, else
+    None. Strings held by Arrow (pandas' default, ``pd.ArrowDtype``,
+    polars) are read from Arrow's own buffers, without a Python object
+    per value; Python strings (an ``object`` or python-backed column)
+    are encoded once.
+
+    >>> str_labels(pd.Index(["a", "bc"])).tolist()
+    ['a', 'bc']
+    >>> str_labels(pd.Index(["a", 4], dtype=object)) is None
+    True
+    """
+    pa = _arrow()
+    if pa is None:
+        return None  # the value-by-value path names them
+    if type(values).__module__.split(".")[0] == "polars":
+        values = values.to_arrow()
+    elif isinstance(values, (pd.Index, pd.Series)):
+        dtype = values.dtype
+        if not (
+            isinstance(dtype, pd.StringDtype)
+            or (isinstance(dtype, pd.ArrowDtype) and dtype.kind == "U")
+            or (
+                pd.api.types.is_object_dtype(dtype)
+                and pd.api.types.infer_dtype(values, skipna=False) == "string"
+            )
+        ):
+            return None
+        values = values.array
+    try:
+        if not isinstance(values, (pa.Array, pa.ChunkedArray)):
+            values = pa.array(values)  # Arrow's own, or strings encoded once
+        if not (
+            pa.types.is_string(values.type)
+            or pa.types.is_large_string(values.type)
+            or pa.types.is_string_view(values.type)
+        ):
+            return None
+        arr = values.cast(pa.large_string())
+    except (TypeError, ValueError, pa.ArrowException):
+        return None
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    if arr.null_count:
+        return None
+    offsets = np.frombuffer(
+        arr.buffers()[1],
+        dtype=np.int64,
+        count=len(arr) + 1,
+        offset=8 * arr.offset,
+    )
+    data = arr.buffers()[2]
+    raw = (
+        np.zeros(0, dtype=np.uint8)
+        if data is None
+        else np.frombuffer(data, dtype=np.uint8)
+    )
+    return StrLabels(
+        offsets - offsets[0], raw[int(offsets[0]) : int(offsets[-1])]
+    )
+
+
+def labelled_dimension(
+    name: str, series: pd.Series, declared: Any = None
+) -> Dimension | None:
+    """The dimension of a Categorical ``series`` over declared string
+    levels kept as one buffer (:func:`str_labels`): ``declared`` (a
+    polars Enum's categories...), or the series' own categories when
+    None. Each record's code is its categorical code, the levels being
+    the categories in order; None when they are not, or not all strings
+    (:func:`categorical_dimension` then names them value by value).
+
+    >>> d = labelled_dimension("x", pd.Series(pd.Categorical(
+    ...     ["b", "a"], categories=["a", "b", "c"])))
+    >>> d.codes.tolist(), d.values.tolist(), d.public
+    ([1, 0], ['a', 'b', 'c'], True)
+    """
+    if not isinstance(series.dtype, pd.CategoricalDtype):
+        return None
+    own = str_labels(series.cat.categories)
+    labels = own if declared is None else str_labels(declared)
+    if not own or labels is None or labels != own:
+        # no levels: the general path, whose empty column is an object one
+        return None
+    codes = small_codes(np.asarray(series.array.codes), len(labels))
+    return Dimension(name, codes, [labels], labels, True)
+
+
+def _arrow() -> Any:
+    """pyarrow if it is installed (an optional dependency), else None."""
+    try:
+        import pyarrow
+    except ImportError:
+        return None
+    return pyarrow
+
+
+def _inferred_string_dtype() -> Any:
+    """The dtype a frame gives a column of Python strings (``str`` in
+    pandas 3, ``object`` before unless ``future.infer_string`` is on)."""
+    probe = pd.DataFrame(index=range(1))
+    probe["x"] = np.array(["a"], dtype=object)
+    return probe["x"].dtype
+
+
+def label_values(labels: StrLabels, idx: np.ndarray) -> Any:
+    """The labels ``labels[idx]`` as the column pandas makes of Python
+    strings (its default string dtype), taken in Arrow when that dtype
+    is Arrow-backed.
+
+    >>> label_values(StrLabels.of(["a", "b"]), np.array([1, 1])).tolist()
+    ['b', 'b']
+    """
+    pa = _arrow()
+    dtype = _inferred_string_dtype()
+    if pa is None or getattr(dtype, "storage", None) != "pyarrow":
+        # Python strings: the frame infers their dtype, as it always did
+        return np.asarray(labels.tolist(), dtype=object)[idx]
+    arr = pa.LargeStringArray.from_buffers(
+        len(labels), pa.py_buffer(labels.offsets), pa.py_buffer(labels.data)
+    )
+    idx = np.asarray(idx, dtype=np.int64)
+    if not (len(idx) == len(labels) and (idx == np.arange(len(idx))).all()):
+        arr = arr.take(pa.array(idx))
+    return pd.array(arr, dtype=dtype)
 
 
 def _declared_labels(frame, data: pd.DataFrame, x: str):

@@ -13,8 +13,8 @@ import pyarrow as pa
 import pytest
 from cellname_reference import words_by_definition
 
-import plotnine_private.cells as cells_mod
 import plotnine_private.mechanisms.release as engine
+import plotnine_private.tables as tables
 from plotnine_private.mechanisms.cellnames import (
     StrLabels,
     _Dense,
@@ -92,9 +92,9 @@ def test_str_labels_are_read_from_arrow_and_refused_for_other_values():
         pa.chunked_array([labels[:50], labels[50:]]),
         pa.array(labels).slice(0),
     ):
-        assert cells_mod.str_labels(values) == want
+        assert tables.str_labels(values) == want
     # a slice of an Arrow array starts inside its buffers
-    assert cells_mod.str_labels(pa.array(labels).slice(5, 9)) == StrLabels.of(
+    assert tables.str_labels(pa.array(labels).slice(5, 9)) == StrLabels.of(
         labels[5:14]
     )
     for values in (
@@ -103,7 +103,7 @@ def test_str_labels_are_read_from_arrow_and_refused_for_other_values():
         pd.Index([1, 2]),
         pd.Index(["a", None], dtype="str"),
     ):
-        assert cells_mod.str_labels(values) is None
+        assert tables.str_labels(values) is None
 
 
 def test_the_query_is_hashed_as_chunks_of_its_canonical_bytes():
@@ -161,4 +161,4 @@ def test_no_labels_name_nothing():
     assert len(empty) == 0 and empty.tolist() == []
     assert empty.prefixed() == b"" and _canonical(empty) == _canonical(())
     assert cell_words_at([empty], [np.zeros(0, dtype=int)]).shape[0] == 0
-    assert cells_mod.str_labels(pd.Index([], dtype="str")) == empty
+    assert tables.str_labels(pd.Index([], dtype="str")) == empty

@@ -15,7 +15,6 @@ import pyarrow as pa
 import pytest
 
 import plotnine_private as pp
-import plotnine_private.cells as cells_mod
 import plotnine_private.mechanisms.release as engine
 import plotnine_private.tables as tables
 from plotnine_private import ckm_table, create_cnt_ptable, dp_table
@@ -503,9 +502,9 @@ def test_without_arrow_the_table_is_the_same(monkeypatch, without):
     # value; with a frame that does not make Arrow strings of Python
     # strings, the x column is left for the frame to infer, as before
     if without == "pyarrow":
-        monkeypatch.setattr(cells_mod, "_arrow", lambda: None)
+        monkeypatch.setattr(tables, "_arrow", lambda: None)
     else:
         monkeypatch.setattr(
-            cells_mod, "_inferred_string_dtype", lambda: np.dtype(object)
+            tables, "_inferred_string_dtype", lambda: np.dtype(object)
         )
     assert fingerprint("arrow_str") == PINNED["arrow_str"]
