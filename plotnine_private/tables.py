@@ -276,7 +276,7 @@ def label_values(labels: StrLabels, idx: np.ndarray) -> Any:
 
 def _declared_labels(frame, data: pd.DataFrame, x: str):
     """x's dimension when its declared levels are strings, kept as one
-    buffer (:func:`~plotnine_private.cells.labelled_dimension`): x is a
+    buffer (:func:`labelled_dimension`): x is a
     Categorical of a pandas frame (its categories are the declared
     levels) or a polars Enum (its categories). None otherwise: then
     :func:`_count_levels` finds the levels as the plots do."""
