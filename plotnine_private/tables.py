@@ -24,6 +24,7 @@ from .cells import (
     cell_query,
     limit_cells,
     object_column,
+    small_codes,
 )
 from .door import bound_rows, declared_levels, level_label
 from .engines.push import assemble_counts, source_groups
@@ -31,6 +32,7 @@ from .engines.source import is_source
 from .exceptions import PlotninePrivateError
 from .families import Levels, count_levels
 from .mechanisms.bounding import unit_integers
+from .mechanisms.cellnames import StrLabels
 from .mechanisms.ckm import record_key_integers
 from .mechanisms.laplace import DEFAULT_DELTA
 from .mechanisms.release import CKMCounts, LaplaceCounts, release_cells
@@ -143,6 +145,169 @@ def _count_levels(frame, column: pd.Series, x: str, levels) -> Levels:
     return count_levels(levels, declared, None, discrete, axis=x)[0]
 
 
+# -- declared string levels kept as one buffer (issue 23) --------------
+def str_labels(values: Any) -> StrLabels | None:
+    """``values`` as one UTF-8 buffer (:class:`~plotnine_private.
+    mechanisms.cellnames.StrLabels`) if every one is a string, else
+    None. Strings held by Arrow (pandas' default, ``pd.ArrowDtype``,
+    polars) are read from Arrow's own buffers, without a Python object
+    per value; Python strings (an ``object`` or python-backed column)
+    are encoded once.
+
+    >>> str_labels(pd.Index(["a", "bc"])).tolist()
+    ['a', 'bc']
+    >>> str_labels(pd.Index(["a", 4], dtype=object)) is None
+    True
+    """
+    pa = _arrow()
+    if pa is None:
+        return None  # the value-by-value path names them
+    if type(values).__module__.split(".")[0] == "polars":
+        values = values.to_arrow()
+    elif isinstance(values, (pd.Index, pd.Series)):
+        dtype = values.dtype
+        if not (
+            isinstance(dtype, pd.StringDtype)
+            or (isinstance(dtype, pd.ArrowDtype) and dtype.kind == "U")
+            or (
+                pd.api.types.is_object_dtype(dtype)
+                and pd.api.types.infer_dtype(values, skipna=False) == "string"
+            )
+        ):
+            return None
+        values = values.array
+    try:
+        if not isinstance(values, (pa.Array, pa.ChunkedArray)):
+            values = pa.array(values)  # Arrow's own, or strings encoded once
+        if not (
+            pa.types.is_string(values.type)
+            or pa.types.is_large_string(values.type)
+            or pa.types.is_string_view(values.type)
+        ):
+            return None
+        arr = values.cast(pa.large_string())
+    except (TypeError, ValueError, pa.ArrowException):
+        return None
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    if arr.null_count:
+        return None
+    offsets = np.frombuffer(
+        arr.buffers()[1],
+        dtype=np.int64,
+        count=len(arr) + 1,
+        offset=8 * arr.offset,
+    )
+    data = arr.buffers()[2]
+    raw = (
+        np.zeros(0, dtype=np.uint8)
+        if data is None
+        else np.frombuffer(data, dtype=np.uint8)
+    )
+    return StrLabels(
+        offsets - offsets[0], raw[int(offsets[0]) : int(offsets[-1])]
+    )
+
+
+def labelled_dimension(
+    name: str, series: pd.Series, declared: Any = None
+) -> Dimension | None:
+    """The dimension of a Categorical ``series`` over declared string
+    levels kept as one buffer (:func:`str_labels`): ``declared`` (a
+    polars Enum's categories...), or the series' own categories when
+    None. Each record's code is its categorical code, the levels being
+    the categories in order; None when they are not, or not all strings
+    (:func:`categorical_dimension` then names them value by value).
+
+    >>> d = labelled_dimension("x", pd.Series(pd.Categorical(
+    ...     ["b", "a"], categories=["a", "b", "c"])))
+    >>> d.codes.tolist(), d.values.tolist(), d.public
+    ([1, 0], ['a', 'b', 'c'], True)
+    """
+    if not isinstance(series.dtype, pd.CategoricalDtype):
+        return None
+    own = str_labels(series.cat.categories)
+    labels = own if declared is None else str_labels(declared)
+    if not own or labels is None or labels != own:
+        # no levels: the general path, whose empty column is an object one
+        return None
+    codes = small_codes(np.asarray(series.array.codes), len(labels))
+    return Dimension(name, codes, [labels], labels, True)
+
+
+def _arrow() -> Any:
+    """pyarrow if it is installed (an optional dependency), else None."""
+    try:
+        import pyarrow
+    except ImportError:
+        return None
+    return pyarrow
+
+
+def _inferred_string_dtype() -> Any:
+    """The dtype a frame gives a column of Python strings (``str`` in
+    pandas 3, ``object`` before unless ``future.infer_string`` is on)."""
+    probe = pd.DataFrame(index=range(1))
+    probe["x"] = np.array(["a"], dtype=object)
+    return probe["x"].dtype
+
+
+def label_values(labels: StrLabels, idx: np.ndarray) -> Any:
+    """The labels ``labels[idx]`` as the column pandas makes of Python
+    strings (its default string dtype), taken in Arrow when that dtype
+    is Arrow-backed.
+
+    >>> label_values(StrLabels.of(["a", "b"]), np.array([1, 1])).tolist()
+    ['b', 'b']
+    """
+    pa = _arrow()
+    dtype = _inferred_string_dtype()
+    if pa is None or getattr(dtype, "storage", None) != "pyarrow":
+        # Python strings: the frame infers their dtype, as it always did
+        return np.asarray(labels.tolist(), dtype=object)[idx]
+    arr = pa.LargeStringArray.from_buffers(
+        len(labels), pa.py_buffer(labels.offsets), pa.py_buffer(labels.data)
+    )
+    idx = np.asarray(idx, dtype=np.int64)
+    if not (len(idx) == len(labels) and (idx == np.arange(len(idx))).all()):
+        arr = arr.take(pa.array(idx))
+    return pd.array(arr, dtype=dtype)
+
+
+def _declared_labels(frame, data: pd.DataFrame, x: str):
+    """x's dimension when its declared levels are strings, kept as one
+    buffer (:func:`labelled_dimension`): x is a
+    Categorical of a pandas frame (its categories are the declared
+    levels) or a polars Enum (its categories). None otherwise: then
+    :func:`_count_levels` finds the levels as the plots do."""
+    column = data[x]
+    if not isinstance(column.dtype, pd.CategoricalDtype):
+        return None
+    source = frame.data if isinstance(frame, UnitFrame) else frame
+    if isinstance(source, pd.DataFrame):
+        # the frame's own column, or its rows a unit keeps: one dtype
+        if x not in source.columns or source[x].dtype is not column.dtype:
+            return None
+        return labelled_dimension(x, column)
+    if type(source).__module__.split(".")[0] == "polars":
+        import polars as pl
+
+        dtype = source.schema.get(x)
+        if not isinstance(dtype, pl.Enum):
+            return None
+        return labelled_dimension(x, column, dtype.categories)
+    return None
+
+
+def _domain(xdim: Dimension):
+    """The public part of x's domain in the query: its levels (a
+    buffer of strings names the same bytes as their tuple)."""
+    if not xdim.public:
+        return "observed"
+    content = xdim.content[0]
+    return content if isinstance(content, StrLabels) else tuple(content)
+
+
 def _release_table(
     name, data, x, groups, facets, levels, mechanism, seed, rkey=None
 ):
@@ -179,7 +344,9 @@ def _release_table(
         categorical_dimension(g, data[g], declared_levels(frame, g))
         for g in groups
     ]
-    xdim = _count_levels(frame, data[x], x, levels).dimension(data[x], x)
+    xdim = None if levels is not None else _declared_labels(frame, data, x)
+    if xdim is None:
+        xdim = _count_levels(frame, data[x], x, levels).dimension(data[x], x)
     key_ints = None
     if rkey is not None and counts is None:
         pt = mechanism.ptable
@@ -212,7 +379,7 @@ def _release_table(
         groups=[(g, d) for g, d in zip(groups, gdims)],
         facets=facets,
         panel_labels=labels,
-        domain=tuple(xdim.content[0]) if xdim.public else "observed",
+        domain=_domain(xdim),
         mechanism=mechanism,
         unit=unit.query_parts(),
     )
@@ -229,7 +396,10 @@ def _release_table(
         out[f] = [panel.values[i][k] for i in idx[keep, 0]]
     for k, (g, d) in enumerate(zip(groups, gdims)):
         out[g] = np.asarray(d.values, dtype=object)[idx[keep, 1 + k]]
-    xs = np.asarray(xdim.values, dtype=object)[idx[keep, -1]]
+    if isinstance(xdim.values, StrLabels):
+        xs = label_values(xdim.values, idx[keep, -1])
+    else:
+        xs = np.asarray(xdim.values, dtype=object)[idx[keep, -1]]
     if levels is not None and pd.api.types.is_numeric_dtype(data[x]):
         back = {level_label(v): v for v in levels}
         xs = np.array([back.get(level_label(v), v) for v in xs], object)

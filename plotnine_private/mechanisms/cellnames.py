@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "StrLabels",
     "cell_words",
     "cell_words_at",
     "only_str",
@@ -232,29 +233,206 @@ def only_str(values: Sequence[Any]) -> bool:
     return set(map(type, values)) == {str}
 
 
-def _str_words(values: Sequence[str]) -> _Ragged:
-    """The words of :func:`value_bytes` of plain ``str`` values, built in
-    one buffer (a declared domain can hold 10**6 labels)."""
-    data, lens = utf8_runs(values)
-    pads = (lens + 7) // 8
-    widths = 1 + pads
-    # payload: each value's bytes at the start of its own run of words,
-    # then 0-7 zero bytes; the zeros are marked by their distance to the
-    # run's end (7 passes over the values, none over the bytes)
-    padded = np.zeros(int(pads.sum()) * 8, dtype=np.uint8)
-    ends, fill = 8 * np.cumsum(pads), 8 * pads - lens
-    zero = np.zeros(padded.size, dtype=bool)
-    for k in range(1, 8):
-        zero[ends[fill >= k] - k] = True
-    padded[~zero] = data
-    payload = padded.view("<u8")
-    flat = np.empty(int(widths.sum()), dtype=_U64)
-    heads = np.cumsum(widths) - widths
-    is_head = np.zeros(flat.size, dtype=bool)
-    is_head[heads] = True
-    flat[heads] = (_T_STR << 56) | lens.astype(_U64)
-    flat[~is_head] = payload
-    return _Ragged(flat, widths)
+class _Dense:
+    """Words of a column of values of several lengths, one row a value
+    padded with zero words to the longest (``words``), and how many
+    words each value has (``widths``)."""
+
+    def __init__(self, words: np.ndarray, widths: np.ndarray):
+        self.words, self.widths = words, widths
+
+    def __len__(self) -> int:
+        return len(self.widths)
+
+
+# the low b bytes of a word, b = 0..8
+_LOW_BYTES = np.array([(1 << (8 * b)) - 1 for b in range(9)], dtype=np.uint64)
+
+
+# "s:" in bytes 4 and 5 of a little-endian word
+_S_COLON = np.uint64(int.from_bytes(b"\0\0\0\0s:\0\0", "little"))
+
+
+class StrLabels:
+    """Plain strings kept as one UTF-8 buffer: ``data`` (uint8) holds
+    every label's bytes one after the other and ``offsets`` (int64, one
+    more than the labels) where each starts and the last ends.
+
+    A declared domain of 10**6 labels is named from these two arrays
+    (its cells' words, :meth:`words`; its bytes in a query's identity,
+    :meth:`prefixed`) without a Python object per label. The names are
+    those of the labels as ``str`` values (:func:`value_bytes`).
+
+    >>> labels = StrLabels.of(["ab", "é", ""])
+    >>> len(labels), labels.tolist(), labels[1]
+    (3, ['ab', 'é', ''], 'é')
+    """
+
+    __slots__ = ("_prefixed", "_words", "data", "offsets")
+
+    def __init__(self, offsets: np.ndarray, data: np.ndarray):
+        offsets = np.asarray(offsets, dtype=np.int64)
+        data = np.asarray(data, dtype=np.uint8)
+        if (
+            offsets.ndim != 1
+            or not len(offsets)
+            or offsets[0] != 0
+            or offsets[-1] != len(data)
+            or bool((offsets[1:] < offsets[:-1]).any())
+        ):
+            raise ValueError(
+                "StrLabels: offsets must rise from 0 to len(data)"
+            )
+        self.offsets, self.data = offsets, data
+        self._prefixed: bytes | None = None
+        self._words: _Dense | _Ragged | None = None
+
+    @classmethod
+    def of(cls, values: Sequence[str]) -> StrLabels:
+        """The labels of plain ``str`` values (one encoding pass)."""
+        data, lens = utf8_runs(values)
+        offsets = np.zeros(len(lens) + 1, dtype=np.int64)
+        np.cumsum(lens, out=offsets[1:])
+        return cls(offsets, data)
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    @property
+    def lengths(self) -> np.ndarray:
+        """Each label's length in bytes."""
+        return np.diff(self.offsets)
+
+    def __getitem__(self, i: int) -> str:
+        i = range(len(self))[i]  # an index error as a list gives it
+        a, b = self.offsets[i], self.offsets[i + 1]
+        return self.data[a:b].tobytes().decode("utf-8")
+
+    def tolist(self) -> list[str]:
+        """The labels as Python strings (one object each: for the slow
+        paths only)."""
+        raw = self.data.tobytes()
+        at = self.offsets.tolist()
+        return [raw[a:b].decode("utf-8") for a, b in zip(at[:-1], at[1:])]
+
+    def __iter__(self):
+        return iter(self.tolist())
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, StrLabels):
+            return NotImplemented
+        return bool(
+            np.array_equal(self.offsets, other.offsets)
+            and np.array_equal(self.data, other.data)
+        )
+
+    def __hash__(self) -> int:
+        return hash(self.prefixed())
+
+    def __repr__(self) -> str:
+        return f"StrLabels({len(self)} labels)"
+
+    def _payload(
+        self, k: int | np.ndarray, label: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Payload word ``k`` of each label (of those in ``label``): its
+        bytes ``8k .. 8k + 7`` as a little-endian word, zero past its
+        end."""
+        n = len(self.data)
+        if label is None:
+            start = self.offsets[:-1] + 8 * k
+            left = self.offsets[1:] - start
+        else:
+            start = self.offsets[label] + 8 * k
+            left = self.offsets[label + 1] - start
+        if n < 8:
+            buf = np.zeros(8, dtype=np.uint8)
+            buf[:n] = self.data
+            data, n = buf, 8
+        else:
+            data = self.data
+        # every 8-byte window of the data (a view): one gather reads a
+        # word at any byte offset; a window that would pass the end is
+        # read at the last 8 bytes and shifted into place
+        windows = np.lib.stride_tricks.as_strided(
+            data, shape=(n - 7, 8), strides=(1, 1), writeable=False
+        )
+        over = np.clip(start - (n - 8), 0, 7)
+        raw = windows[np.minimum(start, n - 8)].view("<u8").reshape(-1)
+        raw = raw.astype(_U64, copy=False) >> (8 * over).astype(_U64)
+        return raw & _LOW_BYTES[np.clip(left, 0, 8)]
+
+    def words(self) -> _Dense | _Ragged:
+        """The :func:`value_bytes` words of each label: one row each,
+        padded to the longest (:class:`_Dense`), unless one long label
+        would make those rows much wider than the words themselves."""
+        if self._words is None:
+            self._words = self._make_words()
+        return self._words
+
+    def _make_words(self) -> _Dense | _Ragged:
+        lens = self.lengths
+        n = len(lens)
+        pads = (lens + 7) // 8
+        widths = 1 + pads
+        tags = (_T_STR << 56) | lens.astype(_U64)
+        most = int(pads.max()) if n else 0
+        if n * (1 + most) <= 2 * int(widths.sum()) + 64:
+            dense = np.zeros((n, 1 + most), dtype=_U64)
+            dense[:, 0] = tags
+            for k in range(most):
+                if k == 0 or bool((pads > k).all()):
+                    dense[:, 1 + k] = self._payload(k)
+                else:
+                    has = np.flatnonzero(pads > k)
+                    dense[has, 1 + k] = self._payload(k, has)
+            return _Dense(dense, widths)
+        flat = np.empty(int(widths.sum()), dtype=_U64)
+        heads = np.cumsum(widths) - widths
+        flat[heads] = tags
+        label = np.repeat(np.arange(n), pads)
+        k = np.arange(label.size) - np.repeat(np.cumsum(pads) - pads, pads)
+        flat[np.repeat(heads + 1, pads) + k] = self._payload(k, label)
+        return _Ragged(flat, widths)
+
+    def prefixed(self) -> bytes:
+        """Each label's length + 2 as 4 little-endian bytes, ``b"s:"``
+        and its UTF-8 bytes, joined: the labels' bytes in a query's
+        identity (:func:`~.randomness._canonical` of a tuple of them)."""
+        if self._prefixed is None:
+            self._prefixed = self._make_prefixed()
+        return self._prefixed
+
+    def _make_prefixed(self) -> bytes:
+        lens = self.lengths
+        n = len(lens)
+        if not n:
+            return b""
+        words = self.words()
+        if isinstance(words, _Dense):
+            # each label's row of words with its tag word replaced by its
+            # head (length + 2 in 4 bytes, then "s:", then 2 spare bytes),
+            # as bytes; the spare bytes and those past the label's end are
+            # left out
+            rows = words.words.astype("<u8")  # a copy
+            rows[:, 0] = (lens + 2).astype(np.uint64) | _S_COLON
+            kind = np.uint8 if rows.shape[1] < 32 else np.int64
+            place = np.arange(8 * rows.shape[1], dtype=kind)
+            inside = place < (lens + 8).astype(kind)[:, None]
+            inside[:, 6:8] = False
+            return rows.view(np.uint8).reshape(n, -1)[inside].tobytes()
+        head = np.empty((n, 6), dtype=np.uint8)
+        head[:, :4] = (lens + 2).astype("<u4").view(np.uint8).reshape(n, 4)
+        head[:, 4:] = np.frombuffer(b"s:", dtype=np.uint8)
+        size = lens + 6  # length, "s:", bytes
+        out = np.empty(int(size.sum()), dtype=np.uint8)
+        heads = np.cumsum(size) - size
+        is_head = np.zeros(out.size, dtype=bool)
+        for k in range(6):  # 6 passes over the labels, none over bytes
+            out[heads + k] = head[:, k]
+            is_head[heads + k] = True
+        out[~is_head] = self.data
+        return out.tobytes()
 
 
 def _object_words(values: list) -> _Ragged:
@@ -274,9 +452,11 @@ def _object_words(values: list) -> _Ragged:
     return _Ragged(flat, widths)
 
 
-def _column_words(col: Any) -> np.ndarray | _Ragged:
+def _column_words(col: Any) -> np.ndarray | _Ragged | _Dense:
     """Words of one column: an ``(n, 2)`` array (numbers), else the
     variable-length words of each value."""
+    if isinstance(col, StrLabels):
+        return col.words()
     if isinstance(col, np.ndarray) and col.dtype.kind in "biuf":
         words = _number_words(col)
         if words is not None:
@@ -285,8 +465,19 @@ def _column_words(col: Any) -> np.ndarray | _Ragged:
     if isinstance(col, np.ndarray) and col.dtype.kind in "mM":
         values = list(col)  # numpy scalars: tolist() would give integers
     if only_str(values):
-        return _str_words(values)
+        return StrLabels.of(values).words()
     return _object_words(values)
+
+
+def _as_block(part: Any) -> Any:
+    """Ragged words whose values all have one width, as a block (a
+    panel's one tuple, labels of one length): written a column at a
+    time, not a word at a time."""
+    if isinstance(part, _Ragged) and len(part):
+        width = int(part.widths[0])
+        if width and bool((part.widths == width).all()):
+            return part.flat.reshape(len(part), width)
+    return part
 
 
 def cell_words(*columns: Sequence[Any] | np.ndarray) -> np.ndarray:
@@ -337,22 +528,35 @@ def cell_words_at(
     n = len(rows[0])
     if any(len(r) != n for r in rows):
         raise ValueError("cell_words: columns differ in length")
-    parts = [_column_words(c) for c in columns]
+    parts = [_as_block(_column_words(c)) for c in columns]
     if n == 0:
         return np.zeros((0, 2 * len(columns)), dtype=_U64)
-    widths = [
-        np.full(n, p.shape[1], dtype=np.int64)
-        if isinstance(p, np.ndarray)
-        else p.widths[r]
-        for p, r in zip(parts, rows)
-    ]
-    out = np.zeros((n, int(np.sum(widths, axis=0).max())), dtype=_U64)
-    at = np.zeros(n, dtype=np.int64)
+    # a column's width per cell: one number while every value has it
+    widths: list[Any] = []
+    # padded blocks are written whole (their zero words past a value's
+    # end are overwritten by the next column's, or are the row's
+    # padding): room for the widest block, cut to the widest row
+    room: Any = 0
+    for part, row in zip(parts, rows):
+        if isinstance(part, np.ndarray):
+            widths.append(part.shape[1])
+            room = room + part.shape[1]
+        else:
+            widths.append(part.widths[row])
+            dense = isinstance(part, _Dense)
+            room = room + (part.words.shape[1] if dense else widths[-1])
+    out = np.zeros((n, int(np.max(room))), dtype=_U64)
+    at: Any = 0  # where each cell's next column starts (one number: all)
     cells = np.arange(n)
     for part, row, width in zip(parts, rows, widths):
-        if isinstance(part, np.ndarray):
-            for j in range(part.shape[1]):
-                out[cells, at + j] = part[row, j]
+        block = part.words if isinstance(part, _Dense) else part
+        if isinstance(block, np.ndarray):
+            if np.ndim(at) == 0:
+                a = int(at)
+                out[:, a : a + block.shape[1]] = np.take(block, row, axis=0)
+            else:
+                for j in range(block.shape[1]):
+                    out[cells, at + j] = block[row, j]
         else:
             # word k of a cell's value sits at column at + k of its row,
             # read from the value's run in the flat words
@@ -361,8 +565,11 @@ def cell_words_at(
             place = np.arange(cell.size) - np.repeat(
                 np.cumsum(width) - width, width
             )
-            out[cell, at[cell] + place] = part.flat[
+            out[cell, (at[cell] if np.ndim(at) else at) + place] = part.flat[
                 np.repeat(starts[row], width) + place
             ]
-        at += width
-    return out
+        at = at + width
+        if np.ndim(at) and bool((at == at[0]).all()):
+            at = int(at[0])
+    wide = int(np.max(at))
+    return out if wide == out.shape[1] else out[:, :wide].copy()

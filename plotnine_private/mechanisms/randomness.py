@@ -53,7 +53,7 @@ from typing import Any
 
 import numpy as np
 
-from .cellnames import cell_words, only_str, utf8_runs, value_bytes
+from .cellnames import StrLabels, cell_words, only_str, value_bytes
 
 __all__ = [
     "CellStreams",
@@ -108,6 +108,9 @@ def _canonical(part: Any) -> bytes:
         return b"f:" + (repr(0.0) if value == 0 else repr(value)).encode()
     if part is None:
         return b"n:"
+    if isinstance(part, StrLabels):
+        # labels kept as one buffer name the tuple of their strings
+        return b"t:" + part.prefixed()
     if isinstance(part, (tuple, list)):
         if len(part) > 64 and only_str(part):
             # a declared domain of 10**6 labels: the same bytes as the
@@ -120,6 +123,27 @@ def _canonical(part: Any) -> bytes:
     return b"s:" + str(part).encode("utf-8")
 
 
+def _canonical_chunks(part: Any) -> list[bytes]:
+    """:func:`_canonical` of ``part`` as chunks whose join it is: a
+    buffer of labels stays one chunk instead of being copied into the
+    bytes of every tuple around it (a hash reads the chunks in turn).
+
+    >>> p = ("count", (("eps", 1.0), ("x", "class")))
+    >>> b"".join(_canonical_chunks(p)) == _canonical(p)
+    True
+    """
+    if isinstance(part, StrLabels):
+        return [b"t:", part.prefixed()]
+    if isinstance(part, (tuple, list)) and len(part) <= 64:
+        out = [b"t:"]
+        for item in part:
+            sub = _canonical_chunks(item)
+            out.append(sum(map(len, sub)).to_bytes(4, "little"))
+            out.extend(sub)
+        return out
+    return [_canonical(part)]
+
+
 # a release's identity and its cells' name both encode its domain: the
 # last few domains' bytes are kept (a tuple is looked up by identity
 # first, then by value, so equal domains give equal bytes)
@@ -127,20 +151,7 @@ def _canonical(part: Any) -> bytes:
 def _prefixed_labels(labels: tuple[str, ...]) -> bytes:
     """``_canonical`` of each label (``b"s:"`` and its UTF-8 bytes),
     each after its length as 4 little-endian bytes, joined."""
-    data, lens = utf8_runs(labels)
-    n = len(lens)
-    size = lens + 6  # length, "s:", bytes
-    out = np.empty(int(size.sum()), dtype=np.uint8)
-    heads = np.cumsum(size) - size
-    head = np.empty((n, 6), dtype=np.uint8)
-    head[:, :4] = (lens + 2).astype("<u4").view(np.uint8).reshape(n, 4)
-    head[:, 4:] = np.frombuffer(b"s:", dtype=np.uint8)
-    is_head = np.zeros(out.size, dtype=bool)
-    for k in range(6):  # 6 passes over the labels, none over the bytes
-        out[heads + k] = head[:, k]
-        is_head[heads + k] = True
-    out[~is_head] = data
-    return out.tobytes()
+    return StrLabels.of(labels).prefixed()
 
 
 def derive_key(secret: bytes, *parts: Any) -> bytes:

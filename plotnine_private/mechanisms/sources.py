@@ -32,9 +32,16 @@ def _ref(obj: Any):
         return lambda o=obj: o  # keep it alive: still object identity
 
 
-def check_source(query: Query, secret: Secret, data_object: Any) -> None:
+def check_source(
+    query: Query,
+    secret: Secret,
+    data_object: Any,
+    identity: str | None = None,
+) -> None:
     """Warn when a seed is reused for the same query on another data frame
-    object in this session (object identity, never content).
+    object in this session (object identity, never content). ``identity``
+    is ``query.identity(secret)`` if the caller has it (a large declared
+    domain takes a while to hash).
 
     Equal noise on changed data would make equal outputs reveal equal data;
     because the data enter the noise that cannot happen, but two releases
@@ -42,7 +49,9 @@ def check_source(query: Query, secret: Secret, data_object: Any) -> None:
     """
     if data_object is None:
         return
-    slot = (secret.policy, secret.key_id, secret.label, query.identity(secret))
+    if identity is None:
+        identity = query.identity(secret)
+    slot = (secret.policy, secret.key_id, secret.label, identity)
     known = _SOURCES.get(slot)
     if known is None or known() is None:
         # first sight, or the earlier frame is gone: that frame is the
