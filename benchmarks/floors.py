@@ -115,7 +115,9 @@ def bench_table(repeat: int, m: int = 10**6) -> None:
     df = pd.DataFrame({"x": pd.Categorical.from_codes(codes, cats)})
 
     def private_fn():
-        # every run encodes its domain afresh (as a first table does)
+        # every run encodes its domain afresh (as a first table does):
+        # string labels are read into a new buffer per call; the cache
+        # of tuples of labels (other paths) is cleared all the same
         _prefixed_labels.cache_clear()
         return dp_table(df, "x", eps=1, seed=1)
 
