@@ -291,3 +291,30 @@ def test_monotone_cdf_is_the_row_by_row_isotonic_fit():
         want = np.clip(np.r_[0.0, fit], 0.0, 1.0)
         want[0], want[-1] = 0.0, 1.0
         assert np.array_equal(cdf[g], want), g
+
+
+def test_tail_quantiles_are_numpys_quantiles():
+    # the curve bands take their two tail quantiles by a partition at two
+    # ranks: they must be np.quantile's numbers, ties, NaN and infinities
+    # included (a NaN row is NaN, as in numpy)
+    rng = np.random.default_rng(13)
+    for trial in range(600):
+        sims = int(rng.integers(2, 300))
+        shape = (int(rng.integers(1, 4)), 5, sims)
+        kind = trial % 4
+        if kind == 0:
+            x = rng.normal(size=shape)
+        elif kind == 1:  # many ties
+            x = rng.integers(-3, 4, size=shape).astype(float)
+        elif kind == 2:  # ties of -0.0 and 0.0
+            x = np.round(rng.normal(size=shape), 1) / 7
+        else:
+            x = rng.normal(size=shape)
+            odd = rng.random(shape) < rng.choice([0.001, 0.05, 0.9])
+            x[odd] = rng.choice([np.nan, np.inf, -np.inf])
+        half = float(rng.choice([0.005, 0.025, 0.05, 0.25, rng.random() / 2]))
+        cuts = [half, 1 - half]
+        with np.errstate(invalid="ignore"):
+            want = np.quantile(x, cuts, axis=-1)
+            got = intervals.tail_quantiles(x.copy(), cuts)
+        assert np.array_equal(got, want, equal_nan=True), (trial, sims)
