@@ -147,18 +147,31 @@ def _box_case():
     hist = hist_of(noisy)
     stat.build = SimpleNamespace(fine=hist)
     out = stat.curve(hist)
-    stat.curve_intervals(out, hist, MODEL)
-    return noisy, exact, out
+    # the CDF band the quartiles invert, kept as the stat computes it
+    bands = []
+
+    def kept(design, noisy, model, level, band, *args):
+        got = linear_bounds(design, noisy, model, level, band, *args)
+        bands.append(((design, noisy, model, level, band), got))
+        return got
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(intervals, "linear_bounds", kept)
+        stat.curve_intervals(out, hist, MODEL)
+    return noisy, exact, out, bands
 
 
 def test_a_quartile_is_inside_whenever_the_cdf_band_holds_there():
     # coverage of a quartile follows from the CDF band's (tested above
     # for the ECDF): where the band holds at the true quartile Q, the
     # interval holds Q
-    noisy, exact, out = _box_case()
+    noisy, exact, out, bands = _box_case()
     k = noisy.shape[1]
     sums = np.tril(np.ones((k + 1, k)), -1)
-    f_low, f_high = linear_bounds(sums, noisy, MODEL, LEVEL)
+    # the band of the running sums at the level, from the stat's own call
+    ((design, seen, model, level, band), (f_low, f_high)), *_ = bands
+    assert np.array_equal(design, sums) and seen is noisy
+    assert (model, level, band) == (MODEL, LEVEL, "pointwise")
     for i, col in enumerate(QUARTILES):
         q = exact[:, i]
         band_holds = np.array(
@@ -175,7 +188,7 @@ def test_a_quartile_is_inside_whenever_the_cdf_band_holds_there():
 
 
 def test_quartile_intervals_hold_the_level():
-    _, exact, out = _box_case()
+    _, exact, out, _ = _box_case()
     lo, _ = binomial_bounds(len(out))
     for i, col in enumerate(QUARTILES):
         t = exact[:, i]
