@@ -222,6 +222,31 @@ def test_the_shared_simulation_is_the_plain_one():
         once = intervals._through(draws, kernel)
         assert np.array_equal(once, fresh @ kernel.T)
         assert intervals._through(draws, kernel) is once
+        # a rebuild makes an equal design anew: the kept product serves
+        # it; a design one entry apart gets its own, fresh product
+        assert intervals._through(draws, kernel.copy()) is once
+        moved = kernel.copy()
+        moved[3, 5] += 0.5
+        other = intervals._through(draws, moved)
+        assert np.array_equal(other, fresh @ moved.T)
+        assert intervals._through(draws, kernel) is not once
+
+
+def test_rebuilt_designs_give_the_plain_bounds():
+    # the kept product and a plain sum's kept quantiles serve every
+    # equal design after the first: the bounds of each call are those of
+    # computing afresh, for the sum and the ratio, whatever came before
+    rng = np.random.default_rng(5)
+    k = 30
+    designs = [np.abs(rng.normal(size=(k + 2, k))) for _ in range(2)]
+    noisy = [rng.integers(-3, 40, size=(g, k)).astype(float) for g in (2, 4)]
+    for design, rows, ratio in [
+        (d, n, r) for d in designs for n in noisy for r in (False, True)
+    ] * 2:
+        got = linear_bounds(design.copy(), rows, MODEL, LEVEL, ratio=ratio)
+        want = _plain_linear_bounds(design, rows, MODEL, LEVEL, ratio)
+        assert np.array_equal(got[0], want[0])
+        assert np.array_equal(got[1], want[1])
 
 
 def _plain_linear_bounds(design, noisy, model, level, ratio):

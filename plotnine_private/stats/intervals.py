@@ -30,6 +30,7 @@ data that gives the same released values.
 from __future__ import annotations
 
 import functools
+import hashlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -420,7 +421,7 @@ def _pointwise_bounds(rows, design, shared, draw_sums, alpha, ratio):
     num = rows @ design.T  # (groups, points)
     cuts = [alpha / 2, 1 - alpha / 2]
     if not ratio:
-        q_lo, q_hi = tail_quantiles(runs.copy(), cuts)
+        q_lo, q_hi = _run_quantiles(shared, runs, cuts)
         return num - q_hi, num - q_lo
     total = np.maximum(rows.sum(axis=1), 1.0)
     est = num / total[:, None]
@@ -487,13 +488,30 @@ def _runs_last(product: np.ndarray) -> np.ndarray:
     """``product.T`` as a contiguous array; for the product :func:`_through`
     keeps, kept beside it (a density's two columns read one)."""
     entry = _LAST_PRODUCT[0] if _LAST_PRODUCT else None
-    if entry is not None and entry[2] is product and entry[3] is not None:
-        return entry[3]
+    if entry is not None and entry[3] is product and entry[4] is not None:
+        return entry[4]
     runs = np.ascontiguousarray(product.T)
     runs.flags.writeable = False
-    if entry is not None and entry[2] is product:
-        entry[3] = runs
+    if entry is not None and entry[3] is product:
+        entry[4] = runs
     return runs
+
+
+def _run_quantiles(
+    product: np.ndarray, runs: np.ndarray, cuts: list[float]
+) -> np.ndarray:
+    """The ``cuts`` quantiles of each point's simulated noise (``runs``,
+    the transpose of ``product``): a plain sum's band, the same for every
+    group and every build with the same design, kept beside the product
+    :func:`_through` keeps."""
+    entry = _LAST_PRODUCT[0] if _LAST_PRODUCT else None
+    kept = entry[5] if entry is not None and entry[3] is product else {}
+    key = tuple(cuts)
+    if key not in kept:
+        q = tail_quantiles(runs.copy(), cuts)
+        q.flags.writeable = False
+        kept[key] = q
+    return kept[key]
 
 
 @functools.lru_cache(maxsize=2)
@@ -516,20 +534,33 @@ def _linear_draws(
     return draws, sums
 
 
-#: the last ``[draws, design, draws @ design.T, its transpose or None]``
-#: of :func:`_through` (the transpose: :func:`_runs_last`)
+#: the last ``[draws, design, its digest, draws @ design.T, its transpose
+#: or None, {cuts: quantiles of the transpose}]`` of :func:`_through` (the
+#: transpose: :func:`_runs_last`; the quantiles: :func:`_run_quantiles`)
 _LAST_PRODUCT: list[list] = []
+
+
+def _digest(design: np.ndarray) -> tuple:
+    """The content of a design: its shape, type and a hash of its bytes."""
+    flat = np.ascontiguousarray(design)
+    h = hashlib.blake2b(flat.tobytes(), digest_size=16).digest()
+    return flat.shape, flat.dtype.str, h
 
 
 def _through(draws: np.ndarray, design: np.ndarray) -> np.ndarray:
     """``draws @ design.T``, kept for the next call with the very same
-    arrays: a density's ``density`` and ``count`` share one design, so
-    the largest product of the build is computed once. The entry holds
-    both arrays, so identity cannot be a recycled ``id``."""
+    draws and a design of the same content: a density's ``density`` and
+    ``count`` share one design, and a rebuild of a plot (its draw after
+    its report, a neighbour, another seed) makes an equal design again,
+    so the largest product of the build is computed once. The design is
+    a function of public parameters only. The entry holds the draws, so
+    identity cannot be a recycled ``id``, and compares designs by
+    content (a digest of their bytes)."""
+    digest = _digest(design)
     if _LAST_PRODUCT:
-        d, g, product, _ = _LAST_PRODUCT[0]
-        if d is draws and g is design:
-            return product
+        entry = _LAST_PRODUCT[0]
+        if entry[0] is draws and entry[2] == digest:
+            return entry[3]
     k = draws.shape[1]
     if design.shape == (k + 1, k) and np.array_equal(
         design, np.tril(np.ones((k + 1, k)), -1)
@@ -542,7 +573,7 @@ def _through(draws: np.ndarray, design: np.ndarray) -> np.ndarray:
     else:
         product = draws @ design.T
     product.flags.writeable = False
-    _LAST_PRODUCT[:] = [[draws, design, product, None]]
+    _LAST_PRODUCT[:] = [[draws, design, digest, product, None, {}]]
     return product
 
 
