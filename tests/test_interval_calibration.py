@@ -249,9 +249,10 @@ def test_rebuilt_designs_give_the_plain_bounds():
         assert np.array_equal(got[1], want[1])
 
 
-def _plain_linear_bounds(design, noisy, model, level, ratio):
-    """The pointwise band of linear_bounds written out plainly: every
-    group's deviations drawn out in full, quantiles over the draws."""
+def _plain_linear_bounds(design, noisy, model, level, ratio, band="pw"):
+    """The bands of linear_bounds written out plainly: every group's
+    deviations drawn out in full, quantiles over the draws (pointwise) or
+    one multiple of each point's spread (``band="simultaneous"``)."""
     draws = model.draw(
         *intervals.uniforms(
             (intervals.LINEAR_SIMS, noisy.shape[1]), intervals.SIM_SEED
@@ -267,8 +268,34 @@ def _plain_linear_bounds(design, noisy, model, level, ratio):
     else:
         est, dev = num, np.broadcast_to(sim, (len(noisy), *sim.shape))
     alpha = 1 - LEVEL
+    if band == "simultaneous":
+        centre = np.median(dev, axis=1)
+        spread = dev.std(axis=1)
+        safe = np.where(spread > 0, spread, np.inf)
+        worst = np.max(np.abs(dev - centre[:, None, :]) / safe[:, None, :], 2)
+        mult = np.quantile(worst, LEVEL, axis=1)[:, None]
+        return est - centre - mult * spread, est - centre + mult * spread
     q_lo, q_hi = np.quantile(dev, [alpha / 2, 1 - alpha / 2], axis=1)
     return est - q_hi, est - q_lo
+
+
+@pytest.mark.parametrize("ratio", [True, False])
+def test_the_simultaneous_band_is_the_plain_computation_bit_for_bit(ratio):
+    # the band's deviations are scaled in one buffer and its median taken
+    # in place: the released intervals must not move
+    rng = np.random.default_rng(6)
+    for model in (MODEL, NoiseModel("laplace", 3.5)):
+        for k, groups in ((64, 3), (17, 1), (40, 5)):
+            design = np.abs(rng.normal(size=(k + 3, k)))
+            noisy = rng.integers(-3, 40, size=(groups, k)).astype(float)
+            got = linear_bounds(
+                design, noisy, model, LEVEL, "simultaneous", ratio
+            )
+            want = _plain_linear_bounds(
+                design, noisy, model, LEVEL, ratio, "simultaneous"
+            )
+            assert np.array_equal(got[0], want[0])
+            assert np.array_equal(got[1], want[1])
 
 
 @pytest.mark.parametrize("ratio", [True, False])
