@@ -36,11 +36,29 @@ def cars(mpg_cat):
     return pp.add_record_keys(mpg_cat, name="rk", rng_seed=2024)
 
 
+#: one build per panel plot (the plot object held, so its id is not
+#: reused): the range checks and the layer reads of a panel share it
+_BUILDS: dict[int, tuple] = {}
+
+
+def _built(plot):
+    """``build(plot)``, once per plot object: a panel's build is the same
+    whenever it is built (one seed, one session key)."""
+    if id(plot) not in _BUILDS:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _BUILDS[id(plot)] = (plot, build(plot))
+    return _BUILDS[id(plot)][1]
+
+
+def _layer(plot, i: int = 0) -> pd.DataFrame:
+    """Layer ``i``'s data from the plot's one build."""
+    return _built(plot).layers[i].data
+
+
 def _panel_ranges(plot):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        b = build(plot)
-        b.layout.setup_panel_params(b.plot.coordinates)
+    b = _built(plot)
+    b.layout.setup_panel_params(b.plot.coordinates)
     pp_ = b.layout.panel_params[0]
     scales = {
         s.aesthetics[0]: tuple(s.final_limits)
@@ -104,7 +122,7 @@ def test_count_stacked_shares_fill_and_position(cars):
     assert "count_ckm" in c.captions["ckm"]
     # the y range is the union of the two private stacks (each panel's
     # bars built once for both checks)
-    bars = {k: layer_data(c.plots[k], 0) for k in ("dp", "ckm")}
+    bars = {k: _layer(c.plots[k], 0) for k in ("dp", "ckm")}
     tops = [bars[k].groupby("x")["ymax"].max().max() for k in bars]
     assert c.limits["y"][1] == pytest.approx(max(tops))
     assert c.limits["fill"] == ["4", "f", "r"]
@@ -113,7 +131,7 @@ def test_count_stacked_shares_fill_and_position(cars):
         bars["dp"]["count"], layer_data(p, 0)["count"]
     )
     # the unperturbed panel has the true counts and labels them as well
-    plain = layer_data(c.plots["unperturbed"], 1)
+    plain = _layer(c.plots["unperturbed"], 1)
     assert plain["count"].sum() == len(cars)
     assert (plain.loc[plain["count"] == 0, "label"] == "").all()
 
@@ -128,7 +146,7 @@ def test_histogram_from_ckm_with_dp_twin(cars):
     assert "eps=0.5" in c.captions["dp"]
     # every panel bins on the same public edges
     for q in c.plots.values():
-        d = layer_data(q, 0)
+        d = _layer(q, 0)
         assert np.allclose(
             np.r_[d["xmin"], d["xmax"].iloc[-1]], np.arange(10, 46, 5.0)
         )
@@ -142,7 +160,7 @@ def test_bin2d_shares_fill_scale(cars):
     )
     c = pp.compare(p, ckm=CKM)
     ranges = _check_shared(c, ["fill"])
-    fills = [layer_data(q, 0)["count"] for q in c.plots.values()]
+    fills = [_layer(q, 0)["count"] for q in c.plots.values()]
     lo, hi = ranges[0][2]["fill"]
     assert lo == min(f.min() for f in fills[1:])
     assert hi == max(f.max() for f in fills[1:])
@@ -166,8 +184,8 @@ def test_hex_and_ckm_twin_of_a_private_range():
     _check_marked(c)
     # the DP layer estimated its box privately; the CKM twin uses that
     # released box as public limits
-    d_dp = layer_data(c.plots["dp"], 0)
-    d_ckm = layer_data(c.plots["ckm"], 0)
+    d_dp = _layer(c.plots["dp"], 0)
+    d_ckm = _layer(c.plots["ckm"], 0)
     assert d_dp["width"].iloc[0] == pytest.approx(d_ckm["width"].iloc[0])
 
 
@@ -179,7 +197,7 @@ def test_sum_shares_size(cars):
     _check_shared(c, ["size"])
     _check_marked(c)
     assert c.limits["size"][1] == max(
-        layer_data(c.plots[k], 0)["n"].max() for k in ("dp", "ckm")
+        _layer(c.plots[k], 0)["n"].max() for k in ("dp", "ckm")
     )
 
 

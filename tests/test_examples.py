@@ -16,12 +16,16 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 @pytest.fixture(scope="module")
 def executed():
     nb = nbformat.read(EXAMPLES / "naive_swap.ipynb", as_version=4)
-    # kernel "python3" is ipykernel's native spec: this interpreter
+    # kernel "python3" is ipykernel's native spec: this interpreter.
+    # Figures as plain PNG: plotnine's default "retina" renders each at
+    # twice the dpi, four times the pixels (a seventh of the kernel's
+    # time); what is drawn, and that it draws, is the same
     client = NotebookClient(
         nb,
         timeout=600,
         kernel_name="python3",
         resources={"metadata": {"path": str(EXAMPLES)}},
+        extra_arguments=["--InlineBackend.figure_format=png"],
     )
     client.execute()
     return nb

@@ -147,18 +147,31 @@ def _box_case():
     hist = hist_of(noisy)
     stat.build = SimpleNamespace(fine=hist)
     out = stat.curve(hist)
-    stat.curve_intervals(out, hist, MODEL)
-    return noisy, exact, out
+    # the CDF band the quartiles invert, kept as the stat computes it
+    bands = []
+
+    def kept(design, noisy, model, level, band, *args):
+        got = linear_bounds(design, noisy, model, level, band, *args)
+        bands.append(((design, noisy, model, level, band), got))
+        return got
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(intervals, "linear_bounds", kept)
+        stat.curve_intervals(out, hist, MODEL)
+    return noisy, exact, out, bands
 
 
 def test_a_quartile_is_inside_whenever_the_cdf_band_holds_there():
     # coverage of a quartile follows from the CDF band's (tested above
     # for the ECDF): where the band holds at the true quartile Q, the
     # interval holds Q
-    noisy, exact, out = _box_case()
+    noisy, exact, out, bands = _box_case()
     k = noisy.shape[1]
     sums = np.tril(np.ones((k + 1, k)), -1)
-    f_low, f_high = linear_bounds(sums, noisy, MODEL, LEVEL)
+    # the band of the running sums at the level, from the stat's own call
+    ((design, seen, model, level, band), (f_low, f_high)), *_ = bands
+    assert np.array_equal(design, sums) and seen is noisy
+    assert (model, level, band) == (MODEL, LEVEL, "pointwise")
     for i, col in enumerate(QUARTILES):
         q = exact[:, i]
         band_holds = np.array(
@@ -175,7 +188,7 @@ def test_a_quartile_is_inside_whenever_the_cdf_band_holds_there():
 
 
 def test_quartile_intervals_hold_the_level():
-    _, exact, out = _box_case()
+    _, exact, out, _ = _box_case()
     lo, _ = binomial_bounds(len(out))
     for i, col in enumerate(QUARTILES):
         t = exact[:, i]
@@ -209,11 +222,37 @@ def test_the_shared_simulation_is_the_plain_one():
         once = intervals._through(draws, kernel)
         assert np.array_equal(once, fresh @ kernel.T)
         assert intervals._through(draws, kernel) is once
+        # a rebuild makes an equal design anew: the kept product serves
+        # it; a design one entry apart gets its own, fresh product
+        assert intervals._through(draws, kernel.copy()) is once
+        moved = kernel.copy()
+        moved[3, 5] += 0.5
+        other = intervals._through(draws, moved)
+        assert np.array_equal(other, fresh @ moved.T)
+        assert intervals._through(draws, kernel) is not once
 
 
-def _plain_linear_bounds(design, noisy, model, level, ratio):
-    """The pointwise band of linear_bounds written out plainly: every
-    group's deviations drawn out in full, quantiles over the draws."""
+def test_rebuilt_designs_give_the_plain_bounds():
+    # the kept product and a plain sum's kept quantiles serve every
+    # equal design after the first: the bounds of each call are those of
+    # computing afresh, for the sum and the ratio, whatever came before
+    rng = np.random.default_rng(5)
+    k = 30
+    designs = [np.abs(rng.normal(size=(k + 2, k))) for _ in range(2)]
+    noisy = [rng.integers(-3, 40, size=(g, k)).astype(float) for g in (2, 4)]
+    for design, rows, ratio in [
+        (d, n, r) for d in designs for n in noisy for r in (False, True)
+    ] * 2:
+        got = linear_bounds(design.copy(), rows, MODEL, LEVEL, ratio=ratio)
+        want = _plain_linear_bounds(design, rows, MODEL, LEVEL, ratio)
+        assert np.array_equal(got[0], want[0])
+        assert np.array_equal(got[1], want[1])
+
+
+def _plain_linear_bounds(design, noisy, model, level, ratio, band="pw"):
+    """The bands of linear_bounds written out plainly: every group's
+    deviations drawn out in full, quantiles over the draws (pointwise) or
+    one multiple of each point's spread (``band="simultaneous"``)."""
     draws = model.draw(
         *intervals.uniforms(
             (intervals.LINEAR_SIMS, noisy.shape[1]), intervals.SIM_SEED
@@ -229,8 +268,34 @@ def _plain_linear_bounds(design, noisy, model, level, ratio):
     else:
         est, dev = num, np.broadcast_to(sim, (len(noisy), *sim.shape))
     alpha = 1 - LEVEL
+    if band == "simultaneous":
+        centre = np.median(dev, axis=1)
+        spread = dev.std(axis=1)
+        safe = np.where(spread > 0, spread, np.inf)
+        worst = np.max(np.abs(dev - centre[:, None, :]) / safe[:, None, :], 2)
+        mult = np.quantile(worst, LEVEL, axis=1)[:, None]
+        return est - centre - mult * spread, est - centre + mult * spread
     q_lo, q_hi = np.quantile(dev, [alpha / 2, 1 - alpha / 2], axis=1)
     return est - q_hi, est - q_lo
+
+
+@pytest.mark.parametrize("ratio", [True, False])
+def test_the_simultaneous_band_is_the_plain_computation_bit_for_bit(ratio):
+    # the band's deviations are scaled in one buffer and its median taken
+    # in place: the released intervals must not move
+    rng = np.random.default_rng(6)
+    for model in (MODEL, NoiseModel("laplace", 3.5)):
+        for k, groups in ((64, 3), (17, 1), (40, 5)):
+            design = np.abs(rng.normal(size=(k + 3, k)))
+            noisy = rng.integers(-3, 40, size=(groups, k)).astype(float)
+            got = linear_bounds(
+                design, noisy, model, LEVEL, "simultaneous", ratio
+            )
+            want = _plain_linear_bounds(
+                design, noisy, model, LEVEL, ratio, "simultaneous"
+            )
+            assert np.array_equal(got[0], want[0])
+            assert np.array_equal(got[1], want[1])
 
 
 @pytest.mark.parametrize("ratio", [True, False])
@@ -291,3 +356,30 @@ def test_monotone_cdf_is_the_row_by_row_isotonic_fit():
         want = np.clip(np.r_[0.0, fit], 0.0, 1.0)
         want[0], want[-1] = 0.0, 1.0
         assert np.array_equal(cdf[g], want), g
+
+
+def test_tail_quantiles_are_numpys_quantiles():
+    # the curve bands take their two tail quantiles by a partition at two
+    # ranks: they must be np.quantile's numbers, ties, NaN and infinities
+    # included (a NaN row is NaN, as in numpy)
+    rng = np.random.default_rng(13)
+    for trial in range(600):
+        sims = int(rng.integers(2, 300))
+        shape = (int(rng.integers(1, 4)), 5, sims)
+        kind = trial % 4
+        if kind == 0:
+            x = rng.normal(size=shape)
+        elif kind == 1:  # many ties
+            x = rng.integers(-3, 4, size=shape).astype(float)
+        elif kind == 2:  # ties of -0.0 and 0.0
+            x = np.round(rng.normal(size=shape), 1) / 7
+        else:
+            x = rng.normal(size=shape)
+            odd = rng.random(shape) < rng.choice([0.001, 0.05, 0.9])
+            x[odd] = rng.choice([np.nan, np.inf, -np.inf])
+        half = float(rng.choice([0.005, 0.025, 0.05, 0.25, rng.random() / 2]))
+        cuts = [half, 1 - half]
+        with np.errstate(invalid="ignore"):
+            want = np.quantile(x, cuts, axis=-1)
+            got = intervals.tail_quantiles(x.copy(), cuts)
+        assert np.array_equal(got, want, equal_nan=True), (trial, sims)

@@ -38,6 +38,12 @@ import pandas as pd
 
 from ..smoothing import quantiles
 from ..validation import fail, is_real
+from .simulated_noise import (
+    _run_quantiles,
+    _runs_last,
+    _through,
+    tail_quantiles,
+)
 
 __all__ = [
     "BANDS",
@@ -399,9 +405,10 @@ def linear_bounds(
         if ratio:
             total = np.maximum(rows.sum(axis=1), 1.0)
             est = num / total[:, None]
-            dev = (num[:, None, :] + sim) / np.maximum(
-                total[:, None] + tot_noise, 1.0
-            )[:, :, None] - est[:, None, :]
+            # in place: the same operations without full-size temporaries
+            dev = np.add(num[:, None, :], sim)
+            dev /= np.maximum(total[:, None] + tot_noise, 1.0)[:, :, None]
+            dev -= est[:, None, :]
         else:
             est, dev = num, sim
         low[part], high[part] = _deviation_bounds(est, dev, alpha, band)
@@ -419,29 +426,19 @@ def _pointwise_bounds(rows, design, shared, draw_sums, alpha, ratio):
     num = rows @ design.T  # (groups, points)
     cuts = [alpha / 2, 1 - alpha / 2]
     if not ratio:
-        q_lo, q_hi = np.quantile(runs, cuts, axis=1)
+        q_lo, q_hi = _run_quantiles(shared, runs, cuts)
         return num - q_hi, num - q_lo
     total = np.maximum(rows.sum(axis=1), 1.0)
     est = num / total[:, None]
     # element by element the deviation of the general path, in the layout
-    # (groups, points, sims) that np.quantile reads fastest
+    # (groups, points, sims) that a partition reads fastest; in place, as
+    # three full-size temporaries cost more than the arithmetic
     denom = np.maximum(total[:, None] + draw_sums, 1.0)  # (groups, sims)
-    dev = (num[:, :, None] + runs) / denom[:, None, :] - est[:, :, None]
-    q_lo, q_hi = np.quantile(dev, cuts, axis=2)
+    dev = np.add(num[:, :, None], runs)
+    dev /= denom[:, None, :]
+    dev -= est[:, :, None]
+    q_lo, q_hi = tail_quantiles(dev, cuts)
     return est - q_hi, est - q_lo
-
-
-def _runs_last(product: np.ndarray) -> np.ndarray:
-    """``product.T`` as a contiguous array; for the product :func:`_through`
-    keeps, kept beside it (a density's two columns read one)."""
-    entry = _LAST_PRODUCT[0] if _LAST_PRODUCT else None
-    if entry is not None and entry[2] is product and entry[3] is not None:
-        return entry[3]
-    runs = np.ascontiguousarray(product.T)
-    runs.flags.writeable = False
-    if entry is not None and entry[2] is product:
-        entry[3] = runs
-    return runs
 
 
 @functools.lru_cache(maxsize=2)
@@ -464,36 +461,6 @@ def _linear_draws(
     return draws, sums
 
 
-#: the last ``[draws, design, draws @ design.T, its transpose or None]``
-#: of :func:`_through` (the transpose: :func:`_runs_last`)
-_LAST_PRODUCT: list[list] = []
-
-
-def _through(draws: np.ndarray, design: np.ndarray) -> np.ndarray:
-    """``draws @ design.T``, kept for the next call with the very same
-    arrays: a density's ``density`` and ``count`` share one design, so
-    the largest product of the build is computed once. The entry holds
-    both arrays, so identity cannot be a recycled ``id``."""
-    if _LAST_PRODUCT:
-        d, g, product, _ = _LAST_PRODUCT[0]
-        if d is draws and g is design:
-            return product
-    k = draws.shape[1]
-    if design.shape == (k + 1, k) and np.array_equal(
-        design, np.tril(np.ones((k + 1, k)), -1)
-    ):
-        # running sums (CDFs, quantiles): a cumulative sum instead of an
-        # O(sims * k**2) product; the same numbers, as the draws are
-        # whole numbers (exact in floating point)
-        product = np.zeros((len(draws), k + 1))
-        np.cumsum(draws, axis=1, out=product[:, 1:])
-    else:
-        product = draws @ design.T
-    product.flags.writeable = False
-    _LAST_PRODUCT[:] = [[draws, design, product, None]]
-    return product
-
-
 #: simulated values per chunk of groups in :func:`linear_bounds`
 _CHUNK_CELLS = 1 << 22
 
@@ -503,14 +470,19 @@ def _deviation_bounds(est, dev, alpha: float, band: str):
     (``(groups, sims, points)``) over the simulations."""
     # the simulations made contiguous first: numpy partitions along the
     # last axis about a third faster, with the same order statistics
-    runs = np.ascontiguousarray(np.swapaxes(dev, 1, 2))
+    runs = np.array(np.swapaxes(dev, 1, 2), order="C")  # a copy: reordered
     if band == "pointwise":
-        q_lo, q_hi = np.quantile(runs, [alpha / 2, 1 - alpha / 2], axis=2)
+        q_lo, q_hi = tail_quantiles(runs, [alpha / 2, 1 - alpha / 2])
         return est - q_hi, est - q_lo
-    centre = np.median(runs, axis=2)
+    # numpy's median, partitioning the copy in place (no second copy)
+    centre = np.median(runs, axis=2, overwrite_input=True)
     spread = dev.std(axis=1)
     safe = np.where(spread > 0, spread, np.inf)
-    worst = np.max(np.abs(dev - centre[:, None, :]) / safe[:, None, :], axis=2)
+    # |dev - centre| / spread in one buffer: the same operations
+    scaled = np.subtract(dev, centre[:, None, :])
+    np.abs(scaled, out=scaled)
+    scaled /= safe[:, None, :]
+    worst = np.max(scaled, axis=2)
     mult = np.quantile(worst, 1 - alpha, axis=1)[:, None]
     return est - centre - mult * spread, est - centre + mult * spread
 

@@ -74,8 +74,11 @@ def _legends(plot: Any) -> dict:
 
 
 def draw(plot: ggplot) -> Built:
-    """Draw ``plot`` once and keep its data, axes, legends and pixels."""
-    plot = plot + theme(figure_size=(SIZE_IN, SIZE_IN), dpi=DPI)
+    """Draw ``plot`` once and keep its data, axes, legends and pixels.
+
+    The theme is added in place (``+`` would deep-copy the plot): every
+    case makes a fresh plot."""
+    plot += theme(figure_size=(SIZE_IN, SIZE_IN), dpi=DPI)
     before = set(plt.get_fignums())
     with mpl.rc_context(), warnings.catch_warnings():
         mpl.rcdefaults()

@@ -1,0 +1,133 @@
+"""The public noise simulation the linear curve bands share (see
+:mod:`plotnine_private.stats.intervals`): its product with a curve's
+design, kept between builds, and the tail quantiles of simulated values,
+numpy's own, from a partition at two ranks."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+
+__all__ = ["tail_quantiles"]
+
+
+def tail_quantiles(values: np.ndarray, cuts: list[float]) -> np.ndarray:
+    """``np.quantile(values, cuts, axis=-1)`` (its default "linear"
+    method), bit for bit, for one low and one high cut; ``values`` is
+    reordered in place along its last axis.
+
+    ``np.quantile`` partitions a copy at six ranks (the first, the last
+    and the two around each cut). Here the array is partitioned in place
+    at the upper rank of the low cut and the lower rank of the high cut
+    only: the rank just below the first is the largest value before it,
+    the rank just above the second the smallest after it, a pass over a
+    few per cent of the simulations instead of a partition over all of
+    them. The order statistics are the same values, combined by numpy's
+    own interpolation, so the quantiles are the same numbers (where a
+    -0.0 and a 0.0 tie at a rank, either may stand there: they are equal).
+    A row with a NaN gives NaN, as in numpy (NaNs sort last, so one is
+    among the values after the high cut).
+    """
+    n = values.shape[-1]
+    lo, hi = (float(c) for c in cuts)
+    # numpy's virtual index of the linear method, and its neighbours
+    v_lo, v_hi = (n - 1) * lo, (n - 1) * hi
+    i_lo, i_hi = int(np.floor(v_lo)), int(np.floor(v_hi))
+    if not (i_lo >= 0 and i_lo + 1 < i_hi < n - 1 and lo < hi):
+        return np.quantile(values, cuts, axis=-1)
+    values.partition([i_lo + 1, i_hi], axis=-1)
+    a_lo = values[..., : i_lo + 1].max(axis=-1)
+    b_lo = values[..., i_lo + 1]
+    a_hi = values[..., i_hi]
+    b_hi = values[..., i_hi + 1 :].min(axis=-1)
+    out = np.stack(
+        [_lerp(a_lo, b_lo, v_lo - i_lo), _lerp(a_hi, b_hi, v_hi - i_hi)]
+    )
+    nan = np.isnan(b_hi)
+    if nan.any():
+        out[:, nan] = np.nan
+    return out
+
+
+def _lerp(a: np.ndarray, b: np.ndarray, t: float) -> np.ndarray:
+    """numpy's quantile interpolation between neighbouring order
+    statistics ``a <= b`` at fraction ``t`` (from ``b`` downwards when
+    ``t >= 0.5``, as numpy does)."""
+    diff = b - a
+    if t >= 0.5:
+        return b - diff * (1 - t)
+    return a + diff * t
+
+
+def _runs_last(product: np.ndarray) -> np.ndarray:
+    """``product.T`` as a contiguous array; for the product :func:`_through`
+    keeps, kept beside it (a density's two columns read one)."""
+    entry = _LAST_PRODUCT[0] if _LAST_PRODUCT else None
+    if entry is not None and entry[3] is product and entry[4] is not None:
+        return entry[4]
+    runs = np.ascontiguousarray(product.T)
+    runs.flags.writeable = False
+    if entry is not None and entry[3] is product:
+        entry[4] = runs
+    return runs
+
+
+def _run_quantiles(
+    product: np.ndarray, runs: np.ndarray, cuts: list[float]
+) -> np.ndarray:
+    """The ``cuts`` quantiles of each point's simulated noise (``runs``,
+    the transpose of ``product``): a plain sum's band, the same for every
+    group and every build with the same design, kept beside the product
+    :func:`_through` keeps."""
+    entry = _LAST_PRODUCT[0] if _LAST_PRODUCT else None
+    kept = entry[5] if entry is not None and entry[3] is product else {}
+    key = tuple(cuts)
+    if key not in kept:
+        q = tail_quantiles(runs.copy(), cuts)
+        q.flags.writeable = False
+        kept[key] = q
+    return kept[key]
+
+
+#: the last ``[draws, design, its digest, draws @ design.T, its transpose
+#: or None, {cuts: quantiles of the transpose}]`` of :func:`_through` (the
+#: transpose: :func:`_runs_last`; the quantiles: :func:`_run_quantiles`)
+_LAST_PRODUCT: list[list] = []
+
+
+def _digest(design: np.ndarray) -> tuple:
+    """The content of a design: its shape, type and a hash of its bytes."""
+    flat = np.ascontiguousarray(design)
+    h = hashlib.blake2b(flat.tobytes(), digest_size=16).digest()
+    return flat.shape, flat.dtype.str, h
+
+
+def _through(draws: np.ndarray, design: np.ndarray) -> np.ndarray:
+    """``draws @ design.T``, kept for the next call with the very same
+    draws and a design of the same content: a density's ``density`` and
+    ``count`` share one design, and a rebuild of a plot (its draw after
+    its report, a neighbour, another seed) makes an equal design again,
+    so the largest product of the build is computed once. The design is
+    a function of public parameters only. The entry holds the draws, so
+    identity cannot be a recycled ``id``, and compares designs by
+    content (a digest of their bytes)."""
+    digest = _digest(design)
+    if _LAST_PRODUCT:
+        entry = _LAST_PRODUCT[0]
+        if entry[0] is draws and entry[2] == digest:
+            return entry[3]
+    k = draws.shape[1]
+    if design.shape == (k + 1, k) and np.array_equal(
+        design, np.tril(np.ones((k + 1, k)), -1)
+    ):
+        # running sums (CDFs, quantiles): a cumulative sum instead of an
+        # O(sims * k**2) product; the same numbers, as the draws are
+        # whole numbers (exact in floating point)
+        product = np.zeros((len(draws), k + 1))
+        np.cumsum(draws, axis=1, out=product[:, 1:])
+    else:
+        product = draws @ design.T
+    product.flags.writeable = False
+    _LAST_PRODUCT[:] = [[draws, design, digest, product, None, {}]]
+    return product
