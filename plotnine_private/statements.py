@@ -8,6 +8,7 @@ file a seed is the secret.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import textwrap
 
@@ -35,15 +36,13 @@ def statement_at(source: str, lineno: int) -> str | None:
     """The whole statement of ``source`` that contains line ``lineno``
     (a call spread over several lines), dedented; the header only of a
     compound statement (``with ...:``) when the line is in its header."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    statements = _statements(source)
+    if statements is None:
         return None
     around = [
         node
-        for node in ast.walk(tree)
-        if isinstance(node, ast.stmt)
-        and node.lineno <= lineno <= (node.end_lineno or node.lineno)
+        for node in statements
+        if node.lineno <= lineno <= (node.end_lineno or node.lineno)
     ]
     if not around:
         return None
@@ -57,3 +56,16 @@ def statement_at(source: str, lineno: int) -> str | None:
         return textwrap.dedent(text) or None
     segment = ast.get_source_segment(source, best, padded=True)
     return textwrap.dedent(segment).strip() if segment else None
+
+
+@functools.lru_cache(maxsize=8)
+def _statements(source: str) -> tuple[ast.stmt, ...] | None:
+    """Every statement node of ``source`` (None if it does not parse),
+    parsed once: a figure's releases and its bundle ask about the same
+    file again and again, and parsing a long module took tens of
+    milliseconds each time. The nodes are only read."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    return tuple(n for n in ast.walk(tree) if isinstance(n, ast.stmt))

@@ -5,6 +5,7 @@ internals, it checks them at import, and what it reads is read right
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -49,6 +50,12 @@ def _package_files():
     return sorted(p for p in PACKAGE.rglob("*.py") if ADAPTER not in p.parents)
 
 
+@functools.cache
+def _package_trees() -> tuple[tuple[Path, ast.Module], ...]:
+    """Each module outside the adapter, parsed once for the AST checks."""
+    return tuple((p, ast.parse(p.read_text())) for p in _package_files())
+
+
 def test_plotnine_private_names_appear_only_in_the_adapter():
     found = []
     for path in _package_files():
@@ -75,8 +82,7 @@ def test_no_attribute_of_plotnine_is_assigned_outside_the_adapter():
     # a patch is an assignment to an attribute of something imported from
     # plotnine (``layer.compute_aesthetics = ...``, ``setattr(Layout,``)
     found = []
-    for path in _package_files():
-        tree = ast.parse(path.read_text())
+    for path, tree in _package_trees():
         imported = _plotnine_names(tree)
         for node in ast.walk(tree):
             targets = []
@@ -107,8 +113,7 @@ def test_no_stat_overrides_compute_layer():
     # plotnine: "stats should not override this method"; a released layer
     # is skipped by the adapter's hook instead
     found = []
-    for path in _package_files():
-        tree = ast.parse(path.read_text())
+    for path, tree in _package_trees():
         for node in ast.walk(tree):
             if isinstance(node, ast.FunctionDef) and (
                 node.name == "compute_layer"

@@ -84,7 +84,7 @@ def bundle(tmp_path_factory):
     cars["year"] = pd.Categorical(cars["year"])
     p = mixed_plot(cars)
     folder = tmp_path_factory.mktemp("release") / "bundle"
-    out = save_release(p, folder, comments=["for the annual report"])
+    out = save_release(p, folder, comments=["for the annual report"], dpi=20)
     return p, out
 
 
@@ -269,7 +269,7 @@ def test_code_is_recorded_with_seeds_redacted(cars, tmp_path):
         stat="count_dp", eps=1, seed=SEED
     )
     code = f"p = ggplot(cars, aes('class')) + geom_bar(eps=1, seed={SEED})"
-    save_release(p, tmp_path, code=code)
+    save_release(p, tmp_path, code=code, dpi=20)
     meta = json.loads((tmp_path / "results.json").read_text())
     cmd = meta["results"]["output_0"]["command"]
     assert cmd.endswith("seed=<secret>)") and str(SEED) not in cmd
@@ -291,10 +291,11 @@ def test_rules_are_configurable_and_checked(cars, tmp_path):
         p,
         tmp_path / "a",
         rules={"threshold": 0, "zeros_are_disclosive": False},
+        dpi=20,
     )
     meta = json.loads((tmp_path / "a" / "results.json").read_text())
     assert meta["results"]["output_0"]["status"] == "pass"
-    save_release(p, tmp_path / "b", rules={"threshold": 1000})
+    save_release(p, tmp_path / "b", rules={"threshold": 1000}, dpi=20)
     meta = json.loads((tmp_path / "b" / "results.json").read_text())
     rec = meta["results"]["output_0"]
     assert rec["status"] == "fail"
@@ -311,7 +312,7 @@ def test_unprotected_layer_needs_review_and_exports_no_data(cars, tmp_path):
         + geom_bar(stat="count_dp", eps=1, seed=1)
         + geom_point(aes("displ", "hwy"), inherit_aes=False)
     )
-    save_release(p, tmp_path)
+    save_release(p, tmp_path, dpi=20)
     assert [f.name for f in tmp_path.glob("*.csv")] == [
         "layer_0_stat_count_dp.csv"
     ]
@@ -323,9 +324,9 @@ def test_refuses_a_non_empty_folder(cars, tmp_path):
     (tmp_path / "old.txt").write_text("x")
     p = ggplot(cars, aes("class")) + geom_bar(stat="count_dp", eps=1)
     with pytest.raises(PlotninePrivateError, match="not empty"):
-        save_release(p, tmp_path)
+        save_release(p, tmp_path, dpi=20)
     meta_dir = tmp_path / "fresh"
-    save_release(p, meta_dir)
+    save_release(p, meta_dir, dpi=20)
     meta = json.loads((meta_dir / "results.json").read_text())
     policy = meta["plotnine_private"]["seed_policy"]["output_0"]
     assert policy == "session entropy (not reproducible)"

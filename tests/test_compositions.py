@@ -78,7 +78,7 @@ def test_composition_budget_is_checked_before_drawing(cars, tmp_path):
         (capped / dp(cars, "year", seed=3)).draw()
     # a budget that fits: drawn and saved
     ok = (a | b) + pp.privacy_budget(eps=2)
-    ok.save(out, verbose=False)
+    ok.save(out, verbose=False, dpi=20)
     assert out.exists()
     # the budget is not put on the last plot (plotnine's default for +)
     assert not any(hasattr(lyr, "budget_eps") for lyr in ok[-1].layers)
@@ -93,7 +93,7 @@ def test_budget_check_of_a_list(cars):
 
 def test_save_release_of_a_composition(cars, tmp_path):
     a, b = labelled(cars, seed=1), dp(cars, "drv", eps=0.5, seed=2)
-    folder = pp.save_release(a | b, tmp_path / "c")
+    folder = pp.save_release(a | b, tmp_path / "c", dpi=20)
     names = sorted(p.name for p in folder.iterdir())
     assert names == [
         "checksums.sha256",
@@ -115,7 +115,7 @@ def test_save_release_of_a_composition(cars, tmp_path):
     assert report["total_eps"] == pytest.approx(1.5)
     assert meta["plotnine_private"]["ledger"] is None  # no ledger in use
     # a list: one figure per plot
-    folder = pp.save_release([a, b], tmp_path / "l")
+    folder = pp.save_release([a, b], tmp_path / "l", dpi=20)
     assert (folder / "figure_1.png").exists()
     assert (folder / "figure_2.png").exists()
     assert not (folder / "figure.png").exists()
@@ -128,7 +128,7 @@ def test_save_release_copies_the_ledger_rows(cars, tmp_path):
     pp.use_ledger(path, dataset="cars", cap_eps=5)
     a, b = labelled(cars, seed=1), dp(cars, "drv", eps=0.5, seed=2)
     dp(cars, "year", seed=9).draw()  # another release, not in the bundle
-    folder = pp.save_release(a | b, tmp_path / "c")
+    folder = pp.save_release(a | b, tmp_path / "c", dpi=20)
     meta = json.loads((folder / "results.json").read_text())
     led = meta["plotnine_private"]["ledger"]
     assert led["file"] == "l.sqlite" and led["dataset"] == "cars"
@@ -191,7 +191,7 @@ def test_dp_and_ckm_on_the_same_cells_say_no_dp_guarantee(cars, tmp_path):
     r = pp.privacy_report(dp(cars) | ckm(cars, "drv"))
     assert r.mixed == [] and r.headline == "DP total eps=1, delta=0"
     # the bundle's method statement makes no DP claim for them
-    folder = pp.save_release(mixed, tmp_path / "b")
+    folder = pp.save_release(mixed, tmp_path / "b", dpi=20)
     meta = json.loads((folder / "results.json").read_text())
     statement = meta["plotnine_private"]["method_statement"]
     assert "no differential privacy guarantee" in statement

@@ -187,14 +187,18 @@ def test_one_unique_category_only_changes_the_output_through_noise(mpg):
         [mpg, mpg.iloc[[0]].assign(**{"class": "unique-car"})],
         ignore_index=True,
     )
+    # shared noise would change no cell (0 of the seeds); redrawn noise at
+    # eps 1 leaves all seven classes equal with probability about 1e-4
+    # per seed (two DLap draws agree with p = 0.28), so 12 seeds tell the
+    # two apart as well as 40 did
     changed = 0
-    for seed in range(40):
+    for seed in range(12):
         a = pp.dp_table(mpg, "class", eps=1, seed=seed)
         b = pp.dp_table(extra, "class", eps=1, seed=seed)
         assert "unique-car" not in set(b["class"])
         merged = a.merge(b, on="class", suffixes=("_a", "_b"))
         changed += int((merged["count_a"] != merged["count_b"]).any())
-    assert changed > 30
+    assert changed >= 10
 
 
 def test_prop_is_recomputed_from_released_counts(mpg_cat):

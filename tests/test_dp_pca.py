@@ -125,6 +125,54 @@ def test_histogram_structure(fit):
     assert h["xmin"].min() == pytest.approx(x0)
 
 
+def test_released_cells_are_the_histogram_cell_by_cell(gau, monkeypatch):
+    """The display rows (made as whole columns) hold, row by row, each
+    released cell of each shown group and panel, read here one cell at a
+    time from the fit's grid and histogram: same values, same order."""
+    from plotnine_private.pca.display import released_cells
+    from plotnine_private.stats import dp_pca_score
+
+    fits = []
+    fit_pca = dp_pca_score.fit_pca
+
+    def keep(*args, **kwargs):
+        fits.append(fit_pca(*args, **kwargs))
+        return fits[-1]
+
+    monkeypatch.setattr(dp_pca_score, "fit_pca", keep)
+    half = np.where(np.arange(len(gau)) < 250, "a", "b")
+    g = gau.assign(half=pd.Categorical(half, categories=["a", "b"]))
+    layer_data(
+        ggplot(g, aes(colour="group"))
+        + stat_dp_pca_score(columns=COLS, eps=4, delta=1e-5, seed=1)
+        + facet_wrap("half")
+    )
+    (f,) = fits
+    counts = f.histogram.counts
+    assert counts.shape[:2] == (2, 5)
+    groups = np.array([4, 0, 2])  # any shown subset, in any order
+    got = released_cells(f, groups)
+    prob = f.histogram.prob(axis=-1)
+    (ox, oy), g = f.offset, f.grid
+    rows = []
+    for p in range(counts.shape[0]):
+        for j in groups.tolist():
+            for c in range(g.size):
+                xmin, xmax = g.xmin[c] - ox, g.xmax[c] - ox
+                ymin, ymax = g.ymin[c] - oy, g.ymax[c] - oy
+                rows.append(
+                    (xmin, xmax, ymin, ymax, (xmin + xmax) / 2)
+                    + ((ymin + ymax) / 2, counts[p, j, c], prob[p, j, c])
+                    + (p, j)
+                )
+    want = pd.DataFrame(rows, columns=list(got.columns))
+    assert list(got.columns) == [
+        *("xmin", "xmax", "ymin", "ymax", "x", "y", "count", "prob"),
+        *("_panel", "_g"),
+    ]
+    pd.testing.assert_frame_equal(got, want, check_exact=True)
+
+
 def test_sparse_is_zero_where_empirical_is_zero(fit):
     emp = fit.reference["histogram_prob"]
     assert np.all(fit.histogram["prob"].to_numpy()[emp == 0] == 0)

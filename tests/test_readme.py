@@ -27,7 +27,7 @@ def test_quick_start_runs_and_table_equals_plot(tmp_path, monkeypatch):
     ckm_bars = pp.layer_data(scope["q"], 0)
     ckm = pp.ckm_table(scope["cars"], "class", rkey="rk", ptable=scope["ptab"])
     assert list(ckm_bars["count"]) == list(ckm["count"])
-    scope["p"].save(tmp_path / "p.png", verbose=False)
+    scope["p"].save(tmp_path / "p.png", verbose=False, dpi=20)
 
 
 def test_first_code_block_has_exactly_two_commands():

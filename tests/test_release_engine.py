@@ -241,16 +241,17 @@ def test_range_noise_depends_on_the_data_and_on_eps(mpg):
     near = mpg.copy()
     near.loc[0, "hwy"] = near.loc[0, "hwy"] + 1
     # each range of the data at eps 1 is built once and compared thrice
-    # (8 seeds: with independent noise no two ranges were equal in 20)
-    base = [range_of(mpg, 1, s) for s in range(8)]
-    same_data = [base[s] == range_of(mpg, 1, s) for s in range(3)]
+    # (5 seeds: with independent noise no two ranges were equal in 20;
+    # with shared noise all five would be)
+    base = [range_of(mpg, 1, s) for s in range(5)]
+    same_data = [base[s] == range_of(mpg, 1, s) for s in range(2)]
     assert all(same_data)  # one seed, one data: one release
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", pp.PrivacyWarning)
-        shared = [base[s] == range_of(near, 1, s) for s in range(8)]
-        eps = [base[s] == range_of(mpg, 3, s) for s in range(8)]
+        shared = [base[s] == range_of(near, 1, s) for s in range(5)]
+        eps = [base[s] == range_of(mpg, 3, s) for s in range(5)]
     # with shared noise nearly all would be equal (the data differ by one)
-    assert sum(shared) <= 4 and sum(eps) <= 4
+    assert sum(shared) <= 2 and sum(eps) <= 2
 
 
 def test_count_noise_is_not_shared_between_neighbours(mpg_cat):

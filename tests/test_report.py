@@ -209,7 +209,7 @@ def test_within_budget_saves(cars, tmp_path):
         + privacy_budget(eps=1)
     )
     buf = io.BytesIO()
-    p.save(buf, format="png", verbose=False)
+    p.save(buf, format="png", verbose=False, dpi=20)
     assert buf.getvalue()[:4] == b"\x89PNG"
     r = privacy_report(p)
     assert r.remaining_eps == pytest.approx(0.0)
@@ -222,7 +222,7 @@ def test_delta_counts_against_the_budget(mpg):
         (p + privacy_budget(eps=5)).draw()
     buf = io.BytesIO()
     (p + privacy_budget(eps=5, delta=1e-6)).save(
-        buf, format="png", verbose=False
+        buf, format="png", verbose=False, dpi=20
     )
 
 

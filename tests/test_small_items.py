@@ -229,6 +229,28 @@ def test_statement_finder_cases():
     assert _statement_at("def broken(:\n", 1) is None
 
 
+def test_statement_finder_parses_once_and_answers_as_a_fresh_parse():
+    # the parse of a source is kept (the ledger and the bundle ask about
+    # one file many times): every line of a real module gets the same
+    # statement from the kept parse as from a parse made for it alone
+    from plotnine_private import statements
+
+    src = Path(statements.__file__).read_text()
+    lines = range(1, src.count("\n") + 2)
+    kept = [statements.statement_at(src, n) for n in lines]
+    parses = statements._statements.cache_info().misses
+    assert [statements.statement_at(src, n) for n in lines] == kept
+    assert statements._statements.cache_info().misses == parses
+    fresh = []
+    for n in lines:
+        statements._statements.cache_clear()
+        fresh.append(statements.statement_at(src, n))
+    assert fresh == kept
+    assert sum(k is not None for k in kept) > 40
+    # another source is another parse, not a stale answer
+    assert statements.statement_at("x = 1\ny = 2\n", 2) == "y = 2"
+
+
 def test_save_release_falls_back_to_the_line_without_source(
     mpg, tmp_path, monkeypatch, key_file
 ):

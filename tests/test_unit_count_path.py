@@ -284,7 +284,7 @@ def test_report_names_the_unit_for_every_figure():
 
 def test_bundle_records_the_unit(tmp_path, key_file):
     src = pp.source(visits(), unit="pid", max_records=5)
-    pp.save_release(bars(src), tmp_path / "b")
+    pp.save_release(bars(src), tmp_path / "b", dpi=20)
     meta = json.loads((tmp_path / "b" / "results.json").read_text())
     out = meta["results"]["output_0"]["properties"]
     assert out["privacy_unit"] == "pid, at most 5 records each"

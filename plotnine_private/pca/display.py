@@ -51,20 +51,24 @@ def released_cells(fit: PCAFit, groups: np.ndarray) -> pd.DataFrame:
     pi = np.repeat(np.arange(npanel), len(groups) * m)
     gi = np.tile(np.repeat(groups, m), npanel)
     ci = np.tile(np.arange(m), npanel * len(groups))
+    # the columns as arrays, the frame made once: inserting them one by
+    # one cost pandas a rebuild of its column index per column
+    xmin, xmax = grid.xmin[ci] - ox, grid.xmax[ci] - ox
+    ymin, ymax = grid.ymin[ci] - oy, grid.ymax[ci] - oy
     out = pd.DataFrame(
         {
-            "xmin": grid.xmin[ci] - ox,
-            "xmax": grid.xmax[ci] - ox,
-            "ymin": grid.ymin[ci] - oy,
-            "ymax": grid.ymax[ci] - oy,
+            "xmin": xmin,
+            "xmax": xmax,
+            "ymin": ymin,
+            "ymax": ymax,
+            "x": (xmin + xmax) / 2,
+            "y": (ymin + ymax) / 2,
+            "count": fit.histogram.counts[pi, gi, ci],
+            "prob": fit.histogram.prob(axis=-1)[pi, gi, ci],
+            "_panel": pi,
+            "_g": gi,
         }
     )
-    out["x"] = (out["xmin"] + out["xmax"]) / 2
-    out["y"] = (out["ymin"] + out["ymax"]) / 2
-    out["count"] = fit.histogram.counts[pi, gi, ci]
-    out["prob"] = fit.histogram.prob(axis=-1)[pi, gi, ci]
-    out["_panel"] = pi
-    out["_g"] = gi
     return out
 
 
