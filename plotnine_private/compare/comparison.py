@@ -317,9 +317,13 @@ def compare(
         plots["ckm"] = version(plot, original, "ckm", ckm_params)
     # a version whose target is the kind of every private layer is an
     # untouched copy of the plot: its build is ``original`` (same data,
-    # seeds and session key), so it is not built a second time
+    # seeds and session key), so it is not built a second time. The
+    # unperturbed panel is not built here: nothing below reads it (its
+    # scales are its own), and it is built when it is drawn
     builds = {
-        k: original if kinds == {k} else built(p) for k, p in plots.items()
+        k: original if kinds == {k} else built(p)
+        for k, p in plots.items()
+        if k != "unperturbed"
     }
 
     # limits shared by the private panels: from their builds only, so no
@@ -327,7 +331,7 @@ def compare(
     limits: dict[str, Any] = {}
     coord_lims: dict[str, Any] = {}
     differing: list[str] = []
-    blist = [b for k, b in builds.items() if k != "unperturbed"]
+    blist = list(builds.values())
     for ax in ("x", "y"):
         kind, value = position_limits(blist, ax)
         if kind == "continuous":
@@ -342,11 +346,7 @@ def compare(
     for ae, s in others.items():
         limits[ae] = s.limits
 
-    intervals = {
-        k: intervals_of_built(b, level)
-        for k, b in builds.items()
-        if k != "unperturbed"
-    }
+    intervals = {k: intervals_of_built(b, level) for k, b in builds.items()}
     captions = {"unperturbed": UNPERTURBED_CAPTION}
     for k, t in intervals.items():
         lines = [t.caption(), interval_caption(builds[k], level)]
