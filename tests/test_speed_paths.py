@@ -100,27 +100,27 @@ def test_the_keyed_order_is_the_stable_sorts_with_and_without_ties():
 def test_few_messages_hashed_on_integers_equal_the_array_path(
     wide, monkeypatch
 ):
-    import plotnine_private.mechanisms.randomness as rnd
+    import plotnine_private.mechanisms.siphash as sip
 
     rng = np.random.default_rng(7)
     fn = siphash24_128 if wide else siphash24
     # words over the whole 64-bit range, scalar and per-message keys
     for m in (0, 1, 2, 5):
-        msg = rng.integers(0, 2**64, size=(rnd._FEW, m), dtype=np.uint64)
+        msg = rng.integers(0, 2**64, size=(sip._FEW, m), dtype=np.uint64)
         keys = [
             (np.uint64(2**64 - 3), np.uint64(2**63 + 1)),
             tuple(
-                rng.integers(0, 2**64, size=rnd._FEW, dtype=np.uint64)
+                rng.integers(0, 2**64, size=sip._FEW, dtype=np.uint64)
                 for _ in range(2)
             ),
         ]
         for k0, k1 in keys:
             few = fn(k0, k1, msg)
-            monkeypatch.setattr(rnd, "_FEW", 0)  # every message on arrays
+            monkeypatch.setattr(sip, "_FEW", 0)  # every message on arrays
             assert fn(k0, k1, msg).tolist() == few.tolist()
             monkeypatch.undo()
     # the array path alone still meets the reference vector
-    monkeypatch.setattr(rnd, "_FEW", 0)
+    monkeypatch.setattr(sip, "_FEW", 0)
     k = bytes(range(16))
     k0, k1 = (
         np.uint64(int.from_bytes(k[i : i + 8], "little")) for i in (0, 8)
