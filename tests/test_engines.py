@@ -6,6 +6,7 @@ pushed down; record keys from a row identifier, equal everywhere."""
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -29,6 +30,7 @@ from plotnine import (
 
 import plotnine_private as pp
 from plotnine_private import layer_data
+from plotnine_private.door import LayerBuild
 from plotnine_private.engines import (
     push,
     record_key_expr,
@@ -37,8 +39,15 @@ from plotnine_private.engines import (
     source,
 )
 from plotnine_private.exceptions import PlotninePrivateError
-from plotnine_private.families import integer_keys, outside_as_nan
+from plotnine_private.families import (
+    Levels,
+    Observed,
+    integer_keys,
+    outside_as_nan,
+)
 from plotnine_private.mechanisms.ckm import record_key_integers
+from plotnine_private.stats.base import PrivateCountStat
+from plotnine_private.stats.domains import RowsNeeded
 
 duckdb = pytest.importorskip("duckdb")
 pl = pytest.importorskip("polars")
@@ -258,41 +267,189 @@ CASES = [
 ]
 
 
-#: the in-memory figure of each plot, built once for all its engines
-_IN_MEMORY: dict[str, pd.DataFrame] = {}
+def spy_domains(monkeypatch) -> list:
+    """Record, for each ``family_cells`` the door runs, the domain a fresh
+    copy of the stat declares without rows, the cells the door used and
+    the rows."""
+    seen: list = []
+    original = PrivateCountStat.family_cells
+
+    def spy(self, data, scales):
+        twin = self.for_build(LayerBuild(door=self.build.door))
+        try:
+            declared = twin.declare_domain(scales)
+        except RowsNeeded as err:
+            declared = err
+        used = original(self, data, scales)
+        seen.append((type(self).__name__, declared, used, data))
+        return used
+
+    monkeypatch.setattr(PrivateCountStat, "family_cells", spy)
+    return seen
 
 
-def _in_memory(name: str, request) -> pd.DataFrame:
+def guard_rows(monkeypatch) -> list:
+    """Make every stat's ``domain`` and ``family_cells`` fail on zero
+    rows; return the number of rows of each call."""
+    calls: list = []
+
+    def guarded(fn, rows_at):
+        def run(self, *args, **kwargs):
+            rows = kwargs.get("rows", kwargs.get("data"))
+            if rows is None and len(args) > rows_at:
+                rows = args[rows_at]
+            if rows is not None:
+                calls.append(len(rows))
+                if len(rows) == 0:
+                    raise AssertionError(
+                        f"{type(self).__name__}.{fn.__name__} on no rows"
+                    )
+            return fn(self, *args, **kwargs)
+
+        return run
+
+    todo = [PrivateCountStat]
+    while todo:
+        cls = todo.pop()
+        todo.extend(cls.__subclasses__())
+        for attr, rows_at in (("domain", 1), ("family_cells", 0)):
+            if attr in vars(cls):
+                fn = vars(cls)[attr]
+                monkeypatch.setattr(cls, attr, guarded(fn, rows_at))
+    return calls
+
+
+@dataclass
+class InMemory:
+    """The in-memory figure of a plot and, for each ``family_cells`` its
+    door ran, what :func:`spy_domains` saw."""
+
+    data: pd.DataFrame
+    seen: list
+
+
+@dataclass
+class InEngine:
+    """A plot's figure through an engine, with what its build did: the
+    rows of each ``domain``/``family_cells`` call (:func:`guard_rows`),
+    the stages Spark grouped by int64 keys and those Polars marked
+    outside the domain."""
+
+    data: pd.DataFrame
+    calls: list
+    cast: list
+    marked: list
+
+
+#: one build per plot and engine, read by every check of it (a build is
+#: deterministic: same data, seed and key; the spies only watch)
+_IN_MEMORY: dict[str, InMemory] = {}
+_IN_ENGINE: dict[tuple[str, str], InEngine] = {}
+
+
+def _in_memory(name: str, request) -> InMemory:
     if name not in _IN_MEMORY:
-        _IN_MEMORY[name] = _released(PLOTS[name](_source("pandas", request)))
+        with pytest.MonkeyPatch.context() as m:
+            seen = spy_domains(m)
+            data = _released(PLOTS[name](_source("pandas", request)))
+        _IN_MEMORY[name] = InMemory(data, seen)
     return _IN_MEMORY[name]
 
 
+def _in_engine(engine: str, name: str, request) -> InEngine:
+    if (engine, name) not in _IN_ENGINE:
+        cast: list = []  # Spark groups bins and hexagons by int64 keys
+        marked: list = []  # Polars marks the records outside instead
+
+        def spied(stages):
+            cast.append(stages)
+            return integer_keys(stages)
+
+        def spied_marks(stages, inside):
+            marked.append(stages)
+            return outside_as_nan(stages, inside)
+
+        with pytest.MonkeyPatch.context() as m:
+            calls = guard_rows(m)
+            m.setattr(push, "integer_keys", spied)
+            m.setattr(push, "outside_as_nan", spied_marks)
+            data = _released(PLOTS[name](_source(engine, request)))
+        _IN_ENGINE[engine, name] = InEngine(data, calls, cast, marked)
+    return _IN_ENGINE[engine, name]
+
+
 @pytest.mark.parametrize(("engine", "name"), CASES)
-def test_same_numbers_as_in_memory(engine, name, request, monkeypatch):
-    make = PLOTS[name]
-    expected = _in_memory(name, request)
-    cast = []  # Spark groups bins and hexagons by int64 keys
-    marked = []  # Polars marks the records outside instead of filtering
-
-    def spied(stages):
-        cast.append(stages)
-        return integer_keys(stages)
-
-    def spied_marks(stages, inside):
-        marked.append(stages)
-        return outside_as_nan(stages, inside)
-
-    monkeypatch.setattr(push, "integer_keys", spied)
-    monkeypatch.setattr(push, "outside_as_nan", spied_marks)
-    got = _released(make(_source(engine, request)))
+def test_same_numbers_as_in_memory(engine, name, request):
+    expected = _in_memory(name, request).data
+    got = _in_engine(engine, name, request)
     assert len(expected) > 0
     # the short path (nothing to check outside the domain) in Spark
-    assert bool(cast) == (engine == "spark" and name in SHORT_IN_SPARK)
-    assert bool(marked) == (engine == "polars" and name in SHORT)
+    assert bool(got.cast) == (engine == "spark" and name in SHORT_IN_SPARK)
+    assert bool(got.marked) == (engine == "polars" and name in SHORT)
     pd.testing.assert_frame_equal(
-        got.reset_index(drop=True), expected.reset_index(drop=True)
+        got.data.reset_index(drop=True), expected.reset_index(drop=True)
     )
+
+
+# the checks of a domain declared from public parameters only (the
+# subject of tests/test_family_domains.py), here because they read the
+# builds above
+
+
+def same_domain(declared, used, data) -> None:
+    """A domain declared without rows is the one the door used."""
+    assert declared.code is None
+    assert type(declared.family) is type(used.family)
+    assert declared.public == used.public
+    assert declared.source == used.source
+    if not used.public:
+        # observed: the cells are the values seen, none declared
+        assert len(declared.frame) == 0
+        assert isinstance(declared.family, (Levels, Observed))
+        return
+    assert declared.describe == used.describe
+    pd.testing.assert_frame_equal(declared.frame, used.frame)
+    assert len(declared.content) == len(used.content)
+    for a, b in zip(declared.content, used.content):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    np.testing.assert_array_equal(
+        declared.coded(data).code, np.asarray(used.code)
+    )
+
+
+@pytest.mark.parametrize("name", sorted(PLOTS))
+def test_declared_domain_is_the_one_the_door_uses(name, request):
+    """For every family, DP and CKM, the domain a fresh copy of the stat
+    declares (no rows, no cached axes) equals the one the door uses on
+    real data: cells, naming content, identity, and the records' codes."""
+    seen = _in_memory(name, request).seen
+    assert len(seen) == 1
+    stat, declared, used, data = seen[0]
+    assert len(data) > 100
+    assert not isinstance(declared, Exception), declared
+    same_domain(declared, used, data)
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@pytest.mark.parametrize("name", sorted(PLOTS))
+def test_engine_never_evaluates_a_stat_on_zero_rows(name, engine, request):
+    """The engine releases over the declared domain: no stat's ``domain``
+    or ``family_cells`` runs on zero rows (the guard fails on the code
+    that learnt the domain that way)."""
+    built = _in_engine(engine, name, request)
+    assert len(built.data) > 0
+    # observed domains are built from the grouped values, never empty
+    assert all(n > 0 for n in built.calls)
+    if name in ("count_dp_observed", "sum_ckm"):
+        assert built.calls
+
+
+def test_zero_row_guard_fails_on_an_empty_frame(monkeypatch):
+    """The guard of the test above does fail when a stat sees no rows."""
+    guard_rows(monkeypatch)
+    stat = PLOTS["bin_dp"](_source("pandas", None)).layers[0].stat
+    with pytest.raises(AssertionError, match="on no rows"):
+        stat.family_cells(RECORDS.iloc[0:0], None)
 
 
 def test_engine_counts_are_not_the_true_counts(request):

@@ -5,13 +5,17 @@ plot door codes its records against that domain, the engine push-down
 releases over it without evaluating the stat on any record, and the
 tables take count's levels from the same rule. Here:
 
-- for every family, DP and CKM, the domain declared by a fresh copy of
-  the stat (no rows, no cached axes) equals the one the door uses on real
-  data: cells, naming content, identity, and the records' codes;
+- for each source of count's levels, the domain declared by a fresh copy
+  of the stat (no rows, no cached axes) equals the one the door uses on
+  real data: cells, naming content, identity, and the records' codes;
 - a domain that would be a private range cannot be declared;
-- the engine never runs a stat's ``domain``/``family_cells`` on zero rows
-  (the guard below fails on the code that learnt the domain that way);
-- dp_table's x family is the plot's.
+- dp_table's x family is the plot's;
+- undeclared values never leave the engine.
+
+The same two checks for every family, DP and CKM (the declared domain is
+the door's; the engine never runs a stat's ``domain``/``family_cells`` on
+zero rows), are in tests/test_engines.py: they read the one build of each
+plot in memory and in each engine that its test of equal numbers makes.
 """
 
 from __future__ import annotations
@@ -30,78 +34,23 @@ from plotnine import (
     scale_x_discrete,
 )
 from test_engines import (
-    PLOTS,
     PTABLE,
     RECORDS,
     _pandas,
     _released,
-    _source,
+    same_domain,
+    spy_domains,
 )
 
 from plotnine_private import layer_data
-from plotnine_private.door import LayerBuild
-from plotnine_private.families import Levels, Observed
-from plotnine_private.stats.base import PrivateCountStat
 from plotnine_private.stats.domains import RowsNeeded
 from plotnine_private.tables import _count_levels
-
-
-def _spy(monkeypatch) -> list:
-    """Record, for each ``family_cells`` the door runs, the domain a fresh
-    copy of the stat declares without rows, the cells the door used and
-    the rows."""
-    seen: list = []
-    original = PrivateCountStat.family_cells
-
-    def spy(self, data, scales):
-        twin = self.for_build(LayerBuild(door=self.build.door))
-        try:
-            declared = twin.declare_domain(scales)
-        except RowsNeeded as err:
-            declared = err
-        used = original(self, data, scales)
-        seen.append((type(self).__name__, declared, used, data))
-        return used
-
-    monkeypatch.setattr(PrivateCountStat, "family_cells", spy)
-    return seen
 
 
 def _build(plot) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         layer_data(plot)
-
-
-def _same_domain(declared, used, data) -> None:
-    assert declared.code is None
-    assert type(declared.family) is type(used.family)
-    assert declared.public == used.public
-    assert declared.source == used.source
-    if not used.public:
-        # observed: the cells are the values seen, none declared
-        assert len(declared.frame) == 0
-        assert isinstance(declared.family, (Levels, Observed))
-        return
-    assert declared.describe == used.describe
-    pd.testing.assert_frame_equal(declared.frame, used.frame)
-    assert len(declared.content) == len(used.content)
-    for a, b in zip(declared.content, used.content):
-        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
-    np.testing.assert_array_equal(
-        declared.coded(data).code, np.asarray(used.code)
-    )
-
-
-@pytest.mark.parametrize("name", sorted(PLOTS))
-def test_declared_domain_is_the_one_the_door_uses(name, monkeypatch):
-    seen = _spy(monkeypatch)
-    _build(PLOTS[name](_source("pandas", None)))
-    assert len(seen) == 1
-    stat, declared, used, data = seen[0]
-    assert len(data) > 100
-    assert not isinstance(declared, Exception), declared
-    _same_domain(declared, used, data)
 
 
 def _count_plots():
@@ -122,10 +71,10 @@ def _count_plots():
 )
 def test_declared_count_domain_for_each_source_of_levels(case, monkeypatch):
     plot = _count_plots()[case]
-    seen = _spy(monkeypatch)
+    seen = spy_domains(monkeypatch)
     _build(plot)
     _, declared, used, data = seen[0]
-    _same_domain(declared, used, data)
+    same_domain(declared, used, data)
     expected = {
         "levels": "public: levels",
         "scale_limits": "public: scale limits",
@@ -135,7 +84,7 @@ def test_declared_count_domain_for_each_source_of_levels(case, monkeypatch):
 
 
 def test_private_range_cannot_be_declared(monkeypatch):
-    seen = _spy(monkeypatch)
+    seen = spy_domains(monkeypatch)
     _build(
         ggplot(_pandas(RECORDS), aes("x"))
         + geom_histogram(stat="bin_dp", eps=1, seed=1)
@@ -147,64 +96,13 @@ def test_private_range_cannot_be_declared(monkeypatch):
     assert used.source == "private estimate"
 
 
-def _guard_rows(monkeypatch) -> list:
-    """Make every stat's ``domain`` and ``family_cells`` fail on zero
-    rows; return the number of rows of each call."""
-    calls: list = []
-
-    def guarded(fn, rows_at):
-        def run(self, *args, **kwargs):
-            rows = kwargs.get("rows", kwargs.get("data"))
-            if rows is None and len(args) > rows_at:
-                rows = args[rows_at]
-            if rows is not None:
-                calls.append(len(rows))
-                if len(rows) == 0:
-                    raise AssertionError(
-                        f"{type(self).__name__}.{fn.__name__} on no rows"
-                    )
-            return fn(self, *args, **kwargs)
-
-        return run
-
-    todo = [PrivateCountStat]
-    while todo:
-        cls = todo.pop()
-        todo.extend(cls.__subclasses__())
-        for attr, rows_at in (("domain", 1), ("family_cells", 0)):
-            if attr in vars(cls):
-                fn = vars(cls)[attr]
-                monkeypatch.setattr(cls, attr, guarded(fn, rows_at))
-    return calls
-
-
-@pytest.mark.parametrize("engine", ["duckdb", "polars"])
-@pytest.mark.parametrize("name", sorted(PLOTS))
-def test_engine_never_evaluates_a_stat_on_zero_rows(name, engine, monkeypatch):
-    calls = _guard_rows(monkeypatch)
-    got = _released(PLOTS[name](_source(engine, None)))
-    assert len(got) > 0
-    # observed domains are built from the grouped values, never empty
-    assert all(n > 0 for n in calls)
-    if name in ("count_dp_observed", "sum_ckm"):
-        assert calls
-
-
-def test_zero_row_guard_fails_on_an_empty_frame(monkeypatch):
-    """The guard of the test above does fail when a stat sees no rows."""
-    _guard_rows(monkeypatch)
-    stat = PLOTS["bin_dp"](_source("pandas", None)).layers[0].stat
-    with pytest.raises(AssertionError, match="on no rows"):
-        stat.family_cells(RECORDS.iloc[0:0], None)
-
-
 @pytest.mark.parametrize(
     ("column", "levels"),
     [("c", None), ("g", None), ("k", None), ("k", [0, 2, 4]), ("c", ["red"])],
 )
 def test_table_x_family_is_the_plots(column, levels, monkeypatch):
     d = _pandas(RECORDS)
-    seen = _spy(monkeypatch)
+    seen = spy_domains(monkeypatch)
     _build(
         ggplot(d, aes(column))
         + geom_bar(stat="count_dp", eps=1, seed=1, levels=levels)
