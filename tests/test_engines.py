@@ -853,21 +853,21 @@ def test_dates_through_spark_equal_memory(request, kind):
     tests/test_engine_dates.py; here, where Spark is already started): a
     TIMESTAMP column lands on a date axis and the released cells equal
     the in-memory ones for the same data and seed."""
-    from test_engine_dates import _built, _plot, _same_layer
+    from test_engine_dates import _built, _memory, _plot, _same_layer
 
-    d, frame = request.getfixturevalue("spark_dates")
-    memory = _built(_plot(kind, d))
+    frame = request.getfixturevalue("spark_dates")
     engine = _built(_plot(kind, source(frame)))
+    memory = _memory(kind)
     _same_layer(memory, engine)
 
 
 @pytest.fixture(scope="module")
 def spark_dates(spark):
-    """The dated records and one Spark frame of them for both kinds.
+    """One Spark frame of the dated records for both kinds.
     Spark keeps microseconds: the column goes over as microseconds, which
     Arrow converts in one piece (nanoseconds sent it row by row through
     Python datetimes, which drop them too: the same values in Spark)."""
     from test_engine_dates import _records
 
     d = _records()
-    return d, spark.createDataFrame(d.assign(t=d["t"].astype("M8[us]")))
+    return spark.createDataFrame(d.assign(t=d["t"].astype("M8[us]")))
