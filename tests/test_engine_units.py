@@ -189,6 +189,26 @@ def _released(plot) -> pd.DataFrame:
     return _built(plot).data.reset_index(drop=True)
 
 
+#: the layer of each plot on the default records and unit, by (eps
+#: "true" or "released", plot, source kind): built once for every check
+#: that reads it (same data, seed and key: the same release)
+_LAYERS: dict[tuple[str, str, str], object] = {}
+
+
+def _layer(which: str, name: str, kind: str, request=None):
+    if (which, name, kind) not in _LAYERS:
+        plots = TRUE if which == "true" else PLOTS
+        _LAYERS[which, name, kind] = _built(
+            plots[name](_source(kind, request))
+        )
+    return _LAYERS[which, name, kind]
+
+
+def _default(which: str, name: str, kind: str, request=None) -> pd.DataFrame:
+    """The released layer data of a plot on the default source."""
+    return _layer(which, name, kind, request).data.reset_index(drop=True)
+
+
 def _kept(d: pd.DataFrame, k: int = K, salt=None) -> pd.DataFrame:
     """The records each unit keeps, computed here from the definition
     (numpy), independently of any engine."""
@@ -245,7 +265,7 @@ def test_engine_counts_are_the_bounded_true_counts():
     """At a huge eps the released counts through DuckDB are the counts of
     the records each unit keeps (computed here from the definition), and
     not the counts of all records."""
-    out = _released(TRUE["count_dp"](_source("duckdb", None)))
+    out = _default("true", "count_dp", "duckdb")
     kept = _kept(RECORDS).groupby(["f", "c"]).size()
     every = RECORDS.groupby(["f", "c"]).size()
     assert len(kept) < len(RECORDS)
@@ -274,12 +294,10 @@ def test_same_numbers_in_memory_and_in_engines(which, name):
     through a pandas frame, a polars frame, DuckDB and a Polars LazyFrame:
     the bounded true counts (huge eps) and the released values at an
     ordinary eps."""
-    plots = TRUE if which == "true" else PLOTS
-    make = plots[name]
-    expected = _released(make(_source("pandas", None)))
+    expected = _default(which, name, "pandas")
     assert len(expected) > 0
     for kind in KINDS:
-        got = _released(make(_source(kind, None)))
+        got = _default(which, name, kind)
         want = expected
         if kind == "polars":
             # a polars Enum reaches plotnine as an ordered Categorical
@@ -298,10 +316,9 @@ def check_same_numbers_through_spark(name, request):
     """Spark bounds with its own window: the same numbers (one plot per
     kind of cell expression: raw categories, hexagons, a grid)."""
     spark = _source("spark", request)  # one Spark frame for both plots
-    for plots in (TRUE, PLOTS):
-        make = plots[name]
-        expected = _released(make(_source("pandas", request)))
-        got = _released(make(spark))
+    for which, plots in (("true", TRUE), ("released", PLOTS)):
+        expected = _default(which, name, "pandas")
+        got = _released(plots[name](spark))
         pd.testing.assert_frame_equal(got, expected)
 
 
@@ -310,7 +327,7 @@ def test_salt_changes_the_records_kept_in_every_engine():
     engine, and the counts follow the records kept."""
     salted = {**UNIT, "salt": "s1"}
     make = TRUE["count_dp"]
-    plain = _released(make(_source("pandas", None)))
+    plain = _default("true", "count_dp", "pandas")
     a = _released(make(_source("pandas", None, **salted)))
     b = _released(make(_source("duckdb", None, **salted)))
     pd.testing.assert_frame_equal(a, b)
@@ -323,12 +340,10 @@ def test_salt_changes_the_records_kept_in_every_engine():
 def test_engine_layer_door_carries_the_unit():
     """The engine path's door carries the source's unit to the stat, and
     the release's public identity equals the in-memory one."""
-    make = PLOTS["count_dp"]
-    src = _source("duckdb", None)
-    lyr = _built(make(src))
-    assert layer_build(lyr).unit == src.unit
+    lyr = _layer("released", "count_dp", "duckdb")
+    assert layer_build(lyr).unit == _source("duckdb", None).unit
     assert layer_build(lyr).unit.max_records == K
-    mem = _built(make(_source("pandas", None)))
+    mem = _layer("released", "count_dp", "pandas")
     assert [r.identity for r in layer_releases(lyr)] == [
         r.identity for r in layer_releases(mem)
     ]
@@ -363,7 +378,8 @@ def test_neighbouring_units_move_counts_by_at_most_the_bound():
         out = _released(TRUE["count_dp"](_source("duckdb", None, d, **unit)))
         return out["count"].to_numpy()
 
-    moved = np.abs(counts(RECORDS, UNIT) - counts(other, UNIT)).sum()
+    bounded = _default("true", "count_dp", "duckdb")["count"].to_numpy()
+    moved = np.abs(bounded - counts(other, UNIT)).sum()
     assert moved == K
     loose = {**UNIT, "max_records": 50}
     assert np.abs(counts(RECORDS, loose) - counts(other, loose)).sum() == 50
