@@ -37,14 +37,19 @@ def _cell_words_at_by_definition(columns, rows):
 
 
 def test_levels_named_once_equal_every_cell_named_by_definition():
+    # the namer has no path that depends on the number of cells (unlike
+    # the table's chunked passes below): 2 x 10^4 cells take every path
+    # that 10^5 take, and the reference, value by value, takes a fifth
+    # of the time
+    m = 2 * 10**4
     rng = np.random.default_rng(23)
-    labels = _labels(M)
+    labels = _labels(m)
     panels = [(), ("a", 1.5), ("a|b",)]
     numbers = np.array([0.5, 4.0, 2.0**60])
     rows = [
-        rng.integers(0, 3, size=M),
-        rng.permutation(M),
-        rng.integers(0, 3, size=M),
+        rng.integers(0, 3, size=m),
+        rng.permutation(m),
+        rng.integers(0, 3, size=m),
     ]
     got = cell_words_at([panels, labels, numbers], rows)
     want = _cell_words_at_by_definition([panels, labels, numbers], rows)
