@@ -454,8 +454,7 @@ def test_zero_row_guard_fails_on_an_empty_frame(monkeypatch):
 
 def test_engine_counts_are_not_the_true_counts(request):
     """The engine path perturbs: released != true for some cell."""
-    d = _source("duckdb", request)
-    out = _released(PLOTS["count_dp"](d))
+    out = _in_engine("duckdb", "count_dp", request).data
     truth = RECORDS.groupby(["f", "g", "c"]).size()
     released = out.set_index(["PANEL", "group"])["count"]
     assert len(released) == len(truth)
@@ -475,7 +474,7 @@ def test_tables_accept_sources(engine, request):
     b = pp.ckm_table(d, "k", rkey="rkey", ptable=PTABLE, groups="g")
     pd.testing.assert_frame_equal(a, b, check_dtype=False)
     # and the table is the plot's release: same counts
-    plot = _released(PLOTS["count_dp"](d))
+    plot = _in_engine(engine, "count_dp", request).data
     assert sorted(plot["count"]) == sorted(
         pp.dp_table(d, "g", groups="c", facets="f", eps=1, seed=5)["count"]
     )
