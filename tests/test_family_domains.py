@@ -25,6 +25,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from domain_spies import same_domain, spy_domains
 from plotnine import (
     aes,
     facet_wrap,
@@ -33,14 +34,7 @@ from plotnine import (
     ggplot,
     scale_x_discrete,
 )
-from test_engines import (
-    PTABLE,
-    RECORDS,
-    _pandas,
-    _released,
-    same_domain,
-    spy_domains,
-)
+from test_engines import PTABLE, RECORDS, _pandas, _released
 
 from plotnine_private import layer_data
 from plotnine_private.stats.domains import RowsNeeded
