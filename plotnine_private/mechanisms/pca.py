@@ -176,16 +176,18 @@ def _unit_outer_sum(
     """``sum_r u_r u_r^T`` for the rows of ``d`` normalised (0 rows skip).
 
     ``scaled``, if given, is a work array of ``d``'s shape (the hot loop
-    passes one, so that no chunk allocates); the result is the same.
+    passes ``d`` itself, so that no chunk allocates); the result is the
+    same.
     """
     sq = np.einsum("ij,ij->i", d, d)
-    inv = np.zeros_like(sq)
-    np.divide(1.0, sq, out=inv, where=sq > 0)
+    inv = np.sqrt(sq)
+    np.divide(1.0, inv, out=inv, where=sq > 0)
     if scaled is None:
         scaled = np.empty_like(d)
-    # sum_r d_r d_r^T / |d_r|^2 without forming the normalised rows
     np.multiply(d, inv[:, None], out=scaled)
-    return d.T @ scaled
+    # U^T U of one buffer: numpy hands it to BLAS's symmetric rank-k
+    # update, half the multiplications of a general product
+    return scaled.T @ scaled
 
 
 _CANCEL = 1e-6  # relative size of ||x_i - x_j||^2 below which we
@@ -311,13 +313,15 @@ def spherical_kendall(
             "random order and shifts."
         )
     key = derive_key(key, "kendall_design")
-    # one random order (one gather), then contiguous shifted differences
-    xp = arr[keyed_permutation(key, n)]
+    # one random order (one gather of whole rows: a Fortran-ordered
+    # matrix, as pandas gives, is made C-ordered first, which with
+    # np.take costs a third of fancy indexing), then contiguous shifted
+    # differences
+    xp = np.take(np.ascontiguousarray(arr), keyed_permutation(key, n), 0)
     offsets = _distinct_shifts(n, shifts, derive_key(key, "shifts"))
     total = np.zeros((p, p))
     chunk = max(1, _PAIR_FLOATS // p)
     buf = np.empty((min(chunk, n), p))
-    scaled = np.empty_like(buf)
     for s in offsets.tolist():
         for c0 in range(0, n, chunk):
             c1 = min(n, c0 + chunk)
@@ -336,7 +340,7 @@ def spherical_kendall(
                     xp[c0 + lo : c1],
                     out=d[lo:],
                 )
-            total += _unit_outer_sum(d, scaled[: c1 - c0])
+            total += _unit_outer_sum(d, d)
     pairs = shifts * n
     return KendallMatrix(
         total / pairs,
