@@ -313,15 +313,14 @@ def spherical_kendall(
             "random order and shifts."
         )
     key = derive_key(key, "kendall_design")
-    # one random order (one gather of whole rows: a Fortran-ordered
-    # matrix, as pandas gives, is made C-ordered first, which with
-    # np.take costs a third of fancy indexing), then contiguous shifted
-    # differences
-    xp = np.take(np.ascontiguousarray(arr), keyed_permutation(key, n), 0)
+    # one random order (one gather), then contiguous shifted differences
+    xp = _gather_rows(arr, keyed_permutation(key, n))
     offsets = _distinct_shifts(n, shifts, derive_key(key, "shifts"))
     total = np.zeros((p, p))
     chunk = max(1, _PAIR_FLOATS // p)
-    buf = np.empty((min(chunk, n), p))
+    # the differences take the rows' layout: copies stay contiguous
+    order = "C" if xp.flags.c_contiguous else "F"
+    buf = np.empty((min(chunk, n), p), order=order)
     for s in offsets.tolist():
         for c0 in range(0, n, chunk):
             c1 = min(n, c0 + chunk)
@@ -350,6 +349,20 @@ def spherical_kendall(
         kendall_sensitivity(n, "incomplete", shifts),
         rows=xp if keep_rows else None,
     )
+
+
+def _gather_rows(arr: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """``arr[order]``, in ``arr``'s layout.
+
+    pandas hands over a Fortran-ordered matrix (its block is column by
+    column). Fancy indexing gathers its rows in about 0.25 s at
+    10**6 x 20, and ``np.take`` first makes a C-ordered copy (a second
+    160 MB to fault in); gathering each column of the transposed
+    (C-ordered) view costs about 0.15 s and allocates only the result.
+    """
+    if arr.flags.f_contiguous and not arr.flags.c_contiguous:
+        return np.take(arr.T, order, axis=1).T
+    return np.take(arr, order, axis=0)
 
 
 def _check_shifts(shifts: Any, n: int, max_pairs: int) -> int:
