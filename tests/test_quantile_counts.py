@@ -119,3 +119,26 @@ def test_bin_index_is_the_clamped_search(name, v, breaks):
     m = len(breaks) - 1
     want = np.clip(np.searchsorted(breaks, v, side="left"), 1, m) - 1
     np.testing.assert_array_equal(_bin_index(v, breaks), want)
+
+
+@pytest.mark.parametrize("first", [1, 64, 5000])
+def test_the_search_stops_where_it_would_with_other_blocks(monkeypatch, first):
+    # query i always reads the draw at offset i: the blocks the draws are
+    # made in (1024 first, doubling) change no result, capped ones too
+    x = np.abs(np.random.default_rng(4).normal(size=801)) * 30
+    counter = qm._counter(x, 0.0, 1.01, 5000)
+    args = [(q, eps, 5000) for q in (0.3, 0.99) for eps in (0.05, 2.0)]
+    args.append((0.99, 0.5, 200))  # capped before the values' top
+    keys = [derive_key(bytes(16), "blocks", d) for d in range(8)]
+
+    def run():
+        return [
+            qm._search(counter, x.size, q, eps, 0.0, 1.01, steps, k)
+            for q, eps, steps in args
+            for k in keys
+        ]
+
+    want = run()
+    monkeypatch.setattr(qm, "_FIRST_BLOCK", first)
+    assert run() == want
+    assert any(capped for *_, capped in want)

@@ -240,6 +240,9 @@ def tail_level(
     return max(0.5, min(q, guarded))
 
 
+_FIRST_BLOCK = 1024  # queries of a search's first block of draws
+
+
 def _search(
     counter: Any,
     n: int,
@@ -259,7 +262,9 @@ def _search(
     not depend on the block size used here.
     """
     target = q * n + _exponential(key, 1, 0, rate)[0]
-    start, block = 1, 64
+    # a keyed draw of 1024 words costs about what one of 64 does (numpy's
+    # per-call overhead): most searches end within the first block
+    start, block = 1, _FIRST_BLOCK
     while start <= max_steps:
         stop = min(start + block, max_steps + 1)
         i = np.arange(start, stop)
