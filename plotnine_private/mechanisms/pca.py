@@ -67,7 +67,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -319,8 +319,8 @@ def spherical_kendall(
     total = np.zeros((p, p))
     chunk = max(1, _PAIR_FLOATS // p)
     # the differences take the rows' layout: copies stay contiguous
-    order = "C" if xp.flags.c_contiguous else "F"
-    buf = np.empty((min(chunk, n), p), order=order)
+    layout: Literal["C", "F"] = "C" if xp.flags.c_contiguous else "F"
+    buf = np.empty((min(chunk, n), p), order=layout)
     for s in offsets.tolist():
         for c0 in range(0, n, chunk):
             c1 = min(n, c0 + chunk)
