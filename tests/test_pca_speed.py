@@ -34,3 +34,21 @@ def test_a_column_subset_not_in_one_block_is_copied_contiguous():
     x, _ = numeric_matrix("dp_pca", df, ["a", "c", "e"])
     assert x.flags.forc
     assert np.array_equal(x, a[:, [0, 2, 4]])
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "strided"])
+def test_the_kendall_design_gathers_the_rows_in_their_layout(layout):
+    from plotnine_private.mechanisms.pca import _gather_rows
+
+    a = np.random.default_rng(2).normal(size=(301, 7))
+    if layout == "strided":
+        a = np.random.default_rng(2).normal(size=(301, 14))[:, ::2]
+    else:
+        a = np.asarray(a, order=layout)
+    order = np.random.default_rng(3).permutation(301)
+    rows = _gather_rows(a, order)
+    assert np.array_equal(rows, a[order])
+    # a Fortran-ordered matrix (pandas' block) stays Fortran-ordered:
+    # the shifted differences then copy whole columns
+    assert rows.flags.f_contiguous == (layout == "F")
+    assert rows.flags.c_contiguous == (layout != "F")

@@ -60,3 +60,85 @@ def test_tied_grid_points_fall_back_to_the_sort():
     assert isinstance(qm._counter(x, 1e20, 1.01, 5000), qm._SortedCounts)
     # the search still runs (on the sorted values)
     qm.upper_quantile(x, 0.5, 1.0, lower=1e20, key=bytes(16))
+
+
+@pytest.mark.parametrize("skew", [1.004, 1 / 1.004])
+def test_a_guess_off_by_a_few_points_settles_on_the_sorted_counts(
+    monkeypatch, skew
+):
+    # the guess divides by log(beta): a skewed log puts values up to
+    # four grid points off (above or below); the moves, repeated on the
+    # values that moved, must still end at the exact counts
+    import math
+    import types
+
+    fake = types.SimpleNamespace(log=lambda b: math.log(b) * skew)
+    monkeypatch.setattr(qm, "math", fake)
+    x = np.abs(np.random.default_rng(5).normal(size=20001)) * 4000
+    grid = qm._GridCounts.make(x, 0.0, 1.01, 5000)
+    assert grid is not None
+    i = np.arange(1, 5001)
+    np.testing.assert_array_equal(
+        grid(i)[1], qm._SortedCounts(x, 0.0, 1.01)(i)[1]
+    )
+
+
+def test_a_guess_too_far_off_gives_up_for_the_sort(monkeypatch):
+    import math
+    import types
+
+    fake = types.SimpleNamespace(log=lambda b: math.log(b) * 1.1)
+    monkeypatch.setattr(qm, "math", fake)
+    x = np.abs(np.random.default_rng(5).normal(size=2001)) * 4000
+    assert qm._GridCounts.make(x, 0.0, 1.01, 5000) is None
+
+
+def _bin_cases():
+    from plotnine_private.mechanisms.histogram import score_grid
+
+    rng = np.random.default_rng(8)
+    g = score_grid((-3.7, 4.1), (0.0, 1.0), (23, 1))
+    on = np.concatenate(
+        [g.x_breaks, np.nextafter(g.x_breaks, -9), np.nextafter(g.x_breaks, 9)]
+    )
+    yield "normal", rng.normal(size=50001) * 2, g.x_breaks
+    yield "on the breaks", on, g.x_breaks
+    yield "outside", np.array([-1e300, -4.0, 5.0, 1e300]), g.x_breaks
+    yield "one bin", rng.normal(size=101), np.array([-1.0, 1.0])
+    tiny = score_grid((1.0, 1.0 + 1e-12), (0, 1), (40, 1)).x_breaks
+    yield "tiny width", 1.0 + rng.uniform(-1e-12, 2e-12, 2001), tiny
+    # a width that overflows: the guess cannot settle, the search answers
+    huge = np.linspace(-1.0, 1.0, 51) * 1e308
+    yield "overflowing width", rng.uniform(-1.0, 1.0, 1001) * 1e308, huge
+
+
+@pytest.mark.parametrize(("name", "v", "breaks"), list(_bin_cases()))
+def test_bin_index_is_the_clamped_search(name, v, breaks):
+    from plotnine_private.mechanisms.histogram import _bin_index
+
+    m = len(breaks) - 1
+    want = np.clip(np.searchsorted(breaks, v, side="left"), 1, m) - 1
+    np.testing.assert_array_equal(_bin_index(v, breaks), want)
+
+
+@pytest.mark.parametrize("first", [1, 64, 5000])
+def test_the_search_stops_where_it_would_with_other_blocks(monkeypatch, first):
+    # query i always reads the draw at offset i: the blocks the draws are
+    # made in (1024 first, doubling) change no result, capped ones too
+    x = np.abs(np.random.default_rng(4).normal(size=801)) * 30
+    counter = qm._counter(x, 0.0, 1.01, 5000)
+    args = [(q, eps, 5000) for q in (0.3, 0.99) for eps in (0.05, 2.0)]
+    args.append((0.99, 0.5, 200))  # capped before the values' top
+    keys = [derive_key(bytes(16), "blocks", d) for d in range(8)]
+
+    def run():
+        return [
+            qm._search(counter, x.size, q, eps, 0.0, 1.01, steps, k)
+            for q, eps, steps in args
+            for k in keys
+        ]
+
+    want = run()
+    monkeypatch.setattr(qm, "_FIRST_BLOCK", first)
+    assert run() == want
+    assert any(capped for *_, capped in want)

@@ -41,6 +41,7 @@ from .discrete_gaussian import (
 )
 from .errors import ParameterError
 from .gaussian import classic_gaussian_sigma
+from .grid_index import settle
 from .laplace import discrete_laplace, exact_epsilon, rational_scale
 from .randomness import CellStreams, cell_words, derive_key
 from .streams import cell_streams
@@ -161,10 +162,26 @@ def _bin_index(v: np.ndarray, breaks: np.ndarray) -> np.ndarray:
     """0-based bin, right-closed with a closed first bin, clamped.
 
     Same as R's ``findInterval(all.inside=TRUE)`` on ``cut`` bins:
-    ``clip(searchsorted(breaks, v, 'left'), 1, m) - 1``.
+    ``clip(searchsorted(breaks, v, 'left'), 1, m) - 1``, which is the
+    number of inner breaks below ``v``. Found from an equal-width guess
+    moved onto the breaks' own floats (:func:`.grid_index.settle`), or
+    by the search where the guess does not settle.
     """
     m = len(breaks) - 1
-    return np.clip(np.searchsorted(breaks, v, side="left"), 1, m) - 1
+    inner = breaks[1:m]
+    lo, hi = float(breaks[0]), float(breaks[-1])
+    with np.errstate(over="ignore", invalid="ignore"):
+        guess = np.subtract(v, lo)
+        guess *= m / (hi - lo)
+    np.floor(guess, out=guess)
+    np.fmax(guess, 0.0, out=guess)  # NaN (none expected) -> 0
+    np.fmin(guess, m - 1.0, out=guess)
+    j = guess.astype(np.intp)
+    up = np.concatenate((inner, [np.inf]))
+    down = np.concatenate(([-np.inf], inner))
+    if settle(j, v, up, down, strict=True):
+        return j
+    return np.searchsorted(inner, v, side="left")
 
 
 def grid_cells(x: Any, y: Any, grid: ScoreGrid) -> np.ndarray:

@@ -67,7 +67,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -176,16 +176,18 @@ def _unit_outer_sum(
     """``sum_r u_r u_r^T`` for the rows of ``d`` normalised (0 rows skip).
 
     ``scaled``, if given, is a work array of ``d``'s shape (the hot loop
-    passes one, so that no chunk allocates); the result is the same.
+    passes ``d`` itself, so that no chunk allocates); the result is the
+    same.
     """
     sq = np.einsum("ij,ij->i", d, d)
-    inv = np.zeros_like(sq)
-    np.divide(1.0, sq, out=inv, where=sq > 0)
+    inv = np.sqrt(sq)
+    np.divide(1.0, inv, out=inv, where=sq > 0)
     if scaled is None:
         scaled = np.empty_like(d)
-    # sum_r d_r d_r^T / |d_r|^2 without forming the normalised rows
     np.multiply(d, inv[:, None], out=scaled)
-    return d.T @ scaled
+    # U^T U of one buffer: numpy hands it to BLAS's symmetric rank-k
+    # update, half the multiplications of a general product
+    return scaled.T @ scaled
 
 
 _CANCEL = 1e-6  # relative size of ||x_i - x_j||^2 below which we
@@ -312,12 +314,13 @@ def spherical_kendall(
         )
     key = derive_key(key, "kendall_design")
     # one random order (one gather), then contiguous shifted differences
-    xp = arr[keyed_permutation(key, n)]
+    xp = _gather_rows(arr, keyed_permutation(key, n))
     offsets = _distinct_shifts(n, shifts, derive_key(key, "shifts"))
     total = np.zeros((p, p))
     chunk = max(1, _PAIR_FLOATS // p)
-    buf = np.empty((min(chunk, n), p))
-    scaled = np.empty_like(buf)
+    # the differences take the rows' layout: copies stay contiguous
+    layout: Literal["C", "F"] = "C" if xp.flags.c_contiguous else "F"
+    buf = np.empty((min(chunk, n), p), order=layout)
     for s in offsets.tolist():
         for c0 in range(0, n, chunk):
             c1 = min(n, c0 + chunk)
@@ -336,7 +339,7 @@ def spherical_kendall(
                     xp[c0 + lo : c1],
                     out=d[lo:],
                 )
-            total += _unit_outer_sum(d, scaled[: c1 - c0])
+            total += _unit_outer_sum(d, d)
     pairs = shifts * n
     return KendallMatrix(
         total / pairs,
@@ -346,6 +349,20 @@ def spherical_kendall(
         kendall_sensitivity(n, "incomplete", shifts),
         rows=xp if keep_rows else None,
     )
+
+
+def _gather_rows(arr: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """``arr[order]``, in ``arr``'s layout.
+
+    pandas hands over a Fortran-ordered matrix (its block is column by
+    column). Fancy indexing gathers its rows in about 0.25 s at
+    10**6 x 20, and ``np.take`` first makes a C-ordered copy (a second
+    160 MB to fault in); gathering each column of the transposed
+    (C-ordered) view costs about 0.15 s and allocates only the result.
+    """
+    if arr.flags.f_contiguous and not arr.flags.c_contiguous:
+        return np.take(arr.T, order, axis=1).T
+    return np.take(arr, order, axis=0)
 
 
 def _check_shifts(shifts: Any, n: int, max_pairs: int) -> int:

@@ -65,6 +65,7 @@ import numpy as np
 
 from .count_mechanisms import check_bound
 from .errors import ParameterError
+from .grid_index import settle
 from .randomness import derive_key, keyed_uniform
 
 __all__ = [
@@ -180,19 +181,25 @@ class _GridCounts:
         t = _grid(np.arange(steps + 2), lower, beta)
         if np.any(t[1:] < t[:-1]):  # pragma: no cover - pow is monotone
             return None
+        # the guess only starts the exact moves below, so its rounding
+        # (a product by 1/log(beta), in place) cannot change the counts
+        guess = np.subtract(values, lower)
         with np.errstate(over="ignore", invalid="ignore"):
-            guess = np.ceil(np.log1p(values - lower) / math.log(beta))
-        np.clip(np.nan_to_num(guess, nan=1.0), 1, steps + 1, out=guess)
+            np.log1p(guess, out=guess)
+        guess *= 1.0 / math.log(beta)
+        np.ceil(guess, out=guess)
+        np.fmax(guess, 1.0, out=guess)  # NaN (none expected) -> 1
+        np.fmin(guess, steps + 1.0, out=guess)
         j = guess.astype(np.intp)
-        for _ in range(8):
-            up = (t[j] <= values) & (j <= steps)
-            j += up
-            down = (j > 1) & (t[j - 1] > values)
-            j -= down
-            if not (up.any() or down.any()):
-                counts = np.cumsum(np.bincount(j, minlength=steps + 2))
-                return cls(t, counts)
-        return None
+        del guess
+        # t_up[j] = t_j except t_up[steps + 1] = inf (no move past the
+        # last point); t_down[j] = t_(j-1) except t_down[1] = -inf
+        t_up = t.copy()
+        t_up[steps + 1] = np.inf
+        t_down = np.concatenate(([-np.inf, -np.inf], t[1:-1]))
+        if not settle(j, values, t_up, t_down, strict=False):
+            return None
+        return cls(t, np.cumsum(np.bincount(j, minlength=steps + 2)))
 
     def __call__(self, i: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return self.t[i], self.counts[i]
@@ -233,6 +240,9 @@ def tail_level(
     return max(0.5, min(q, guarded))
 
 
+_FIRST_BLOCK = 1024  # queries of a search's first block of draws
+
+
 def _search(
     counter: Any,
     n: int,
@@ -252,7 +262,9 @@ def _search(
     not depend on the block size used here.
     """
     target = q * n + _exponential(key, 1, 0, rate)[0]
-    start, block = 1, 64
+    # a keyed draw of 1024 words costs about what one of 64 does (numpy's
+    # per-call overhead): most searches end within the first block
+    start, block = 1, _FIRST_BLOCK
     while start <= max_steps:
         stop = min(start + block, max_steps + 1)
         i = np.arange(start, stop)
@@ -349,6 +361,16 @@ def upper_quantile(
     return value
 
 
+def _folded(arr: np.ndarray, slope: float) -> np.ndarray:
+    """``min(max(slope * x + |slope| - 1, 0), DBL_MAX)``, evaluated in
+    that order (the same floats) in one array."""
+    y = np.multiply(arr, slope)
+    y += abs(slope)
+    y -= 1
+    np.maximum(y, 0.0, out=y)
+    return np.minimum(y, _DBL_MAX, out=y)
+
+
 def signed_quantile(
     x: Any,
     q: float,
@@ -388,10 +410,8 @@ def signed_quantile(
     arr = _check_common(x, q, eps, beta, max_steps)
     eps = _per_record(eps, records)
     with np.errstate(over="ignore"):
-        y_pos = np.maximum(beta * arr + beta - 1, 0.0)
-        y_neg = np.maximum(-beta * arr + beta - 1, 0.0)
-    y_pos = np.minimum(y_pos, _DBL_MAX)
-    y_neg = np.minimum(y_neg, _DBL_MAX)
+        y_pos = _folded(arr, beta)
+        y_neg = _folded(arr, -beta)
     rate = eps / 4
     key_pos = derive_key(key, "durfee_signed_quantile", "+")
     key_neg = derive_key(key, "durfee_signed_quantile", "-")
