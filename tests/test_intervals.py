@@ -72,17 +72,29 @@ def _truth(make, name: str | None = None) -> pd.DataFrame:
 # --------------------------------------------------------------------------
 # counts: exact
 # --------------------------------------------------------------------------
+#: bars and histograms unstacked: the intervals are the stat's, and
+#: plotnine's position_stack (a pandas pass per bar) took most of a build
 COUNTS = {
     "count": lambda **kw: (
         ggplot(mpg, aes("model"))
         + geom_bar(
-            stat="count_dp", levels=MODELS, level=LEVEL, drop=False, **kw
+            stat="count_dp",
+            levels=MODELS,
+            level=LEVEL,
+            drop=False,
+            position="identity",
+            **kw,
         )
     ),
     "bin": lambda **kw: (
         ggplot(mpg, aes("hwy"))
         + geom_histogram(
-            stat="bin_dp", limits=(10, 45), bins=35, level=LEVEL, **kw
+            stat="bin_dp",
+            limits=(10, 45),
+            bins=35,
+            level=LEVEL,
+            position="identity",
+            **kw,
         )
     ),
     "bin2d": lambda **kw: (
@@ -185,7 +197,13 @@ def _shares(**kw):
     # 15 makers x 3 drives: 45 shares a build
     return built(
         ggplot(CARS, aes("maker", fill="drv"))
-        + geom_bar(stat="count_dp", level=LEVEL, drop=False, **kw)
+        + geom_bar(
+            stat="count_dp",
+            level=LEVEL,
+            drop=False,
+            position="identity",
+            **kw,
+        )
     )
 
 
