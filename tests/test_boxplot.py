@@ -37,13 +37,22 @@ BINS = 800  # fine bins of 0.05
 STEP = 0.05
 
 
+@pytest.fixture
+def no_intervals(monkeypatch):
+    """The boxes alone: their interval variables (a simulation of 400
+    noisy copies of every box, tested in test_intervals) are not
+    computed."""
+    for stat in (pp.stat_boxplot_dp, pp.stat_boxplot_ckm):
+        monkeypatch.setattr(stat, "add_intervals", lambda self, out, rel: None)
+
+
 def test_registered_and_exported():
     assert Registry["stat_boxplot_dp"] is pp.stat_boxplot_dp
     assert Registry["stat_boxplot_ckm"] is pp.stat_boxplot_ckm
     assert Registry["stat_boxplot"] is stat_boxplot
 
 
-def test_converges_to_plotnines_boxplot():
+def test_converges_to_plotnines_boxplot(no_intervals):
     d = synthetic()
     ours = layer_data(
         ggplot(d, aes("g", "v"))
@@ -70,7 +79,7 @@ def test_converges_to_plotnines_boxplot():
     assert all(len(o) == 0 for o in ours["outliers"])
 
 
-def test_quartiles_invert_the_released_cdf():
+def test_quartiles_invert_the_released_cdf(no_intervals):
     d = cars()
     lyr = built(
         ggplot(d, aes("drv", "hwy"))
@@ -93,7 +102,7 @@ def test_quartiles_invert_the_released_cdf():
     assert (out["ymin"] >= 0).all() and (out["ymax"] <= 50).all()
 
 
-def test_whisker_parameters():
+def test_whisker_parameters(no_intervals):
     d = synthetic()
     base = {"limits": LIM, "bins": BINS, "eps": 1e6, "seed": 1}
 
@@ -119,7 +128,7 @@ def test_whisker_parameters():
     assert (wide["ymax"] > tukey["ymax"]).any()
 
 
-def test_whiskers_stop_at_the_released_range():
+def test_whiskers_stop_at_the_released_range(no_intervals):
     # all records in [10, 12]: the fences lie beyond the data, so the
     # whiskers stop at the edges of the outermost bins with mass
     d = pd.DataFrame({"y": np.linspace(10.01, 11.99, 200)})
@@ -138,7 +147,7 @@ def test_whiskers_stop_at_the_released_range():
     assert out["x"].iloc[0] == 0  # no x: one box at 0
 
 
-def test_width_parameter():
+def test_width_parameter(no_intervals):
     d = cars()
     out = layer_data(
         ggplot(d, aes("drv", "hwy"))
@@ -218,7 +227,7 @@ def test_bundle_writes_the_boxes_without_outliers():
     )
 
 
-def test_ckm_same_records_same_noise():
+def test_ckm_same_records_same_noise(no_intervals):
     d = cars()
     kw = {"limits": (0, 50), "bins": 25, "ptable": PTAB}
     p = ggplot(d, aes("drv", "hwy", rkey="rk")) + geom_boxplot(

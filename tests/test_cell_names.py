@@ -30,7 +30,10 @@ from plotnine_private.mechanisms.randomness import (
     value_bytes,
 )
 
-SEEDS = range(101, 109)
+#: a shared stream gives equal noise at every seed, so a few seeds
+#: suffice; independent DLap(2) noise is equal 13% of the time (all four
+#: alike: 3 in 10,000)
+SEEDS = range(101, 105)
 
 
 def _noisy(plot) -> pd.DataFrame:
@@ -58,11 +61,11 @@ def _bar(frame, seed):
 
 
 def _x_collisions(levels) -> int:
-    data = _noisy(_bar(_x_levels(levels), SEEDS[0]))
-    assert len(data) == len(levels)  # two cells, not one
     equal = 0
     for seed in SEEDS:
-        noisy = _noisy(_bar(_x_levels(levels), seed))["noisy_count"]
+        data = _noisy(_bar(_x_levels(levels), seed))
+        assert len(data) == len(levels)  # two cells, not one
+        noisy = data["noisy_count"]
         equal += int(noisy.iloc[0] == noisy.iloc[1])
     return equal
 

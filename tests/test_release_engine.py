@@ -229,8 +229,9 @@ def test_two_layers_on_one_data_object_are_one_source(mpg_cat):
 # defect 2: noise that ignores the data; range streams that ignore eps
 # --------------------------------------------------------------------------
 def range_of(d, eps, seed):
+    # unstacked: only the range release is read
     p = ggplot(d, aes("hwy")) + geom_histogram(
-        stat="bin_dp", eps=eps, seed=seed, bins=10
+        stat="bin_dp", eps=eps, seed=seed, bins=10, position="identity"
     )
     releases = layer_releases(built(p).layers[0])
     (r,) = [x for x in releases if x.family == "range"]
@@ -326,9 +327,15 @@ def _plot_counts(d, x, fill=None, facet=None, **params):
     from plotnine import facet_wrap
 
     mapping = aes(x, fill=fill) if fill else aes(x)
-    # every cell of the domain, released zeros too (as the table lists)
+    # every cell of the domain, released zeros too (as the table lists);
+    # unstacked, as only the counts are compared
     p = ggplot(d, mapping) + geom_bar(
-        stat="count_dp", eps=1, seed=5, drop=False, **params
+        stat="count_dp",
+        eps=1,
+        seed=5,
+        drop=False,
+        position="identity",
+        **params,
     )
     if facet:
         p = p + facet_wrap(facet)

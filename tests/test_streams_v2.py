@@ -101,19 +101,71 @@ def _exact_floor(t, s, m, bits, prec=300):
 def test_table_entries_are_the_exact_floors(t, s):
     table = inv.inversion_table(t, s)
     floors = table.ascending[::-1].tolist()
-    want = [_exact_floor(t, s, m, 63) for m in range(1, len(floors) + 2)]
+    # 80 digits: the floors of 20-digit numbers, 60 digits to spare
+    want = [
+        _exact_floor(t, s, m, 63, prec=80) for m in range(1, len(floors) + 2)
+    ]
     assert floors == want[:-1] and want[-1] == 0  # the table ends at 0
 
 
+def test_table_floors_by_recurrence_are_the_certified_floors(monkeypatch):
+    # the table is built by T_m = T_(m-1) p, each entry certified; it must
+    # hold _scaled_floor's integers (two exps per entry), the largest
+    # table checked at 400 entries spread over it and at its end
+    rng = np.random.default_rng(8)
+    for t, s in [(2, 1), (20, 3), (7, 5), (1499, 1)]:
+        floors = inv._table_floors(t, s, 63)
+        every = len(floors) < 1000
+        ms = (
+            range(1, len(floors) + 1)
+            if every
+            else sorted(
+                {
+                    1,
+                    2,
+                    len(floors),
+                    *rng.integers(1, len(floors), 400).tolist(),
+                }
+            )
+        )
+        assert [floors[m - 1] for m in ms] == [
+            inv._scaled_floor(t, s, m, 63) for m in ms
+        ]
+        assert inv._scaled_floor(t, s, len(floors) + 1, 63) == 0
+    # with too few digits to certify, entries come from _scaled_floor
+    # (counted: the fallback ran) and are still the same integers
+    fallback = []
+    exact = inv._scaled_floor
+
+    def counted(*args):
+        fallback.append(args)
+        return exact(*args)
+
+    monkeypatch.setattr(inv, "_scaled_floor", counted)
+    coarse = inv._table_floors(20, 3, 63, prec=21)
+    monkeypatch.undo()
+    assert len(fallback) >= 10
+    assert coarse == inv._table_floors(20, 3, 63)
+
+
 def _magnitude_by_definition(t, s, digits, bits):
-    """#{m >= 1 : U < T_m} with U = digits / 2**bits, at high precision."""
-    m = 0
-    while True:
-        f = _exact_floor(t, s, m + 1, bits, prec=400)
-        assert digits != f  # decided at this precision
-        if digits > f:
-            return m
-        m += 1
+    """#{m >= 1 : U < T_m} with U = digits / 2**bits, at high precision:
+    the T_m fall, so it is the first m with U >= T_m, less one (found by
+    doubling, then halving: a dozen floors, not a thousand)."""
+
+    def below(m):  # U < T_m, decided at this precision
+        f = _exact_floor(t, s, m, bits, prec=400)
+        assert digits != f
+        return digits < f
+
+    hi = 1
+    while below(hi):
+        hi *= 2
+    lo = hi // 2  # U < T_lo (T_0 = 2 / (1 + p) > 1 > U), U >= T_hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if below(mid) else (lo, mid)
+    return lo
 
 
 @pytest.mark.parametrize("t, s", [(2, 1), (20, 3)])

@@ -189,11 +189,18 @@ def test_warn_eps_scale_uses_the_bounded_scale():
 
 @pytest.mark.parametrize("stat", ["bin_dp", "bin2d_dp", "binhex_dp", "sum_dp"])
 def test_binned_families_scale_with_k(stat):
+    # unstacked: only the releases are read, and stacking a hundred cells
+    # was most of each build
     df = visits()
     df["w"] = np.floor(df["v"])
     if stat == "bin_dp":
         layer = geom_histogram(
-            aes("v"), stat=stat, breaks=np.arange(11.0), eps=1, seed=2
+            aes("v"),
+            stat=stat,
+            breaks=np.arange(11.0),
+            eps=1,
+            seed=2,
+            position="identity",
         )
     elif stat == "sum_dp":
         layer = geom_bar(
@@ -203,6 +210,7 @@ def test_binned_families_scale_with_k(stat):
             resolution=(1, 1),
             eps=1,
             seed=2,
+            position="identity",
         )
     else:
         layer = geom_bar(
@@ -211,6 +219,7 @@ def test_binned_families_scale_with_k(stat):
             limits=((0, 10), (0, 10)),
             eps=1,
             seed=2,
+            position="identity",
             **({"bins": 5} if stat == "bin2d_dp" else {"binwidth": 2}),
         )
     for k in (1, 3):

@@ -18,8 +18,8 @@ the cell's stream extend ``U`` 64 digits at a time until the comparison is
 decided (:func:`_exact_magnitude`). Since every ``T_m`` is irrational, this
 ends with probability 1; the result is exactly ``DLap(b)``, not an
 approximation: the ``f_m`` are exact integers, certified with interval
-bounds (:func:`_scaled_floor`), and no floating-point number enters the
-draw.
+bounds (:func:`_scaled_floor`, :func:`_table_floors`), and no
+floating-point number enters the draw.
 
 The vector path looks ``u`` up in a table indexed by its top 16 bits: a
 bucket that holds no ``f_m`` has one magnitude for all its ``u``; the other
@@ -82,6 +82,51 @@ def _scaled_floor(t: int, s: int, m: int, bits: int) -> int:
         prec *= 2
 
 
+def _table_floors(
+    t: int, s: int, bits: int, prec: int | None = None
+) -> list[int]:
+    """``[_scaled_floor(t, s, m, bits) for m = 1, 2, ...]`` up to the last
+    that is not 0: the same integers, about 20 times faster.
+
+    ``T_m = T_(m-1) p``: one decimal product per entry instead of two
+    ``exp``. The product's relative error grows by at most one rounding
+    (``u = 10**(1 - prec) / 2``) and the error of ``p`` (``(s/t + 1)
+    u``) per step, so after ``m`` steps it is below ``(m s/t + 2m + s/t
+    + 3) u``; ``err`` is twice that (the higher-order terms are far
+    smaller). An entry is kept only where ``v(1 - err)`` and ``v(1 +
+    err)`` have one floor, so it is the exact floor; otherwise (about
+    never at the default ``prec``) it comes from :func:`_scaled_floor`.
+
+    >>> _table_floors(2, 1, 10)[:3], len(_table_floors(2, 1, 10))
+    ([773, 468, 284], 14)
+    """
+    if prec is None:
+        # six more digits than _scaled_floor starts with: a table has at
+        # most 2**16 entries, and the bound grows with m
+        prec = int(bits * 0.31) + 36
+    floors: list[int] = []
+    with decimal.localcontext() as ctx:
+        ctx.prec = prec
+        ctx.Emax, ctx.Emin = decimal.MAX_EMAX, decimal.MIN_EMIN
+        unit = Decimal(10) ** (1 - prec)
+        p = (-(Decimal(s) / Decimal(t))).exp()
+        v = Decimal(2 << bits) / (1 + p)
+        m = 1
+        while True:
+            ctx.rounding = decimal.ROUND_HALF_EVEN
+            v = v * p
+            err = ((m * s) // t + 2 * m + s // t + 5) * unit
+            ctx.rounding = decimal.ROUND_FLOOR
+            lo = int(v * (1 - err))
+            ctx.rounding = decimal.ROUND_CEILING
+            hi = int(v * (1 + err))
+            f = lo if lo == hi else _scaled_floor(t, s, m, bits)
+            if f == 0:
+                return floors
+            floors.append(f)
+            m += 1
+
+
 @dataclass(frozen=True)
 class InversionTable:
     """The exact thresholds of one scale ``t/s`` and their bucket index."""
@@ -105,15 +150,7 @@ def inversion_table(t: int, s: int) -> InversionTable | None:
     # T_m < 2**-63 once m > (63 ln 2 + ln 2) t/s: a cheap size bound
     if 44.4 * t / s > MAX_TABLE:
         return None
-    floors = []
-    m = 1
-    while True:
-        f = _scaled_floor(t, s, m, _HEAD_BITS)
-        if f == 0:
-            break
-        floors.append(f)
-        m += 1
-    asc = np.array(floors[::-1], dtype=_U64)
+    asc = np.array(_table_floors(t, s, _HEAD_BITS)[::-1], dtype=_U64)
     shift = _HEAD_BITS - _BUCKET_BITS
     j = np.arange(1 << _BUCKET_BITS, dtype=_U64)
     lo = j << _U64(shift)
