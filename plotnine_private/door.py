@@ -31,6 +31,7 @@ from .cells import level_label
 from .exceptions import PlotninePrivateError
 from .mechanisms.bounding import bounded_mask, unit_integers
 from .units import ONE_ROW, Unit, UnitFrame, unit_of
+from .validation import from_polars
 
 if TYPE_CHECKING:
     from plotnine import ggplot
@@ -92,8 +93,7 @@ def declared_levels(frame: Any, column: str) -> list | None:
         frame = frame.data
     if hasattr(frame, "declared_levels"):  # a table in an engine
         return frame.declared_levels(column)
-    module = type(frame).__module__.split(".")[0]
-    if module == "polars":
+    if from_polars(frame):
         import polars as pl
 
         if column not in frame.columns:

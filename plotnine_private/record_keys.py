@@ -20,7 +20,7 @@ from .mechanisms.bounding import unit_integers
 from .mechanisms.ckm import RecordKeyWarning, key_scale
 from .mechanisms.errors import ParameterError
 from .units import UnitFrame, unit_of
-from .validation import frame_type_fix
+from .validation import frame_type_fix, is_polars_frame
 
 __all__ = ["add_record_keys"]
 
@@ -106,10 +106,11 @@ def add_record_keys(
     if unit is None and row_id is None:
         # a declared privacy unit keys its records together by default
         unit = unit_of(declared if declared is not None else data).column
-    polars_frame = type(data).__module__.split(".")[0] == "polars" and (
-        not hasattr(data, "collect")
-    )
-    if not (isinstance(data, pd.DataFrame) or polars_frame or is_source(data)):
+    if not (
+        isinstance(data, pd.DataFrame)
+        or is_polars_frame(data)
+        or is_source(data)
+    ):
         raise ParameterError(
             "add_record_keys(): data must be a pandas or polars "
             f"DataFrame or a source(...) table, {frame_type_fix(data)}"

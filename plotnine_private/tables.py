@@ -40,6 +40,7 @@ from .units import UnitFrame, unit_of
 from .validation import (
     as_ptable,
     frame_type_fix,
+    from_polars,
     validate_choice,
     validate_delta,
     validate_eps,
@@ -61,9 +62,7 @@ def _as_list(v) -> list[str]:
 def _as_pandas(name: str, data: Any) -> pd.DataFrame:
     if isinstance(data, pd.DataFrame):
         return data
-    if type(data).__module__.split(".")[0] == "polars" and hasattr(
-        data, "to_pandas"
-    ):
+    if from_polars(data) and hasattr(data, "to_pandas"):
         if hasattr(data, "collect"):
             raise PlotninePrivateError(
                 f"{name}(): data must be a pandas or polars DataFrame or a "
@@ -162,7 +161,7 @@ def str_labels(values: Any) -> StrLabels | None:
     pa = _arrow()
     if pa is None:
         return None  # the value-by-value path names them
-    if type(values).__module__.split(".")[0] == "polars":
+    if from_polars(values):
         values = values.to_arrow()
     elif isinstance(values, (pd.Index, pd.Series)):
         dtype = values.dtype
@@ -289,7 +288,7 @@ def _declared_labels(frame, data: pd.DataFrame, x: str):
         if x not in source.columns or source[x].dtype is not column.dtype:
             return None
         return labelled_dimension(x, column)
-    if type(source).__module__.split(".")[0] == "polars":
+    if from_polars(source):
         import polars as pl
 
         dtype = source.schema.get(x)

@@ -24,6 +24,8 @@ __all__ = [
     "is_integer",
     "is_real",
     "frame_type_fix",
+    "from_polars",
+    "is_polars_frame",
     "validate_layer_data",
     "validate_breaks",
     "validate_choice",
@@ -330,6 +332,19 @@ def validate_threshold(name: str, thr: Any) -> float | None:
     return float(thr)
 
 
+def from_polars(obj: Any) -> bool:
+    """Whether ``obj`` is a polars object (a frame, lazy frame or
+    series), told by its class's module so that polars, an optional
+    extra, is never imported to ask."""
+    return type(obj).__module__.split(".")[0] == "polars"
+
+
+def is_polars_frame(obj: Any) -> bool:
+    """Whether ``obj`` is an eager polars object (no ``collect``: a
+    DataFrame or Series, not a LazyFrame)."""
+    return from_polars(obj) and not hasattr(obj, "collect")
+
+
 def _type_name(obj: Any) -> str:
     kind = type(obj)
     if kind.__module__ == "builtins":
@@ -340,8 +355,7 @@ def _type_name(obj: Any) -> str:
 def frame_type_fix(data: Any) -> str:
     """``"got <type>; <how to make a frame of it>"``, for data that is not
     a frame the package takes (a pandas or an eager polars DataFrame)."""
-    module = type(data).__module__.split(".")[0]
-    if module == "polars" and hasattr(data, "collect"):
+    if from_polars(data) and hasattr(data, "collect"):
         fix = "collect it first: data.collect()"
     elif isinstance(data, pd.Series):
         fix = "make a frame of it: series.to_frame()"

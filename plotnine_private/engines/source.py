@@ -24,6 +24,7 @@ import pandas as pd
 
 from ..exceptions import PlotninePrivateError
 from ..units import ONE_ROW, Unit, UnitFrame, make_unit
+from ..validation import is_polars_frame
 
 __all__ = ["Source", "is_source", "source"]
 
@@ -235,10 +236,7 @@ def source(
                 "pass con.table('<name>'))."
             )
         obj = obj.table(table)
-    if isinstance(obj, pd.DataFrame) or (
-        type(obj).__module__.split(".")[0] == "polars"
-        and not hasattr(obj, "collect")
-    ):
+    if isinstance(obj, pd.DataFrame) or is_polars_frame(obj):
         if levels:
             raise PlotninePrivateError(
                 "source(): levels= is for tables in an engine; declare the "

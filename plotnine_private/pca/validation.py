@@ -22,6 +22,7 @@ from ..door import declared_levels
 from ..validation import (
     fail,
     is_integer,
+    is_polars_frame,
     validate_choice,
     validate_delta,
     validate_eps,
@@ -224,9 +225,7 @@ def as_frame(fn: str, data: Any) -> pd.DataFrame:
             "not hand out: collect the feature columns into a pandas or "
             "polars DataFrame and pass that.",
         )
-    if type(data).__module__.split(".")[0] == "polars" and not hasattr(
-        data, "collect"
-    ):
+    if is_polars_frame(data):
         return data.to_pandas()  # a polars DataFrame works as pandas does
     arr = np.asarray(data)
     if arr.ndim != 2:
