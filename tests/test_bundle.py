@@ -228,11 +228,11 @@ def test_a_seed_without_a_key_file_is_refused(cars, tmp_path):
         assert not (tmp_path / "out").exists()
         # no seed: session entropy, nothing guessable; allowed
         q = ggplot(cars, aes("class")) + geom_bar(stat="count_dp", eps=1)
-        save_release(q, tmp_path / "session")
+        save_release(q, tmp_path / "session", dpi=20)
         meta = json.loads((tmp_path / "session" / "results.json").read_text())
         assert meta["results"]["output_0"]["status"] == "pass"
     with using_key():
-        save_release(p, tmp_path / "keyed")
+        save_release(p, tmp_path / "keyed", dpi=20)
 
 
 def test_a_seeded_plot_in_a_composition_or_list_is_refused_too(cars, tmp_path):

@@ -4,7 +4,7 @@ never draws. That is only sound while those columns change nothing in
 the figure: this checks it, drawing one parity case of each family (DP
 and CKM) with its intervals and without them, and comparing everything
 parity compares (statistical columns, panel ranges and breaks, legends,
-pixels)."""
+texts, pixels)."""
 
 from __future__ import annotations
 
@@ -56,6 +56,7 @@ def test_interval_columns_change_nothing_parity_compares(case, monkeypatch):
     assert with_intervals.ranges == without.ranges
     assert with_intervals.breaks == without.breaks
     assert with_intervals.legends == without.legends
+    assert with_intervals.texts == without.texts
     assert np.array_equal(with_intervals.image, without.image)
     added = 0
     for a, b in zip(with_intervals.data, without.data, strict=True):

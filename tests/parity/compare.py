@@ -1,5 +1,5 @@
-"""The four things a case compares: statistical columns, panels (ranges
-and breaks), legends and images."""
+"""The five things a case compares: statistical columns, panels (ranges
+and breaks), legends, and for a drawn case its texts and its image."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ from matplotlib.testing.compare import calculate_rms
 from .cases import Case
 from .harness import Built, build_pair, save_images
 
-ASPECTS = ("stat", "panels", "legends", "image")
+ASPECTS = ("stat", "panels", "legends", "labels", "image")
+#: what a case that is built, not drawn, compares
+BUILT_ASPECTS = ASPECTS[:3]
 
 #: columns each family computes (compared where both sides have them)
 STAT_COLUMNS = {
@@ -171,6 +173,12 @@ def check(case: Case, aspect: str, cache: dict) -> None:
         check_panels(case, pn, pr)
     elif aspect == "legends":
         assert pr.legends == pn.legends, f"{case.id}: legends"
+    elif aspect == "labels":
+        for part, shown in pn.texts.items():
+            assert pr.texts[part] == shown, (
+                f"{case.id}: {part}: {pr.texts[part]} private, "
+                f"{shown} in plotnine"
+            )
     else:
         tol = IMAGE_TOL.get(case.family, 1.0)
         if pn.image.shape != pr.image.shape:
