@@ -389,6 +389,13 @@ class FineFamily(PrivateCountStat):
         :func:`~plotnine_private.stats.intervals.quantile_bounds`."""
         return {}
 
+    def own_bounds(
+        self, hist: FineHistogram, model: NoiseModel, level: float
+    ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """``{column: (low, high)}`` the family bounds itself (box plots'
+        Tukey whiskers); those columns are not simulated."""
+        return {}
+
     def add_intervals(self, out: pd.DataFrame, released) -> None:
         """Interval variables of the curve at ``level`` from the public
         noise (:mod:`plotnine_private.stats.intervals`), pointwise or
@@ -415,7 +422,8 @@ class FineFamily(PrivateCountStat):
         level = self.params.get("level", 0.95)
         linear = self.linear_designs(hist)
         quants = self.quantile_columns()
-        rest = [c for c in self.INTERVALS if c not in linear | quants]
+        own = self.own_bounds(hist, model, level)
+        rest = [c for c in self.INTERVALS if c not in linear | quants | own]
         reps = replicate_curves(self, hist, model) if rest else None
         if quants:
             q_low, q_high = quantile_bounds(
@@ -435,6 +443,8 @@ class FineFamily(PrivateCountStat):
             elif col in quants:
                 i = list(quants).index(col)
                 low, high = q_low[:, i], q_high[:, i]
+            elif col in own:
+                low, high = own[col]
             else:
                 assert reps is not None
                 cur = out[col].to_numpy(dtype=float).reshape(groups, -1)

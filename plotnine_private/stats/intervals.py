@@ -52,6 +52,8 @@ __all__ = [
     "SIM_SEED",
     "NoiseModel",
     "add_count_bounds",
+    "band_quantiles",
+    "cdf_band",
     "count_noise_bounds",
     "curve_bounds",
     "linear_bounds",
@@ -513,12 +515,35 @@ def quantile_bounds(
     low, high
         ``(groups, len(probs))``.
     """
+    f_low, f_high = cdf_band(noisy, model, level, sims, seed)
+    return band_quantiles(edges, f_low, f_high, probs)
+
+
+def cdf_band(
+    noisy: np.ndarray,
+    model: NoiseModel,
+    level: float,
+    sims: int = LINEAR_SIMS,
+    seed: int = SIM_SEED,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Pointwise band ``(groups, k + 1)`` of each group's CDF at the fine
+    edges (running sums over the total), in [0, 1]."""
     k = noisy.shape[1]
     sums = np.tril(np.ones((k + 1, k)), -1)
     f_low, f_high = linear_bounds(
         sums, noisy, model, level, "pointwise", True, sims, seed
     )
-    f_low, f_high = np.clip(f_low, 0, 1), np.clip(f_high, 0, 1)
+    return np.clip(f_low, 0, 1), np.clip(f_high, 0, 1)
+
+
+def band_quantiles(
+    edges: np.ndarray,
+    f_low: np.ndarray,
+    f_high: np.ndarray,
+    probs: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Bounds of the ``probs`` quantiles from a CDF band (see
+    :func:`quantile_bounds`)."""
     probs = np.asarray(probs, dtype=float)
     # first crossing of p by F_high (a running maximum keeps it monotone
     # and can only move the crossing left: wider)
