@@ -17,7 +17,13 @@ stat's own curve and interval code on it. Printed per column:
   exact quantile an interval that knew the truth's noise would use).
   1.0 is that quantile; above it, wider than needed (for
   ``band="simultaneous"`` the band is wider than a pointwise oracle by
-  design).
+  design);
+* ``width``: the mean interval width over every point, in data units
+  (the box plot's whiskers: a Tukey whisker's interval is often cut at
+  the limits, so its coverage is over every point too).
+
+The box plot runs on a second data shape as well (``skewed``: a long
+right tail, a uniform block and a narrow group with far outliers).
 
 Run: ``python benchmarks/interval_coverage.py [--draws 400]`` (about a
 minute at 400 draws).
@@ -43,14 +49,28 @@ BINS = 64
 LIMITS = (0.0, 10.0)
 
 
-def true_histogram(records: int = 600, seed: int = 7) -> FineHistogram:
+def true_histogram(
+    records: int = 600, seed: int = 7, shape: str = "normal"
+) -> FineHistogram:
     """Three groups of about ``records / 3`` records each, normal around
-    3, 5 and 6.5 (sd 1), clipped to the limits."""
+    3, 5 and 6.5 (sd 1), clipped to the limits; ``shape="skewed"``:
+    1 + exponential (mean 1.2), uniform on [2, 8], and normal (5, 0.6)
+    with 5% spread uniformly over the limits."""
     rng = np.random.default_rng(seed)
-    g = rng.choice(3, records)
-    v = np.clip(
-        np.array([3.0, 5.0, 6.5])[g] + rng.normal(0, 1, records), 0, 10
-    )
+    if shape == "normal":
+        g = rng.choice(3, records)
+        v = np.array([3.0, 5.0, 6.5])[g] + rng.normal(0, 1, records)
+    else:
+        n = records // 3
+        tail = n // 20
+        v = np.r_[
+            1 + rng.exponential(1.2, n),
+            rng.uniform(2, 8, n),
+            rng.normal(5, 0.6, n - tail),
+            rng.uniform(*LIMITS, tail),
+        ]
+        g = np.repeat([0, 1, 2], n)
+    v = np.clip(v, *LIMITS)
     edges = np.linspace(*LIMITS, BINS + 1)
     counts = np.vstack(
         [np.histogram(v[g == i], edges)[0] for i in range(3)]
@@ -89,7 +109,7 @@ def stats(band: str) -> dict:
         "ecdf": (stat_ecdf_dp(band=band, **kw), ("ecdf",)),
         "boxplot": (
             stat_boxplot_dp(**kw),
-            ("lower", "middle", "upper"),
+            ("ymin", "lower", "middle", "upper", "ymax"),
         ),
     }
 
@@ -97,7 +117,7 @@ def stats(band: str) -> dict:
 def run(stat, cols, truth_hist, draws: int, seed: int = 1) -> dict:
     """Coverage and width/oracle of each column over ``draws`` draws."""
     rng = np.random.default_rng(seed)
-    stat.fine = truth_hist
+    stat.build = types.SimpleNamespace(fine=truth_hist)
     truth = stat.curve(truth_hist)
     groups = len(truth_hist.info)
     lo_edge, hi_edge = stat.interval_range()
@@ -113,7 +133,7 @@ def run(stat, cols, truth_hist, draws: int, seed: int = 1) -> dict:
         hist = FineHistogram(
             truth_hist.edges, np.maximum(noisy, 0), noisy, truth_hist.info
         )
-        stat.fine = hist
+        stat.build = types.SimpleNamespace(fine=hist)
         out = stat.curve(hist)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -134,13 +154,25 @@ def run(stat, cols, truth_hist, draws: int, seed: int = 1) -> dict:
         q = np.quantile(dev, [alpha / 2, 1 - alpha / 2], axis=0)
         oracle = q[1] - q[0]
         inner = (np.mean(cut[c], axis=0) < 0.01) & (oracle > 0)
+        some = bool(inner.any())  # else nan: every point is cut
         res[c] = {
-            "pointwise": float(np.mean(np.asarray(hits[c])[:, inner])),
+            "pointwise": (
+                float(np.mean(np.asarray(hits[c])[:, inner]))
+                if some
+                else np.nan
+            ),
             "whole": float(np.mean(np.concatenate(whole[c]))),
-            "width/oracle": float(
-                np.mean(np.asarray(widths[c])[:, inner]) / oracle[inner].mean()
+            "width/oracle": (
+                float(
+                    np.mean(np.asarray(widths[c])[:, inner])
+                    / oracle[inner].mean()
+                )
+                if some
+                else np.nan
             ),
             "points": int(inner.sum()),
+            "all": float(np.mean(hits[c])),
+            "width": float(np.mean(widths[c])),
         }
     return res
 
@@ -162,21 +194,33 @@ def _estimate(stat, col, hist, out) -> np.ndarray:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--draws", type=int, default=400)
+    ap.add_argument("--only", choices=["density", "ecdf", "boxplot"])
     args = ap.parse_args()
-    truth = true_histogram()
     print(f"level {LEVEL}, {args.draws} draws, 3 groups of ~200 records")
-    print("| stat | column | band | coverage | width/oracle | points |")
-    print("| --- | --- | --- | --- | --- | --- |")
-    for band in ("pointwise", "simultaneous"):
-        for name, (stat, cols) in stats(band).items():
-            if name == "boxplot" and band != "pointwise":
-                continue
-            for c, r in run(stat, cols, truth, args.draws).items():
-                cov = r["pointwise"] if band == "pointwise" else r["whole"]
-                print(
-                    f"| {name} | {c} | {band} | {cov:.3f} | "
-                    f"{r['width/oracle']:.2f} | {r['points']} |"
-                )
+    print(
+        "| stat | column | band | coverage | width/oracle | points "
+        "| coverage, all points | width |"
+    )
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for shape in ("normal", "skewed"):
+        truth = true_histogram(shape=shape)
+        for band in ("pointwise", "simultaneous"):
+            for name, (stat, cols) in stats(band).items():
+                if args.only not in (None, name):
+                    continue
+                # the curves' bands are measured on the first shape
+                if name != "boxplot" and shape != "normal":
+                    continue
+                if name == "boxplot" and band != "pointwise":
+                    continue
+                for c, r in run(stat, cols, truth, args.draws).items():
+                    cov = r["pointwise"] if band == "pointwise" else r["whole"]
+                    label = name if shape == "normal" else f"{name} ({shape})"
+                    print(
+                        f"| {label} | {c} | {band} | {cov:.3f} | "
+                        f"{r['width/oracle']:.2f} | {r['points']} | "
+                        f"{r['all']:.3f} | {r['width']:.2f} |"
+                    )
 
 
 if __name__ == "__main__":

@@ -416,7 +416,8 @@ class FineFamily(PrivateCountStat):
         """The interval columns of ``out`` (the curve of ``hist``) under
         the noise ``model``, in place. Linear curves (density, ECDF) and
         quantiles (box plots) are simulated through their linear form;
-        anything else (Tukey whiskers) through :meth:`curve`."""
+        :meth:`own_bounds` columns (Tukey whiskers) are bounded by the
+        family; anything else is simulated through :meth:`curve`."""
         groups = len(hist.info)
         band = self.params.get("band", "pointwise")
         level = self.params.get("level", 0.95)

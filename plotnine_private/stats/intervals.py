@@ -22,6 +22,9 @@ Two ways, one per kind of output:
   or simultaneous over each curve (``band="simultaneous"``: one
   multiple of the pointwise spread that covers the whole curve in
   ``level`` of the replicates).
+  Box plots' Tukey whiskers are bounded from the CDF band instead
+  (:func:`~plotnine_private.stats.boxplot.tukey_bounds`): a bootstrap
+  around a released whisker inherits its outward bias.
 
 Both are post-processing of released values: free, and the same on any
 data that gives the same released values.
