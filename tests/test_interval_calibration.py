@@ -30,7 +30,7 @@ from alpha import z_two_sided
 
 from plotnine_private.smoothing import quantiles
 from plotnine_private.stats import intervals
-from plotnine_private.stats.boxplot import stat_boxplot_dp
+from plotnine_private.stats.boxplot import stat_boxplot_dp, tukey_bounds
 from plotnine_private.stats.density import stat_density_dp
 from plotnine_private.stats.ecdf import stat_ecdf_dp
 from plotnine_private.stats.fine import FineHistogram
@@ -216,7 +216,7 @@ def _shapes() -> np.ndarray:
     ).astype(float)
 
 
-TUKEY_DRAWS = 100
+TUKEY_DRAWS = 70
 
 
 @functools.cache
@@ -256,6 +256,21 @@ def test_tukey_whisker_intervals_hold_the_level(shape, col):
     # of 10; the fence bounds add up those of both quartiles)
     assert (low <= high).all()
     assert (high - low).mean() < 5.0, (high - low).mean()
+
+
+@pytest.mark.parametrize("counts", [TRUTH, _shapes()], ids=["n", "skew"])
+def test_tukey_bounds_close_on_the_whiskers_without_noise(counts):
+    # with (next to) no noise the band is the true CDF: the inner ends are
+    # the noise-free whiskers (the reach of the runs that hold mass) and
+    # the outer ends Tukey's fences
+    exact = stat_boxplot_dp(**KW).curve(hist_of(counts))
+    quiet = NoiseModel("discrete_laplace", 0.05)
+    got = tukey_bounds(EDGES, counts, quiet, LEVEL, 1.5)
+    q1, q3 = exact["lower"].to_numpy(), exact["upper"].to_numpy()
+    np.testing.assert_allclose(got["ymax"][0], exact["ymax"])
+    np.testing.assert_allclose(got["ymax"][1], q3 + 1.5 * (q3 - q1))
+    np.testing.assert_allclose(got["ymin"][1], exact["ymin"])
+    np.testing.assert_allclose(got["ymin"][0], q1 - 1.5 * (q3 - q1))
 
 
 def test_the_shared_simulation_is_the_plain_one():
