@@ -258,19 +258,20 @@ def test_tukey_whisker_intervals_hold_the_level(shape, col):
     assert (high - low).mean() < 5.0, (high - low).mean()
 
 
+@pytest.mark.parametrize("coef", [0.0, 1.5, 3.0])
 @pytest.mark.parametrize("counts", [TRUTH, _shapes()], ids=["n", "skew"])
-def test_tukey_bounds_close_on_the_whiskers_without_noise(counts):
+def test_tukey_bounds_close_on_the_whiskers_without_noise(counts, coef):
     # with (next to) no noise the band is the true CDF: the inner ends are
     # the noise-free whiskers (the reach of the runs that hold mass) and
     # the outer ends Tukey's fences
-    exact = stat_boxplot_dp(**KW).curve(hist_of(counts))
+    exact = stat_boxplot_dp(coef=coef, **KW).curve(hist_of(counts))
     quiet = NoiseModel("discrete_laplace", 0.05)
-    got = tukey_bounds(EDGES, counts, quiet, LEVEL, 1.5)
+    got = tukey_bounds(EDGES, counts, quiet, LEVEL, coef)
     q1, q3 = exact["lower"].to_numpy(), exact["upper"].to_numpy()
     np.testing.assert_allclose(got["ymax"][0], exact["ymax"])
-    np.testing.assert_allclose(got["ymax"][1], q3 + 1.5 * (q3 - q1))
+    np.testing.assert_allclose(got["ymax"][1], q3 + coef * (q3 - q1))
     np.testing.assert_allclose(got["ymin"][1], exact["ymin"])
-    np.testing.assert_allclose(got["ymin"][0], q1 - 1.5 * (q3 - q1))
+    np.testing.assert_allclose(got["ymin"][0], q1 - coef * (q3 - q1))
 
 
 def test_the_shared_simulation_is_the_plain_one():
