@@ -33,6 +33,7 @@ from plotnine.scales.scale_discrete import scale_discrete
 
 import plotnine_private as pp  # noqa: F401  (registers the stats)
 from plotnine_private._compat import built_parts
+from plotnine_private.door import LAYOUT_COLUMNS
 
 from .cases import Case
 
@@ -62,18 +63,6 @@ class Built:
     legends: dict
     image: np.ndarray
     texts: dict
-
-
-#: columns of plotnine's layout frame that are not facet values
-_LAYOUT_COLUMNS = {
-    "PANEL",
-    "ROW",
-    "COL",
-    "SCALE_X",
-    "SCALE_Y",
-    "AXIS_X",
-    "AXIS_Y",
-}
 
 
 def _panel_facts(plot: Any):
@@ -118,7 +107,7 @@ def _texts(plot: Any) -> dict:
         for params in plot.layout.panel_params
     ]
     frame = plot.layout.layout
-    facets = [c for c in frame.columns if c not in _LAYOUT_COLUMNS]
+    facets = [c for c in frame.columns if c not in LAYOUT_COLUMNS]
     strips = [
         tuple(str(v) for v in row)
         for row in frame[facets].itertuples(index=False)
