@@ -61,6 +61,7 @@ __all__ = [
     "exact_sums",
     "object_column",
     "level_label",
+    "tile_frame",
 ]
 
 
@@ -532,4 +533,32 @@ def cell_query(
         params=params,
         **(unit or {}),
         **mechanism.parameters(),
+    )
+
+
+def tile_frame(
+    xmin: np.ndarray,
+    xmax: np.ndarray,
+    ymin: np.ndarray,
+    ymax: np.ndarray,
+    **columns: Any,
+) -> pd.DataFrame:
+    """Rectangles as plotnine's tile geoms read them: the four edges, the
+    centre ``x``, ``y`` and then ``columns``, made in one frame (pandas
+    rebuilds its column index at every column inserted one by one).
+
+    >>> tile_frame(np.array([0.0]), np.array([2.0]), np.array([1.0]),
+    ...            np.array([3.0]), count=[5])[["x", "y", "count"]].values
+    array([[1., 2., 5.]])
+    """
+    return pd.DataFrame(
+        {
+            "xmin": xmin,
+            "xmax": xmax,
+            "ymin": ymin,
+            "ymax": ymax,
+            "x": (xmin + xmax) / 2,
+            "y": (ymin + ymax) / 2,
+            **columns,
+        }
     )

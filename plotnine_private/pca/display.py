@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from ..cells import tile_frame
 from ..mechanisms.synthetic import allocate_group_sizes, sample_histogram
 from .inputs import Partition
 
@@ -51,25 +52,16 @@ def released_cells(fit: PCAFit, groups: np.ndarray) -> pd.DataFrame:
     pi = np.repeat(np.arange(npanel), len(groups) * m)
     gi = np.tile(np.repeat(groups, m), npanel)
     ci = np.tile(np.arange(m), npanel * len(groups))
-    # the columns as arrays, the frame made once: inserting them one by
-    # one cost pandas a rebuild of its column index per column
-    xmin, xmax = grid.xmin[ci] - ox, grid.xmax[ci] - ox
-    ymin, ymax = grid.ymin[ci] - oy, grid.ymax[ci] - oy
-    out = pd.DataFrame(
-        {
-            "xmin": xmin,
-            "xmax": xmax,
-            "ymin": ymin,
-            "ymax": ymax,
-            "x": (xmin + xmax) / 2,
-            "y": (ymin + ymax) / 2,
-            "count": fit.histogram.counts[pi, gi, ci],
-            "prob": fit.histogram.prob(axis=-1)[pi, gi, ci],
-            "_panel": pi,
-            "_g": gi,
-        }
+    return tile_frame(
+        grid.xmin[ci] - ox,
+        grid.xmax[ci] - ox,
+        grid.ymin[ci] - oy,
+        grid.ymax[ci] - oy,
+        count=fit.histogram.counts[pi, gi, ci],
+        prob=fit.histogram.prob(axis=-1)[pi, gi, ci],
+        _panel=pi,
+        _g=gi,
     )
-    return out
 
 
 # --------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from plotnine.doctools import document
 from plotnine.mapping.evaluation import after_stat
 from plotnine.scales.scale_discrete import scale_discrete
 
+from ..cells import tile_frame
 from ..families import Bins, Grid
 from .base import (
     CKM_PARAMS,
@@ -182,16 +183,7 @@ class _Bin2dFamily(TwoAxisBins, PrivateCountStat):
         gy = np.repeat(np.arange(ny), nx)
         xmin, xmax = ax.breaks[:-1][gx], ax.breaks[1:][gx]
         ymin, ymax = ay.breaks[:-1][gy], ay.breaks[1:][gy]
-        frame = pd.DataFrame(
-            {
-                "xmin": xmin,
-                "xmax": xmax,
-                "ymin": ymin,
-                "ymax": ymax,
-                "x": (xmin + xmax) / 2,
-                "y": (ymin + ymax) / 2,
-            }
-        )
+        frame = tile_frame(xmin, xmax, ymin, ymax)
         public = "private" not in ax.source and "private" not in ay.source
         source = (
             ax.source
