@@ -352,36 +352,24 @@ def _plain_linear_bounds(design, noisy, model, level, ratio, band="pw"):
     return est - q_hi, est - q_lo
 
 
+# the simultaneous band's deviations are scaled in one buffer and its
+# median taken in place; the pointwise fast path lays the draws out last
+# and shares a plain sum's quantiles between groups: the released
+# intervals must not move (band, seed of the random designs)
+@pytest.mark.parametrize(
+    ("band", "seed"), [("simultaneous", 6), ("pointwise", 3)]
+)
 @pytest.mark.parametrize("ratio", [True, False])
-def test_the_simultaneous_band_is_the_plain_computation_bit_for_bit(ratio):
-    # the band's deviations are scaled in one buffer and its median taken
-    # in place: the released intervals must not move
-    rng = np.random.default_rng(6)
+def test_the_band_is_the_plain_computation_bit_for_bit(band, seed, ratio):
+    rng = np.random.default_rng(seed)
     for model in (MODEL, NoiseModel("laplace", 3.5)):
         for k, groups in ((64, 3), (17, 1), (40, 5)):
             design = np.abs(rng.normal(size=(k + 3, k)))
             noisy = rng.integers(-3, 40, size=(groups, k)).astype(float)
-            got = linear_bounds(
-                design, noisy, model, LEVEL, "simultaneous", ratio
-            )
+            got = linear_bounds(design, noisy, model, LEVEL, band, ratio)
             want = _plain_linear_bounds(
-                design, noisy, model, LEVEL, ratio, "simultaneous"
+                design, noisy, model, LEVEL, ratio, band
             )
-            assert np.array_equal(got[0], want[0])
-            assert np.array_equal(got[1], want[1])
-
-
-@pytest.mark.parametrize("ratio", [True, False])
-def test_the_pointwise_band_is_the_plain_computation_bit_for_bit(ratio):
-    # the fast path lays the draws out last and shares a plain sum's
-    # quantiles between groups: the released intervals must not move
-    rng = np.random.default_rng(3)
-    for model in (MODEL, NoiseModel("laplace", 3.5)):
-        for k, groups in ((64, 3), (17, 1), (40, 5)):
-            design = np.abs(rng.normal(size=(k + 3, k)))
-            noisy = rng.integers(-3, 40, size=(groups, k)).astype(float)
-            got = linear_bounds(design, noisy, model, LEVEL, ratio=ratio)
-            want = _plain_linear_bounds(design, noisy, model, LEVEL, ratio)
             assert np.array_equal(got[0], want[0])
             assert np.array_equal(got[1], want[1])
 
