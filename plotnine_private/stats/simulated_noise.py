@@ -6,6 +6,7 @@ numpy's own, from a partition at two ranks."""
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -60,16 +61,37 @@ def _lerp(a: np.ndarray, b: np.ndarray, t: float) -> np.ndarray:
     return a + diff * t
 
 
+@dataclass
+class _Kept:
+    """The product :func:`_through` keeps for the next build with the same
+    draws and an equal design, and what is derived from it."""
+
+    draws: np.ndarray
+    digest: tuple
+    product: np.ndarray  # draws @ design.T
+    runs: np.ndarray | None = None  # its transpose (:func:`_runs_last`)
+    #: {cuts: quantiles of runs} (:func:`_run_quantiles`)
+    quantiles: dict = field(default_factory=dict)
+
+
+#: the one product kept (a list: empty until the first)
+_KEPT: list[_Kept] = []
+
+
+def _kept_for(product: np.ndarray) -> _Kept | None:
+    return _KEPT[0] if _KEPT and _KEPT[0].product is product else None
+
+
 def _runs_last(product: np.ndarray) -> np.ndarray:
     """``product.T`` as a contiguous array; for the product :func:`_through`
     keeps, kept beside it (a density's two columns read one)."""
-    entry = _LAST_PRODUCT[0] if _LAST_PRODUCT else None
-    if entry is not None and entry[3] is product and entry[4] is not None:
-        return entry[4]
+    kept = _kept_for(product)
+    if kept is not None and kept.runs is not None:
+        return kept.runs
     runs = np.ascontiguousarray(product.T)
     runs.flags.writeable = False
-    if entry is not None and entry[3] is product:
-        entry[4] = runs
+    if kept is not None:
+        kept.runs = runs
     return runs
 
 
@@ -80,20 +102,14 @@ def _run_quantiles(
     the transpose of ``product``): a plain sum's band, the same for every
     group and every build with the same design, kept beside the product
     :func:`_through` keeps."""
-    entry = _LAST_PRODUCT[0] if _LAST_PRODUCT else None
-    kept = entry[5] if entry is not None and entry[3] is product else {}
+    kept = _kept_for(product)
+    cache = kept.quantiles if kept is not None else {}
     key = tuple(cuts)
-    if key not in kept:
+    if key not in cache:
         q = tail_quantiles(runs.copy(), cuts)
         q.flags.writeable = False
-        kept[key] = q
-    return kept[key]
-
-
-#: the last ``[draws, design, its digest, draws @ design.T, its transpose
-#: or None, {cuts: quantiles of the transpose}]`` of :func:`_through` (the
-#: transpose: :func:`_runs_last`; the quantiles: :func:`_run_quantiles`)
-_LAST_PRODUCT: list[list] = []
+        cache[key] = q
+    return cache[key]
 
 
 def _digest(design: np.ndarray) -> tuple:
@@ -113,10 +129,8 @@ def _through(draws: np.ndarray, design: np.ndarray) -> np.ndarray:
     identity cannot be a recycled ``id``, and compares designs by
     content (a digest of their bytes)."""
     digest = _digest(design)
-    if _LAST_PRODUCT:
-        entry = _LAST_PRODUCT[0]
-        if entry[0] is draws and entry[2] == digest:
-            return entry[3]
+    if _KEPT and _KEPT[0].draws is draws and _KEPT[0].digest == digest:
+        return _KEPT[0].product
     k = draws.shape[1]
     if design.shape == (k + 1, k) and np.array_equal(
         design, np.tril(np.ones((k + 1, k)), -1)
@@ -129,5 +143,5 @@ def _through(draws: np.ndarray, design: np.ndarray) -> np.ndarray:
     else:
         product = draws @ design.T
     product.flags.writeable = False
-    _LAST_PRODUCT[:] = [[draws, design, digest, product, None, {}]]
+    _KEPT[:] = [_Kept(draws, digest, product)]
     return product
