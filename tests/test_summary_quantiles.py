@@ -123,3 +123,27 @@ def test_bad_quantile_parameters_name_the_fix(kw, words):
     # stat then, 0.15 at once): before anything is built or drawn
     with pytest.raises(pp.PlotninePrivateError, match=words):
         ggplot() + summary(**kw)
+
+
+@pytest.mark.parametrize("mech", ["dp", "ckm"])
+def test_tukey_bounds_are_computed_for_tukey_whiskers_only(mech, monkeypatch):
+    # a summary's quantiles and quantile whiskers are inverted from the
+    # CDF band: the Tukey whiskers' own bounds are asked for box plots
+    # with Tukey whiskers alone
+    from plotnine_private.stats import boxplot
+
+    calls = []
+    tukey = boxplot.tukey_bounds
+
+    def spy(*args, **kwargs):
+        calls.append(1)
+        return tukey(*args, **kwargs)
+
+    monkeypatch.setattr(boxplot, "tukey_bounds", spy)
+    base = ggplot(CARS, aes("class_", "hwy", rkey="rk"))
+    build(base + summary(mech, fun_y=np.median))
+    build(base + box(mech, whiskers=(0.05, 0.95)))
+    assert calls == []
+    d = build(base + box(mech)).layers[0].data
+    assert calls == [1]
+    assert (d["ymax_low"] <= d["ymax_high"]).all()

@@ -75,8 +75,8 @@ class _BoxplotFamily(FineFamily):
     def own_bounds(
         self, hist: FineHistogram, model: NoiseModel, level: float
     ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        if self.params["whiskers"] is not None:
-            return {}  # quantile whiskers invert the CDF band
+        # asked only for Tukey whiskers: quantile whiskers (whiskers=(p, q))
+        # are quantile columns, inverted from the CDF band
         return tukey_bounds(
             hist.edges, hist.noisy, model, level, float(self.params["coef"])
         )

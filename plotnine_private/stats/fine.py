@@ -393,7 +393,8 @@ class FineFamily(PrivateCountStat):
         self, hist: FineHistogram, model: NoiseModel, level: float
     ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """``{column: (low, high)}`` the family bounds itself (box plots'
-        Tukey whiskers); those columns are not simulated."""
+        Tukey whiskers); those columns are not simulated. Asked only when
+        some interval column is neither linear nor a quantile."""
         return {}
 
     def add_intervals(self, out: pd.DataFrame, released) -> None:
@@ -423,8 +424,11 @@ class FineFamily(PrivateCountStat):
         level = self.params.get("level", 0.95)
         linear = self.linear_designs(hist)
         quants = self.quantile_columns()
-        own = self.own_bounds(hist, model, level)
-        rest = [c for c in self.INTERVALS if c not in linear | quants | own]
+        # a family's own bounds only for what is neither linear nor a
+        # quantile (a summary's quantiles are never Tukey whiskers)
+        left = [c for c in self.INTERVALS if c not in linear | quants]
+        own = self.own_bounds(hist, model, level) if left else {}
+        rest = [c for c in left if c not in own]
         reps = replicate_curves(self, hist, model) if rest else None
         if quants:
             q_low, q_high = quantile_bounds(
