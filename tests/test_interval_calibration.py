@@ -290,19 +290,21 @@ def test_the_shared_simulation_is_the_plain_one():
         assert np.array_equal(draws, fresh)
         assert np.array_equal(sums, fresh.sum(axis=1))
         assert not draws.flags.writeable  # a caller cannot spoil the cache
-        assert np.array_equal(intervals._through(draws, tril), fresh @ tril.T)
+        assert np.array_equal(
+            intervals.product_through(draws, tril), fresh @ tril.T
+        )
         kernel = np.abs(np.random.default_rng(1).normal(size=(20, k)))
-        once = intervals._through(draws, kernel)
+        once = intervals.product_through(draws, kernel)
         assert np.array_equal(once, fresh @ kernel.T)
-        assert intervals._through(draws, kernel) is once
+        assert intervals.product_through(draws, kernel) is once
         # a rebuild makes an equal design anew: the kept product serves
         # it; a design one entry apart gets its own, fresh product
-        assert intervals._through(draws, kernel.copy()) is once
+        assert intervals.product_through(draws, kernel.copy()) is once
         moved = kernel.copy()
         moved[3, 5] += 0.5
-        other = intervals._through(draws, moved)
+        other = intervals.product_through(draws, moved)
         assert np.array_equal(other, fresh @ moved.T)
-        assert intervals._through(draws, kernel) is not once
+        assert intervals.product_through(draws, kernel) is not once
 
 
 def test_rebuilt_designs_give_the_plain_bounds():

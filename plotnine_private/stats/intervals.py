@@ -42,9 +42,9 @@ import pandas as pd
 from ..smoothing import quantiles
 from ..validation import fail, is_real
 from .simulated_noise import (
-    _run_quantiles,
-    _runs_last,
-    _through,
+    product_through,
+    run_quantiles,
+    runs_last,
     tail_quantiles,
 )
 
@@ -381,7 +381,7 @@ def linear_bounds(
     """
     k = noisy.shape[1]
     draws, draw_sums = _linear_draws(model, sims, k, seed)
-    shared = None if model.kind == "ckm" else _through(draws, design)
+    shared = None if model.kind == "ckm" else product_through(draws, design)
     alpha = 1 - level
     points = len(design)
     low = np.empty((len(noisy), points))
@@ -427,11 +427,11 @@ def _pointwise_bounds(rows, design, shared, draw_sums, alpha, ratio):
     of every group's deviations) and, for a plain sum (``ratio=False``),
     whose deviation is the shared noise itself, its quantiles taken once
     for all groups."""
-    runs = _runs_last(shared)  # (points, sims)
+    runs = runs_last(shared)  # (points, sims)
     num = rows @ design.T  # (groups, points)
     cuts = [alpha / 2, 1 - alpha / 2]
     if not ratio:
-        q_lo, q_hi = _run_quantiles(shared, runs, cuts)
+        q_lo, q_hi = run_quantiles(shared, runs, cuts)
         return num - q_hi, num - q_lo
     total = np.maximum(rows.sum(axis=1), 1.0)
     est = num / total[:, None]

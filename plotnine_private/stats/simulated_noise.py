@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["tail_quantiles"]
+__all__ = ["product_through", "run_quantiles", "runs_last", "tail_quantiles"]
 
 
 def tail_quantiles(values: np.ndarray, cuts: list[float]) -> np.ndarray:
@@ -63,14 +63,14 @@ def _lerp(a: np.ndarray, b: np.ndarray, t: float) -> np.ndarray:
 
 @dataclass
 class _Kept:
-    """The product :func:`_through` keeps for the next build with the same
-    draws and an equal design, and what is derived from it."""
+    """The product :func:`product_through` keeps for the next build with
+    the same draws and an equal design, and what is derived from it."""
 
     draws: np.ndarray
     digest: tuple
     product: np.ndarray  # draws @ design.T
-    runs: np.ndarray | None = None  # its transpose (:func:`_runs_last`)
-    #: {cuts: quantiles of runs} (:func:`_run_quantiles`)
+    runs: np.ndarray | None = None  # its transpose (:func:`runs_last`)
+    #: {cuts: quantiles of runs} (:func:`run_quantiles`)
     quantiles: dict = field(default_factory=dict)
 
 
@@ -82,9 +82,10 @@ def _kept_for(product: np.ndarray) -> _Kept | None:
     return _KEPT[0] if _KEPT and _KEPT[0].product is product else None
 
 
-def _runs_last(product: np.ndarray) -> np.ndarray:
-    """``product.T`` as a contiguous array; for the product :func:`_through`
-    keeps, kept beside it (a density's two columns read one)."""
+def runs_last(product: np.ndarray) -> np.ndarray:
+    """``product.T`` as a contiguous array; for the product
+    :func:`product_through` keeps, kept beside it (a density's two
+    columns read one)."""
     kept = _kept_for(product)
     if kept is not None and kept.runs is not None:
         return kept.runs
@@ -95,13 +96,13 @@ def _runs_last(product: np.ndarray) -> np.ndarray:
     return runs
 
 
-def _run_quantiles(
+def run_quantiles(
     product: np.ndarray, runs: np.ndarray, cuts: list[float]
 ) -> np.ndarray:
     """The ``cuts`` quantiles of each point's simulated noise (``runs``,
     the transpose of ``product``): a plain sum's band, the same for every
     group and every build with the same design, kept beside the product
-    :func:`_through` keeps."""
+    :func:`product_through` keeps."""
     kept = _kept_for(product)
     cache = kept.quantiles if kept is not None else {}
     key = tuple(cuts)
@@ -119,7 +120,7 @@ def _digest(design: np.ndarray) -> tuple:
     return flat.shape, flat.dtype.str, h
 
 
-def _through(draws: np.ndarray, design: np.ndarray) -> np.ndarray:
+def product_through(draws: np.ndarray, design: np.ndarray) -> np.ndarray:
     """``draws @ design.T``, kept for the next call with the very same
     draws and a design of the same content: a density's ``density`` and
     ``count`` share one design, and a rebuild of a plot (its draw after
