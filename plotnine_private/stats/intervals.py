@@ -528,13 +528,17 @@ def cdf_band(
     level: float,
     sims: int = LINEAR_SIMS,
     seed: int = SIM_SEED,
+    band: str = "pointwise",
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Pointwise band ``(groups, k + 1)`` of each group's CDF at the fine
-    edges (running sums over the total), in [0, 1]."""
+    """Band ``(groups, k + 1)`` of each group's CDF at the fine edges
+    (running sums over the total), in [0, 1]: pointwise (each edge alone
+    holds with probability ``level``) or ``band="simultaneous"`` (every
+    edge of a group at once, in ``level`` of the simulated draws: what a
+    statement at edges picked from the data needs)."""
     k = noisy.shape[1]
     sums = np.tril(np.ones((k + 1, k)), -1)
     f_low, f_high = linear_bounds(
-        sums, noisy, model, level, "pointwise", True, sims, seed
+        sums, noisy, model, level, band, True, sims, seed
     )
     return np.clip(f_low, 0, 1), np.clip(f_high, 0, 1)
 
