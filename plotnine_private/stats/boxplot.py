@@ -18,8 +18,9 @@ from .fine import (
     family_doc,
     released_total,
 )
-from .intervals import NoiseModel, band_quantiles, cdf_band
+from .intervals import NoiseModel
 from .signal import warn_box_width
+from .whiskers import tukey_bounds
 
 __all__ = ["stat_boxplot_ckm", "stat_boxplot_dp"]
 
@@ -186,95 +187,6 @@ class _BoxplotFamily(FineFamily):
         reach = np.where(bottom > fence_lo, bottom, fence_lo)
         ymin = np.where(reach < q1, reach, q1)
         return ymin, ymax
-
-
-#: the share of ``1 - level`` that :func:`tukey_bounds` spends on the
-#: simultaneous CDF band (the rest goes to the quartiles, half each)
-MASS_SHARE = 0.1
-
-
-def tukey_bounds(
-    edges: np.ndarray,
-    noisy: np.ndarray,
-    model: NoiseModel,
-    level: float,
-    coef: float,
-) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Intervals of the Tukey whiskers ``ymin``/``ymax`` of each group's
-    fine histogram, from bands of its CDF only.
-
-    The whisker ``ymax = max(q3, min(fence, T))`` (``T``: top edge of the
-    highest bin with mass whose low edge is below the fence ``(1 + coef)
-    q3 - coef q1``) is bounded from three events, of probabilities adding
-    up to ``1 - level`` at most (a union bound):
-
-    * the pointwise CDF band holds at the true ``q1``, and at the true
-      ``q3`` (two fixed points, each failing with probability ``(1 -
-      level) (1 - MASS_SHARE) / 2``): each quartile lies within its
-      band-inverted bounds, so the fence lies between ``(1 + coef)
-      q3_low - coef q1_high`` and ``(1 + coef) q3_high - coef q1_low``;
-    * the simultaneous CDF band at level ``1 - (1 - level) MASS_SHARE``
-      holds at every fine edge at once. Then a run of bins ``[a, m)``
-      whose band's lower edge at its top exceeds the upper edge at its
-      bottom surely holds mass, whichever edges the data picked (and the
-      quartiles are within this band's bounds too: the bounds are the
-      tighter of the two).
-
-    When all three hold, ``ymax`` is at most the fence's upper bound (or
-    ``q3``'s: a bin holding one record cannot be told from an empty one,
-    so nothing lower is safe) and at least the top edge of the lowest bin
-    of the highest run below the fence's lower bound that surely holds
-    mass (or ``q3``'s lower bound). ``ymin`` mirrors it, under the same
-    three events: both whiskers hold together with probability at least
-    ``level``. What rests on simulation is each band's own level (public
-    noise simulated around the released counts, as for every curve
-    interval); between the edges the band is interpolated as the
-    quartiles are.
-    """
-    alpha = 1 - level
-    # two two-sided statements at fixed points, and one band
-    point = cdf_band(noisy, model, 1 - alpha * (1 - MASS_SHARE) / 2)
-    f_low, f_high = cdf_band(
-        noisy, model, 1 - alpha * MASS_SHARE, band="simultaneous"
-    )
-    probs = np.array([0.25, 0.75])
-    (q1l, q3l), (q1h, q3h) = (
-        b.T for b in band_quantiles(edges, point[0], point[1], probs)
-    )
-    (w1l, w3l), (w1h, w3h) = (
-        b.T for b in band_quantiles(edges, f_low, f_high, probs)
-    )
-    # both events hold: the tighter bound of each
-    q1l, q3l = np.maximum(q1l, w1l), np.maximum(q3l, w3l)
-    q1h, q3h = np.minimum(q1h, w1h), np.minimum(q3h, w3h)
-    # monotone forms of the band (each only wider)
-    up = np.maximum.accumulate(f_high, axis=1)
-    down = np.minimum.accumulate(f_low[:, ::-1], axis=1)[:, ::-1]
-    rows = np.arange(len(noisy))
-    k = noisy.shape[1]
-
-    # ymax: bins [0, m) have their low edge below the fence's lower bound
-    fence_low = (1 + coef) * q3l - coef * q1h
-    fence_high = (1 + coef) * q3h - coef * q1l
-    m = (edges[None, :-1] < fence_low[:, None]).sum(axis=1)
-    # the highest a < m with F_high(e_a) < F_low(e_m): [a, m) has mass
-    a = np.minimum((up < down[rows, m][:, None]).sum(axis=1) - 1, m - 1)
-    reach = np.where(
-        a >= 0, np.minimum(edges[np.clip(a + 1, 0, k)], fence_low), -np.inf
-    )
-    ymax = (np.maximum(q3l, reach), np.maximum(q3h, fence_high))
-
-    # ymin: bins [s, k) have their high edge above the fence's upper bound
-    fence_low = (1 + coef) * q1l - coef * q3h
-    fence_high = (1 + coef) * q1h - coef * q3l
-    s = (edges[None, 1:] <= fence_high[:, None]).sum(axis=1)
-    # the lowest b > s with F_low(e_b) > F_high(e_s): [s, b) has mass
-    b = np.maximum((down <= up[rows, s][:, None]).sum(axis=1), s + 1)
-    reach = np.where(
-        b <= k, np.maximum(edges[np.clip(b - 1, 0, k)], fence_high), np.inf
-    )
-    ymin = (np.minimum(q1l, fence_low), np.minimum(q1h, reach))
-    return {"ymin": ymin, "ymax": ymax}
 
 
 _DOC_COMMON = """\

@@ -1,0 +1,303 @@
+"""Intervals of the box plot's Tukey whiskers (``ymin``/``ymax``) from
+the released fine counts and their public noise: post-processing.
+
+The whisker ``ymax = max(q3, min(fence, T))`` (``T``: the top edge of the
+highest fine bin with mass whose low edge is below the fence ``(1 + coef)
+q3 - coef q1``; the stat's own rule on the noise-free histogram) is
+bounded from four statements, each of a public probability, adding up to
+``1 - level`` (a union bound):
+
+* **the quartiles**, one statement each: the pointwise CDF band holds at
+  the true ``q1``, and at the true ``q3`` (fixed points), so each lies
+  within its band-inverted bounds (:func:`~.intervals.band_quantiles`);
+* **the mass between them**: ``F(b) - F(a)`` estimated at the true pair
+  ``(q1, q3)`` lies within the central quantiles of its own simulated
+  noise around 0.5 (a fixed pair). The fence is then within its range
+  over the pairs of the quartiles' bounds that this does not reject
+  (:func:`fence_ranges`). The errors of ``q1`` and ``q3`` share the
+  noise of the running sums below ``q1`` and of the total, so this cuts
+  the corners of the box ``(1 + coef) q3_high - coef q1_low``, which
+  adds up both quartiles' widths;
+* **the runs of bins**: every run of fine bins at once, the noise of its
+  released sum stays below a threshold for its length
+  (:func:`sure_mass`: simultaneous over all runs, so it holds whichever
+  run the data picks). A run whose released sum exceeds its threshold
+  surely holds a record.
+
+When the four hold, ``ymax`` is at most the fence's upper bound (or
+``q3``'s: a bin holding one record cannot be told from an empty one, so
+nothing lower is safe) and at least the top edge of the lowest bin of the
+highest run below the fence's lower bound that surely holds a record (or
+``q3``'s lower bound). ``ymin`` mirrors it; both hold together under the
+same four statements. What rests on simulation is each statement's own
+level (public noise, simulated around the released counts where the
+statement is a ratio, as for every curve interval); between fine edges
+the band and the quantiles of the mass are interpolated linearly, as
+the quartiles are.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from .intervals import (
+    LINEAR_SIMS,
+    SIM_SEED,
+    NoiseModel,
+    band_quantiles,
+    cdf_band,
+    cdf_deviations,
+    uniforms,
+)
+from .simulated_noise import tail_quantiles
+
+__all__ = [
+    "FENCE_STEPS",
+    "MASS_SHARE",
+    "fence_ranges",
+    "run_thresholds",
+    "sure_mass",
+    "tukey_bounds",
+]
+
+#: the share of ``1 - level`` spent on the runs that surely hold mass (the
+#: rest goes in three equal parts to ``q1``, ``q3`` and the mass between)
+MASS_SHARE = 0.1
+#: steps per fine bin at which :func:`fence_ranges` searches the pairs
+FENCE_STEPS = 4
+
+_PROBS = np.array([0.25, 0.75])
+
+Box = tuple[np.ndarray, np.ndarray]
+
+
+def tukey_bounds(
+    edges: np.ndarray,
+    noisy: np.ndarray,
+    model: NoiseModel,
+    level: float,
+    coef: float,
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Intervals ``(low, high)`` of the Tukey whiskers ``ymin`` and
+    ``ymax`` of each group's fine histogram (``noisy``: the unclipped
+    released counts, one row a group): both hold the noise-free whiskers
+    with probability at least ``level`` (the module docstring says
+    why)."""
+    alpha = 1 - level
+    share = alpha * (1 - MASS_SHARE) / 3
+    f_low, f_high = cdf_band(noisy, model, 1 - share)
+    (q1l, q3l), (q1h, q3h) = (
+        b.T for b in band_quantiles(edges, f_low, f_high, _PROBS)
+    )
+    top, bottom = fence_ranges(
+        edges, noisy, model, 1 - share, coef, (q1l, q1h), (q3l, q3h)
+    )
+    sure = sure_mass(noisy, model, 1 - alpha * MASS_SHARE)
+    k = noisy.shape[1]
+    idx = np.arange(k + 1)
+
+    # ymax: bins [0, m) have their low edge below the fence's lower bound;
+    # the highest a with a run [a, m'), m' <= m, that holds a record
+    fence_low, fence_high = top
+    m = (edges[None, :-1] < fence_low[:, None]).sum(axis=1)
+    ends = sure & (idx[None, None, :] <= m[:, None, None])
+    starts = ends.any(axis=2)  # (groups, k + 1) by a
+    a = np.where(starts.any(axis=1), k - np.argmax(starts[:, ::-1], 1), -1)
+    reach = np.where(
+        a >= 0, np.minimum(edges[np.clip(a + 1, 0, k)], fence_low), -np.inf
+    )
+    ymax = (np.maximum(q3l, reach), np.maximum(q3h, fence_high))
+
+    # ymin: bins [s, k) have their high edge above the fence's upper bound;
+    # the lowest b with a run [s', b), s' >= s, that holds a record
+    fence_low, fence_high = bottom
+    s = (edges[None, 1:] <= fence_high[:, None]).sum(axis=1)
+    begins = sure & (idx[None, :, None] >= s[:, None, None])
+    stops = begins.any(axis=1)  # (groups, k + 1) by b
+    b = np.where(stops.any(axis=1), np.argmax(stops, axis=1), k + 1)
+    reach = np.where(
+        b <= k, np.maximum(edges[np.clip(b - 1, 0, k)], fence_high), np.inf
+    )
+    ymin = (np.minimum(q1l, fence_low), np.minimum(q1h, reach))
+    return {"ymin": ymin, "ymax": ymax}
+
+
+def sure_mass(
+    noisy: np.ndarray, model: NoiseModel, level: float
+) -> np.ndarray:
+    """``(groups, k + 1, k + 1)``: ``[g, a, m]`` is True where the run of
+    fine bins ``[a, m)`` of group ``g`` surely holds a record: its
+    released sum exceeds :func:`run_thresholds` for the number of its
+    bins that carry noise (all of them under DP; under CKM the bins
+    released nonzero, as a released 0 is a true 0). With probability at
+    least ``level`` no empty run of any group is marked, whichever runs
+    are read: the thresholds hold every run at once.
+
+    >>> model = NoiseModel("discrete_laplace", 2.0)
+    >>> sure = sure_mass(np.array([[0.0, 40.0, 0.0]]), model, 0.99)
+    >>> sure[0, 1, 2], sure[0, 0, 1], sure[0, 0, 3]
+    (np.True_, np.False_, np.True_)
+    """
+    rows = np.asarray(noisy, dtype=float)
+    groups, k = rows.shape
+    limit = run_thresholds(model, k, level)
+    carry = rows != 0 if model.kind == "ckm" else np.ones_like(rows, bool)
+    total = np.zeros((groups, k + 1))
+    np.cumsum(rows, axis=1, out=total[:, 1:])
+    count = np.zeros((groups, k + 1), dtype=np.int64)
+    np.cumsum(carry, axis=1, out=count[:, 1:])
+    sums = total[:, None, :] - total[:, :, None]  # [g, a, m]: bins [a, m)
+    bins = np.maximum(count[:, None, :] - count[:, :, None], 0)
+    # a run ends after it starts
+    return (sums > limit[bins]) & np.triu(np.ones((k + 1, k + 1), bool), 1)
+
+
+@functools.lru_cache(maxsize=8)
+def run_thresholds(
+    model: NoiseModel,
+    k: int,
+    level: float,
+    sims: int = LINEAR_SIMS,
+    seed: int = SIM_SEED,
+) -> np.ndarray:
+    """``(k + 1,)`` thresholds ``t[L]`` (``t[0] = 0``) such that the noise
+    sums of all runs of ``k`` bins stay at or below ``t`` of their length
+    at once in ``level`` of ``sims`` simulated draws (fixed public seed).
+
+    Each length gets the same rank among its own largest run sums (so
+    short runs, whose few heavy-tailed draws dominate a single multiple
+    of the spread, do not set the threshold of long ones): the rank is
+    the ``level`` quantile of each draw's highest rank over the lengths.
+    The sums of runs of ``L`` noisy bins out of fewer than ``k`` (CKM's
+    zero bins carry no noise) are among these, so there it is only
+    stricter.
+    """
+    u1, u2 = uniforms((sims, k), seed)
+    prefix = np.zeros((sims, k + 1))
+    np.cumsum(model.draw(u1, u2), axis=1, out=prefix[:, 1:])
+    # the largest run sum of each length in each draw: (sims, k)
+    largest = np.stack(
+        [
+            (prefix[:, n:] - prefix[:, :-n]).max(axis=1)
+            for n in range(1, k + 1)
+        ],
+        axis=1,
+    )
+    order = np.sort(largest, axis=0)
+    ranks = np.argsort(np.argsort(largest, axis=0, kind="stable"), axis=0)
+    cut = int(np.ceil(level * sims)) - 1
+    rank = int(np.sort(ranks.max(axis=1))[min(max(cut, 0), sims - 1)])
+    out = np.zeros(k + 1)
+    out[1:] = order[rank]
+    return out
+
+
+def fence_ranges(
+    edges: np.ndarray,
+    noisy: np.ndarray,
+    model: NoiseModel,
+    level: float,
+    coef: float,
+    q1_box: Box,
+    q3_box: Box,
+) -> tuple[Box, Box]:
+    """``(low, high)`` of the upper fence ``(1 + coef) q3 - coef q1`` and
+    of the lower fence ``(1 + coef) q1 - coef q3`` of each group, over
+    the pairs ``(a, b)`` of candidate quartiles within ``q1_box`` and
+    ``q3_box`` that the mass between them does not reject.
+
+    A pair is rejected when the estimated mass ``F(b) - F(a)`` is off 0.5
+    by more than the central ``level`` of that estimate's simulated noise
+    at ``a`` and ``b`` (at the true quartiles this fails with probability
+    ``1 - level``). The pairs are searched on ``FENCE_STEPS`` steps per
+    fine bin; a cell of that grid is kept if some point of it may pass
+    (the estimate is linear in each of ``a`` and ``b`` within a cell, and
+    the noise quantiles are interpolated bilinearly, so each side's
+    extremes are at the cell's corners) and gives its most extreme fences
+    within the boxes. Should no cell pass (the statements failed
+    together), the boxes' corners stand.
+    """
+    c = coef
+    cuts = [(1 - level) / 2, (1 + level) / 2]
+    out = np.empty((4, len(noisy)))
+    for g, row in enumerate(np.asarray(noisy, dtype=float)):
+        lo1, hi1, lo3, hi3 = (
+            q1_box[0][g],
+            q1_box[1][g],
+            q3_box[0][g],
+            q3_box[1][g],
+        )
+        i, j = _edge_span(edges, lo1, hi1), _edge_span(edges, lo3, hi3)
+        runs = cdf_deviations(row, model).T  # (k + 1, sims)
+        diff = runs[j][None, :, :] - runs[i][:, None, :]
+        q_lo, q_hi = tail_quantiles(diff, cuts)  # (len(i), len(j))
+        est = np.r_[0.0, np.cumsum(row)] / max(float(row.sum()), 1.0)
+        wa, wb = _steps(len(i)), _steps(len(j))
+        xa, xb = wa @ edges[i], wb @ edges[j]
+        mass = (wb @ est[j])[None, :] - (wa @ est[i])[:, None] - 0.5
+        kept = (_corners(mass - wa @ q_hi @ wb.T, np.minimum) <= 0) & (
+            _corners(mass - wa @ q_lo @ wb.T, np.maximum) >= 0
+        )
+        # each cell clipped to the boxes (a cell outside them is not kept)
+        a0, a1 = (
+            np.maximum(xa[:-1], lo1)[:, None],
+            np.minimum(xa[1:], hi1)[:, None],
+        )
+        b0, b1 = (
+            np.maximum(xb[:-1], lo3)[None, :],
+            np.minimum(xb[1:], hi3)[None, :],
+        )
+        kept &= (a0 <= a1) & (b0 <= b1)
+        out[:2, g] = _extremes(
+            kept,
+            (1 + c) * b0 - c * a1,
+            (1 + c) * b1 - c * a0,
+            ((1 + c) * lo3 - c * hi1, (1 + c) * hi3 - c * lo1),
+        )
+        out[2:, g] = _extremes(
+            kept,
+            (1 + c) * a0 - c * b1,
+            (1 + c) * a1 - c * b0,
+            ((1 + c) * lo1 - c * hi3, (1 + c) * hi1 - c * lo3),
+        )
+    return (out[0], out[1]), (out[2], out[3])
+
+
+def _edge_span(edges: np.ndarray, low: float, high: float) -> np.ndarray:
+    """Indices of the fine edges from the last at or below ``low`` to the
+    first at or above ``high`` (two at least: one cell)."""
+    k = len(edges) - 1
+    first = int(np.clip(np.searchsorted(edges, low, "right") - 1, 0, k - 1))
+    last = int(np.clip(np.searchsorted(edges, high, "left"), first + 1, k))
+    return np.arange(first, last + 1)
+
+
+def _steps(n: int) -> np.ndarray:
+    """``((n - 1) FENCE_STEPS + 1, n)``: linear interpolation from ``n``
+    edges to ``FENCE_STEPS`` equal steps within each of their cells."""
+    p = np.arange((n - 1) * FENCE_STEPS + 1)
+    cell = np.minimum(p // FENCE_STEPS, n - 2)
+    t = p / FENCE_STEPS - cell
+    out = np.zeros((len(p), n))
+    out[p, cell] = 1 - t
+    out[p, cell + 1] = t
+    return out
+
+
+def _corners(values: np.ndarray, pick) -> np.ndarray:
+    """``pick`` (``np.minimum``/``np.maximum``) of each grid cell's four
+    corner values."""
+    return pick(
+        pick(values[:-1, :-1], values[1:, :-1]),
+        pick(values[:-1, 1:], values[1:, 1:]),
+    )
+
+
+def _extremes(kept, lows, highs, corners) -> tuple[float, float]:
+    """The smallest of ``lows`` and largest of ``highs`` over the kept
+    cells, or ``corners`` if none is kept."""
+    if not kept.any():
+        return corners
+    return float(lows[kept].min()), float(highs[kept].max())
