@@ -291,16 +291,18 @@ def test_run_thresholds_hold_every_run_at_once():
     assert sure[10, 14] and not sure[14, 64] and not sure[0, 10]
 
 
-def test_ckm_runs_count_only_the_bins_released_nonzero():
-    # under CKM a released 0 is a true 0 with no noise: a run of zeros is
-    # never marked, and a run's threshold is that of its nonzero bins
+def test_ckm_runs_hold_a_record_where_a_bin_is_released_nonzero():
+    # under CKM a true 0 is always released as 0: a run with a bin
+    # released nonzero holds a record for certain, a run of zeros is never
+    # marked, whatever the level (no share of it is spent)
     model = NoiseModel("ckm", values=(-2.0, 0.0, 2.0), probs=(0.2, 0.6, 0.2))
-    limit = whiskers.run_thresholds(model, 6, LEVEL)
-    counts = np.array([[0.0, 0.0, limit[1] + 1, 0.0, 0.0, 0.0]])
-    sure = whiskers.sure_mass(counts, model, LEVEL)[0]
-    assert sure[0, 6] and sure[2, 3] and not sure[3, 6] and not sure[0, 2]
-    # with noise on every bin (DP) the long run needs more
-    assert limit[6] > limit[1] + 1
+    counts = np.array([[0.0, 0.0, 3.0, 0.0, 0.0, 0.0]])
+    for level in (0.5, 0.999):
+        sure = whiskers.sure_mass(counts, model, level)[0]
+        assert sure[0, 6] and sure[2, 3] and sure[0, 3]
+        assert not sure[3, 6] and not sure[0, 2] and not sure[3, 3]
+    # the same count under DP noise is not enough alone
+    assert not whiskers.sure_mass(counts, MODEL, 0.999)[0].any()
 
 
 def test_the_mass_between_two_edges_holds_its_level():

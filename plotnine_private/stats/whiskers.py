@@ -22,7 +22,9 @@ bounded from four statements, each of a public probability, adding up to
   released sum stays below a threshold for its length
   (:func:`sure_mass`: simultaneous over all runs, so it holds whichever
   run the data picks). A run whose released sum exceeds its threshold
-  surely holds a record.
+  surely holds a record. Under CKM this one is certain (a true 0 is
+  always released as 0: a run with a bin released nonzero holds a
+  record), and its share goes to the other three.
 
 When the four hold, ``ymax`` is at most the fence's upper bound (or
 ``q3``'s: a bin holding one record cannot be told from an empty one, so
@@ -86,7 +88,9 @@ def tukey_bounds(
     with probability at least ``level`` (the module docstring says
     why)."""
     alpha = 1 - level
-    share = alpha * (1 - MASS_SHARE) / 3
+    # CKM's runs are certain (a true 0 is released as 0): no share
+    runs = 0.0 if model.kind == "ckm" else alpha * MASS_SHARE
+    share = (alpha - runs) / 3
     f_low, f_high = cdf_band(noisy, model, 1 - share)
     (q1l, q3l), (q1h, q3h) = (
         b.T for b in band_quantiles(edges, f_low, f_high, _PROBS)
@@ -94,7 +98,7 @@ def tukey_bounds(
     top, bottom = fence_ranges(
         edges, noisy, model, 1 - share, coef, (q1l, q1h), (q3l, q3h)
     )
-    sure = sure_mass(noisy, model, 1 - alpha * MASS_SHARE)
+    sure = sure_mass(noisy, model, 1 - runs)
     k = noisy.shape[1]
     idx = np.arange(k + 1)
 
@@ -128,12 +132,14 @@ def sure_mass(
     noisy: np.ndarray, model: NoiseModel, level: float
 ) -> np.ndarray:
     """``(groups, k + 1, k + 1)``: ``[g, a, m]`` is True where the run of
-    fine bins ``[a, m)`` of group ``g`` surely holds a record: its
-    released sum exceeds :func:`run_thresholds` for the number of its
-    bins that carry noise (all of them under DP; under CKM the bins
-    released nonzero, as a released 0 is a true 0). With probability at
-    least ``level`` no empty run of any group is marked, whichever runs
-    are read: the thresholds hold every run at once.
+    fine bins ``[a, m)`` of group ``g`` surely holds a record.
+
+    Under DP its released sum exceeds :func:`run_thresholds` for its
+    length: with probability at least ``level`` no empty run of any group
+    is marked, whichever runs are read (the thresholds hold every run at
+    once). Under CKM a true 0 is always released as 0, so a run holds a
+    record for certain where a bin of it is released nonzero (``level``
+    is not used).
 
     >>> model = NoiseModel("discrete_laplace", 2.0)
     >>> sure = sure_mass(np.array([[0.0, 40.0, 0.0]]), model, 0.99)
@@ -142,16 +148,19 @@ def sure_mass(
     """
     rows = np.asarray(noisy, dtype=float)
     groups, k = rows.shape
-    limit = run_thresholds(model, k, level)
-    carry = rows != 0 if model.kind == "ckm" else np.ones_like(rows, bool)
+    if model.kind == "ckm":
+        rows = (rows != 0).astype(float)
+        limit = np.zeros(k + 1)
+    else:
+        limit = run_thresholds(model, k, level)
     total = np.zeros((groups, k + 1))
     np.cumsum(rows, axis=1, out=total[:, 1:])
-    count = np.zeros((groups, k + 1), dtype=np.int64)
-    np.cumsum(carry, axis=1, out=count[:, 1:])
     sums = total[:, None, :] - total[:, :, None]  # [g, a, m]: bins [a, m)
-    bins = np.maximum(count[:, None, :] - count[:, :, None], 0)
+    length = np.maximum(
+        np.arange(k + 1)[None, :] - np.arange(k + 1)[:, None], 0
+    )
     # a run ends after it starts
-    return (sums > limit[bins]) & np.triu(np.ones((k + 1, k + 1), bool), 1)
+    return (sums > limit[length]) & (length > 0)
 
 
 @functools.lru_cache(maxsize=8)
@@ -170,9 +179,6 @@ def run_thresholds(
     short runs, whose few heavy-tailed draws dominate a single multiple
     of the spread, do not set the threshold of long ones): the rank is
     the ``level`` quantile of each draw's highest rank over the lengths.
-    The sums of runs of ``L`` noisy bins out of fewer than ``k`` (CKM's
-    zero bins carry no noise) are among these, so there it is only
-    stricter.
     """
     u1, u2 = uniforms((sims, k), seed)
     prefix = np.zeros((sims, k + 1))
