@@ -1,8 +1,8 @@
 """Coverage and width of the curve intervals (density, ECDF, box plot).
 
-Each draw adds exact discrete Laplace noise (scale 2, eps 1 with replace
-adjacency; drawn by numpy's geometric sampler, independent of the code
-under test) to a known fine histogram of three groups, and runs the
+Each draw adds exact discrete Laplace noise (scale 2 / eps with replace
+adjacency: 2 at eps 1; drawn by numpy's geometric sampler, independent
+of the code under test) to a known fine histogram of three groups, and runs the
 stat's own curve and interval code on it. Printed per column:
 
 * ``coverage``: share of (draw, group, point) whose interval holds the

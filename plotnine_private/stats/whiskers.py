@@ -68,7 +68,7 @@ __all__ = [
 #: rest goes in three equal parts to ``q1``, ``q3`` and the mass between)
 MASS_SHARE = 0.1
 #: steps per fine bin at which :func:`fence_ranges` searches the pairs
-FENCE_STEPS = 4
+FENCE_STEPS = 8
 
 _PROBS = np.array([0.25, 0.75])
 
