@@ -69,6 +69,14 @@ __all__ = [
 MASS_SHARE = 0.1
 #: steps per fine bin at which :func:`fence_ranges` searches the pairs
 FENCE_STEPS = 8
+#: at most this many points a side in that search, and this many edges a
+#: side at which it takes the noise quantiles of the mass (interpolated
+#: between): the cost of a box stays bounded when a quartile's bounds span
+#: many fine bins
+_POINTS = 129
+_NODES = 9
+#: groups whose runs are held at once
+_CHUNK = 256
 
 _PROBS = np.array([0.25, 0.75])
 
@@ -98,34 +106,51 @@ def tukey_bounds(
     top, bottom = fence_ranges(
         edges, noisy, model, 1 - share, coef, (q1l, q1h), (q3l, q3h)
     )
-    sure = sure_mass(noisy, model, 1 - runs)
-    k = noisy.shape[1]
-    idx = np.arange(k + 1)
+    # a few hundred groups at a time: the runs are (groups, k + 1, k + 1)
+    top_reach, bottom_reach = np.empty((2, len(noisy)))
+    for at in range(0, len(noisy), _CHUNK):
+        part = slice(at, at + _CHUNK)
+        top_reach[part], bottom_reach[part] = _reaches(
+            edges,
+            sure_mass(noisy[part], model, 1 - runs),
+            top[0][part],
+            bottom[1][part],
+        )
+    ymax = (np.maximum(q3l, top_reach), np.maximum(q3h, top[1]))
+    ymin = (np.minimum(q1l, bottom[0]), np.minimum(q1h, bottom_reach))
+    return {"ymin": ymin, "ymax": ymax}
 
+
+def _reaches(
+    edges: np.ndarray,
+    sure: np.ndarray,
+    top_low: np.ndarray,
+    bottom_high: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """How far each whisker surely reaches: ``ymax`` at least to the top
+    edge of the lowest bin of the highest run that surely holds a record
+    below the upper fence's lower bound ``top_low`` (``-inf`` if none);
+    ``ymin`` mirrors it above ``bottom_high``, the lower fence's upper
+    bound (``inf`` if none)."""
+    k = len(edges) - 1
+    idx = np.arange(k + 1)
     # ymax: bins [0, m) have their low edge below the fence's lower bound;
     # the highest a with a run [a, m'), m' <= m, that holds a record
-    fence_low, fence_high = top
-    m = (edges[None, :-1] < fence_low[:, None]).sum(axis=1)
-    ends = sure & (idx[None, None, :] <= m[:, None, None])
-    starts = ends.any(axis=2)  # (groups, k + 1) by a
+    m = (edges[None, :-1] < top_low[:, None]).sum(axis=1)
+    starts = (sure & (idx[None, None, :] <= m[:, None, None])).any(axis=2)
     a = np.where(starts.any(axis=1), k - np.argmax(starts[:, ::-1], 1), -1)
-    reach = np.where(
-        a >= 0, np.minimum(edges[np.clip(a + 1, 0, k)], fence_low), -np.inf
+    up = np.where(
+        a >= 0, np.minimum(edges[np.clip(a + 1, 0, k)], top_low), -np.inf
     )
-    ymax = (np.maximum(q3l, reach), np.maximum(q3h, fence_high))
-
     # ymin: bins [s, k) have their high edge above the fence's upper bound;
     # the lowest b with a run [s', b), s' >= s, that holds a record
-    fence_low, fence_high = bottom
-    s = (edges[None, 1:] <= fence_high[:, None]).sum(axis=1)
-    begins = sure & (idx[None, :, None] >= s[:, None, None])
-    stops = begins.any(axis=1)  # (groups, k + 1) by b
+    s = (edges[None, 1:] <= bottom_high[:, None]).sum(axis=1)
+    stops = (sure & (idx[None, :, None] >= s[:, None, None])).any(axis=1)
     b = np.where(stops.any(axis=1), np.argmax(stops, axis=1), k + 1)
-    reach = np.where(
-        b <= k, np.maximum(edges[np.clip(b - 1, 0, k)], fence_high), np.inf
+    down = np.where(
+        b <= k, np.maximum(edges[np.clip(b - 1, 0, k)], bottom_high), np.inf
     )
-    ymin = (np.minimum(q1l, fence_low), np.minimum(q1h, reach))
-    return {"ymin": ymin, "ymax": ymax}
+    return up, down
 
 
 def sure_mass(
@@ -217,10 +242,13 @@ def fence_ranges(
     A pair is rejected when the estimated mass ``F(b) - F(a)`` is off 0.5
     by more than the central ``level`` of that estimate's simulated noise
     at ``a`` and ``b`` (at the true quartiles this fails with probability
-    ``1 - level``). The pairs are searched on ``FENCE_STEPS`` steps per
-    fine bin; a cell of that grid is kept if some point of it may pass
-    (the estimate is linear in each of ``a`` and ``b`` within a cell, and
-    the noise quantiles are interpolated bilinearly, so each side's
+    ``1 - level``). The noise quantiles are taken at pairs of fine edges
+    (at most ``_NODES`` a side, evenly spaced, when a box spans more) and
+    interpolated bilinearly between them, as the band is between edges.
+    The pairs are searched on ``FENCE_STEPS`` steps per fine bin (fewer
+    beyond ``_POINTS`` points a side); a cell of that grid is kept if some
+    point of it may pass (the estimate is linear in each of ``a`` and
+    ``b`` within a cell and the quantiles bilinear, so each side's
     extremes are at the cell's corners) and gives its most extreme fences
     within the boxes. Should no cell pass (the statements failed
     together), the boxes' corners stand.
@@ -236,13 +264,18 @@ def fence_ranges(
             q3_box[1][g],
         )
         i, j = _edge_span(edges, lo1, hi1), _edge_span(edges, lo3, hi3)
+        # the noise quantiles at a few nodes among those edges (a pair of
+        # nodes costs a partition of the simulations), the search on a grid
+        # through every edge (where the estimate bends)
+        ni, nj = _nodes(i), _nodes(j)
         runs = cdf_deviations(row, model).T  # (k + 1, sims)
-        diff = runs[j][None, :, :] - runs[i][:, None, :]
-        q_lo, q_hi = tail_quantiles(diff, cuts)  # (len(i), len(j))
+        diff = runs[nj][None, :, :] - runs[ni][:, None, :]
+        q_lo, q_hi = tail_quantiles(diff, cuts)  # (len(ni), len(nj))
         est = np.r_[0.0, np.cumsum(row)] / max(float(row.sum()), 1.0)
-        wa, wb = _steps(len(i)), _steps(len(j))
-        xa, xb = wa @ edges[i], wb @ edges[j]
-        mass = (wb @ est[j])[None, :] - (wa @ est[i])[:, None] - 0.5
+        xa, xb = _grid(edges[i]), _grid(edges[j])
+        wa, wb = _weights(xa, edges[ni]), _weights(xb, edges[nj])
+        mass = np.interp(xb, edges, est)[None, :]
+        mass = mass - np.interp(xa, edges, est)[:, None] - 0.5
         kept = (_corners(mass - wa @ q_hi @ wb.T, np.minimum) <= 0) & (
             _corners(mass - wa @ q_lo @ wb.T, np.maximum) >= 0
         )
@@ -280,16 +313,27 @@ def _edge_span(edges: np.ndarray, low: float, high: float) -> np.ndarray:
     return np.arange(first, last + 1)
 
 
-def _steps(n: int) -> np.ndarray:
-    """``((n - 1) FENCE_STEPS + 1, n)``: linear interpolation from ``n``
-    edges to ``FENCE_STEPS`` equal steps within each of their cells."""
-    p = np.arange((n - 1) * FENCE_STEPS + 1)
-    cell = np.minimum(p // FENCE_STEPS, n - 2)
-    t = p / FENCE_STEPS - cell
-    out = np.zeros((len(p), n))
-    out[p, cell] = 1 - t
-    out[p, cell + 1] = t
-    return out
+def _nodes(span: np.ndarray) -> np.ndarray:
+    """At most ``_NODES`` of the edge indices ``span``, evenly spaced,
+    the first and the last among them."""
+    step = -(-(len(span) - 1) // (_NODES - 1))
+    return np.unique(np.r_[span[::step], span[-1]])
+
+
+def _grid(at: np.ndarray) -> np.ndarray:
+    """The edges ``at`` with equal steps between them: ``FENCE_STEPS`` a
+    cell, fewer where the edges are many (at most ``_POINTS`` points)."""
+    steps = max(1, min(FENCE_STEPS, (_POINTS - 1) // (len(at) - 1)))
+    t = np.arange(steps) / steps
+    inner = at[:-1, None] + t[None, :] * np.diff(at)[:, None]
+    return np.r_[inner.ravel(), at[-1]]
+
+
+def _weights(x: np.ndarray, nodes: np.ndarray) -> np.ndarray:
+    """``(len(x), len(nodes))``: linear interpolation from the nodes."""
+    return np.stack(
+        [np.interp(x, nodes, unit) for unit in np.eye(len(nodes))], axis=1
+    )
 
 
 def _corners(values: np.ndarray, pick) -> np.ndarray:
