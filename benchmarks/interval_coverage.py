@@ -1,8 +1,8 @@
 """Coverage and width of the curve intervals (density, ECDF, box plot).
 
-Each draw adds exact discrete Laplace noise (scale 2, eps 1 with replace
-adjacency; drawn by numpy's geometric sampler, independent of the code
-under test) to a known fine histogram of three groups, and runs the
+Each draw adds exact discrete Laplace noise (scale 2 / eps with replace
+adjacency: 2 at eps 1; drawn by numpy's geometric sampler, independent
+of the code under test) to a known fine histogram of three groups, and runs the
 stat's own curve and interval code on it. Printed per column:
 
 * ``coverage``: share of (draw, group, point) whose interval holds the
@@ -24,6 +24,9 @@ stat's own curve and interval code on it. Printed per column:
 
 The box plot runs on a second data shape as well (``skewed``: a long
 right tail, a uniform block and a narrow group with far outliers).
+
+The box plot runs at eps 1 and 0.5 (``--eps``; discrete Laplace of
+scale ``2 / eps``), the curves at eps 1.
 
 Run: ``python benchmarks/interval_coverage.py [--draws 400]`` (about a
 minute at 400 draws).
@@ -99,8 +102,8 @@ def _released(scale: float):
     return types.SimpleNamespace(release=rel)
 
 
-def stats(band: str) -> dict:
-    kw = {"limits": LIMITS, "bins": BINS, "level": LEVEL, "eps": 1}
+def stats(band: str, eps: float = 1.0) -> dict:
+    kw = {"limits": LIMITS, "bins": BINS, "level": LEVEL, "eps": eps}
     return {
         "density": (
             stat_density_dp(n=64, band=band, **kw),
@@ -114,8 +117,11 @@ def stats(band: str) -> dict:
     }
 
 
-def run(stat, cols, truth_hist, draws: int, seed: int = 1) -> dict:
-    """Coverage and width/oracle of each column over ``draws`` draws."""
+def run(
+    stat, cols, truth_hist, draws: int, seed: int = 1, scale: float = SCALE
+) -> dict:
+    """Coverage and width/oracle of each column over ``draws`` draws of
+    discrete Laplace noise of ``scale``."""
     rng = np.random.default_rng(seed)
     stat.build = types.SimpleNamespace(fine=truth_hist)
     truth = stat.curve(truth_hist)
@@ -128,7 +134,7 @@ def run(stat, cols, truth_hist, draws: int, seed: int = 1) -> dict:
     ests = {c: [] for c in cols}
     for _ in range(draws):
         noisy = truth_hist.noisy + discrete_laplace(
-            rng, truth_hist.noisy.shape
+            rng, truth_hist.noisy.shape, scale
         )
         hist = FineHistogram(
             truth_hist.edges, np.maximum(noisy, 0), noisy, truth_hist.info
@@ -137,7 +143,7 @@ def run(stat, cols, truth_hist, draws: int, seed: int = 1) -> dict:
         out = stat.curve(hist)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            stat.add_intervals(out, _released(SCALE))
+            stat.add_intervals(out, _released(scale))
         for c in cols:
             t = truth[c].to_numpy(float)
             lo, hi = out[f"{c}_low"].to_numpy(), out[f"{c}_high"].to_numpy()
@@ -195,32 +201,47 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--draws", type=int, default=400)
     ap.add_argument("--only", choices=["density", "ecdf", "boxplot"])
+    ap.add_argument(
+        "--eps",
+        type=float,
+        nargs="+",
+        default=[1.0, 0.5],
+        help="eps of the box plot's runs (the curves run at eps 1)",
+    )
     args = ap.parse_args()
     print(f"level {LEVEL}, {args.draws} draws, 3 groups of ~200 records")
     print(
-        "| stat | column | band | coverage | width/oracle | points "
+        "| stat | eps | column | band | coverage | width/oracle | points "
         "| coverage, all points | width |"
     )
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for shape in ("normal", "skewed"):
         truth = true_histogram(shape=shape)
-        for band in ("pointwise", "simultaneous"):
-            for name, (stat, cols) in stats(band).items():
-                if args.only not in (None, name):
-                    continue
-                # the curves' bands are measured on the first shape
-                if name != "boxplot" and shape != "normal":
-                    continue
-                if name == "boxplot" and band != "pointwise":
-                    continue
-                for c, r in run(stat, cols, truth, args.draws).items():
-                    cov = r["pointwise"] if band == "pointwise" else r["whole"]
-                    label = name if shape == "normal" else f"{name} ({shape})"
-                    print(
-                        f"| {label} | {c} | {band} | {cov:.3f} | "
-                        f"{r['width/oracle']:.2f} | {r['points']} | "
-                        f"{r['all']:.3f} | {r['width']:.2f} |"
-                    )
+        for eps in args.eps:
+            for band in ("pointwise", "simultaneous"):
+                for name, (stat, cols) in stats(band, eps).items():
+                    if args.only not in (None, name):
+                        continue
+                    # the curves' bands: the first shape at eps 1
+                    if name != "boxplot" and (shape != "normal" or eps != 1):
+                        continue
+                    if name == "boxplot" and band != "pointwise":
+                        continue
+                    # replace adjacency: sensitivity 2
+                    scale = 2.0 / eps
+                    rows = run(stat, cols, truth, args.draws, scale=scale)
+                    for c, r in rows.items():
+                        cov = r[
+                            "pointwise" if band == "pointwise" else "whole"
+                        ]
+                        label = (
+                            name if shape == "normal" else f"{name} ({shape})"
+                        )
+                        print(
+                            f"| {label} | {eps:g} | {c} | {band} | {cov:.3f} "
+                            f"| {r['width/oracle']:.2f} | {r['points']} | "
+                            f"{r['all']:.3f} | {r['width']:.2f} |"
+                        )
 
 
 if __name__ == "__main__":

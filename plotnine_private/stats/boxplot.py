@@ -18,8 +18,9 @@ from .fine import (
     family_doc,
     released_total,
 )
-from .intervals import NoiseModel, band_quantiles, cdf_band
+from .intervals import NoiseModel
 from .signal import warn_box_width
+from .whiskers import tukey_bounds
 
 __all__ = ["stat_boxplot_ckm", "stat_boxplot_dp"]
 
@@ -186,68 +187,6 @@ class _BoxplotFamily(FineFamily):
         reach = np.where(bottom > fence_lo, bottom, fence_lo)
         ymin = np.where(reach < q1, reach, q1)
         return ymin, ymax
-
-
-def tukey_bounds(
-    edges: np.ndarray,
-    noisy: np.ndarray,
-    model: NoiseModel,
-    level: float,
-    coef: float,
-) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Conservative intervals of the Tukey whiskers ``ymin``/``ymax`` of
-    each group's fine histogram, from its CDF band only.
-
-    The whisker ``ymax = max(q3, min(fence, T))`` (``T``: top edge of the
-    highest bin with mass whose low edge is below the fence) is bounded
-    from six one-sided statements of the band, each failing with
-    probability ``(1 - level) / 6`` (a union bound: together they hold
-    with probability ``level``; the edges of the mass statements are
-    picked from the band itself, so there the bound is the measured
-    coverage, not a proof): ``q1`` and ``q3``
-    are within their band-inverted bounds, so the fence
-    ``(1 + coef) q3 - coef q1`` is within the matching bounds; and a run
-    of bins surely holds mass where the CDF's lower band at its top
-    edge exceeds its upper band at its bottom edge. Then ``ymax`` is at
-    most the fence's upper bound (a bin holding one record cannot be
-    told from an empty one, so nothing lower is safe) and at least the
-    top edge of the lowest bin of the highest such run below the fence's
-    lower bound (or ``q3``'s lower bound). ``ymin`` mirrors it.
-    """
-    inner = 1 - (1 - level) / 3  # two-sided: each side (1 - level) / 6
-    f_low, f_high = cdf_band(noisy, model, inner)
-    (q1l, q3l), (q1h, q3h) = (
-        b.T
-        for b in band_quantiles(edges, f_low, f_high, np.array([0.25, 0.75]))
-    )
-    # monotone forms of the band (each only wider)
-    up = np.maximum.accumulate(f_high, axis=1)
-    down = np.minimum.accumulate(f_low[:, ::-1], axis=1)[:, ::-1]
-    rows = np.arange(len(noisy))
-    k = noisy.shape[1]
-
-    # ymax: bins [0, m) have their low edge below the fence's lower bound
-    fence_low = (1 + coef) * q3l - coef * q1h
-    fence_high = (1 + coef) * q3h - coef * q1l
-    m = (edges[None, :-1] < fence_low[:, None]).sum(axis=1)
-    # the highest a < m with F_high(e_a) < F_low(e_m): [a, m) has mass
-    a = np.minimum((up < down[rows, m][:, None]).sum(axis=1) - 1, m - 1)
-    reach = np.where(
-        a >= 0, np.minimum(edges[np.clip(a + 1, 0, k)], fence_low), -np.inf
-    )
-    ymax = (np.maximum(q3l, reach), np.maximum(q3h, fence_high))
-
-    # ymin: bins [s, k) have their high edge above the fence's upper bound
-    fence_low = (1 + coef) * q1l - coef * q3h
-    fence_high = (1 + coef) * q1h - coef * q3l
-    s = (edges[None, 1:] <= fence_high[:, None]).sum(axis=1)
-    # the lowest b > s with F_low(e_b) > F_high(e_s): [s, b) has mass
-    b = np.maximum((down <= up[rows, s][:, None]).sum(axis=1), s + 1)
-    reach = np.where(
-        b <= k, np.maximum(edges[np.clip(b - 1, 0, k)], fence_high), np.inf
-    )
-    ymin = (np.minimum(q1l, fence_low), np.minimum(q1h, reach))
-    return {"ymin": ymin, "ymax": ymax}
 
 
 _DOC_COMMON = """\

@@ -22,9 +22,10 @@ Two ways, one per kind of output:
   or simultaneous over each curve (``band="simultaneous"``: one
   multiple of the pointwise spread that covers the whole curve in
   ``level`` of the replicates).
-  Box plots' Tukey whiskers are bounded from the CDF band instead
-  (:func:`~plotnine_private.stats.boxplot.tukey_bounds`): a bootstrap
-  around a released whisker inherits its outward bias.
+  Box plots' Tukey whiskers are bounded from the CDF band, the mass
+  between the quartiles and the runs of bins that surely hold a record
+  instead (:mod:`~plotnine_private.stats.whiskers`): a bootstrap around
+  a released whisker inherits its outward bias.
 
 Both are post-processing of released values: free, and the same on any
 data that gives the same released values.
@@ -57,6 +58,7 @@ __all__ = [
     "add_count_bounds",
     "band_quantiles",
     "cdf_band",
+    "cdf_deviations",
     "count_noise_bounds",
     "curve_bounds",
     "linear_bounds",
@@ -537,6 +539,31 @@ def cdf_band(
         sums, noisy, model, level, "pointwise", True, sims, seed
     )
     return np.clip(f_low, 0, 1), np.clip(f_high, 0, 1)
+
+
+def cdf_deviations(
+    noisy: np.ndarray,
+    model: NoiseModel,
+    sims: int = LINEAR_SIMS,
+    seed: int = SIM_SEED,
+) -> np.ndarray:
+    """``(sims, k + 1)`` simulated deviations of one group's CDF estimate
+    at the fine edges (the running sums of its ``k`` unclipped released
+    counts over their total), drawn as :func:`cdf_band` draws them: a
+    quantile of a linear combination of the columns (the mass between
+    two edges) bounds that combination of the CDF."""
+    row = np.asarray(noisy, dtype=float)
+    k = len(row)
+    draws, sums = _linear_draws(model, sims, k, seed)
+    if model.kind == "ckm":
+        draws = draws * (row != 0)  # a released 0 stays 0
+        sums = draws.sum(axis=1)
+    sim = np.zeros((sims, k + 1))
+    np.cumsum(draws, axis=1, out=sim[:, 1:])
+    running = np.r_[0.0, np.cumsum(row)]
+    total = max(float(row.sum()), 1.0)
+    denom = np.maximum(total + sums, 1.0)[:, None]
+    return (running + sim) / denom - running / total
 
 
 def band_quantiles(
