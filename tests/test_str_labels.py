@@ -156,6 +156,35 @@ def test_the_digest_row_order_is_lexsort(seed):
         assert np.array_equal(engine._row_order(few), np.arange(len(few)))
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_text_words_are_ordered_by_the_bits_that_vary(seed):
+    # labels of 2-7 bytes: their payload words span 56 bits, too many to
+    # sort with a row index in one word; the bits that vary (6 of each
+    # digit byte, 7 of a letter byte) fit, and give lexsort's order
+    rng = np.random.default_rng(seed)
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGH"
+    labels = [f"c{i}" for i in rng.choice(10**6, size=3000)] + [
+        "".join(rng.choice(list(letters), size=int(rng.integers(1, 8))))
+        for _ in range(500)
+    ]
+    rows = cell_words_at(
+        [[()], StrLabels.of(labels)],
+        [
+            np.zeros(len(labels), dtype=np.int64),
+            np.arange(len(labels)),
+        ],
+    )
+    rows = np.concatenate([rows, rows[:300]])  # ties: in row order
+    rows = rows[rng.permutation(len(rows))]
+    keys = [c for c in rows.T[::-1] if (c != c[0]).any()]
+    room = 64 - (len(rows) - 1).bit_length()
+    spans = sum(int(c.max() - c.min()).bit_length() for c in keys)
+    fields = engine._fields(keys, room)
+    assert spans > room and fields is not None
+    assert sum(bits for _, bits in fields) <= room
+    assert np.array_equal(engine._row_order(rows), np.lexsort(rows.T[::-1]))
+
+
 def test_no_labels_name_nothing():
     empty = StrLabels.of([])
     assert len(empty) == 0 and empty.tolist() == []
