@@ -350,17 +350,18 @@ class StrLabels:
             buf[:n] = self.data
             data, n = buf, 8
         else:
-            data = self.data
-        # every 8-byte window of the data (a view): one gather reads a
-        # word at any byte offset; a window that would pass the end is
-        # read at the last 8 bytes and shifted into place
-        windows = np.lib.stride_tricks.as_strided(
-            data, shape=(n - 7, 8), strides=(1, 1), writeable=False
-        )
-        over = np.clip(start - (n - 8), 0, 7)
-        raw = windows[np.minimum(start, n - 8)].view("<u8").reshape(-1)
-        raw = raw.astype(_U64, copy=False) >> (8 * over).astype(_U64)
-        return raw & _LOW_BYTES[np.clip(left, 0, 8)]
+            data = np.ascontiguousarray(self.data)
+        # the little-endian word at every byte offset of the data (a
+        # view): one gather reads a word at any offset; a word that would
+        # pass the end is read at the last 8 bytes and shifted into place
+        at_byte = np.ndarray((n - 7,), dtype="<u8", buffer=data, strides=(1,))
+        raw = at_byte[np.minimum(start, n - 8)].astype(_U64, copy=False)
+        late = np.flatnonzero(start > n - 8)
+        if late.size:
+            over = np.minimum(start[late] - (n - 8), 7)
+            raw[late] >>= (8 * over).astype(_U64)
+        raw &= np.take(_LOW_BYTES, np.clip(left, 0, 8))
+        return raw
 
     def words(self) -> _Dense | _Ragged:
         """The :func:`value_bytes` words of each label: one row each,
@@ -373,7 +374,7 @@ class StrLabels:
     def _make_words(self) -> _Dense | _Ragged:
         lens = self.lengths
         n = len(lens)
-        pads = (lens + 7) // 8
+        pads = (lens + 7) >> 3  # words of payload
         widths = 1 + pads
         tags = (_T_STR << 56) | lens.astype(_U64)
         most = int(pads.max()) if n else 0
@@ -473,13 +474,22 @@ def _column_words(col: Any) -> np.ndarray | _Ragged | _Dense:
 
 
 def _as_block(part: Any) -> Any:
-    """Ragged words whose values all have one width, as a block (a
-    panel's one tuple, labels of one length): written a column at a
-    time, not a word at a time."""
+    """Words whose values all have one width, as a block (a panel's one
+    tuple, labels of one length, padded labels none of which is
+    shorter than the longest): written a column at a time, not a word
+    at a time."""
     if isinstance(part, _Ragged) and len(part):
         width = int(part.widths[0])
         if width and bool((part.widths == width).all()):
             return part.flat.reshape(len(part), width)
+    # no row padded: each cell's width is the block's (no gather of the
+    # widths by cell)
+    if (
+        isinstance(part, _Dense)
+        and len(part)
+        and int(part.widths.min()) == part.words.shape[1]
+    ):
+        return part.words
     return part
 
 
