@@ -433,9 +433,12 @@ def assemble(
         part = slice(start, min(start + CHUNK, nrec))
         code, bad = combined_codes(dims, part)
         ok = ~bad if keep is None else ~bad & keep[part]
-        code = code[ok]
-        w = None if weight is None else np.asarray(weight[part])[ok]
-        k = None if key_ints is None else np.asarray(key_ints[part])[ok]
+        w = None if weight is None else np.asarray(weight[part])
+        k = None if key_ints is None else np.asarray(key_ints[part])
+        if not ok.all():  # else every record counts: no copies
+            code = code[ok]
+            w = None if w is None else w[ok]
+            k = None if k is None else k[ok]
         if public:
             acc.add(*_sums(code, total, w, k))
         else:
@@ -488,7 +491,7 @@ def cell_table(
         public=public,
         multiplicity=multiplicity,
     )
-    return table, index.astype(np.int64)
+    return table, index.astype(np.int64, copy=False)
 
 
 def cell_query(

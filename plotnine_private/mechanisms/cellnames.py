@@ -566,7 +566,12 @@ def cell_words_at(
         if isinstance(block, np.ndarray):
             if np.ndim(at) == 0:
                 a = int(at)
-                out[:, a : a + block.shape[1]] = np.take(block, row, axis=0)
+                # one value (a single panel): every cell has its words
+                out[:, a : a + block.shape[1]] = (
+                    block[0]
+                    if len(block) == 1
+                    else np.take(block, row, axis=0)
+                )
             else:
                 for j in range(block.shape[1]):
                     out[cells, at + j] = block[row, j]
