@@ -185,6 +185,17 @@ def test_text_words_are_ordered_by_the_bits_that_vary(seed):
     assert np.array_equal(engine._row_order(rows), np.lexsort(rows.T[::-1]))
 
 
+def test_gaps_between_varying_bits_are_filled_narrowest_first():
+    # runs 0-1, 3-4 and 8-9: gaps of 1 bit (bit 2) and 3 bits (5-7)
+    mask = 0b11_0001_1011
+    assert engine._fewer_runs([mask, None], 0) == [mask, None]
+    assert engine._fewer_runs([mask, None], 3) == [0b11_0001_1111, None]
+    assert engine._fewer_runs([mask], 4) == [0b11_1111_1111]
+    words = np.array([0b01_0000_0001, 0b10_0001_1000, 0b00_0000_1011])
+    gathered = engine._gather_bits(words.astype(np.uint64), mask)
+    assert gathered.tolist() == [0b01_00_01, 0b10_11_00, 0b00_01_11]
+
+
 def test_no_labels_name_nothing():
     empty = StrLabels.of([])
     assert len(empty) == 0 and empty.tolist() == []

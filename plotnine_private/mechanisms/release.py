@@ -489,14 +489,53 @@ def _fields(keys: list[np.ndarray], room: int) -> list | None:
         spans.append((low, int(c.max() - low).bit_length()))
     if sum(bits for _, bits in spans) <= room:
         return [(c - low, bits) for c, (low, bits) in zip(keys, spans)]
-    out = []
-    for c, (low, bits) in zip(keys, spans):
+    masks: list[int | None] = []
+    for c, (_, bits) in zip(keys, spans):
         vary = int(np.bitwise_or.reduce(c ^ c[0]))
-        if vary.bit_count() < bits:
-            out.append((_gather_bits(c, vary), vary.bit_count()))
-        else:
-            out.append((c - low, bits))
-    return out if sum(bits for _, bits in out) <= room else None
+        masks.append(vary if vary.bit_count() < bits else None)
+    used = sum(
+        bits if mask is None else mask.bit_count()
+        for (_, bits), mask in zip(spans, masks)
+    )
+    if used > room:
+        return None
+    masks = _fewer_runs(masks, room - used)
+    return [
+        (c - low, bits)
+        if mask is None
+        else (_gather_bits(c, mask), mask.bit_count())
+        for c, (low, bits), mask in zip(keys, spans, masks)
+    ]
+
+
+def _fewer_runs(masks: list[int | None], spare: int) -> list[int | None]:
+    """The masks with their narrowest gaps between runs of set bits
+    filled while ``spare`` bits allow: each run costs a few passes over
+    the rows, and a bit that never varies orders nothing either way."""
+    gaps = []
+    for j, mask in enumerate(masks):
+        if mask is None:
+            continue
+        # the gaps are the runs of zeros between the lowest and highest
+        # set bits
+        inner = ~mask & ((1 << mask.bit_length()) - 1) & ~((mask & -mask) - 1)
+        while inner:
+            low = (inner & -inner).bit_length() - 1
+            width = _run_width(inner >> low)
+            gaps.append((width, j, ((1 << width) - 1) << low))
+            inner &= ~gaps[-1][2]
+    out = list(masks)
+    for width, j, bits in sorted(gaps):
+        if width > spare:
+            break
+        out[j] = (out[j] or 0) | bits
+        spare -= width
+    return out
+
+
+def _run_width(x: int) -> int:
+    """How many low bits of ``x`` are set in a row."""
+    return ((x + 1) & ~x).bit_length() - 1
 
 
 def _gather_bits(c: np.ndarray, mask: int) -> np.ndarray:
@@ -507,7 +546,7 @@ def _gather_bits(c: np.ndarray, mask: int) -> np.ndarray:
     at = 0
     while mask:
         low = (mask & -mask).bit_length() - 1
-        width = ((mask >> low) + 1 & ~(mask >> low)).bit_length() - 1
+        width = _run_width(mask >> low)
         np.right_shift(c, np.uint64(low), out=part)
         part &= np.uint64((1 << width) - 1)
         part <<= np.uint64(at)
