@@ -227,7 +227,7 @@ def labelled_dimension(
         return None
     own = str_labels(series.cat.categories)
     labels = own if declared is None else str_labels(declared)
-    if not own or labels is None or labels != own:
+    if not own or labels is None or (labels is not own and labels != own):
         # no levels: the general path, whose empty column is an object one
         return None
     codes = small_codes(np.asarray(series.array.codes), len(labels))

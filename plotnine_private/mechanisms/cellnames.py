@@ -493,6 +493,18 @@ def _as_block(part: Any) -> Any:
     return part
 
 
+def _every_row(row: np.ndarray, size: int) -> bool:
+    """Whether ``row`` is ``0, 1, ..., size - 1`` (each level once, in
+    order: a declared domain's own cells), so that no gather is needed."""
+    return (
+        len(row) == size
+        and size > 0
+        and row[0] == 0
+        and row[-1] == size - 1
+        and bool((np.diff(row) == 1).all())
+    )
+
+
 def cell_words(*columns: Sequence[Any] | np.ndarray) -> np.ndarray:
     """Name cells: an ``(n, m)`` uint64 array, one row a cell.
 
@@ -566,12 +578,13 @@ def cell_words_at(
         if isinstance(block, np.ndarray):
             if np.ndim(at) == 0:
                 a = int(at)
-                # one value (a single panel): every cell has its words
-                out[:, a : a + block.shape[1]] = (
-                    block[0]
-                    if len(block) == 1
-                    else np.take(block, row, axis=0)
-                )
+                span = slice(a, a + block.shape[1])
+                if len(block) == 1:  # one value (a single panel)
+                    out[:, span] = block[0]
+                elif _every_row(row, len(block)):  # each level in order
+                    out[:, span] = block
+                else:
+                    out[:, span] = np.take(block, row, axis=0)
             else:
                 for j in range(block.shape[1]):
                     out[cells, at + j] = block[row, j]

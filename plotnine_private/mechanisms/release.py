@@ -573,7 +573,12 @@ def _value_order(fields: list, n: int) -> np.ndarray:
         )
     ordered = np.sort(value)
     ordered &= np.uint64((1 << b) - 1)
-    return ordered.astype(np.intp)
+    # row numbers below 2**63 read the same as signed: no copy
+    return (
+        ordered.view(np.intp)
+        if np.intp is np.int64
+        else ordered.astype(np.intp)
+    )
 
 
 def _narrowest(most: int) -> type:
