@@ -429,8 +429,16 @@ def assemble(
     # radix over the dimensions), then counts and exact sums per cell
     parts: list[tuple] = []
     acc = _Accumulator(total, weight is not None, key_ints is not None)
-    for start in range(0, nrec, CHUNK):
-        part = slice(start, min(start + CHUNK, nrec))
+    # a public domain's counts are as large as its cells: a chunk of at
+    # least as many records keeps the temporaries no larger than they are,
+    # without a pass over every cell per chunk. Not with weights: their
+    # float sums are added chunk by chunk, and must stay the same bits;
+    # key sums are exact below 2**29 records a pass (exact_sums)
+    step = CHUNK
+    if public and weight is None:
+        step = min(max(CHUNK, total), 1 << 28)
+    for start in range(0, nrec, step):
+        part = slice(start, min(start + step, nrec))
         code, bad = combined_codes(dims, part)
         ok = ~bad if keep is None else ~bad & keep[part]
         w = None if weight is None else np.asarray(weight[part])
