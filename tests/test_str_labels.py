@@ -14,6 +14,7 @@ import pytest
 from cellname_reference import words_by_definition
 
 import plotnine_private.mechanisms.release as engine
+import plotnine_private.mechanisms.row_order as ordering
 import plotnine_private.tables as tables
 from plotnine_private.mechanisms.cellnames import (
     StrLabels,
@@ -179,7 +180,7 @@ def test_text_words_are_ordered_by_the_bits_that_vary(seed):
     keys = [c for c in rows.T[::-1] if (c != c[0]).any()]
     room = 64 - (len(rows) - 1).bit_length()
     spans = sum(int(c.max() - c.min()).bit_length() for c in keys)
-    fields = engine._fields(keys, room)
+    fields = ordering._fields(keys, room)
     assert spans > room and fields is not None
     assert sum(bits for _, bits in fields) <= room
     assert np.array_equal(engine._row_order(rows), np.lexsort(rows.T[::-1]))
@@ -188,11 +189,11 @@ def test_text_words_are_ordered_by_the_bits_that_vary(seed):
 def test_gaps_between_varying_bits_are_filled_narrowest_first():
     # runs 0-1, 3-4 and 8-9: gaps of 1 bit (bit 2) and 3 bits (5-7)
     mask = 0b11_0001_1011
-    assert engine._fewer_runs([mask, None], 0) == [mask, None]
-    assert engine._fewer_runs([mask, None], 3) == [0b11_0001_1111, None]
-    assert engine._fewer_runs([mask], 4) == [0b11_1111_1111]
+    assert ordering._fewer_runs([mask, None], 0) == [mask, None]
+    assert ordering._fewer_runs([mask, None], 3) == [0b11_0001_1111, None]
+    assert ordering._fewer_runs([mask], 4) == [0b11_1111_1111]
     words = np.array([0b01_0000_0001, 0b10_0001_1000, 0b00_0000_1011])
-    gathered = engine._gather_bits(words.astype(np.uint64), mask)
+    gathered = ordering._gather_bits(words.astype(np.uint64), mask)
     assert gathered.tolist() == [0b01_00_01, 0b10_11_00, 0b00_01_11]
 
 

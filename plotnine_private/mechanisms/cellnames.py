@@ -475,34 +475,24 @@ def _column_words(col: Any) -> np.ndarray | _Ragged | _Dense:
 
 def _as_block(part: Any) -> Any:
     """Words whose values all have one width, as a block (a panel's one
-    tuple, labels of one length, padded labels none of which is
-    shorter than the longest): written a column at a time, not a word
-    at a time."""
+    tuple, labels of one length, padded labels that all fill their row):
+    written a column at a time, not a word at a time."""
     if isinstance(part, _Ragged) and len(part):
         width = int(part.widths[0])
         if width and bool((part.widths == width).all()):
             return part.flat.reshape(len(part), width)
-    # no row padded: each cell's width is the block's (no gather of the
-    # widths by cell)
-    if (
-        isinstance(part, _Dense)
-        and len(part)
-        and int(part.widths.min()) == part.words.shape[1]
-    ):
+    dense = isinstance(part, _Dense) and len(part)
+    if dense and int(part.widths.min()) == part.words.shape[1]:
         return part.words
     return part
 
 
 def _every_row(row: np.ndarray, size: int) -> bool:
-    """Whether ``row`` is ``0, 1, ..., size - 1`` (each level once, in
-    order: a declared domain's own cells), so that no gather is needed."""
-    return (
-        len(row) == size
-        and size > 0
-        and row[0] == 0
-        and row[-1] == size - 1
-        and bool((np.diff(row) == 1).all())
-    )
+    """Whether ``row`` is ``0, 1, ..., size - 1`` (a declared domain's own
+    cells, each level once in order): no gather is needed."""
+    if len(row) != size or not size or row[0] != 0 or row[-1] != size - 1:
+        return False
+    return bool((np.diff(row) == 1).all())
 
 
 def cell_words(*columns: Sequence[Any] | np.ndarray) -> np.ndarray:
