@@ -389,8 +389,10 @@ def _release_table(
         domain="public" if xdim.public else "observed",
         data_object=frame,
     )
-    keep = released.keep
-    out = pd.DataFrame(index=range(int(keep.sum())))
+    keep: Any = released.keep
+    if keep.all():  # a public domain: every cell, without copies
+        keep = slice(None)
+    out = pd.DataFrame(index=range(len(idx[keep])))
     for k, f in enumerate(facets):
         out[f] = [panel.values[i][k] for i in idx[keep, 0]]
     for k, (g, d) in enumerate(zip(groups, gdims)):
