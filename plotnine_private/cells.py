@@ -429,14 +429,14 @@ def assemble(
     # radix over the dimensions), then counts and exact sums per cell
     parts: list[tuple] = []
     acc = _Accumulator(total, weight is not None, key_ints is not None)
-    # a public domain's counts are as large as its cells: a chunk of at
-    # least as many records keeps the temporaries no larger than they are,
-    # without a pass over every cell per chunk. Not with weights: their
-    # float sums are added chunk by chunk, and must stay the same bits;
-    # key sums are exact below 2**29 records a pass (exact_sums)
+    # each pass adds a count per cell of a public domain: a large domain
+    # takes passes of up to as many records as it has cells (at most
+    # 2**22: temporaries of some 100 MB), not a sweep of every cell per
+    # 2**18 records. Not with weights: their float sums are added pass
+    # by pass and must stay the same bits (counts and key sums are exact)
     step = CHUNK
     if public and weight is None:
-        step = min(max(CHUNK, total), 1 << 28)
+        step = min(max(CHUNK, total), 1 << 22)
     for start in range(0, nrec, step):
         part = slice(start, min(start + step, nrec))
         code, bad = combined_codes(dims, part)
