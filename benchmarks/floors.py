@@ -13,7 +13,10 @@ load average when the figure was taken. Floors:
   stream versions 2 (the default) and 1: numpy's float
   ``Generator.laplace`` on as many cells;
 * ``dp_table`` over a declared domain of 10**6 labels: ``np.bincount``
-  of the codes plus numpy's float Laplace on every cell;
+  of the codes plus numpy's float Laplace on every cell; followed by
+  the CPU seconds of each of its stages (naming, digest, identity,
+  noise...) in the least of ``--repeat`` more runs, each stage's
+  function wrapped in a timer;
 * ``count_ckm`` and ``count_dp`` (whole plot build, 10**7 rows in
   memory): ``np.bincount`` of the category codes; and CKM / DP;
 * ``create_cnt_ptable(D=20, V=2)``: no floor (one-off table);
@@ -36,6 +39,7 @@ import time
 import warnings
 from copy import deepcopy
 from pathlib import Path
+from typing import Any
 
 # CPU time counts the idle spinning of a multi-threaded BLAS on a shared
 # machine (dp_pca measured 7-10 s with two BLAS threads under load, 3.3 s
@@ -135,6 +139,75 @@ def bench_table(repeat: int, m: int = 10**6) -> None:
         best(floor_fn, repeat),
         "bincount + float Laplace",
     )
+    table_stages(private_fn, repeat)
+
+
+def _table_stages() -> list[tuple[Any, str, str]]:
+    """(owner, attribute, label) of the stages of a ``dp_table`` call,
+    outer stages first; a label's indent says which stage it is in."""
+    from plotnine_private import cells, tables
+    from plotnine_private.mechanisms import cellnames, count_mechanisms
+    from plotnine_private.mechanisms import release as engine
+
+    return [
+        (tables, "_declared_labels", "labels from Arrow's buffers"),
+        (tables, "assemble", "assemble (codes, bincount, cells)"),
+        (cells, "cell_table", "  cell_table"),
+        (cells, "cell_words_at", "    cell_words_at"),
+        (cellnames.StrLabels, "_make_words", "      labels' words"),
+        (engine.Query, "identity", "Query.identity"),
+        (cellnames.StrLabels, "_make_prefixed", "  labels' prefixed bytes"),
+        (engine, "_name_cells", "cells_name (BLAKE2b of the domain)"),
+        (engine.CellTable, "digest", "CellTable.digest"),
+        (engine, "_row_order", "  row order"),
+        (engine, "data_digest", "  BLAKE2b of the sorted cells"),
+        (count_mechanisms.LaplaceCounts, "perturb", "perturb"),
+        (lap, "discrete_laplace", "  exact discrete Laplace (v2)"),
+        (tables, "label_values", "output labels"),
+    ]
+
+
+def table_stages(fn, repeat: int) -> None:
+    """CPU seconds of each stage of ``fn`` (a ``dp_table`` call), in the
+    run with the least total of ``repeat``; each stage's function is
+    wrapped in a timer for these runs only (the figure above is taken
+    without them)."""
+    stages = _table_stages()
+    spent: dict[str, float] = {}
+    originals = [
+        (owner, name, getattr(owner, name)) for owner, name, _ in stages
+    ]
+    for (owner, name, f), (_, _, label) in zip(originals, stages):
+
+        def timed(*args, _f=f, _label=label, **kwargs):
+            t0 = time.process_time()
+            try:
+                return _f(*args, **kwargs)
+            finally:
+                spent[_label] = (
+                    spent.get(_label, 0.0) + time.process_time() - t0
+                )
+
+        setattr(owner, name, timed)
+    runs = []
+    try:
+        for _ in range(repeat):
+            spent.clear()
+            t0 = time.process_time()
+            fn()
+            runs.append((time.process_time() - t0, dict(spent)))
+    finally:
+        for owner, name, f in originals:
+            setattr(owner, name, f)
+    total, parts = min(runs, key=lambda r: r[0])
+    print(f"{'  stages of the least run':<44} {total:8.3f} s CPU", flush=True)
+    top = 0.0
+    for _, _, label in stages:
+        sec = parts.get(label, 0.0)
+        if not label.startswith(" "):
+            top += sec
+        print(f"{'    ' + label:<44} {sec:8.3f} s", flush=True)
+    print(f"{'    (the rest)':<44} {total - top:8.3f} s", flush=True)
 
 
 def bench_ckm(n: int, repeat: int) -> None:

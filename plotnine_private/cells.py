@@ -429,13 +429,24 @@ def assemble(
     # radix over the dimensions), then counts and exact sums per cell
     parts: list[tuple] = []
     acc = _Accumulator(total, weight is not None, key_ints is not None)
-    for start in range(0, nrec, CHUNK):
-        part = slice(start, min(start + CHUNK, nrec))
+    # each pass adds a count per cell of a public domain: a large domain
+    # takes passes of up to as many records as it has cells (at most
+    # 2**22: temporaries of some 100 MB), not a sweep of every cell per
+    # 2**18 records. Not with weights: their float sums are added pass
+    # by pass and must stay the same bits (counts and key sums are exact)
+    step = CHUNK
+    if public and weight is None:
+        step = min(max(CHUNK, total), 1 << 22)
+    for start in range(0, nrec, step):
+        part = slice(start, min(start + step, nrec))
         code, bad = combined_codes(dims, part)
         ok = ~bad if keep is None else ~bad & keep[part]
-        code = code[ok]
-        w = None if weight is None else np.asarray(weight[part])[ok]
-        k = None if key_ints is None else np.asarray(key_ints[part])[ok]
+        w = None if weight is None else np.asarray(weight[part])
+        k = None if key_ints is None else np.asarray(key_ints[part])
+        if not ok.all():  # else every record counts: no copies
+            code = code[ok]
+            w = None if w is None else w[ok]
+            k = None if k is None else k[ok]
         if public:
             acc.add(*_sums(code, total, w, k))
         else:
@@ -488,7 +499,7 @@ def cell_table(
         public=public,
         multiplicity=multiplicity,
     )
-    return table, index.astype(np.int64)
+    return table, index.astype(np.int64, copy=False)
 
 
 def cell_query(

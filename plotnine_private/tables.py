@@ -227,7 +227,7 @@ def labelled_dimension(
         return None
     own = str_labels(series.cat.categories)
     labels = own if declared is None else str_labels(declared)
-    if not own or labels is None or labels != own:
+    if not own or labels is None or (labels is not own and labels != own):
         # no levels: the general path, whose empty column is an object one
         return None
     codes = small_codes(np.asarray(series.array.codes), len(labels))
@@ -389,8 +389,10 @@ def _release_table(
         domain="public" if xdim.public else "observed",
         data_object=frame,
     )
-    keep = released.keep
-    out = pd.DataFrame(index=range(int(keep.sum())))
+    keep: Any = released.keep
+    if keep.all():  # a public domain: every cell, without copies
+        keep = slice(None)
+    out = pd.DataFrame(index=range(len(idx[keep])))
     for k, f in enumerate(facets):
         out[f] = [panel.values[i][k] for i in idx[keep, 0]]
     for k, (g, d) in enumerate(zip(groups, gdims)):

@@ -14,6 +14,7 @@ import pytest
 from cellname_reference import words_by_definition
 
 import plotnine_private.mechanisms.release as engine
+import plotnine_private.mechanisms.row_order as ordering
 import plotnine_private.tables as tables
 from plotnine_private.mechanisms.cellnames import (
     StrLabels,
@@ -154,6 +155,46 @@ def test_the_digest_row_order_is_lexsort(seed):
     for few in (np.zeros((0, 2)), np.ones((1, 2)), np.ones((5, 1))):
         few = few.astype(np.uint64)
         assert np.array_equal(engine._row_order(few), np.arange(len(few)))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_text_words_are_ordered_by_the_bits_that_vary(seed):
+    # labels of 2-7 bytes: their payload words span 56 bits, too many to
+    # sort with a row index in one word; the bits that vary (6 of each
+    # digit byte, 7 of a letter byte) fit, and give lexsort's order
+    rng = np.random.default_rng(seed)
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGH"
+    labels = [f"c{i}" for i in rng.choice(10**6, size=3000)] + [
+        "".join(rng.choice(list(letters), size=int(rng.integers(1, 8))))
+        for _ in range(500)
+    ]
+    rows = cell_words_at(
+        [[()], StrLabels.of(labels)],
+        [
+            np.zeros(len(labels), dtype=np.int64),
+            np.arange(len(labels)),
+        ],
+    )
+    rows = np.concatenate([rows, rows[:300]])  # ties: in row order
+    rows = rows[rng.permutation(len(rows))]
+    keys = [c for c in rows.T[::-1] if (c != c[0]).any()]
+    room = 64 - (len(rows) - 1).bit_length()
+    spans = sum(int(c.max() - c.min()).bit_length() for c in keys)
+    fields = ordering._fields(keys, room)
+    assert spans > room and fields is not None
+    assert sum(bits for _, bits in fields) <= room
+    assert np.array_equal(engine._row_order(rows), np.lexsort(rows.T[::-1]))
+
+
+def test_gaps_between_varying_bits_are_filled_narrowest_first():
+    # runs 0-1, 3-4 and 8-9: gaps of 1 bit (bit 2) and 3 bits (5-7)
+    mask = 0b11_0001_1011
+    assert ordering._fewer_runs([mask, None], 0) == [mask, None]
+    assert ordering._fewer_runs([mask, None], 3) == [0b11_0001_1111, None]
+    assert ordering._fewer_runs([mask], 4) == [0b11_1111_1111]
+    words = np.array([0b01_0000_0001, 0b10_0001_1000, 0b00_0000_1011])
+    gathered = ordering._gather_bits(words.astype(np.uint64), mask)
+    assert gathered.tolist() == [0b01_00_01, 0b10_11_00, 0b00_01_11]
 
 
 def test_no_labels_name_nothing():

@@ -278,3 +278,56 @@ def test_the_bundle_tells_a_checker_the_stream_version(tmp_path):
     meta = json.loads((out / "results.json").read_text())
     (rec,) = meta["results"].values()
     assert [r["stream_version"] for r in rec["properties"]["releases"]] == [1]
+
+
+class _ScriptedStreams:
+    """Streams whose words are given: a head per cell, then the cell's
+    listed words (to put heads on a table entry, which chance cannot)."""
+
+    version = 2
+
+    def __init__(self, heads: np.ndarray, more: dict[int, list[int]]):
+        self.n = len(heads)
+        self._heads = heads
+        self._used = np.zeros(self.n, dtype=bool)
+        self._more = {c: iter(w) for c, w in more.items()}
+
+    def words(self, idx=None) -> np.ndarray:
+        idx = np.arange(self.n) if idx is None else np.asarray(idx)
+        out = np.empty(len(idx), dtype=np.uint64)
+        for k, c in enumerate(idx.tolist()):
+            if self._used[c]:
+                out[k] = next(self._more[c])
+            else:
+                out[k] = self._heads[c]
+                self._used[c] = True
+        return out
+
+
+def test_every_cell_read_at_once_draws_what_the_chunks_draw():
+    # 150,000 cells (three chunks); three heads sit on table entries and
+    # read more words: both ways give the same numbers, and the exact
+    # magnitudes there
+    table = inv.inversion_table(2, 1)
+    rng = np.random.default_rng(11)
+    heads = rng.integers(0, 2**64, size=150_000, dtype=np.uint64)
+    odd = {5: 0, 70_000: 3, 149_999: -1}
+    more = {}
+    for cell, entry in odd.items():
+        f = int(table.ascending[entry])
+        heads[cell] = np.uint64((f << 1) | (cell & 1))
+        more[cell] = [int(w) for w in rng.integers(0, 2**63, 4)]
+    cells = np.arange(len(heads))
+    at_once = inv.discrete_laplace_inversion(
+        _ScriptedStreams(heads, more), table, cells, every=True
+    )
+    chunked = inv.discrete_laplace_inversion(
+        _ScriptedStreams(heads, more), table, cells
+    )
+    assert np.array_equal(at_once, chunked)
+    for cell, entry in odd.items():
+        f = int(table.ascending[entry])
+        it = iter(more[cell])
+        first = int((table.ascending > f).sum()) + 1
+        mag = inv._exact_magnitude(f, lambda it=it: next(it), 2, 1, first)
+        assert at_once[cell] == (-mag if cell & 1 else mag)

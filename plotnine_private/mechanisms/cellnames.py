@@ -350,17 +350,18 @@ class StrLabels:
             buf[:n] = self.data
             data, n = buf, 8
         else:
-            data = self.data
-        # every 8-byte window of the data (a view): one gather reads a
-        # word at any byte offset; a window that would pass the end is
-        # read at the last 8 bytes and shifted into place
-        windows = np.lib.stride_tricks.as_strided(
-            data, shape=(n - 7, 8), strides=(1, 1), writeable=False
-        )
-        over = np.clip(start - (n - 8), 0, 7)
-        raw = windows[np.minimum(start, n - 8)].view("<u8").reshape(-1)
-        raw = raw.astype(_U64, copy=False) >> (8 * over).astype(_U64)
-        return raw & _LOW_BYTES[np.clip(left, 0, 8)]
+            data = np.ascontiguousarray(self.data)
+        # the little-endian word at every byte offset of the data (a
+        # view): one gather reads a word at any offset; a word that would
+        # pass the end is read at the last 8 bytes and shifted into place
+        at_byte = np.ndarray((n - 7,), dtype="<u8", buffer=data, strides=(1,))
+        raw = at_byte[np.minimum(start, n - 8)].astype(_U64, copy=False)
+        late = np.flatnonzero(start > n - 8)
+        if late.size:
+            over = np.minimum(start[late] - (n - 8), 7)
+            raw[late] >>= (8 * over).astype(_U64)
+        raw &= np.take(_LOW_BYTES, np.clip(left, 0, 8))
+        return raw
 
     def words(self) -> _Dense | _Ragged:
         """The :func:`value_bytes` words of each label: one row each,
@@ -373,7 +374,7 @@ class StrLabels:
     def _make_words(self) -> _Dense | _Ragged:
         lens = self.lengths
         n = len(lens)
-        pads = (lens + 7) // 8
+        pads = (lens + 7) >> 3  # words of payload
         widths = 1 + pads
         tags = (_T_STR << 56) | lens.astype(_U64)
         most = int(pads.max()) if n else 0
@@ -416,10 +417,13 @@ class StrLabels:
             # left out
             rows = words.words.astype("<u8")  # a copy
             rows[:, 0] = (lens + 2).astype(np.uint64) | _S_COLON
-            kind = np.uint8 if rows.shape[1] < 32 else np.int64
-            place = np.arange(8 * rows.shape[1], dtype=kind)
-            inside = place < (lens + 8).astype(kind)[:, None]
-            inside[:, 6:8] = False
+            # which bytes of a row are kept, for each length a label can
+            # have: one row of this table per label is gathered (a
+            # comparison per byte of every row took 10 times as long)
+            place = np.arange(8 * rows.shape[1])
+            kept = place < np.arange(8, 8 * rows.shape[1] + 1)[:, None]
+            kept[:, 6:8] = False
+            inside = np.take(kept, lens, axis=0)
             return rows.view(np.uint8).reshape(n, -1)[inside].tobytes()
         head = np.empty((n, 6), dtype=np.uint8)
         head[:, :4] = (lens + 2).astype("<u4").view(np.uint8).reshape(n, 4)
@@ -470,14 +474,25 @@ def _column_words(col: Any) -> np.ndarray | _Ragged | _Dense:
 
 
 def _as_block(part: Any) -> Any:
-    """Ragged words whose values all have one width, as a block (a
-    panel's one tuple, labels of one length): written a column at a
-    time, not a word at a time."""
+    """Words whose values all have one width, as a block (a panel's one
+    tuple, labels of one length, padded labels that all fill their row):
+    written a column at a time, not a word at a time."""
     if isinstance(part, _Ragged) and len(part):
         width = int(part.widths[0])
         if width and bool((part.widths == width).all()):
             return part.flat.reshape(len(part), width)
+    dense = isinstance(part, _Dense) and len(part)
+    if dense and int(part.widths.min()) == part.words.shape[1]:
+        return part.words
     return part
+
+
+def _every_row(row: np.ndarray, size: int) -> bool:
+    """Whether ``row`` is ``0, 1, ..., size - 1`` (a declared domain's own
+    cells, each level once in order): no gather is needed."""
+    if len(row) != size or not size or row[0] != 0 or row[-1] != size - 1:
+        return False
+    return bool((np.diff(row) == 1).all())
 
 
 def cell_words(*columns: Sequence[Any] | np.ndarray) -> np.ndarray:
@@ -553,7 +568,13 @@ def cell_words_at(
         if isinstance(block, np.ndarray):
             if np.ndim(at) == 0:
                 a = int(at)
-                out[:, a : a + block.shape[1]] = np.take(block, row, axis=0)
+                span = slice(a, a + block.shape[1])
+                if len(block) == 1:  # one value (a single panel)
+                    out[:, span] = block[0]
+                elif _every_row(row, len(block)):  # each level in order
+                    out[:, span] = block
+                else:
+                    out[:, span] = np.take(block, row, axis=0)
             else:
                 for j in range(block.shape[1]):
                     out[cells, at + j] = block[row, j]

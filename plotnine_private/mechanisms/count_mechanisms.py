@@ -176,27 +176,35 @@ class LaplaceCounts:
         """
         n = np.asarray(table.n, dtype=np.int64)
         streams = cell_streams(key, table.words)
-        cells = np.arange(len(n))
-        if not table.public:
-            cells = cells[n > 0]  # empty cells are never candidates
+        if table.public:
+            # every cell is drawn and kept: whole arrays, no gathers or
+            # NaN fill (10**6 declared cells)
+            raw = (n + self._noise(streams, None)).astype(np.float64)
+            noisy = raw if self.noise == "discrete_laplace" else np.round(raw)
+            values = np.clip(noisy, 0, None)
+            keep = np.ones(len(n), dtype=bool)
+            return values, noisy, keep, {"scale": self.scale}
+        cells = np.flatnonzero(n > 0)  # empty cells are never candidates
         raw = np.full(len(n), np.nan)
-        if self.noise == "discrete_laplace":
-            scale = lap.rational_scale(self.sensitivity, self.eps)
-            raw[cells] = n[cells] + lap.discrete_laplace(streams, scale, cells)
-        else:
-            raw[cells] = n[cells] + lap.laplace(streams, self.scale, cells)
+        raw[cells] = n[cells] + self._noise(streams, cells)
         keep = np.zeros(len(n), dtype=bool)
         keep[cells] = True
-        details: dict[str, Any] = {"scale": self.scale}
-        if not table.public:
-            tau = self.threshold
-            # compare the unrounded value: rounding first would lower the
-            # effective cut below tau for continuous noise
-            keep &= np.nan_to_num(raw, nan=-np.inf) >= tau
-            details["threshold"] = tau
+        tau = self.threshold
+        # compare the unrounded value: rounding first would lower the
+        # effective cut below tau for continuous noise
+        keep &= np.nan_to_num(raw, nan=-np.inf) >= tau
+        details: dict[str, Any] = {"scale": self.scale, "threshold": tau}
         noisy = raw if self.noise == "discrete_laplace" else np.round(raw)
         values = np.where(keep, np.clip(np.nan_to_num(noisy), 0, None), 0.0)
         return values, noisy, keep, details
+
+    def _noise(self, streams, cells: np.ndarray | None) -> np.ndarray:
+        """The noise of the selected cells (all if None), from their
+        streams."""
+        if self.noise == "discrete_laplace":
+            scale = lap.rational_scale(self.sensitivity, self.eps)
+            return lap.discrete_laplace(streams, scale, cells)
+        return lap.laplace(streams, self.scale, cells)
 
 
 @dataclass(frozen=True)

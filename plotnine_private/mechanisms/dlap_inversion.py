@@ -183,19 +183,23 @@ def _exact_magnitude(
 
 
 def discrete_laplace_inversion(
-    streams, table: InversionTable, cells: np.ndarray
+    streams, table: InversionTable, cells: np.ndarray, every: bool = False
 ) -> np.ndarray:
     """``DLap(t/s)`` for the (flat) ``cells``, reading one word of each
-    cell's stream (more for about one cell in 2**60)."""
+    cell's stream (more for about one cell in 2**60). ``every``: the
+    cells are all of the streams' cells in order, whose first words are
+    then read in one call (the same words, without selecting the cells of
+    each chunk)."""
     out = np.empty(cells.size, dtype=np.int64)
+    heads = streams.words(None) if every else None
     for a in range(0, cells.size, _CHUNK):  # chunks stay in cache
         part = cells[a : a + _CHUNK]
-        out[a : a + part.size] = _draw_chunk(streams, table, part)
+        h = streams.words(part) if heads is None else heads[a : a + part.size]
+        out[a : a + part.size] = _draw_chunk(streams, table, part, h)
     return out
 
 
-def _draw_chunk(streams, table: InversionTable, cells: np.ndarray):
-    h = streams.words(cells)
+def _draw_chunk(streams, table: InversionTable, cells: np.ndarray, h):
     u = h >> _U64(1)
     shift = _U64(_HEAD_BITS - _BUCKET_BITS)
     mag = table.bucket.take((u >> shift).astype(np.intp)).astype(np.int64)

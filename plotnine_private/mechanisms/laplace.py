@@ -446,6 +446,7 @@ def discrete_laplace(
         raise ParameterError(f"scale must be a positive fraction, got {t}/{s}")
     g = math.gcd(t, s)
     plan = _Plan(t // g, s // g)
+    every = cells is None
     if cells is None:
         cells = np.arange(streams.n)
     cells = np.asarray(cells, dtype=np.int64)
@@ -458,7 +459,7 @@ def discrete_laplace(
         table = inversion_table(plan.t, plan.s)
         if table is not None:
             return discrete_laplace_inversion(
-                streams, table, flat_cells
+                streams, table, flat_cells, every
             ).reshape(cells.shape)
     flat_out, flat_nblk = out.reshape(-1), nblk.reshape(-1)
     scalar: list[int] = []

@@ -48,6 +48,7 @@ from .count_mechanisms import CKMCounts, LaplaceCounts
 from .keys import Secret, secret_for
 from .randomness import _canonical, _canonical_chunks, derive_key
 from .records import Release, Released
+from .row_order import row_order as _row_order
 from .sources import _SOURCES as _SOURCES  # re-export: tests clear it
 from .sources import check_source
 from .streams import stream_version
@@ -421,53 +422,6 @@ class CellTable:
         if self.key_sum is not None:
             parts.append(np.take(np.asarray(self.key_sum, np.int64), order))
         return data_digest(*parts)
-
-
-def _row_order(words: np.ndarray) -> np.ndarray:
-    """The order of ``words``' rows compared word by word (as unsigned
-    integers, ties in row order): ``np.lexsort(words.T[::-1])``, sooner.
-
-    A column equal in every row orders nothing and is left out; the
-    other columns, less their least value, are packed as few 64-bit keys
-    as their bits allow, each sorted once. Distinct rows have one order
-    whatever the sort, so the stable sorts run only if two rows tie.
-    """
-    # least significant column first, as np.lexsort reads its keys
-    keys = [c for c in words.T[::-1] if len(c) and (c != c[0]).any()]
-    if not keys:
-        return np.arange(len(words))
-    packs: list[np.ndarray] = []
-    used = 64
-    for c in keys:
-        low = c.min()
-        bits = int(c.max() - low).bit_length()
-        if used + bits > 64:
-            packs.append(np.zeros(len(c), dtype=np.uint64))
-            used = 0
-        packs[-1] |= (c - low) << np.uint64(used)
-        used += bits
-    order = None
-    for key in packs:
-        narrow: np.ndarray = key.astype(_narrowest(int(key.max())), copy=False)
-        if order is None:
-            order = np.argsort(narrow)  # one sort, stable or not
-        else:  # stable: keeps the order of the keys before
-            order = order[np.argsort(narrow[order], kind="stable")]
-    assert order is not None
-    tied = np.ones(len(order) - 1, dtype=bool)
-    for key in packs:
-        ordered = key[order]
-        tied &= ordered[1:] == ordered[:-1]
-    if tied.any():  # equal rows: in row order, as lexsort has them
-        return np.lexsort(keys)
-    return order
-
-
-def _narrowest(most: int) -> type:
-    for dtype in (np.uint8, np.uint16, np.uint32):
-        if most <= np.iinfo(dtype).max:
-            return dtype
-    return np.uint64
 
 
 # -- the engine --------------------------------------------------------------

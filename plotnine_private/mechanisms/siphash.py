@@ -21,12 +21,23 @@ _C2 = _U64(0x6C7967656E657261)
 _C3 = _U64(0x7465646279746573)
 
 
+#: the (right, left) shift counts of each rotation, as 0-d arrays of the
+#: rotated dtype: a ufunc takes them as they are, where a scalar count is
+#: converted on every call (a SipHash of 10**6 cells makes ~10**4 shifts)
+_SHIFTS: dict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = {}
+
+
 def _rotl(x: np.ndarray, b: int, tmp: np.ndarray) -> None:
     """In-place left rotation of x by b bits, for uint64 or uint32 arrays
     (tmp is scratch of the same dtype)."""
-    t = x.dtype.type
-    np.right_shift(x, t(8 * x.itemsize - b), out=tmp)
-    np.left_shift(x, t(b), out=x)
+    shifts = _SHIFTS.get((x.dtype.char, b))
+    if shifts is None:
+        shifts = _SHIFTS[(x.dtype.char, b)] = (
+            np.array(8 * x.itemsize - b, dtype=x.dtype),
+            np.array(b, dtype=x.dtype),
+        )
+    np.right_shift(x, shifts[0], out=tmp)
+    np.left_shift(x, shifts[1], out=x)
     np.bitwise_or(x, tmp, out=x)
 
 
@@ -61,12 +72,14 @@ def _absorb(v0, v1, v2, v3, words: np.ndarray, tmp) -> None:
         v0 ^= w
 
 
-def _siphash_core(v, message: np.ndarray, m: int, wide: bool) -> list:
+def _siphash_core(
+    v: list, message: np.ndarray, m: int, wide: bool, tmp, out
+) -> None:
     """Finish SipHash-2-4 of whole-word messages of ``m`` words total,
-    from the state ``v`` (four arrays) after the words before
-    ``message``; 1 or 2 output words."""
+    from the state ``v`` (four arrays, overwritten) after the words
+    before ``message``, into ``out`` (``(n, 1)``, or ``(n, 2)`` if
+    ``wide``)."""
     v0, v1, v2, v3 = v
-    tmp = np.empty(v0.shape, dtype=_U64)
     _absorb(v0, v1, v2, v3, message, tmp)
     last = _U64(((8 * m) & 0xFF) << 56)
     v3 ^= last
@@ -74,23 +87,32 @@ def _siphash_core(v, message: np.ndarray, m: int, wide: bool) -> list:
     _sipround(v0, v1, v2, v3, tmp)
     v0 ^= last
     v2 ^= _U64(0xEE if wide else 0xFF)
-    outs: list = []
-    for _ in range(2 if wide else 1):
-        if outs:
+    for i in range(2 if wide else 1):
+        if i:
             v1 ^= _U64(0xDD)
         for _ in range(4):
             _sipround(v0, v1, v2, v3, tmp)
-        outs.append(v0 ^ v1 ^ v2 ^ v3)
-    return outs
+        np.bitwise_xor(v0, v1, out=tmp)
+        tmp ^= v2
+        np.bitwise_xor(tmp, v3, out=out[:, i])
+
+
+def _set_start(v: list, k0, k1, wide: bool) -> None:
+    """The SipHash-2-4 initial state of keys ``k0, k1`` into ``v``."""
+    np.bitwise_xor(k0, _C0, out=v[0])
+    np.bitwise_xor(k1, _C1, out=v[1])
+    np.bitwise_xor(k0, _C2, out=v[2])
+    np.bitwise_xor(k1, _C3, out=v[3])
+    if wide:
+        v[1] ^= _U64(0xEE)
 
 
 def _siphash_start(k0, k1, prefix: np.ndarray, wide: bool) -> list:
     """SipHash-2-4 state after absorbing ``prefix`` (``(n, j)`` words)."""
-    v0, v1, v2, v3 = k0 ^ _C0, k1 ^ _C1, k0 ^ _C2, k1 ^ _C3
-    if wide:
-        v1 ^= _U64(0xEE)
-    _absorb(v0, v1, v2, v3, prefix, np.empty(v0.shape, dtype=_U64))
-    return [v0, v1, v2, v3]
+    v = list(np.empty((4, len(prefix)), dtype=_U64))
+    _set_start(v, k0, k1, wide)
+    _absorb(v[0], v[1], v[2], v[3], prefix, np.empty_like(v[0]))
+    return v
 
 
 def _shared_prefix(k0, k1, message: np.ndarray) -> int:
@@ -170,20 +192,25 @@ def _siphash(k0, k1, message, wide: bool) -> np.ndarray:
             dtype=_U64,
         ).reshape(n, 2 if wide else 1)
     j = _shared_prefix(k0, k1, message)
-    one = np.zeros(1, dtype=_U64)
-    shared = _siphash_start(one + k0, one + k1, message[:1, :j], wide)
+    if j:  # one key: the state after the shared words, computed once
+        one = np.zeros(1, dtype=_U64)
+        shared = _siphash_start(one + k0, one + k1, message[:1, :j], wide)
     k0 = np.broadcast_to(k0, (n,))
     k1 = np.broadcast_to(k1, (n,))
     out = np.empty((n, 2 if wide else 1), dtype=_U64)
+    # one set of buffers (state and scratch) for every chunk
+    buffers = np.empty((5, min(n, _CHUNK)), dtype=_U64)
     for a in range(0, n, _CHUNK):
         b = min(a + _CHUNK, n)
+        v = list(buffers[:4, : b - a])
         if j:
-            v = [np.repeat(x, b - a) for x in shared]
+            for x, start in zip(v, shared):
+                x[...] = start
         else:
-            v = _siphash_start(k0[a:b], k1[a:b], message[a:a, :0], wide)
-        parts = _siphash_core(v, message[a:b, j:], m, wide)
-        for i, part in enumerate(parts):
-            out[a:b, i] = part
+            _set_start(v, k0[a:b], k1[a:b], wide)
+        _siphash_core(
+            v, message[a:b, j:], m, wide, buffers[4, : b - a], out[a:b]
+        )
     return out
 
 

@@ -135,7 +135,10 @@ class CellStreamsV2(CellStreams):
 
     def heads(self, idx: np.ndarray | None = None) -> np.ndarray:
         """The head word of each selected cell (does not consume it)."""
-        words = self._words if idx is None else self._words[idx]
+        # np.take gathers whole rows (indexing copies them word by word)
+        words = (
+            self._words if idx is None else np.take(self._words, idx, axis=0)
+        )
         return siphash24(*self._head_key, words)
 
     def words(self, idx: np.ndarray | None = None) -> np.ndarray:
@@ -145,10 +148,11 @@ class CellStreamsV2(CellStreams):
             self._head_used[:] = True
             return self.heads()  # all cells, without a copy of the words
         idx = self._index(idx)
-        fresh = ~self._head_used[idx]
-        if fresh.all():
+        used = self._head_used[idx]
+        if not used.any():
             self._head_used[idx] = True
             return self.heads(idx)
+        fresh = ~used
         out = np.empty(idx.size, dtype=np.uint64)
         at = np.flatnonzero(fresh)
         out[at] = self.heads(idx[at])
