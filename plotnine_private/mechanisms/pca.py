@@ -111,11 +111,15 @@ _BLOCK_FLOATS = 2_000_000  # bounded memory: ~16 MB of differences
 #: differences per pass of the incomplete estimator: ~1 MB, so that the
 #: norms, the scaling and the product read them from cache
 _PAIR_FLOATS = 160_000
-#: rows of one matrix product of the incomplete estimator: its two
-#: operands (320 KB each at p = 20) stay in L2, where BLAS's general
-#: product of a (p, rows) by a (rows, p) runs at about twice the speed of
-#: its symmetric update of the whole pass (measured at 10**6 x 20)
-_PRODUCT_FLOATS = 40_000
+#: the incomplete estimator's products, for rows of at most
+#: ``_GENERAL_MAX_P`` coordinates: ``d^T (w d)`` a few hundred or thousand
+#: rows a call, so that ``p * p * rows`` stays under OpenBLAS's bound for
+#: its small-matrix kernels (10**6; no packing of the operands). At
+#: 10**6 x 20 that takes about 60% of the time of a symmetric update of
+#: the whole pass; from about p = 40 on the symmetric update (half the
+#: multiplications) is faster again.
+_GENERAL_MAX_P = 32
+_SMALL_PRODUCT = 800_000
 
 
 @dataclass(frozen=True)
@@ -188,20 +192,28 @@ def _add_unit_outer(
     d: np.ndarray, work: np.ndarray, total: np.ndarray, part: np.ndarray
 ) -> None:
     """``total += sum_r u_r u_r^T`` for the rows of ``d`` normalised (0
-    rows add nothing), as ``d^T diag(1/||d_r||^2) d``.
+    rows add nothing); ``d`` and ``work`` (its shape) are overwritten.
 
-    ``work`` (``d``'s shape) receives the weighted rows and ``part``
-    (``(p, p)``) each product. Two operands instead of one buffer: BLAS
-    then multiplies with its general kernel, a few thousand rows at a
-    time (``_PRODUCT_FLOATS``), instead of a symmetric update over the
-    whole pass, and no square root is taken. The sum is the same up to
+    Up to ``_GENERAL_MAX_P`` columns, as ``d^T diag(1/||d_r||^2) d``: the
+    weighted rows go to ``work`` and each product of a few hundred or
+    thousand rows to ``part`` (``(p, p)``), by BLAS's general kernel on
+    two operands, with no square root. Wider rows are normalised in
+    place and summed by one symmetric update. The sum is the same up to
     rounding; the caller symmetrises it.
     """
     w = np.einsum("ij,ij->i", d, d)
+    n, p = d.shape
+    if p > _GENERAL_MAX_P:
+        np.sqrt(w, out=w)
+        np.divide(1.0, w, out=w, where=w > 0)  # a duplicate pair adds 0
+        np.multiply(d, w[:, None], out=d)
+        # one buffer on both sides: numpy's symmetric update
+        total += d.T @ d
+        return
     np.divide(1.0, w, out=w, where=w > 0)  # a duplicate pair weighs 0
     np.multiply(d, w[:, None], out=work)
-    rows = max(1, _PRODUCT_FLOATS // d.shape[1])
-    for r0 in range(0, d.shape[0], rows):
+    rows = max(1, _SMALL_PRODUCT // (p * p))
+    for r0 in range(0, n, rows):
         np.matmul(d[r0 : r0 + rows].T, work[r0 : r0 + rows], out=part)
         total += part
 
