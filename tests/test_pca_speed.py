@@ -87,3 +87,20 @@ def test_the_order_of_draws_that_share_their_kept_bits_is_exact(n):
     got = draw_order(u)
     assert got.dtype == np.intp
     assert got.tolist() == np.argsort(u, kind="stable").tolist()
+
+
+def test_finite_values_whose_sum_overflows_are_kept_as_they_are():
+    # the finiteness test sums first: an overflowing sum is not an error
+    a = np.asfortranarray(np.full((4, 3), 1e308))
+    a[0, 0] = -5.0
+    x, _ = numeric_matrix(
+        "dp_pca", pd.DataFrame(a, columns=list("abc")), list("abc")
+    )
+    assert np.array_equal(x, a)
+    assert x.flags.f_contiguous
+    b = a.copy()
+    b[2, 1] = np.inf
+    x, _ = numeric_matrix(
+        "dp_pca", pd.DataFrame(b, columns=list("abc")), list("abc")
+    )
+    assert x[2, 1] == 0.0 and x[3, 1] == 1e308

@@ -98,6 +98,7 @@ __all__ = [
     "KendallMatrix",
     "PrivateDirections",
     "PrivateEigenvalues",
+    "all_finite",
     "kendall_sensitivity",
     "pair_variances",
     "private_directions",
@@ -158,9 +159,27 @@ def _check_matrix(x: Any) -> np.ndarray:
             "X must be a 2-D array with at least 2 rows and 2 columns, got "
             f"shape {arr.shape}."
         )
-    if not np.all(np.isfinite(arr)):
+    if not all_finite(arr):
         raise ParameterError("X must be finite: remove NaN/inf values.")
     return arr
+
+
+def all_finite(a: np.ndarray) -> bool:
+    """Whether every entry of the float array ``a`` is finite.
+
+    A sum is finite if every term is; only a sum that is not (a NaN or
+    an inf, or finite values that overflow) is followed by the full test.
+    At 10**6 x 20 this reads the matrix once, without the 20 MB mask.
+
+    >>> all_finite(np.array([1.0, 2.0])), all_finite(np.array([1.0, np.nan]))
+    (True, False)
+    >>> all_finite(np.array([1e308, 1e308]))  # the sum overflows
+    True
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        if math.isfinite(np.add.reduce(a, axis=None)):
+            return True
+    return bool(np.isfinite(a).all())
 
 
 def kendall_sensitivity(
@@ -351,10 +370,11 @@ def spherical_kendall(
     buf = np.empty((min(chunk, n), p), order=layout)
     work = np.empty_like(buf)
     part = np.empty((p, p))
-    for s in offsets.tolist():
-        for c0 in range(0, n, chunk):
-            c1 = min(n, c0 + chunk)
-            d = buf[: c1 - c0]
+    shift_list = offsets.tolist()
+    for c0 in range(0, n, chunk):
+        c1 = min(n, c0 + chunk)
+        d = buf[: c1 - c0]
+        for s in shift_list:
             # partner of position i is i + s (mod n): at most one wrap
             cut = min(c1, n - s) - c0
             if cut > 0:
