@@ -73,6 +73,7 @@ import numpy as np
 
 from .count_mechanisms import check_bound
 from .errors import ParameterError
+from .finite import all_finite
 from .gaussian import (
     _check_eps_delta,
     gaussian_sigma,
@@ -98,7 +99,6 @@ __all__ = [
     "KendallMatrix",
     "PrivateDirections",
     "PrivateEigenvalues",
-    "all_finite",
     "kendall_sensitivity",
     "pair_variances",
     "private_directions",
@@ -162,24 +162,6 @@ def _check_matrix(x: Any) -> np.ndarray:
     if not all_finite(arr):
         raise ParameterError("X must be finite: remove NaN/inf values.")
     return arr
-
-
-def all_finite(a: np.ndarray) -> bool:
-    """Whether every entry of the float array ``a`` is finite.
-
-    A sum is finite if every term is; only a sum that is not (a NaN or
-    an inf, or finite values that overflow) is followed by the full test.
-    At 10**6 x 20 this reads the matrix once, without the 20 MB mask.
-
-    >>> all_finite(np.array([1.0, 2.0])), all_finite(np.array([1.0, np.nan]))
-    (True, False)
-    >>> all_finite(np.array([1e308, 1e308]))  # the sum overflows
-    True
-    """
-    with np.errstate(over="ignore", invalid="ignore"):
-        if math.isfinite(np.add.reduce(a, axis=None)):
-            return True
-    return bool(np.isfinite(a).all())
 
 
 def kendall_sensitivity(

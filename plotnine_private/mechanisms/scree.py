@@ -22,6 +22,7 @@ import numpy as np
 
 from .count_mechanisms import check_bound
 from .errors import ParameterError
+from .finite import all_finite
 from .gaussian import gaussian_sigma, round_to_resolution
 from .quantile import upper_quantile
 from .randomness import derive_key, keyed_normal, keyed_permutation
@@ -283,7 +284,7 @@ def _check_y(y: Any, name: str = "y", least: int = 2) -> np.ndarray:
             f"{name} must be an (n, k) array with n >= {least}, got shape "
             f"{arr.shape}."
         )
-    if not np.all(np.isfinite(arr)):
+    if not all_finite(arr):
         raise ParameterError(f"{name} must be finite (no NaN/inf).")
     return arr
 

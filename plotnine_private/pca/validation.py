@@ -19,7 +19,7 @@ import pandas as pd
 
 from ..cells import categorical_dimension
 from ..door import declared_levels
-from ..mechanisms.pca import all_finite
+from ..mechanisms.finite import all_finite
 from ..validation import (
     fail,
     is_integer,
