@@ -85,7 +85,7 @@ def test_the_order_of_draws_that_share_their_kept_bits_is_exact(n):
     u = grid * 2.0**-54
     assert np.all(u * 2.0**54 == grid)  # multiples of 2**-54, exactly
     got = draw_order(u)
-    assert got.dtype == np.intp
+    assert got.dtype == np.int64
     assert got.tolist() == np.argsort(u, kind="stable").tolist()
 
 

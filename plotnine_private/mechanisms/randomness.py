@@ -425,7 +425,9 @@ def draw_order(u: np.ndarray) -> np.ndarray:
     word.sort()
     if drop and bool((word[1:] >> _U64(b) == word[:-1] >> _U64(b)).any()):
         return stable_argsort(u)
-    return (word & _U64((1 << b) - 1)).astype(np.intp)
+    # the indices, below 2**32: their int64 view is the same numbers
+    np.bitwise_and(word, _U64((1 << b) - 1), out=word)
+    return word.view(np.int64)
 
 
 def stable_argsort(values: np.ndarray) -> np.ndarray:
