@@ -211,7 +211,10 @@ def _add_unit_outer(
         # one buffer on both sides: numpy's symmetric update
         total += d.T @ d
         return
-    np.divide(1.0, w, out=w, where=w > 0)  # a duplicate pair weighs 0
+    if w.min() > 0:  # no duplicate pair: no mask to make
+        np.divide(1.0, w, out=w)
+    else:
+        np.divide(1.0, w, out=w, where=w > 0)  # a duplicate pair weighs 0
     np.multiply(d, w[:, None], out=work)
     rows = max(1, _SMALL_PRODUCT // (p * p))
     for r0 in range(0, n, rows):
