@@ -232,19 +232,21 @@ def bench_ptable(repeat: int) -> None:
     line("create_cnt_ptable(D=20, V=2), uncached", best(build, repeat))
 
 
-def user_and_system(fn, repeat: int) -> tuple[float, float]:
-    """(user, system) CPU seconds of the run with the least user time.
+def user_and_system(fn, repeat: int) -> list[tuple[float, float, float]]:
+    """(user, system) CPU seconds of each of ``repeat`` runs, and the
+    load average after it.
 
     A 10**6 x 20 release faults in some 200 MB of fresh memory: on a
     shared machine the kernel's share of that (system time) varies from
-    0.05 to 0.5 s between runs, so the two are printed apart."""
+    0.02 to 0.5 s between runs, so the two are printed apart."""
     out = []
     for _ in range(repeat):
         r0 = resource.getrusage(resource.RUSAGE_SELF)
         fn()
         r1 = resource.getrusage(resource.RUSAGE_SELF)
-        out.append((r1.ru_utime - r0.ru_utime, r1.ru_stime - r0.ru_stime))
-    return min(out)
+        user, system = r1.ru_utime - r0.ru_utime, r1.ru_stime - r0.ru_stime
+        out.append((user, system, os.getloadavg()[0]))
+    return out
 
 
 def bench_pca(n: int, p: int, repeat: int) -> None:
@@ -258,8 +260,8 @@ def bench_pca(n: int, p: int, repeat: int) -> None:
         dp_pca(x, eps=2.0, delta=1e-6, seed=1)
 
     release()  # the seed's key stretching and first imports, not timed
-    private = best(release, repeat)
-    user, system = user_and_system(release, repeat)
+    runs = user_and_system(release, repeat)
+    private = min((u + s, load) for u, s, load in runs)
     former = best(
         lambda: dp_pca(x, eps=2.0, delta=1e-6, seed=1, scree_version="v1"),
         repeat,
@@ -279,11 +281,12 @@ def bench_pca(n: int, p: int, repeat: int) -> None:
 
         floor = best(floor_fn, repeat)
     line(f"dp_pca n={n:.0e} p={p}", private, floor, name)
-    print(
-        f"{'  of which (least-user run)':<44} {user:8.3f} s user, "
-        f"{system:.3f} s system",
-        flush=True,
-    )
+    for user, system, load in runs:
+        print(
+            f"{'  a run':<44} {user:8.3f} s user, {system:.3f} s system "
+            f"(load {load:4.1f})",
+            flush=True,
+        )
     line(f"dp_pca n={n:.0e} p={p}, scree v1", former, floor, name)
 
 

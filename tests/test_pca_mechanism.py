@@ -252,24 +252,34 @@ def test_exact_is_accurate_for_near_duplicates_far_from_origin():
     assert got == pytest.approx(brute_kendall(x), abs=1e-10)
 
 
-def test_incomplete_matches_its_pair_design():
+# 3 and 40 columns: the weighted general product and the symmetric
+# update of wide rows; 7 rows a product: many products a pass
+@pytest.mark.parametrize(
+    "p, product_rows", [(3, None), (3, 7), (40, None), (33, None)]
+)
+def test_incomplete_matches_its_pair_design(monkeypatch, p, product_rows):
     import plotnine_private.mechanisms.pca as mod
     from plotnine_private.mechanisms.randomness import keyed_uniform
 
+    if product_rows is not None:
+        monkeypatch.setattr(mod, "_SMALL_PRODUCT", product_rows * p * p)
     n = 101
-    x = np.random.default_rng(1).normal(size=(n, 3))
+    x = np.random.default_rng(1).normal(size=(n, p))
+    x[:21] = x[0]  # about 30 of the 707 pairs are duplicates: they add 0
     got = spherical_kendall(x, estimator="incomplete", shifts=7, key=key(3))
+    assert np.array_equal(got.matrix, got.matrix.T)
     design = derive_key(key(3), "kendall_design")
     xp = x[np.argsort(keyed_uniform(design, n), kind="stable")]
     shifts = mod._distinct_shifts(n, 7, derive_key(design, "shifts"))
     assert len(set(shifts.tolist())) == 7
     assert shifts.min() >= 1
     assert shifts.max() <= (n - 1) // 2
-    want = np.zeros((3, 3))
+    want = np.zeros((p, p))
     for s in shifts:
         for i in range(n):
             d = xp[(i + s) % n] - xp[i]
-            want += np.outer(d, d) / d.dot(d)
+            if d.any():
+                want += np.outer(d, d) / d.dot(d)
     assert got.matrix == pytest.approx(want / (7 * n), abs=1e-14)
 
 

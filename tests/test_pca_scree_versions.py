@@ -20,6 +20,7 @@ from plotnine_private.mechanisms.randomness import (
     keyed_permutation,
 )
 from plotnine_private.mechanisms.scree import (
+    pair_maxima,
     pair_variances,
     private_eigenvalues,
     private_scree,
@@ -181,3 +182,17 @@ def test_v2_map_is_the_v1_map():
     assert (a.eps, a.delta, a.clip) == (b.eps, b.delta, b.clip)
     with pytest.raises(Exception, match="v must be"):
         private_scree(x, np.eye(2), 1.0, 1e-5, key=key)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_pair_maxima_are_the_maxima_of_the_pair_variances(seed):
+    # the same floats: ties, zeros, signs and a block of a larger matrix
+    rng = np.random.default_rng(seed)
+    rows = rng.normal(size=(2001, 6)) * rng.exponential(size=(2001, 1))
+    rows[:40] = np.round(rows[:40])  # equal |w| in a pair, and zeros
+    rows[41] = rows[40]
+    v = np.linalg.qr(rng.normal(size=(6, 6)))[0][:, :4]
+    for start, stop in ((0, None), (7, 700), (0, 1)):
+        want = pair_variances(rows, v, start, stop).max(axis=1)
+        got = pair_maxima(rows, v, start, stop)
+        assert got.tolist() == want.tolist()

@@ -52,3 +52,55 @@ def test_the_kendall_design_gathers_the_rows_in_their_layout(layout):
     # the shifted differences then copy whole columns
     assert rows.flags.f_contiguous == (layout == "F")
     assert rows.flags.c_contiguous == (layout != "F")
+
+
+@pytest.mark.parametrize("n", [1, 2, 1000, 1025, 300_000])
+def test_the_keyed_order_by_one_sort_is_the_stable_argsort(n):
+    from plotnine_private.mechanisms.randomness import (
+        derive_key,
+        keyed_permutation,
+        keyed_uniform,
+        master_key,
+    )
+
+    # n = 1025: 11 index bits, the first size whose words drop a bit
+    for seed in range(3):
+        key = derive_key(master_key(seed), "order")
+        want = np.argsort(keyed_uniform(key, n), kind="stable")
+        assert keyed_permutation(key, n).tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("n", [900, 5000, 70_000])
+def test_the_order_of_draws_that_share_their_kept_bits_is_exact(n):
+    """Draws equal in the bits a word keeps, or equal outright: the
+    stable argsort's order (ties by index) either way."""
+    from plotnine_private.mechanisms.randomness import draw_order
+
+    rng = np.random.default_rng(n)
+    grid = rng.integers(1, 2**54, size=n)
+    # a few tens of draws that differ only in their lowest bits, and
+    # some exact duplicates
+    grid[rng.integers(0, n, 40)] = grid[0] ^ rng.integers(0, 64, 40)
+    grid[rng.integers(0, n, 40)] = grid[1]
+    u = grid * 2.0**-54
+    assert np.all(u * 2.0**54 == grid)  # multiples of 2**-54, exactly
+    got = draw_order(u)
+    assert got.dtype == np.int64
+    assert got.tolist() == np.argsort(u, kind="stable").tolist()
+
+
+def test_finite_values_whose_sum_overflows_are_kept_as_they_are():
+    # the finiteness test sums first: an overflowing sum is not an error
+    a = np.asfortranarray(np.full((4, 3), 1e308))
+    a[0, 0] = -5.0
+    x, _ = numeric_matrix(
+        "dp_pca", pd.DataFrame(a, columns=list("abc")), list("abc")
+    )
+    assert np.array_equal(x, a)
+    assert x.flags.f_contiguous
+    b = a.copy()
+    b[2, 1] = np.inf
+    x, _ = numeric_matrix(
+        "dp_pca", pd.DataFrame(b, columns=list("abc")), list("abc")
+    )
+    assert x[2, 1] == 0.0 and x[3, 1] == 1e308

@@ -73,6 +73,7 @@ import numpy as np
 
 from .count_mechanisms import check_bound
 from .errors import ParameterError
+from .finite import all_finite
 from .gaussian import (
     _check_eps_delta,
     gaussian_sigma,
@@ -111,6 +112,15 @@ _BLOCK_FLOATS = 2_000_000  # bounded memory: ~16 MB of differences
 #: differences per pass of the incomplete estimator: ~1 MB, so that the
 #: norms, the scaling and the product read them from cache
 _PAIR_FLOATS = 160_000
+#: the incomplete estimator's products, for rows of at most
+#: ``_GENERAL_MAX_P`` coordinates: ``d^T (w d)`` a few hundred or thousand
+#: rows a call, so that ``p * p * rows`` stays under OpenBLAS's bound for
+#: its small-matrix kernels (10**6; no packing of the operands). At
+#: 10**6 x 20 that takes about 60% of the time of a symmetric update of
+#: the whole pass; from about p = 40 on the symmetric update (half the
+#: multiplications) is faster again.
+_GENERAL_MAX_P = 32
+_SMALL_PRODUCT = 800_000
 
 
 @dataclass(frozen=True)
@@ -149,7 +159,7 @@ def _check_matrix(x: Any) -> np.ndarray:
             "X must be a 2-D array with at least 2 rows and 2 columns, got "
             f"shape {arr.shape}."
         )
-    if not np.all(np.isfinite(arr)):
+    if not all_finite(arr):
         raise ParameterError("X must be finite: remove NaN/inf values.")
     return arr
 
@@ -170,24 +180,46 @@ def kendall_sensitivity(
     return 2.0 * math.sqrt(2.0) / n
 
 
-def _unit_outer_sum(
-    d: np.ndarray, scaled: np.ndarray | None = None
-) -> np.ndarray:
-    """``sum_r u_r u_r^T`` for the rows of ``d`` normalised (0 rows skip).
-
-    ``scaled``, if given, is a work array of ``d``'s shape (the hot loop
-    passes ``d`` itself, so that no chunk allocates); the result is the
-    same.
-    """
+def _unit_outer_sum(d: np.ndarray) -> np.ndarray:
+    """``sum_r u_r u_r^T`` for the rows of ``d`` normalised (0 rows skip)."""
     sq = np.einsum("ij,ij->i", d, d)
     inv = np.sqrt(sq)
     np.divide(1.0, inv, out=inv, where=sq > 0)
-    if scaled is None:
-        scaled = np.empty_like(d)
-    np.multiply(d, inv[:, None], out=scaled)
-    # U^T U of one buffer: numpy hands it to BLAS's symmetric rank-k
-    # update, half the multiplications of a general product
+    scaled = d * inv[:, None]
     return scaled.T @ scaled
+
+
+def _add_unit_outer(
+    d: np.ndarray, work: np.ndarray, total: np.ndarray, part: np.ndarray
+) -> None:
+    """``total += sum_r u_r u_r^T`` for the rows of ``d`` normalised (0
+    rows add nothing); ``d`` and ``work`` (its shape) are overwritten.
+
+    Up to ``_GENERAL_MAX_P`` columns, as ``d^T diag(1/||d_r||^2) d``: the
+    weighted rows go to ``work`` and each product of a few hundred or
+    thousand rows to ``part`` (``(p, p)``), by BLAS's general kernel on
+    two operands, with no square root. Wider rows are normalised in
+    place and summed by one symmetric update. The sum is the same up to
+    rounding; the caller symmetrises it.
+    """
+    w = np.einsum("ij,ij->i", d, d)
+    n, p = d.shape
+    if p > _GENERAL_MAX_P:
+        np.sqrt(w, out=w)
+        np.divide(1.0, w, out=w, where=w > 0)  # a duplicate pair adds 0
+        np.multiply(d, w[:, None], out=d)
+        # one buffer on both sides: numpy's symmetric update
+        total += d.T @ d
+        return
+    if w.min() > 0:  # no duplicate pair: no mask to make
+        np.divide(1.0, w, out=w)
+    else:
+        np.divide(1.0, w, out=w, where=w > 0)  # a duplicate pair weighs 0
+    np.multiply(d, w[:, None], out=work)
+    rows = max(1, _SMALL_PRODUCT // (p * p))
+    for r0 in range(0, n, rows):
+        np.matmul(d[r0 : r0 + rows].T, work[r0 : r0 + rows], out=part)
+        total += part
 
 
 _CANCEL = 1e-6  # relative size of ||x_i - x_j||^2 below which we
@@ -321,10 +353,13 @@ def spherical_kendall(
     # the differences take the rows' layout: copies stay contiguous
     layout: Literal["C", "F"] = "C" if xp.flags.c_contiguous else "F"
     buf = np.empty((min(chunk, n), p), order=layout)
-    for s in offsets.tolist():
-        for c0 in range(0, n, chunk):
-            c1 = min(n, c0 + chunk)
-            d = buf[: c1 - c0]
+    work = np.empty_like(buf)
+    part = np.empty((p, p))
+    shift_list = offsets.tolist()
+    for c0 in range(0, n, chunk):
+        c1 = min(n, c0 + chunk)
+        d = buf[: c1 - c0]
+        for s in shift_list:
             # partner of position i is i + s (mod n): at most one wrap
             cut = min(c1, n - s) - c0
             if cut > 0:
@@ -339,7 +374,9 @@ def spherical_kendall(
                     xp[c0 + lo : c1],
                     out=d[lo:],
                 )
-            total += _unit_outer_sum(d, d)
+            _add_unit_outer(d, work[: c1 - c0], total, part)
+    # the products' rounding may differ between (a, b) and (b, a)
+    total = 0.5 * (total + total.T)
     pairs = shifts * n
     return KendallMatrix(
         total / pairs,

@@ -61,6 +61,7 @@ __all__ = [
     "cell_words",
     "chacha_block",
     "derive_key",
+    "draw_order",
     "keyed_normal",
     "keyed_permutation",
     "keyed_uniform",
@@ -387,17 +388,46 @@ def keyed_permutation(query_key: bytes, n: int) -> np.ndarray:
     """The order that sorts ``keyed_uniform(query_key, n)``, ties in index
     order: ``np.argsort(u, kind="stable")``, sooner.
 
-    Without ties every sort gives that one order, so numpy's faster
-    unstable sort runs first, and the stable sort only if two draws tie
-    (about ``n**2 / 2**54`` likely: 5e-5 at 10**6).
+    Every uniform is a multiple of ``2**-54`` in ``(0, 1)``, so
+    ``u * 2**54`` is an exact 54-bit integer in the same order. Its top
+    ``64 - b`` bits, with the index's ``b`` bits below them, make one
+    word per draw, and sorting the words (a plain sort, about 40% faster
+    than an argsort at 10**6) orders the draws, equal ones by index. If
+    bits were dropped (``b > 10``) and two kept tops are equal (about
+    ``n**2 / 2**(65 - b)`` likely: 3% at 10**6), the order of that pair
+    is unknown and the stable argsort decides instead.
 
     >>> k = derive_key(master_key(1), "order")
     >>> want = np.argsort(keyed_uniform(k, 1000), kind="stable")
     >>> bool((keyed_permutation(k, 1000) == want).all())
     True
     """
-    u = keyed_uniform(query_key, n)
-    return stable_argsort(u)
+    return draw_order(keyed_uniform(query_key, n))
+
+
+def draw_order(u: np.ndarray) -> np.ndarray:
+    """``np.argsort(u, kind="stable")`` of multiples of ``2**-54`` in
+    ``(0, 1)`` (keyed uniforms), by one sort of words
+    (:func:`keyed_permutation`).
+
+    >>> draw_order(np.array([3, 1, 3, 2]) * 2.0**-54).tolist()
+    [1, 3, 0, 2]
+    """
+    n = u.size
+    b = max(1, (n - 1).bit_length())
+    if b > 32:
+        return stable_argsort(u)
+    word = (u * 2.0**54).astype(_U64)
+    drop = max(0, b - 10)
+    word >>= _U64(drop)
+    word <<= _U64(b)
+    word |= np.arange(n, dtype=_U64)
+    word.sort()
+    if drop and bool((word[1:] >> _U64(b) == word[:-1] >> _U64(b)).any()):
+        return stable_argsort(u)
+    # the indices, below 2**32: their int64 view is the same numbers
+    np.bitwise_and(word, _U64((1 << b) - 1), out=word)
+    return word.view(np.int64)
 
 
 def stable_argsort(values: np.ndarray) -> np.ndarray:

@@ -22,6 +22,7 @@ import numpy as np
 
 from .count_mechanisms import check_bound
 from .errors import ParameterError
+from .finite import all_finite
 from .gaussian import gaussian_sigma, round_to_resolution
 from .quantile import upper_quantile
 from .randomness import derive_key, keyed_normal, keyed_permutation
@@ -29,6 +30,7 @@ from .randomness import derive_key, keyed_normal, keyed_permutation
 __all__ = [
     "SCREE_VERSIONS",
     "PrivateEigenvalues",
+    "pair_maxima",
     "pair_variances",
     "private_eigenvalues",
     "private_scree",
@@ -115,6 +117,32 @@ def pair_variances(
     np.square(w, out=w)
     w /= 2.0
     return w
+
+
+def pair_maxima(
+    rows: np.ndarray, v: np.ndarray, start: int = 0, stop: int | None = None
+) -> np.ndarray:
+    """``pair_variances(rows, v, start, stop).max(axis=1)``, the same
+    floats, sooner.
+
+    ``w -> w**2 / 2`` (each step rounded) never decreases in ``|w|``, so
+    the largest ``W`` of a pair is that of its largest ``|w|``; the
+    maxima are taken down the columns of ``w``'s transpose (long rows,
+    numpy's fast reduction) instead of along its ``k``-wide rows, and
+    only they are squared.
+
+    >>> rows = np.array([[0.0, 0.0], [1.0, -2.0], [5.0, 5.0], [4.0, 5.0]])
+    >>> pair_maxima(rows, np.eye(2)).tolist()
+    [2.0, 0.5]
+    """
+    stop = rows.shape[0] // 2 if stop is None else stop
+    d = rows[2 * start + 1 : 2 * stop : 2] - rows[2 * start : 2 * stop : 2]
+    wt = np.ascontiguousarray((d @ v).T)
+    np.abs(wt, out=wt)
+    top = wt.max(axis=0)
+    np.square(top, out=top)
+    top /= 2.0
+    return top
 
 
 #: pairs per block of v2's passes: the block's W stays in cache, and no
@@ -224,9 +252,7 @@ def private_scree(
     blocks = [(a, min(m, a + _PAIR_BLOCK)) for a in range(0, m, _PAIR_BLOCK)]
 
     def maxima() -> np.ndarray:
-        return np.concatenate(
-            [pair_variances(arr, vk, a, b).max(axis=1) for a, b in blocks]
-        )
+        return np.concatenate([pair_maxima(arr, vk, a, b) for a, b in blocks])
 
     def clipped_mean(c: float) -> np.ndarray:
         total = np.zeros(vk.shape[1])
@@ -258,7 +284,7 @@ def _check_y(y: Any, name: str = "y", least: int = 2) -> np.ndarray:
             f"{name} must be an (n, k) array with n >= {least}, got shape "
             f"{arr.shape}."
         )
-    if not np.all(np.isfinite(arr)):
+    if not all_finite(arr):
         raise ParameterError(f"{name} must be finite (no NaN/inf).")
     return arr
 

@@ -19,6 +19,7 @@ import pandas as pd
 
 from ..cells import categorical_dimension
 from ..door import declared_levels
+from ..mechanisms.finite import all_finite
 from ..validation import (
     fail,
     is_integer,
@@ -293,7 +294,7 @@ def numeric_matrix(
         raise fail(fn, f"data must have at least 2 rows, got {x.shape[0]}.")
     # no copy when finite and already in one block (the layout, hence the
     # BLAS path of x @ v, is then the one np.where would give)
-    if not (x.flags.forc and np.isfinite(x).all()):
+    if not (x.flags.forc and all_finite(x)):
         x = np.where(np.isfinite(x), x, 0.0)
     return x, [str(c) for c in columns]
 
