@@ -514,3 +514,38 @@ def test_tail_quantiles_are_numpys_quantiles():
             want = np.quantile(x, cuts, axis=-1)
             got = intervals.tail_quantiles(x.copy(), cuts)
         assert np.array_equal(got, want, equal_nan=True), (trial, sims)
+
+
+def test_tail_quantiles_by_blocks_are_numpys_quantiles():
+    # at the bands' simulation sizes the tails are taken from the few
+    # blocks of each row with the most extreme values (the path a few
+    # hundred simulations rarely reach): still np.quantile's numbers,
+    # with ties, NaN, infinities and rows of one value, and on a view
+    from plotnine_private.stats import simulated_noise
+
+    rng = np.random.default_rng(29)
+    seen = set()
+    for trial in range(200):
+        sims = int(rng.choice([400, 1999, 2000, 2001, 4096]))
+        x = rng.normal(size=(int(rng.integers(1, 4)), 7, sims))
+        kind = trial % 5
+        if kind == 1:
+            x = np.round(x * 2)  # many ties
+        elif kind == 2:
+            x[:, 3] = 1.5  # a row of one value
+        elif kind == 3:
+            odd = rng.random(x.shape) < 0.0005
+            x[odd] = rng.choice([np.nan, np.inf, -np.inf], size=odd.sum())
+        elif kind == 4:
+            x = x[..., ::-1]  # not contiguous
+        half = float(rng.choice([0.0025, 0.0075, 0.025, 0.05, 0.3]))
+        cuts = [half, 1 - half]
+        n = x.shape[-1]
+        low = int(np.floor((n - 1) * half)) + 2
+        high = n - int(np.floor((n - 1) * (1 - half)))
+        seen.add(simulated_noise._block_tails(x, low, high) is not None)
+        with np.errstate(invalid="ignore"):
+            want = np.quantile(x, cuts, axis=-1)
+            got = simulated_noise.tail_quantiles(x.copy(), cuts)
+        assert np.array_equal(got, want, equal_nan=True), (trial, sims)
+    assert seen == {True, False}  # both paths were taken

@@ -1,7 +1,7 @@
 """The public noise simulation the linear curve bands share (see
 :mod:`plotnine_private.stats.intervals`): its product with a curve's
 design, kept between builds, and the tail quantiles of simulated values,
-numpy's own, from a partition at two ranks."""
+numpy's own, from the few values of each tail."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ __all__ = ["product_through", "run_quantiles", "runs_last", "tail_quantiles"]
 
 def tail_quantiles(values: np.ndarray, cuts: list[float]) -> np.ndarray:
     """``np.quantile(values, cuts, axis=-1)`` (its default "linear"
-    method), bit for bit, for one low and one high cut; ``values`` is
+    method), bit for bit, for one low and one high cut; ``values`` may be
     reordered in place along its last axis.
 
     ``np.quantile`` partitions a copy at six ranks (the first, the last
@@ -29,6 +29,11 @@ def tail_quantiles(values: np.ndarray, cuts: list[float]) -> np.ndarray:
     -0.0 and a 0.0 tie at a rank, either may stand there: they are equal).
     A row with a NaN gives NaN, as in numpy (NaNs sort last, so one is
     among the values after the high cut).
+
+    Where the tails are a small part of each row (the bands' thousands of
+    simulations), the order statistics come from the few blocks of the
+    row that hold them (:func:`_block_tails`): the same values, in about
+    two thirds of a partition's time.
     """
     n = values.shape[-1]
     lo, hi = (float(c) for c in cuts)
@@ -37,18 +42,68 @@ def tail_quantiles(values: np.ndarray, cuts: list[float]) -> np.ndarray:
     i_lo, i_hi = int(np.floor(v_lo)), int(np.floor(v_hi))
     if not (i_lo >= 0 and i_lo + 1 < i_hi < n - 1 and lo < hi):
         return np.quantile(values, cuts, axis=-1)
-    values.partition([i_lo + 1, i_hi], axis=-1)
-    a_lo = values[..., : i_lo + 1].max(axis=-1)
-    b_lo = values[..., i_lo + 1]
-    a_hi = values[..., i_hi]
-    b_hi = values[..., i_hi + 1 :].min(axis=-1)
+    tails = _block_tails(values, i_lo + 2, n - i_hi)
+    if tails is None:
+        values.partition([i_lo + 1, i_hi], axis=-1)
+        a_lo = values[..., : i_lo + 1].max(axis=-1)
+        b_lo = values[..., i_lo + 1]
+        a_hi = values[..., i_hi]
+        b_hi = values[..., i_hi + 1 :].min(axis=-1)
+        nan = np.isnan(b_hi)
+    else:
+        a_lo, b_lo, a_hi, b_hi, nan = tails
     out = np.stack(
         [_lerp(a_lo, b_lo, v_lo - i_lo), _lerp(a_hi, b_hi, v_hi - i_hi)]
     )
-    nan = np.isnan(b_hi)
     if nan.any():
         out[:, nan] = np.nan
     return out
+
+
+def _block_tails(values: np.ndarray, low: int, high: int) -> tuple | None:
+    """The two largest of the ``low`` smallest and the two smallest of
+    the ``high`` largest values along the last axis, and which rows hold
+    a NaN; ``None`` where the tails are not a small part of the row.
+
+    Each row is cut into strided blocks. The ``low`` blocks with the
+    smallest minima hold ``low`` values at or below the largest of those
+    minima, and every other value is at or above it (its block's minimum
+    is), so the ``low`` smallest values of the row are the ``low``
+    smallest of those blocks (and the few values left over by the cut):
+    a partition of a few hundred values instead of the row (the top
+    mirrors it). The order statistics are the same values."""
+    n = values.shape[-1]
+    size = max(2, int(np.sqrt(n / max(low, high))))
+    blocks = n // size
+    if blocks < 2 * max(low, high):
+        return None
+    flat = np.ascontiguousarray(values).reshape(-1, n)
+    rows = len(flat)
+    body = flat[:, : size * blocks].reshape(rows, size, blocks)
+    rest = flat[:, size * blocks :]
+    # where block j of row r starts in the flat array (its values are
+    # ``blocks`` apart)
+    at = (np.arange(rows) * n)[:, None, None] + (np.arange(size) * blocks)[
+        None, :, None
+    ]
+
+    def gather(pick: np.ndarray) -> np.ndarray:
+        few = flat.ravel().take((at + pick[:, None, :]).reshape(rows, -1))
+        return np.concatenate([few, rest], axis=1)
+
+    mins = body.min(axis=1)
+    few = gather(np.argpartition(mins, low - 1, axis=1)[:, :low])
+    few.partition([low - 2, low - 1], axis=1)
+    a_lo, b_lo = few[:, low - 2], few[:, low - 1]
+    maxs = body.max(axis=1)
+    few = gather(np.argpartition(maxs, blocks - high, axis=1)[:, -high:])
+    top = few.shape[1] - high
+    few.partition([top, top + 1], axis=1)
+    a_hi, b_hi = few[:, top], few[:, top + 1]
+    # a NaN makes its block's minimum NaN (numpy's quantile is NaN then)
+    nan = np.isnan(mins).any(axis=1) | np.isnan(rest).any(axis=1)
+    shape = values.shape[:-1]
+    return tuple(v.reshape(shape) for v in (a_lo, b_lo, a_hi, b_hi, nan))
 
 
 def _lerp(a: np.ndarray, b: np.ndarray, t: float) -> np.ndarray:

@@ -45,9 +45,11 @@ import functools
 import numpy as np
 
 from .intervals import (
+    _CHUNK_CELLS,
     LINEAR_SIMS,
     SIM_SEED,
     NoiseModel,
+    _linear_draws,
     band_quantiles,
     cdf_band,
     cdf_deviations,
@@ -252,28 +254,28 @@ def fence_ranges(
     extremes are at the cell's corners) and gives its most extreme fences
     within the boxes. Should no cell pass (the statements failed
     together), the boxes' corners stand.
+
+    The noise quantiles of every group are simulated together (the
+    costly part: a selection over the simulations per pair of nodes);
+    the numbers are those of one group at a time.
     """
     c = coef
-    cuts = [(1 - level) / 2, (1 + level) / 2]
-    out = np.empty((4, len(noisy)))
-    for g, row in enumerate(np.asarray(noisy, dtype=float)):
-        lo1, hi1, lo3, hi3 = (
-            q1_box[0][g],
-            q1_box[1][g],
-            q3_box[0][g],
-            q3_box[1][g],
-        )
-        i, j = _edge_span(edges, lo1, hi1), _edge_span(edges, lo3, hi3)
-        # the noise quantiles at a few nodes among those edges (a pair of
-        # nodes costs a partition of the simulations), the search on a grid
-        # through every edge (where the estimate bends)
-        ni, nj = _nodes(i), _nodes(j)
-        runs = cdf_deviations(row, model).T  # (k + 1, sims)
-        diff = runs[nj][None, :, :] - runs[ni][:, None, :]
-        q_lo, q_hi = tail_quantiles(diff, cuts)  # (len(ni), len(nj))
+    rows = np.asarray(noisy, dtype=float)
+    lo1, hi1, lo3, hi3 = (
+        np.asarray(v, dtype=float) for v in (*q1_box, *q3_box)
+    )
+    span1, span3 = _edge_spans(edges, lo1, hi1), _edge_spans(edges, lo3, hi3)
+    # the noise quantiles at a few nodes among those edges (a pair of
+    # nodes costs a selection over the simulations), the search on a grid
+    # through every edge (where the estimate bends)
+    node1, node3 = [_nodes(s) for s in span1], [_nodes(s) for s in span3]
+    quants = _node_quantiles(rows, model, node1, node3, level)
+    out = np.empty((4, len(rows)))
+    for g, row in enumerate(rows):
+        i, j, (q_lo, q_hi) = span1[g], span3[g], quants[g]
         est = np.r_[0.0, np.cumsum(row)] / max(float(row.sum()), 1.0)
         xa, xb = _grid(edges[i]), _grid(edges[j])
-        wa, wb = _weights(xa, edges[ni]), _weights(xb, edges[nj])
+        wa, wb = _weights(xa, edges[node1[g]]), _weights(xb, edges[node3[g]])
         mass = np.interp(xb, edges, est)[None, :]
         mass = mass - np.interp(xa, edges, est)[:, None] - 0.5
         kept = (_corners(mass - wa @ q_hi @ wb.T, np.minimum) <= 0) & (
@@ -281,27 +283,101 @@ def fence_ranges(
         )
         # each cell clipped to the boxes (a cell outside them is not kept)
         a0, a1 = (
-            np.maximum(xa[:-1], lo1)[:, None],
-            np.minimum(xa[1:], hi1)[:, None],
+            np.maximum(xa[:-1], lo1[g])[:, None],
+            np.minimum(xa[1:], hi1[g])[:, None],
         )
         b0, b1 = (
-            np.maximum(xb[:-1], lo3)[None, :],
-            np.minimum(xb[1:], hi3)[None, :],
+            np.maximum(xb[:-1], lo3[g])[None, :],
+            np.minimum(xb[1:], hi3[g])[None, :],
         )
         kept &= (a0 <= a1) & (b0 <= b1)
         out[:2, g] = _extremes(
             kept,
             (1 + c) * b0 - c * a1,
             (1 + c) * b1 - c * a0,
-            ((1 + c) * lo3 - c * hi1, (1 + c) * hi3 - c * lo1),
+            ((1 + c) * lo3[g] - c * hi1[g], (1 + c) * hi3[g] - c * lo1[g]),
         )
         out[2:, g] = _extremes(
             kept,
             (1 + c) * a0 - c * b1,
             (1 + c) * a1 - c * b0,
-            ((1 + c) * lo1 - c * hi3, (1 + c) * hi1 - c * lo3),
+            ((1 + c) * lo1[g] - c * hi3[g], (1 + c) * hi1[g] - c * lo3[g]),
         )
     return (out[0], out[1]), (out[2], out[3])
+
+
+def _node_quantiles(
+    rows: np.ndarray,
+    model: NoiseModel,
+    node1: list[np.ndarray],
+    node3: list[np.ndarray],
+    level: float,
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per group, the central ``level`` quantiles ``(q_lo, q_hi)``
+    (``(len(node1[g]), len(node3[g]))``) of the simulated noise of the
+    estimated mass between each pair of nodes: :func:`~.intervals.
+    cdf_deviations` at the later node less at the earlier, the groups
+    with as many nodes a side selected together."""
+    cuts = [(1 - level) / 2, (1 + level) / 2]
+    shared = model.kind != "ckm"
+    if shared:
+        # DP: every group reads the same draws (only its running sums and
+        # total differ), so their running sums are taken once
+        draws, sums = _linear_draws(
+            model, LINEAR_SIMS, rows.shape[1], SIM_SEED
+        )
+        runs = np.zeros((draws.shape[1] + 1, len(draws)))
+        np.cumsum(draws.T, axis=0, out=runs[1:])
+    out: list = [None] * len(rows)
+    shapes: dict[tuple[int, int], list[int]] = {}
+    for g in range(len(rows)):
+        shapes.setdefault((len(node1[g]), len(node3[g])), []).append(g)
+    for (n1, n3), members in shapes.items():
+        per = max(1, _CHUNK_CELLS // (n1 * n3 * LINEAR_SIMS))
+        for at in range(0, len(members), per):
+            part = members[at : at + per]
+            if shared:
+                dev1 = _shared_deviations(rows, runs, sums, part, node1)
+                dev3 = _shared_deviations(rows, runs, sums, part, node3)
+            else:
+                full = [cdf_deviations(rows[g], model).T for g in part]
+                dev1 = np.stack([d[node1[g]] for d, g in zip(full, part)])
+                dev3 = np.stack([d[node3[g]] for d, g in zip(full, part)])
+            diff = dev3[:, None, :, :] - dev1[:, :, None, :]
+            q_lo, q_hi = tail_quantiles(diff, cuts)
+            for n, g in enumerate(part):
+                out[g] = (q_lo[n], q_hi[n])
+    return out
+
+
+def _shared_deviations(
+    rows: np.ndarray,
+    runs: np.ndarray,
+    sums: np.ndarray,
+    part: list[int],
+    nodes: list[np.ndarray],
+) -> np.ndarray:
+    """``(len(part), nodes, sims)``: :func:`~.intervals.cdf_deviations`
+    of the groups ``part`` at their nodes under DP, element by element
+    the same operations (``runs``: the shared draws' running sums, one
+    row an edge; ``sums``: their totals)."""
+    at = np.stack([nodes[g] for g in part])
+    running = np.stack(
+        [np.r_[0.0, np.cumsum(rows[g])][nodes[g]] for g in part]
+    )
+    total = np.array([max(float(rows[g].sum()), 1.0) for g in part])
+    denom = np.maximum(total[:, None] + sums[None, :], 1.0)
+    dev = running[:, :, None] + runs[at]
+    dev /= denom[:, None, :]
+    dev -= (running / total[:, None])[:, :, None]
+    return dev
+
+
+def _edge_spans(
+    edges: np.ndarray, low: np.ndarray, high: np.ndarray
+) -> list[np.ndarray]:
+    """Per group, :func:`_edge_span` of its ``low`` and ``high``."""
+    return [_edge_span(edges, a, b) for a, b in zip(low, high)]
 
 
 def _edge_span(edges: np.ndarray, low: float, high: float) -> np.ndarray:

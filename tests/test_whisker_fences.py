@@ -1,0 +1,100 @@
+"""The whiskers' fence ranges are computed for every group at once (the
+noise quantiles of all groups' node pairs in one selection): the numbers
+must be those of the former loop, one group at a time, bit for bit, as a
+kept cell is a threshold decision that no rounding may move."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from fence_reference import fence_ranges_by_group
+
+from plotnine_private.stats import whiskers
+from plotnine_private.stats.intervals import (
+    NoiseModel,
+    band_quantiles,
+    cdf_band,
+)
+
+CKM = NoiseModel(
+    "ckm",
+    values=(-3.0, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0),
+    probs=(0.05, 0.1, 0.15, 0.4, 0.15, 0.1, 0.05),
+)
+MODELS = {
+    "discrete_laplace": NoiseModel("discrete_laplace", 2.0),
+    "laplace": NoiseModel("laplace", 1.0),
+    "ckm": CKM,
+}
+
+
+def histograms(shape: str, model: NoiseModel, rng) -> tuple:
+    """Fine edges and released counts of a few data shapes: boxes whose
+    quartile bounds span many fine bins (more than the nodes a side),
+    few, or a mix with empty and one-record groups."""
+    if shape == "wide":  # mpg-like: few records in many fine bins
+        k, groups, records = 128, 7, 30
+    elif shape == "narrow":  # many records: quartiles within few bins
+        k, groups, records = 40, 12, 5000
+    else:
+        k, groups, records = 64, 30, 200
+    edges = np.linspace(0.0, 50.0, k + 1)
+    counts = np.zeros((groups, k))
+    for g in range(groups):
+        n = records if shape != "mixed" else int(rng.integers(0, records))
+        centre, sd = rng.uniform(0.3, 0.7) * k, rng.uniform(1, k / 6)
+        bins = np.clip(rng.normal(centre, sd, n).astype(int), 0, k - 1)
+        counts[g] = np.bincount(bins, minlength=k)
+    u1, u2 = rng.random((2, groups, k))
+    noise = model.draw(np.maximum(u1, 1e-300), np.maximum(u2, 1e-300))
+    if model.kind == "ckm":
+        noise = noise * (counts != 0)  # a true 0 is released as 0
+    noisy = counts + noise
+    if shape == "mixed":
+        noisy[0] = 0.0  # an empty group
+        noisy[1] = 0.0
+        noisy[1, k // 2] = 1.0  # one record
+    return edges, noisy
+
+
+@pytest.mark.parametrize("model", list(MODELS))
+@pytest.mark.parametrize("shape", ["wide", "narrow", "mixed"])
+@pytest.mark.parametrize(
+    ("level", "coef"), [(0.95, 1.5), (0.9833, 0.0), (0.8, 3.0)]
+)
+def test_fences_of_all_groups_are_the_loops_bit_for_bit(
+    model, shape, level, coef
+):
+    rng = np.random.default_rng(
+        [list(MODELS).index(model), ["wide", "narrow", "mixed"].index(shape)]
+    )
+    noise = MODELS[model]
+    edges, noisy = histograms(shape, noise, rng)
+    f_low, f_high = cdf_band(noisy, noise, level)
+    (q1l, q3l), (q1h, q3h) = (
+        b.T for b in band_quantiles(edges, f_low, f_high, [0.25, 0.75])
+    )
+    args = (edges, noisy, noise, level, coef, (q1l, q1h), (q3l, q3h))
+    got = whiskers.fence_ranges(*args)
+    want = fence_ranges_by_group(*args)
+    for g_box, w_box in zip(got, want):
+        for g, w in zip(g_box, w_box):
+            assert np.array_equal(g, w), (model, shape, level, coef)
+
+
+def test_fences_selected_in_small_chunks_are_the_same(monkeypatch):
+    # a few groups a selection (as with many boxes): the same numbers
+    rng = np.random.default_rng(5)
+    noise = MODELS["discrete_laplace"]
+    edges, noisy = histograms("mixed", noise, rng)
+    f_low, f_high = cdf_band(noisy, noise, 0.95)
+    (q1l, q3l), (q1h, q3h) = (
+        b.T for b in band_quantiles(edges, f_low, f_high, [0.25, 0.75])
+    )
+    args = (edges, noisy, noise, 0.95, 1.5, (q1l, q1h), (q3l, q3h))
+    whole = whiskers.fence_ranges(*args)
+    monkeypatch.setattr(whiskers, "_CHUNK_CELLS", 1)
+    chunked = whiskers.fence_ranges(*args)
+    want = fence_ranges_by_group(*args)
+    assert np.array_equal(np.ravel(whole), np.ravel(want))
+    assert np.array_equal(np.ravel(chunked), np.ravel(want))
