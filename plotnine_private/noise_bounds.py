@@ -31,6 +31,7 @@ __all__ = [
     "large_cell_rows",
     "pca_noise_bounds",
     "rounded_laplace_interval",
+    "row_distributions",
 ]
 
 
@@ -111,7 +112,7 @@ def rounded_laplace_interval(scale: float, level: float) -> tuple[int, float]:
     return k, cover(k)
 
 
-def _row_distributions(ptable: PTable) -> dict[int, pd.Series]:
+def row_distributions(ptable: PTable) -> dict[int, pd.Series]:
     """Noise distribution (deviation -> probability) of each p-table row
     at a uniform cell key."""
     t = ptable.table
@@ -146,7 +147,7 @@ def ckm_interval(
     >>> (low, high)
     (-2.0, 2.0)
     """
-    dists = _row_distributions(ptable)
+    dists = row_distributions(ptable)
     rows = large_cell_rows(ptable) if rows is None else rows
     k = 0.0
     for r in rows:

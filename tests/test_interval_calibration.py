@@ -349,7 +349,7 @@ def test_the_shared_simulation_is_the_plain_one():
     k = 64
     tril = np.tril(np.ones((k + 1, k)), -1)
     for model in (MODEL, NoiseModel("laplace", 3.5)):
-        draws, sums = intervals._linear_draws(
+        draws, sums = intervals.linear_draws(
             model, intervals.LINEAR_SIMS, k, intervals.SIM_SEED
         )
         fresh = model.draw(

@@ -93,7 +93,7 @@ def test_fences_selected_in_small_chunks_are_the_same(monkeypatch):
     )
     args = (edges, noisy, noise, 0.95, 1.5, (q1l, q1h), (q3l, q3h))
     whole = whiskers.fence_ranges(*args)
-    monkeypatch.setattr(whiskers, "_CHUNK_CELLS", 1)
+    monkeypatch.setattr(whiskers, "CHUNK_CELLS", 1)
     chunked = whiskers.fence_ranges(*args)
     want = fence_ranges_by_group(*args)
     assert np.array_equal(np.ravel(whole), np.ravel(want))

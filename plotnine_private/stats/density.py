@@ -9,8 +9,9 @@ from plotnine.doctools import document
 from plotnine.mapping.evaluation import after_stat
 
 from ..smoothing import kernel_name, kernel_smooth, monotone_cdf
+from ..validation import fail as _fail
 from ..validation import is_real
-from .base import CKM_PARAMS, DP_PARAMS, CKMMixin, DPMixin, _fail
+from .base import CKM_PARAMS, DP_PARAMS, CKMMixin, DPMixin
 from .fine import (
     GROUP_SHARE_DOC,
     FineFamily,

@@ -56,6 +56,7 @@ __all__ = [
     "advise_edge_mass",
     "axis_breaks",
     "bin_index",
+    "user_limits",
 ]
 
 
@@ -90,7 +91,9 @@ class AxisBreaks:
     calendar: bool = False
 
 
-def _user_limits(scale):
+def user_limits(scale) -> tuple[float, float] | None:
+    """The finite ``(low, high)`` limits a user set on a position scale
+    (public), or None: none set, a callable, or not two numbers."""
     limits = getattr(scale, "limits", None)
     if limits is None or callable(limits):
         return None
@@ -269,9 +272,9 @@ def axis_breaks(
             float(v) for v in to_axis_units(name, param, lim, scale, axis)
         )
         source = "public: limits"
-    elif _user_limits(scale) is not None:
+    elif user_limits(scale) is not None:
         # plotnine keeps scale limits already transformed
-        rng = _user_limits(scale)
+        rng = user_limits(scale)
         source = "public: scale limits"
     if rng is not None:
         if not all(np.isfinite(rng)) or rng[0] >= rng[1]:

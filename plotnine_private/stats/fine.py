@@ -25,11 +25,11 @@ import pandas as pd
 from ..cells import cell_table
 from ..families import Bins
 from ..mechanisms.release import LaplaceCounts, release_cells
+from ..validation import fail as _fail
 from ..validation import is_real
-from .base import FamilyCells, PrivateCountStat, _fail, validate_range
+from .base import FamilyCells, PrivateCountStat, validate_range
 from .dates import is_date_axis, is_timelike
-from .domains import _user_limits as user_limits
-from .domains import axis_breaks
+from .domains import axis_breaks, user_limits
 from .intervals import (
     BANDS,
     SIMS,

@@ -51,10 +51,11 @@ from .simulated_noise import (
 
 __all__ = [
     "BANDS",
+    "CHUNK_CELLS",
     "LINEAR_SIMS",
+    "NoiseModel",
     "SIMS",
     "SIM_SEED",
-    "NoiseModel",
     "add_count_bounds",
     "band_quantiles",
     "cdf_band",
@@ -62,6 +63,7 @@ __all__ = [
     "count_noise_bounds",
     "curve_bounds",
     "linear_bounds",
+    "linear_draws",
     "quantile_bounds",
     "replicate_curves",
     "share_bounds",
@@ -123,9 +125,9 @@ class NoiseModel:
         for CKM)."""
         if release.mechanism in ("discrete_laplace", "laplace"):
             return cls(release.mechanism, float(release.details["scale"]))
-        from ..noise_bounds import _row_distributions, large_cell_rows
+        from ..noise_bounds import large_cell_rows, row_distributions
 
-        dists = _row_distributions(ptable)
+        dists = row_distributions(ptable)
         rows = large_cell_rows(ptable)
         mix = pd.concat([dists[r] / len(rows) for r in rows])
         mix = mix.groupby(level=0).sum()
@@ -382,7 +384,7 @@ def linear_bounds(
         ``(groups, points)``.
     """
     k = noisy.shape[1]
-    draws, draw_sums = _linear_draws(model, sims, k, seed)
+    draws, draw_sums = linear_draws(model, sims, k, seed)
     shared = None if model.kind == "ckm" else product_through(draws, design)
     alpha = 1 - level
     points = len(design)
@@ -391,7 +393,7 @@ def linear_bounds(
     # groups a chunk at a time, each chunk one array of (groups, sims,
     # points) simulated deviations: no Python loop per group (a legend of
     # 10**4 groups), and a few MB of temporaries
-    step = max(1, _CHUNK_CELLS // max(1, sims * max(points, k)))
+    step = max(1, CHUNK_CELLS // max(1, sims * max(points, k)))
     for start in range(0, len(noisy), step):
         rows = np.asarray(noisy[start : start + step], dtype=float)
         part = slice(start, start + len(rows))
@@ -449,7 +451,7 @@ def _pointwise_bounds(rows, design, shared, draw_sums, alpha, ratio):
 
 
 @functools.lru_cache(maxsize=2)
-def _linear_draws(
+def linear_draws(
     model: NoiseModel, sims: int, k: int, seed: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """The ``(sims, k)`` public noise draws of :func:`linear_bounds` and
@@ -469,7 +471,7 @@ def _linear_draws(
 
 
 #: simulated values per chunk of groups in :func:`linear_bounds`
-_CHUNK_CELLS = 1 << 22
+CHUNK_CELLS = 1 << 22
 
 
 def _deviation_bounds(est, dev, alpha: float, band: str):
@@ -554,7 +556,7 @@ def cdf_deviations(
     two edges) bounds that combination of the CDF."""
     row = np.asarray(noisy, dtype=float)
     k = len(row)
-    draws, sums = _linear_draws(model, sims, k, seed)
+    draws, sums = linear_draws(model, sims, k, seed)
     if model.kind == "ckm":
         draws = draws * (row != 0)  # a released 0 stays 0
         sums = draws.sum(axis=1)

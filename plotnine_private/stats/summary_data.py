@@ -38,8 +38,8 @@ from plotnine.stats import stat_summary as _pn_stat_summary
 from .._compat import mean_se_uses_sample_variance
 from ..mechanisms.laplace import dlap_variance
 from ..mechanisms.magnitudes import SumTable, laplace_halfwidth
-from .base import _fail as fail
-from .summary_totals import _record_rows, exact_totals, ratio_interval
+from ..validation import fail
+from .summary_totals import exact_totals, ratio_interval, record_rows
 
 __all__ = ["FUN_ARGS", "SHARE_KEYS", "check_fun_data", "square_table"]
 
@@ -170,7 +170,7 @@ def square_table(
         key_sum=sums.key_sum,
     )
     if sums.top is not None:  # CKM's magnifier: the largest square
-        rows = _record_rows(dims, idx, sums.public)
+        rows = record_rows(dims, idx, sums.public)
         ok = rows >= 0
         top = np.zeros(len(sums.n), dtype=np.int64)
         np.maximum.at(top, rows[ok], q[ok])

@@ -19,8 +19,7 @@ from plotnine.stats import stat_summary as _pn_stat_summary
 from ..cells import assemble, categorical_dimension
 from ..mechanisms.magnitudes import SumTable
 from ..units import with_unit
-from ..validation import is_real, validate_choice, validate_range
-from .base import _fail as fail
+from ..validation import fail, is_real, validate_choice, validate_range
 from .count import _CountFamily
 from .summary_data import check_fun_data, square_table
 from .summary_quantiles import QUANTILE_FUNS, quantile_probs, quantile_twin

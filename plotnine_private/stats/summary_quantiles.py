@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..smoothing import monotone_cdf, quantiles
-from .base import _fail as fail
+from ..validation import fail
 from .boxplot import _BoxplotFamily
 from .fine import FineFamily, FineHistogram, released_total
 from .mixins import CKM_PARAMS, DP_PARAMS, CKMMixin, DPMixin

@@ -25,13 +25,13 @@ from ..mechanisms.release import LaplaceCounts, release_cells
 from ..pca.validation import check_shares
 from ..validation import (
     as_ptable,
+    fail,
     is_real,
     validate_choice,
     validate_eps,
     validate_seed,
 )
 from .base import CKMMixin
-from .base import _fail as fail
 from .signal import (
     SignalWarning,
     expected_abs_noise,
@@ -40,7 +40,7 @@ from .signal import (
 )
 from .summary_data import SHARE_KEYS, ckm_interval, dp_interval
 from .summary_family import _SummaryFamily
-from .summary_totals import _record_rows, ratio_interval
+from .summary_totals import ratio_interval, record_rows
 
 
 class _DPSummary(_SummaryFamily):
@@ -330,7 +330,7 @@ class _CKMSummary(CKMMixin, _SummaryFamily):
 
     def add_ckm_columns(self, sums, dims, idx, k, data) -> None:
         ncell = len(sums.n)
-        rows = _record_rows(dims, idx, sums.public)
+        rows = record_rows(dims, idx, sums.public)
         ok = rows >= 0
         top = np.zeros(ncell, dtype=np.int64)
         np.maximum.at(top, rows[ok], np.abs(k[ok]))

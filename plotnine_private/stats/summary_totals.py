@@ -82,7 +82,7 @@ def exact_totals(
     return (hi << _LOW_BITS) + lo + n * k_lo
 
 
-def _record_rows(dims, idx: np.ndarray, public: bool) -> np.ndarray:
+def record_rows(dims, idx: np.ndarray, public: bool) -> np.ndarray:
     """Row of the cell table of each record (-1: outside the domain), by
     the mixed-radix code :func:`~plotnine_private.cells.assemble` uses."""
     sizes = [d.size for d in dims]

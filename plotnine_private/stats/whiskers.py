@@ -45,14 +45,14 @@ import functools
 import numpy as np
 
 from .intervals import (
-    _CHUNK_CELLS,
+    CHUNK_CELLS,
     LINEAR_SIMS,
     SIM_SEED,
     NoiseModel,
-    _linear_draws,
     band_quantiles,
     cdf_band,
     cdf_deviations,
+    linear_draws,
     uniforms,
 )
 from .simulated_noise import tail_quantiles
@@ -323,9 +323,7 @@ def _node_quantiles(
     if shared:
         # DP: every group reads the same draws (only its running sums and
         # total differ), so their running sums are taken once
-        draws, sums = _linear_draws(
-            model, LINEAR_SIMS, rows.shape[1], SIM_SEED
-        )
+        draws, sums = linear_draws(model, LINEAR_SIMS, rows.shape[1], SIM_SEED)
         runs = np.zeros((draws.shape[1] + 1, len(draws)))
         np.cumsum(draws.T, axis=0, out=runs[1:])
     out: list = [None] * len(rows)
@@ -333,7 +331,7 @@ def _node_quantiles(
     for g in range(len(rows)):
         shapes.setdefault((len(node1[g]), len(node3[g])), []).append(g)
     for (n1, n3), members in shapes.items():
-        per = max(1, _CHUNK_CELLS // (n1 * n3 * LINEAR_SIMS))
+        per = max(1, CHUNK_CELLS // (n1 * n3 * LINEAR_SIMS))
         for at in range(0, len(members), per):
             part = members[at : at + per]
             if shared:
