@@ -159,7 +159,7 @@ def _table_stages() -> list[tuple[Any, str, str]]:
         (cellnames.StrLabels, "_make_prefixed", "  labels' prefixed bytes"),
         (engine, "_name_cells", "cells_name (BLAKE2b of the domain)"),
         (engine.CellTable, "digest", "CellTable.digest"),
-        (engine, "_row_order", "  row order"),
+        (engine, "row_order", "  row order"),
         (engine, "data_digest", "  BLAKE2b of the sorted cells"),
         (count_mechanisms.LaplaceCounts, "perturb", "perturb"),
         (lap, "discrete_laplace", "  exact discrete Laplace (v2)"),

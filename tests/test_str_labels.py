@@ -13,7 +13,6 @@ import pyarrow as pa
 import pytest
 from cellname_reference import words_by_definition
 
-import plotnine_private.mechanisms.release as engine
 import plotnine_private.mechanisms.row_order as ordering
 import plotnine_private.tables as tables
 from plotnine_private.mechanisms.cellnames import (
@@ -147,14 +146,14 @@ def test_the_digest_row_order_is_lexsort(seed):
         distinct = distinct[rng.permutation(len(distinct))]
         for rows in (words, distinct):
             want = np.lexsort(rows.T[::-1])
-            assert np.array_equal(engine._row_order(rows), want), name
+            assert np.array_equal(ordering.row_order(rows), want), name
     # ties (equal rows) are in row order, as lexsort has them
     tied = np.repeat(rng.integers(0, 9, size=(50, 2)), 3, axis=0)
     tied = tied[rng.permutation(len(tied))].astype(np.uint64)
-    assert np.array_equal(engine._row_order(tied), np.lexsort(tied.T[::-1]))
+    assert np.array_equal(ordering.row_order(tied), np.lexsort(tied.T[::-1]))
     for few in (np.zeros((0, 2)), np.ones((1, 2)), np.ones((5, 1))):
         few = few.astype(np.uint64)
-        assert np.array_equal(engine._row_order(few), np.arange(len(few)))
+        assert np.array_equal(ordering.row_order(few), np.arange(len(few)))
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -183,7 +182,7 @@ def test_text_words_are_ordered_by_the_bits_that_vary(seed):
     fields = ordering._fields(keys, room)
     assert spans > room and fields is not None
     assert sum(bits for _, bits in fields) <= room
-    assert np.array_equal(engine._row_order(rows), np.lexsort(rows.T[::-1]))
+    assert np.array_equal(ordering.row_order(rows), np.lexsort(rows.T[::-1]))
 
 
 def test_gaps_between_varying_bits_are_filled_narrowest_first():

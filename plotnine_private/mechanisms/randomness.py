@@ -54,6 +54,7 @@ from typing import Any
 import numpy as np
 
 from .cellnames import StrLabels, cell_words, only_str, value_bytes
+from .row_order import low_rows
 from .siphash import _CHUNK, _rotl, siphash24, siphash24_128
 
 __all__ = [
@@ -425,9 +426,7 @@ def draw_order(u: np.ndarray) -> np.ndarray:
     word.sort()
     if drop and bool((word[1:] >> _U64(b) == word[:-1] >> _U64(b)).any()):
         return stable_argsort(u)
-    # the indices, below 2**32: their int64 view is the same numbers
-    np.bitwise_and(word, _U64((1 << b) - 1), out=word)
-    return word.view(np.int64)
+    return low_rows(word, b)
 
 
 def stable_argsort(values: np.ndarray) -> np.ndarray:

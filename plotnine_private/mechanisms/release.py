@@ -48,7 +48,7 @@ from .count_mechanisms import CKMCounts, LaplaceCounts
 from .keys import Secret, secret_for
 from .randomness import _canonical, _canonical_chunks, derive_key
 from .records import Release, Released
-from .row_order import row_order as _row_order
+from .row_order import row_order
 from .sources import _SOURCES as _SOURCES  # re-export: tests clear it
 from .sources import check_source
 from .streams import stream_version
@@ -413,7 +413,7 @@ class CellTable:
         words = np.asarray(self.words, dtype=np.uint64)
         if words.ndim == 1:  # one word per cell
             words = words[:, None]
-        order = _row_order(words)
+        order = row_order(words)
         # np.take gathers whole rows (indexing copies them word by word)
         parts = [
             np.take(words, order, axis=0),

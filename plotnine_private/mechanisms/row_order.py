@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["row_order"]
+__all__ = ["low_rows", "row_order"]
 
 
 def row_order(words: np.ndarray) -> np.ndarray:
@@ -159,17 +159,24 @@ def _value_order(fields: list, n: int) -> np.ndarray:
         value |= field
         at += bits
     if at <= 32:  # a narrower sort when the whole word fits
-        return (np.sort(value.astype(np.uint32)) & ((1 << b) - 1)).astype(
-            np.intp
-        )
-    ordered = np.sort(value)
-    ordered &= np.uint64((1 << b) - 1)
-    # row numbers below 2**63 read the same as signed: no copy
-    return (
-        ordered.view(np.intp)
-        if np.intp is np.int64
-        else ordered.astype(np.intp)
-    )
+        return low_rows(np.sort(value.astype(np.uint32)), b)
+    return low_rows(np.sort(value), b)
+
+
+def low_rows(ordered: np.ndarray, b: int) -> np.ndarray:
+    """The row numbers held in the low ``b`` bits of sorted words ``key
+    << b | row`` (unsigned; overwritten): the order of the rows by key,
+    ties in row order.
+
+    >>> low_rows(np.sort(np.array([3 << 2 | 0, 1 << 2 | 1, 1 << 2 | 2],
+    ...                           dtype=np.uint64)), 2).tolist()
+    [1, 2, 0]
+    """
+    ordered &= ordered.dtype.type((1 << b) - 1)
+    if ordered.dtype == np.uint64 and np.intp is np.int64:
+        # row numbers below 2**63 read the same as signed: no copy
+        return ordered.view(np.intp)
+    return ordered.astype(np.intp)
 
 
 def _narrowest(most: int) -> type:
