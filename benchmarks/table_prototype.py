@@ -39,7 +39,9 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from plotnine_private import dp_table  # noqa: E402
+# the data and the current figure are those of floors.py
+from floors import declared_frame, first_table  # noqa: E402
+
 from plotnine_private.cells import (  # noqa: E402
     CHUNK,
     Dimension,
@@ -50,7 +52,6 @@ from plotnine_private.mechanisms import laplace as lap  # noqa: E402
 from plotnine_private.mechanisms import siphash  # noqa: E402
 from plotnine_private.mechanisms.randomness import (  # noqa: E402
     _key_words,
-    _prefixed_labels,
 )
 from plotnine_private.mechanisms.release import (  # noqa: E402
     Query,
@@ -162,14 +163,10 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=5)
     args = ap.parse_args()
     m = 10**6
-    rng = np.random.default_rng(0)
-    codes = rng.integers(0, m, size=m)
-    cats = [f"c{i}" for i in range(m)]
-    df = pd.DataFrame({"x": pd.Categorical.from_codes(codes, cats)})
+    df = declared_frame(m)
 
     def current():
-        _prefixed_labels.cache_clear()
-        dp_table(df, "x", eps=1, seed=1)
+        first_table(df)
 
     current()
     now = least(current, args.repeat)
