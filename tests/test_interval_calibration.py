@@ -34,7 +34,11 @@ from plotnine_private.stats.boxplot import stat_boxplot_dp, tukey_bounds
 from plotnine_private.stats.density import stat_density_dp
 from plotnine_private.stats.ecdf import stat_ecdf_dp
 from plotnine_private.stats.fine import FineHistogram
-from plotnine_private.stats.intervals import NoiseModel, linear_bounds
+from plotnine_private.stats.intervals import (
+    NoiseModel,
+    linear_bands,
+    linear_bounds,
+)
 
 LEVEL = 0.9
 Z = z_two_sided()
@@ -150,13 +154,14 @@ def _box_case():
     # the CDF band the quartiles invert, kept as the stat computes it
     bands = []
 
-    def kept(design, noisy, model, level, band, *args):
-        got = linear_bounds(design, noisy, model, level, band, *args)
-        bands.append(((design, noisy, model, level, band), got))
+    def kept(design, noisy, model, levels, band, *args):
+        got = linear_bands(design, noisy, model, levels, band, *args)
+        for level, bounds in zip(levels, got):
+            bands.append(((design, noisy, model, level, band), bounds))
         return got
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(intervals, "linear_bounds", kept)
+        mp.setattr(intervals, "linear_bands", kept)
         stat.curve_intervals(out, hist, MODEL)
     return noisy, exact, out, bands
 

@@ -60,6 +60,7 @@ from .simulated_noise import tail_quantiles
 __all__ = [
     "FENCE_STEPS",
     "MASS_SHARE",
+    "band_level",
     "fence_ranges",
     "run_thresholds",
     "sure_mass",
@@ -85,23 +86,44 @@ _PROBS = np.array([0.25, 0.75])
 Box = tuple[np.ndarray, np.ndarray]
 
 
+def band_level(model: NoiseModel, level: float) -> float:
+    """The level of the CDF band that :func:`tukey_bounds` at ``level``
+    reads (``1 -`` each quartile's share of ``1 - level``).
+
+    >>> round(band_level(NoiseModel("discrete_laplace", 2.0), 0.95), 4)
+    0.985
+    """
+    return 1 - _shares(model, level)[1]
+
+
+def _shares(model: NoiseModel, level: float) -> tuple[float, float]:
+    """The shares of ``1 - level`` of the runs and of each of the three
+    other statements."""
+    alpha = 1 - level
+    # CKM's runs are certain (a true 0 is released as 0): no share
+    runs = 0.0 if model.kind == "ckm" else alpha * MASS_SHARE
+    return runs, (alpha - runs) / 3
+
+
 def tukey_bounds(
     edges: np.ndarray,
     noisy: np.ndarray,
     model: NoiseModel,
     level: float,
     coef: float,
+    band: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Intervals ``(low, high)`` of the Tukey whiskers ``ymin`` and
     ``ymax`` of each group's fine histogram (``noisy``: the unclipped
     released counts, one row a group): both hold the noise-free whiskers
     with probability at least ``level`` (the module docstring says
-    why)."""
-    alpha = 1 - level
-    # CKM's runs are certain (a true 0 is released as 0): no share
-    runs = 0.0 if model.kind == "ckm" else alpha * MASS_SHARE
-    share = (alpha - runs) / 3
-    f_low, f_high = cdf_band(noisy, model, 1 - share)
+    why). ``band``: the CDF band at :func:`band_level` if the caller has
+    it (a box plot simulates it with its quartiles' band,
+    :func:`~.intervals.cdf_bands`); drawn here otherwise."""
+    runs, share = _shares(model, level)
+    if band is None:
+        band = cdf_band(noisy, model, 1 - share)
+    f_low, f_high = band
     (q1l, q3l), (q1h, q3h) = (
         b.T for b in band_quantiles(edges, f_low, f_high, _PROBS)
     )

@@ -1,0 +1,168 @@
+"""A box plot's intervals read the CDF band at two levels (the quartiles'
+at ``level``, the Tukey whiskers' at ``whiskers.band_level``) from one
+simulation of the deviations. Each band must be, bit for bit, the band
+simulated for itself (``fence_reference.plain_cdf_band``: fresh draws,
+``np.quantile``), and the stat's interval columns those of computing
+each statement apart, as before the simulation was shared: a quartile's
+or a whisker's bound is a threshold decision that no rounding may
+move."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+from fence_reference import MODELS, SHAPES, histograms, plain_cdf_band
+
+from plotnine_private.stats import whiskers
+from plotnine_private.stats.boxplot import stat_boxplot_dp
+from plotnine_private.stats.fine import FineHistogram
+from plotnine_private.stats.intervals import (
+    LINEAR_SIMS,
+    SIM_SEED,
+    NoiseModel,
+    band_quantiles,
+    cdf_bands,
+    linear_bands,
+    uniforms,
+)
+from plotnine_private.stats.simulated_noise import tail_quantiles
+
+#: (level, coef); 0.5 takes the quantiles by a partition of every draw,
+#: the others from the extreme blocks
+CASES = [(0.95, 1.5), (0.9833, 0.0), (0.8, 3.0), (0.5, 1.5)]
+
+
+def _case(model: str, shape: str):
+    rng = np.random.default_rng([list(MODELS).index(model), 7])
+    return histograms(shape, MODELS[model], rng)
+
+
+@pytest.mark.parametrize("model", list(MODELS))
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize(("level", "coef"), CASES)
+def test_both_bands_of_one_simulation_are_each_band_alone(
+    model, shape, level, coef
+):
+    noise = MODELS[model]
+    _, noisy = _case(model, shape)
+    levels = (level, whiskers.band_level(noise, level))
+    got = cdf_bands(noisy, noise, levels)
+    for (lo, hi), at in zip(got, levels):
+        want_lo, want_hi = plain_cdf_band(noisy, noise, at)
+        assert np.array_equal(lo, want_lo), (model, shape, at)
+        assert np.array_equal(hi, want_hi), (model, shape, at)
+
+
+@pytest.mark.parametrize("model", list(MODELS))
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize(("level", "coef"), CASES)
+def test_box_intervals_are_those_of_each_statement_apart(
+    model, shape, level, coef
+):
+    # the stat (its DP class; the noise model says DP or CKM) against its
+    # statements computed one by one: the quartiles inverted from the
+    # plain band at the level, the whiskers from their own band
+    noise = MODELS[model]
+    edges, noisy = _case(model, shape)
+    k = len(edges) - 1
+    stat = stat_boxplot_dp(
+        limits=(0, 50), bins=k, level=level, coef=coef, eps=1
+    )
+    info = pd.DataFrame(
+        {"PANEL": pd.Categorical(np.ones(len(noisy), int))}
+    ).assign(group=np.arange(1, len(noisy) + 1))
+    hist = FineHistogram(edges, np.maximum(noisy, 0), noisy, info)
+    stat.build = SimpleNamespace(fine=hist)
+    out = stat.curve(hist)
+    stat.curve_intervals(out, hist, noise)
+    f_low, f_high = plain_cdf_band(noisy, noise, level)
+    q_low, q_high = band_quantiles(edges, f_low, f_high, [0.25, 0.5, 0.75])
+    want = {
+        col: (q_low[:, i], q_high[:, i])
+        for i, col in enumerate(("lower", "middle", "upper"))
+    }
+    # tukey_bounds drawing its own band, as the whiskers did
+    want.update(whiskers.tukey_bounds(edges, noisy, noise, level, coef))
+    for col, (low, high) in want.items():
+        low, high = (np.clip(v, edges[0], edges[-1]) for v in (low, high))
+        assert np.array_equal(out[f"{col}_low"].to_numpy(), low), col
+        assert np.array_equal(out[f"{col}_high"].to_numpy(), high), col
+    # and the whiskers' own band is the plain one
+    plain = plain_cdf_band(noisy, noise, whiskers.band_level(noise, level))
+    again = whiskers.tukey_bounds(edges, noisy, noise, level, coef, plain)
+    for col in ("ymin", "ymax"):
+        for got, kept in zip(again[col], want[col]):
+            assert np.array_equal(got, kept), col
+
+
+def _plain_bands(design, noisy, model, levels, band, ratio):
+    """Each level's band of a linear curve simulated for itself: fresh
+    draws, every deviation written out, numpy's quantile, median and
+    spread."""
+    draws = model.draw(*uniforms((LINEAR_SIMS, noisy.shape[1]), SIM_SEED))
+    sim = draws @ design.T  # (sims, points)
+    num = noisy @ design.T
+    if ratio:
+        total = np.maximum(noisy.sum(axis=1), 1.0)
+        est = num / total[:, None]
+        denom = np.maximum(total[:, None] + draws.sum(axis=1), 1.0)
+        dev = (num[:, None, :] + sim) / denom[:, :, None] - est[:, None, :]
+    else:
+        est, dev = num, np.broadcast_to(sim, (len(noisy), *sim.shape))
+    out = []
+    for level in levels:
+        alpha = 1 - level
+        if band == "pointwise":
+            q_lo, q_hi = np.quantile(dev, [alpha / 2, 1 - alpha / 2], axis=1)
+            out.append((est - q_hi, est - q_lo))
+            continue
+        centre = np.median(dev, axis=1)
+        spread = dev.std(axis=1)
+        safe = np.where(spread > 0, spread, np.inf)
+        worst = np.max(np.abs(dev - centre[:, None, :]) / safe[:, None, :], 2)
+        mult = np.quantile(worst, level, axis=1)[:, None]
+        out.append(
+            (est - centre - mult * spread, est - centre + mult * spread)
+        )
+    return out
+
+
+@pytest.mark.parametrize("band", ["pointwise", "simultaneous"])
+@pytest.mark.parametrize("ratio", [True, False])
+def test_linear_bands_at_several_levels_are_each_level_alone(band, ratio):
+    rng = np.random.default_rng([3, band == "pointwise", ratio])
+    levels = (0.95, 0.6, 0.99)
+    for model in (NoiseModel("discrete_laplace", 2.0), MODELS["laplace"]):
+        for k, groups in ((64, 3), (17, 1), (40, 5)):
+            design = np.abs(rng.normal(size=(k + 3, k)))
+            noisy = rng.integers(-3, 40, size=(groups, k)).astype(float)
+            got = linear_bands(design, noisy, model, levels, band, ratio)
+            want = _plain_bands(design, noisy, model, levels, band, ratio)
+            assert len(got) == len(levels)
+            for (g_lo, g_hi), (w_lo, w_hi) in zip(got, want):
+                assert np.array_equal(g_lo, w_lo), (band, ratio, k)
+                assert np.array_equal(g_hi, w_hi), (band, ratio, k)
+
+
+def test_several_pairs_of_tail_cuts_are_numpys_quantiles():
+    # one selection serves the cuts of several levels, through the
+    # extreme blocks or a partition of every value, whatever their order
+    rng = np.random.default_rng(31)
+    for trial in range(300):
+        sims = int(rng.choice([40, 400, 1999, 2000, 4096]))
+        x = rng.normal(size=(int(rng.integers(1, 4)), 5, sims))
+        if trial % 3 == 1:
+            x = np.round(x * 2)  # many ties
+        elif trial % 3 == 2:
+            odd = rng.random(x.shape) < 0.0005
+            x[odd] = rng.choice([np.nan, np.inf, -np.inf], size=odd.sum())
+        halves = rng.choice([0.0025, 0.0075, 0.025, 0.05, 0.25, 0.3], 3)
+        cuts = [c for h in halves for c in (float(h), 1 - float(h))]
+        cuts = list(rng.permutation(cuts))
+        with np.errstate(invalid="ignore"):
+            want = np.quantile(x, cuts, axis=-1)
+            got = tail_quantiles(x.copy(), cuts)
+        assert np.array_equal(got, want, equal_nan=True), (trial, cuts)
