@@ -166,3 +166,32 @@ def test_several_pairs_of_tail_cuts_are_numpys_quantiles():
             want = np.quantile(x, cuts, axis=-1)
             got = tail_quantiles(x.copy(), cuts)
         assert np.array_equal(got, want, equal_nan=True), (trial, cuts)
+
+
+def test_ckm_running_sums_by_cumsum_only_for_whole_noise(monkeypatch):
+    # CKM's CDF band sums each group's masked draws by a cumulative sum,
+    # exact for whole-number noise only; a p-table with fractional noise
+    # values keeps the product (and the band is the plain one either way)
+    from plotnine_private.stats import intervals
+
+    whole = MODELS["ckm"]
+    half = NoiseModel("ckm", values=(-0.5, 0.0, 0.5), probs=(0.2, 0.6, 0.2))
+    assert whole.whole() and not half.whole()
+    assert NoiseModel("laplace", 1.0).whole()
+    _, noisy = _case("ckm", "mixed")
+    seen = []
+    kept = intervals._masked_runs
+
+    def spy(draws, rows):
+        seen.append(len(rows))
+        return kept(draws, rows)
+
+    monkeypatch.setattr(intervals, "_masked_runs", spy)
+    cdf_bands(noisy, whole, (0.9,))
+    assert sum(seen) == len(noisy)
+    seen.clear()
+    lo, hi = cdf_bands(noisy, half, (0.9,))[0]
+    assert seen == []
+    want_lo, want_hi = plain_cdf_band(noisy, half, 0.9)
+    np.testing.assert_allclose(lo, want_lo, atol=1e-12)
+    np.testing.assert_allclose(hi, want_hi, atol=1e-12)

@@ -43,6 +43,7 @@ import pandas as pd
 from ..smoothing import quantiles
 from ..validation import fail, is_real
 from .simulated_noise import (
+    is_running_sums,
     product_through,
     run_quantiles,
     runs_last,
@@ -138,6 +139,15 @@ class NoiseModel:
             values=tuple(float(v) for v in mix.index),
             probs=tuple(float(v) for v in mix.to_numpy()),
         )
+
+    def whole(self) -> bool:
+        """Whether every draw is a whole number (discrete Laplace and the
+        rounded Laplace are; CKM's when its p-table's noise values are):
+        then any sum of draws is exact in floating point, whatever its
+        order."""
+        if self.kind != "ckm":
+            return True
+        return all(float(v).is_integer() for v in self.values)
 
     def draw(self, u1: np.ndarray, u2: np.ndarray) -> np.ndarray:
         """Noise from two arrays of uniforms in (0, 1), monotone in the
@@ -409,6 +419,16 @@ def linear_bands(
     k = noisy.shape[1]
     draws, draw_sums = linear_draws(model, sims, k, seed)
     shared = None if model.kind == "ckm" else product_through(draws, design)
+    # CKM's CDF band: each group's running sums of its masked draws by a
+    # cumulative sum, laid out as the shared path lays them (the same
+    # numbers as the product: whole numbers are exact in floating point)
+    masked_runs = (
+        shared is None
+        and band == "pointwise"
+        and ratio
+        and model.whole()
+        and is_running_sums(design, k)
+    )
     alphas = [1 - level for level in levels]
     points = len(design)
     out = [
@@ -426,6 +446,12 @@ def linear_bands(
             bounds = _pointwise_bounds(
                 rows, design, shared, draw_sums, alphas, ratio
             )
+            _fill(out, part, bounds)
+            continue
+        if masked_runs:
+            runs, noise_sums = _masked_runs(draws, rows)
+            num = rows @ design.T
+            bounds = _ratio_bounds(rows, num, runs, noise_sums, alphas)
             _fill(out, part, bounds)
             continue
         if shared is None:
@@ -470,6 +496,14 @@ def _pointwise_bounds(rows, design, shared, draw_sums, alphas, ratio):
     if not ratio:
         q = run_quantiles(shared, runs, cuts)
         return [(num - q_hi, num - q_lo) for q_lo, q_hi in _pairs(q)]
+    return _ratio_bounds(rows, num, runs, draw_sums, alphas)
+
+
+def _ratio_bounds(rows, num, runs, draw_sums, alphas) -> list:
+    """The pointwise bands of ``num / total`` from the simulated noise of
+    the numerator, simulations last (``runs``: ``(points, sims)`` shared
+    by every group, or ``(groups, points, sims)``), and of the total
+    (``draw_sums``: ``(sims,)`` or ``(groups, sims)``)."""
     total = np.maximum(rows.sum(axis=1), 1.0)
     est = num / total[:, None]
     # element by element the deviation of the general path, in the layout
@@ -479,8 +513,20 @@ def _pointwise_bounds(rows, design, shared, draw_sums, alphas, ratio):
     dev = np.add(num[:, :, None], runs)
     dev /= denom[:, None, :]
     dev -= est[:, :, None]
-    q = tail_quantiles(dev, cuts)
+    q = tail_quantiles(dev, _cuts(alphas))
     return [(est - q_hi, est - q_lo) for q_lo, q_hi in _pairs(q)]
+
+
+def _masked_runs(
+    draws: np.ndarray, rows: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """CKM's simulated noise of each group: the draws with a released 0's
+    column at 0 (no noise there), their running sums ``(groups, k + 1,
+    sims)`` and totals ``(groups, sims)``."""
+    masked = draws.T[None, :, :] * (rows != 0)[:, :, None]
+    runs = np.zeros((len(rows), draws.shape[1] + 1, len(draws)))
+    np.cumsum(masked, axis=1, out=runs[:, 1:])
+    return runs, runs[:, -1].copy()
 
 
 def _cuts(alphas: list[float]) -> list[float]:

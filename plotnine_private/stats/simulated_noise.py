@@ -10,7 +10,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["product_through", "run_quantiles", "runs_last", "tail_quantiles"]
+__all__ = [
+    "is_running_sums",
+    "product_through",
+    "run_quantiles",
+    "runs_last",
+    "tail_quantiles",
+]
 
 
 def tail_quantiles(values: np.ndarray, cuts: list[float]) -> np.ndarray:
@@ -212,6 +218,19 @@ def _digest(design: np.ndarray) -> tuple:
     return flat.shape, flat.dtype.str, h
 
 
+def is_running_sums(design: np.ndarray, k: int) -> bool:
+    """Whether ``design`` is the ``(k + 1, k)`` map of ``k`` counts to
+    their running sums at the edges (a CDF's numerator), whose product
+    with whole-number draws a cumulative sum gives exactly.
+
+    >>> is_running_sums(np.tril(np.ones((4, 3)), -1), 3)
+    True
+    """
+    return design.shape == (k + 1, k) and np.array_equal(
+        design, np.tril(np.ones((k + 1, k)), -1)
+    )
+
+
 def product_through(draws: np.ndarray, design: np.ndarray) -> np.ndarray:
     """``draws @ design.T``, kept for the next call with the very same
     draws and a design of the same content: a density's ``density`` and
@@ -225,9 +244,7 @@ def product_through(draws: np.ndarray, design: np.ndarray) -> np.ndarray:
     if _KEPT and _KEPT[0].draws is draws and _KEPT[0].digest == digest:
         return _KEPT[0].product
     k = draws.shape[1]
-    if design.shape == (k + 1, k) and np.array_equal(
-        design, np.tril(np.ones((k + 1, k)), -1)
-    ):
+    if is_running_sums(design, k):
         # running sums (CDFs, quantiles): a cumulative sum instead of an
         # O(sims * k**2) product; the same numbers, as the draws are
         # whole numbers (exact in floating point)
