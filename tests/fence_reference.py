@@ -14,7 +14,6 @@ from plotnine_private.stats.intervals import (
     LINEAR_SIMS,
     SIM_SEED,
     NoiseModel,
-    cdf_deviations,
     uniforms,
 )
 from plotnine_private.stats.simulated_noise import tail_quantiles
@@ -59,7 +58,7 @@ def fence_ranges_by_group(
         # nodes costs a partition of the simulations), the search on a grid
         # through every edge (where the estimate bends)
         ni, nj = _nodes(i), _nodes(j)
-        runs = cdf_deviations(row, model).T  # (k + 1, sims)
+        runs = plain_deviations(row, model).T  # (k + 1, sims)
         diff = runs[nj][None, :, :] - runs[ni][:, None, :]
         q_lo, q_hi = tail_quantiles(diff, cuts)  # (len(ni), len(nj))
         est = np.r_[0.0, np.cumsum(row)] / max(float(row.sum()), 1.0)
@@ -137,6 +136,22 @@ def histograms(shape: str, model: NoiseModel, rng) -> tuple:
     return edges, noisy
 
 
+def plain_deviations(row: np.ndarray, model: NoiseModel) -> np.ndarray:
+    """``(sims, k + 1)`` deviations of one group's CDF estimate at every
+    fine edge, written out: the public draws made afresh (a released 0's
+    column without noise under CKM), their running sums by a product with
+    the lower-triangular design."""
+    row = np.asarray(row, dtype=float)
+    k = len(row)
+    tril = np.tril(np.ones((k + 1, k)), -1)
+    draws = model.draw(*uniforms((LINEAR_SIMS, k), SIM_SEED))
+    if model.kind == "ckm":
+        draws = draws * (row != 0)
+    total = max(float(row.sum()), 1.0)
+    denom = np.maximum(total + draws.sum(axis=1), 1.0)[:, None]
+    return (row @ tril.T + draws @ tril.T) / denom - row @ tril.T / total
+
+
 def plain_cdf_band(
     noisy: np.ndarray, model: NoiseModel, level: float
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -146,16 +161,11 @@ def plain_cdf_band(
     ``np.quantile`` over the draws."""
     k = noisy.shape[1]
     tril = np.tril(np.ones((k + 1, k)), -1)
-    fresh = model.draw(*uniforms((LINEAR_SIMS, k), SIM_SEED))
     cuts = [(1 - level) / 2, (1 + level) / 2]
     low, high = np.empty((2, len(noisy), k + 1))
     for g, row in enumerate(np.asarray(noisy, dtype=float)):
-        # CKM leaves a released 0 at 0
-        draws = fresh * (row != 0) if model.kind == "ckm" else fresh
-        total = max(float(row.sum()), 1.0)
-        est = row @ tril.T / total
-        denom = np.maximum(total + draws.sum(axis=1), 1.0)[:, None]
-        dev = (row @ tril.T + draws @ tril.T) / denom - est
+        est = row @ tril.T / max(float(row.sum()), 1.0)
+        dev = plain_deviations(row, model)
         q_lo, q_hi = np.quantile(dev, cuts, axis=0)
         low[g], high[g] = est - q_hi, est - q_lo
     return np.clip(low, 0, 1), np.clip(high, 0, 1)

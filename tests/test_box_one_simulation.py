@@ -14,9 +14,15 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 import pytest
-from fence_reference import MODELS, SHAPES, histograms, plain_cdf_band
+from fence_reference import (
+    MODELS,
+    SHAPES,
+    histograms,
+    plain_cdf_band,
+    plain_deviations,
+)
 
-from plotnine_private.stats import whiskers
+from plotnine_private.stats import intervals, whiskers
 from plotnine_private.stats.boxplot import stat_boxplot_dp
 from plotnine_private.stats.fine import FineHistogram
 from plotnine_private.stats.intervals import (
@@ -25,6 +31,7 @@ from plotnine_private.stats.intervals import (
     NoiseModel,
     band_quantiles,
     cdf_bands,
+    cdf_deviations,
     linear_bands,
     uniforms,
 )
@@ -172,8 +179,6 @@ def test_ckm_running_sums_by_cumsum_only_for_whole_noise(monkeypatch):
     # CKM's CDF band sums each group's masked draws by a cumulative sum,
     # exact for whole-number noise only; a p-table with fractional noise
     # values keeps the product (and the band is the plain one either way)
-    from plotnine_private.stats import intervals
-
     whole = MODELS["ckm"]
     half = NoiseModel("ckm", values=(-0.5, 0.0, 0.5), probs=(0.2, 0.6, 0.2))
     assert whole.whole() and not half.whole()
@@ -195,3 +200,28 @@ def test_ckm_running_sums_by_cumsum_only_for_whole_noise(monkeypatch):
     want_lo, want_hi = plain_cdf_band(noisy, half, 0.9)
     np.testing.assert_allclose(lo, want_lo, atol=1e-12)
     np.testing.assert_allclose(hi, want_hi, atol=1e-12)
+
+
+@pytest.mark.parametrize("model", [*MODELS, "fractional"])
+def test_deviations_at_the_nodes_are_each_group_written_out(
+    model, monkeypatch
+):
+    # the whiskers read the CDF's deviations at a few edges of every
+    # group at once (the shared draws' running sums under DP, each
+    # group's masked ones under CKM, a few groups at a time): each
+    # group's deviations written out in full, at those edges
+    noise = MODELS.get(model) or NoiseModel(
+        "ckm", values=(-0.5, 0.0, 1.5), probs=(0.3, 0.5, 0.2)
+    )
+    _, noisy = _case("ckm" if model == "fractional" else model, "mixed")
+    rng = np.random.default_rng(2)
+    at = rng.integers(0, noisy.shape[1] + 1, size=(len(noisy), 5))
+    monkeypatch.setattr(intervals, "CHUNK_CELLS", 3 * 2000 * 65)
+    got = cdf_deviations(noisy, noise, at)
+    assert got.shape == (len(noisy), 5, LINEAR_SIMS)
+    for g, row in enumerate(noisy):
+        want = plain_deviations(row, noise).T[at[g]]
+        if model == "fractional":  # sums in another order: not exact
+            np.testing.assert_allclose(got[g], want, rtol=0, atol=1e-12)
+        else:
+            assert np.array_equal(got[g], want), (model, g)

@@ -315,18 +315,17 @@ def test_the_mass_between_two_edges_holds_its_level():
     # (near the quartiles) is off the truth by no more than the central
     # quantiles of its simulated noise, in ``level`` of the draws
     truth, noisy = noisy_copies(DRAWS, seed=17)
-    pairs = ((22, 35), (28, 40), (38, 50))  # one per group
+    pairs = np.repeat([(22, 35), (28, 40), (38, 50)], DRAWS, axis=0)
+    # every copy's deviations at its two edges: (copies, 2, sims)
+    dev = intervals.cdf_deviations(noisy, MODEL, pairs)
+    q_lo, q_hi = np.quantile(
+        dev[:, 1] - dev[:, 0], [(1 - LEVEL) / 2, (1 + LEVEL) / 2], axis=-1
+    )
     hits = []
-    for t_row, row, (i, j) in zip(
-        truth, noisy, np.repeat(pairs, DRAWS, axis=0)
-    ):
-        dev = intervals.cdf_deviations(row, MODEL)
-        q_lo, q_hi = np.quantile(
-            dev[:, j] - dev[:, i], [(1 - LEVEL) / 2, (1 + LEVEL) / 2]
-        )
+    for t_row, row, (i, j), lo_q, hi_q in zip(truth, noisy, pairs, q_lo, q_hi):
         est = (row[i:j].sum()) / row.sum()
         true = t_row[i:j].sum() / t_row.sum()
-        hits.append(q_lo <= est - true <= q_hi)
+        hits.append(lo_q <= est - true <= hi_q)
     lo, hi = binomial_bounds(len(hits))
     assert lo <= np.mean(hits) <= hi, np.mean(hits)
 

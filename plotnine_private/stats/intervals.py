@@ -654,28 +654,61 @@ def cdf_bands(
 
 
 def cdf_deviations(
-    noisy: np.ndarray,
+    rows: np.ndarray,
     model: NoiseModel,
+    at: np.ndarray,
     sims: int = LINEAR_SIMS,
     seed: int = SIM_SEED,
 ) -> np.ndarray:
-    """``(sims, k + 1)`` simulated deviations of one group's CDF estimate
-    at the fine edges (the running sums of its ``k`` unclipped released
-    counts over their total), drawn as :func:`cdf_band` draws them: a
-    quantile of a linear combination of the columns (the mass between
-    two edges) bounds that combination of the CDF."""
-    row = np.asarray(noisy, dtype=float)
-    k = len(row)
+    """``(groups, len(at[g]), sims)`` simulated deviations of each group's
+    CDF estimate (the running sums of its ``k`` unclipped released counts,
+    one row of ``rows`` a group, over their total) at its fine edges
+    ``at[g]`` (``(groups, nodes)`` indices in ``0 .. k``), drawn as
+    :func:`cdf_bands` draws them: a quantile of a difference of two edges'
+    deviations (the mass between them) bounds that difference of the
+    CDF.
+
+    Under DP every group reads the shared draws' running sums (the
+    product :func:`cdf_bands` keeps); under CKM each group's own, a
+    released 0's column without noise, a few groups at a time."""
+    rows = np.asarray(rows, dtype=float)
+    at = np.asarray(at, dtype=np.int64)
+    groups, k = rows.shape
     draws, sums = linear_draws(model, sims, k, seed)
-    if model.kind == "ckm":
-        draws = draws * (row != 0)  # a released 0 stays 0
-        sums = draws.sum(axis=1)
-    sim = np.zeros((sims, k + 1))
-    np.cumsum(draws, axis=1, out=sim[:, 1:])
-    running = np.r_[0.0, np.cumsum(row)]
-    total = max(float(row.sum()), 1.0)
-    denom = np.maximum(total + sums, 1.0)[:, None]
-    return (running + sim) / denom - running / total
+    if model.kind != "ckm":
+        runs = runs_last(
+            product_through(draws, np.tril(np.ones((k + 1, k)), -1))
+        )
+        noise = runs[at]
+        noise_sums = np.broadcast_to(sums, (groups, sims))
+    elif model.whole():
+        noise = np.empty((*at.shape, sims))
+        noise_sums = np.empty((groups, sims))
+        step = max(1, CHUNK_CELLS // (sims * (k + 1)))
+        for start in range(0, groups, step):
+            part = slice(start, start + step)
+            runs, noise_sums[part] = _masked_runs(draws, rows[part])
+            noise[part] = np.take_along_axis(runs, at[part, :, None], 1)
+    else:
+        # fractional noise: one group at a time, its total summed as the
+        # band's general path sums it
+        noise = np.empty((*at.shape, sims))
+        noise_sums = np.empty((groups, sims))
+        runs = np.zeros((sims, k + 1))
+        for g, row in enumerate(rows):
+            masked = draws * (row != 0)
+            noise_sums[g] = masked.sum(axis=1)
+            np.cumsum(masked, axis=1, out=runs[:, 1:])
+            noise[g] = runs.T[at[g]]
+    running = np.zeros((groups, k + 1))
+    np.cumsum(rows, axis=1, out=running[:, 1:])
+    running = np.take_along_axis(running, at, axis=1)
+    total = np.maximum(rows.sum(axis=1), 1.0)
+    denom = np.maximum(total[:, None] + noise_sums, 1.0)
+    dev = running[:, :, None] + noise
+    dev /= denom[:, None, :]
+    dev -= (running / total[:, None])[:, :, None]
+    return dev
 
 
 def band_quantiles(
