@@ -27,13 +27,10 @@ from plotnine_private.stats.boxplot import stat_boxplot_dp
 from plotnine_private.stats.fine import FineHistogram
 from plotnine_private.stats.intervals import (
     LINEAR_SIMS,
-    SIM_SEED,
     NoiseModel,
     band_quantiles,
     cdf_bands,
     cdf_deviations,
-    linear_bands,
-    uniforms,
 )
 from plotnine_private.stats.simulated_noise import tail_quantiles
 
@@ -42,14 +39,19 @@ from plotnine_private.stats.simulated_noise import tail_quantiles
 CASES = [(0.95, 1.5), (0.9833, 0.0), (0.8, 3.0), (0.5, 1.5)]
 
 
+#: every noise, shape, level and coef
+EVERY_CASE = pytest.mark.parametrize(
+    ("model", "shape", "level", "coef"),
+    [(m, s, lv, c) for m in MODELS for s in SHAPES for lv, c in CASES],
+)
+
+
 def _case(model: str, shape: str):
     rng = np.random.default_rng([list(MODELS).index(model), 7])
     return histograms(shape, MODELS[model], rng)
 
 
-@pytest.mark.parametrize("model", list(MODELS))
-@pytest.mark.parametrize("shape", SHAPES)
-@pytest.mark.parametrize(("level", "coef"), CASES)
+@EVERY_CASE
 def test_both_bands_of_one_simulation_are_each_band_alone(
     model, shape, level, coef
 ):
@@ -63,9 +65,7 @@ def test_both_bands_of_one_simulation_are_each_band_alone(
         assert np.array_equal(hi, want_hi), (model, shape, at)
 
 
-@pytest.mark.parametrize("model", list(MODELS))
-@pytest.mark.parametrize("shape", SHAPES)
-@pytest.mark.parametrize(("level", "coef"), CASES)
+@EVERY_CASE
 def test_box_intervals_are_those_of_each_statement_apart(
     model, shape, level, coef
 ):
@@ -103,55 +103,6 @@ def test_box_intervals_are_those_of_each_statement_apart(
     for col in ("ymin", "ymax"):
         for got, kept in zip(again[col], want[col]):
             assert np.array_equal(got, kept), col
-
-
-def _plain_bands(design, noisy, model, levels, band, ratio):
-    """Each level's band of a linear curve simulated for itself: fresh
-    draws, every deviation written out, numpy's quantile, median and
-    spread."""
-    draws = model.draw(*uniforms((LINEAR_SIMS, noisy.shape[1]), SIM_SEED))
-    sim = draws @ design.T  # (sims, points)
-    num = noisy @ design.T
-    if ratio:
-        total = np.maximum(noisy.sum(axis=1), 1.0)
-        est = num / total[:, None]
-        denom = np.maximum(total[:, None] + draws.sum(axis=1), 1.0)
-        dev = (num[:, None, :] + sim) / denom[:, :, None] - est[:, None, :]
-    else:
-        est, dev = num, np.broadcast_to(sim, (len(noisy), *sim.shape))
-    out = []
-    for level in levels:
-        alpha = 1 - level
-        if band == "pointwise":
-            q_lo, q_hi = np.quantile(dev, [alpha / 2, 1 - alpha / 2], axis=1)
-            out.append((est - q_hi, est - q_lo))
-            continue
-        centre = np.median(dev, axis=1)
-        spread = dev.std(axis=1)
-        safe = np.where(spread > 0, spread, np.inf)
-        worst = np.max(np.abs(dev - centre[:, None, :]) / safe[:, None, :], 2)
-        mult = np.quantile(worst, level, axis=1)[:, None]
-        out.append(
-            (est - centre - mult * spread, est - centre + mult * spread)
-        )
-    return out
-
-
-@pytest.mark.parametrize("band", ["pointwise", "simultaneous"])
-@pytest.mark.parametrize("ratio", [True, False])
-def test_linear_bands_at_several_levels_are_each_level_alone(band, ratio):
-    rng = np.random.default_rng([3, band == "pointwise", ratio])
-    levels = (0.95, 0.6, 0.99)
-    for model in (NoiseModel("discrete_laplace", 2.0), MODELS["laplace"]):
-        for k, groups in ((64, 3), (17, 1), (40, 5)):
-            design = np.abs(rng.normal(size=(k + 3, k)))
-            noisy = rng.integers(-3, 40, size=(groups, k)).astype(float)
-            got = linear_bands(design, noisy, model, levels, band, ratio)
-            want = _plain_bands(design, noisy, model, levels, band, ratio)
-            assert len(got) == len(levels)
-            for (g_lo, g_hi), (w_lo, w_hi) in zip(got, want):
-                assert np.array_equal(g_lo, w_lo), (band, ratio, k)
-                assert np.array_equal(g_hi, w_hi), (band, ratio, k)
 
 
 def test_several_pairs_of_tail_cuts_are_numpys_quantiles():

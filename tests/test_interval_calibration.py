@@ -414,13 +414,13 @@ def _plain_linear_bounds(design, noisy, model, level, ratio, band="pw"):
         dev = (num[:, None, :] + sim) / denom[:, :, None] - est[:, None, :]
     else:
         est, dev = num, np.broadcast_to(sim, (len(noisy), *sim.shape))
-    alpha = 1 - LEVEL
+    alpha = 1 - level
     if band == "simultaneous":
         centre = np.median(dev, axis=1)
         spread = dev.std(axis=1)
         safe = np.where(spread > 0, spread, np.inf)
         worst = np.max(np.abs(dev - centre[:, None, :]) / safe[:, None, :], 2)
-        mult = np.quantile(worst, LEVEL, axis=1)[:, None]
+        mult = np.quantile(worst, level, axis=1)[:, None]
         return est - centre - mult * spread, est - centre + mult * spread
     q_lo, q_hi = np.quantile(dev, [alpha / 2, 1 - alpha / 2], axis=1)
     return est - q_hi, est - q_lo
@@ -446,6 +446,28 @@ def test_the_band_is_the_plain_computation_bit_for_bit(band, seed, ratio):
             )
             assert np.array_equal(got[0], want[0])
             assert np.array_equal(got[1], want[1])
+
+
+@pytest.mark.parametrize("band", ["pointwise", "simultaneous"])
+@pytest.mark.parametrize("ratio", [True, False])
+def test_bands_at_several_levels_are_each_level_alone(band, ratio):
+    # a box plot's quartiles and whiskers read the CDF band at two levels
+    # from one simulation: each level's band is the plain computation at
+    # that level alone
+    rng = np.random.default_rng([3, band == "pointwise", ratio])
+    levels = (0.95, 0.6, 0.99)
+    for model in (MODEL, NoiseModel("laplace", 3.5)):
+        for k, groups in ((64, 3), (17, 1), (40, 5)):
+            design = np.abs(rng.normal(size=(k + 3, k)))
+            noisy = rng.integers(-3, 40, size=(groups, k)).astype(float)
+            got = linear_bands(design, noisy, model, levels, band, ratio)
+            assert len(got) == len(levels)
+            for (lo, hi), level in zip(got, levels):
+                want = _plain_linear_bounds(
+                    design, noisy, model, level, ratio, band
+                )
+                assert np.array_equal(lo, want[0]), (band, ratio, level)
+                assert np.array_equal(hi, want[1]), (band, ratio, level)
 
 
 def test_quantiles_of_many_rows_are_searchsorted_row_by_row():

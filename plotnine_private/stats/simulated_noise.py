@@ -69,9 +69,10 @@ def _order_statistics(
     values: np.ndarray, low: list[int], high: list[int]
 ) -> tuple[dict, dict, np.ndarray]:
     """``{i: (a, b)}`` the order statistics ``i`` and ``i + 1`` along the
-    last axis for each rank ``i`` of ``low`` and of ``high`` (sorted, every
-    ``low`` rank but the last more than one below every ``high`` rank),
-    and which rows hold a NaN. ``values`` may be partitioned in place."""
+    last axis for each rank ``i`` of ``low``, the same for ``high`` (both
+    sorted, the highest of ``low`` plus one below the lowest of
+    ``high``), and which rows hold a NaN. ``values`` may be partitioned
+    in place."""
     n = values.shape[-1]
     tails = _block_tails(values, low[-1] + 2, n - high[0])
     if tails is None:
