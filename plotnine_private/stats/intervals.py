@@ -416,6 +416,8 @@ def linear_bands(
     quantiles from them (the same draws and order statistics, so each
     band is the one :func:`linear_bounds` gives at its level alone; a box
     plot's quartiles and its whiskers read the CDF at two levels)."""
+    if not levels:
+        return []
     k = noisy.shape[1]
     draws, draw_sums = linear_draws(model, sims, k, seed)
     shared = None if model.kind == "ckm" else product_through(draws, design)
