@@ -1,6 +1,7 @@
 """CPU seconds of a private box plot's build, the Tukey whiskers'
 intervals included: mpg's seven classes (``hwy``, 128 fine bins on
-(0, 50), eps 1) and 100 boxes of 200 records each (the same settings).
+(0, 50), eps 1), 100 boxes of 200 records each (the same settings) and
+the same 100 boxes under CKM (``create_cnt_ptable(D=2, V=1)``).
 
 Each build is timed in the process that runs it (``time.process_time``)
 after one untimed build (imports, the cached public simulation). With
@@ -33,6 +34,8 @@ def plots() -> dict:
     from plotnine import aes, geom_boxplot, ggplot
     from plotnine.data import mpg
 
+    import plotnine_private as pp
+
     box = geom_boxplot(stat="boxplot_dp", eps=1, seed=1, limits=(0, 50))
     # declared classes: every box is drawn (undeclared ones are thresholded)
     cars = mpg.assign(**{"class": pd.Categorical(mpg["class"])})
@@ -43,12 +46,23 @@ def plots() -> dict:
         {
             "box": pd.Categorical(np.take(names, which), categories=names),
             "y": np.clip(rng.normal(10 + 0.3 * which, 2 + which % 5), 0, 50),
+            "rk": rng.random(len(which)),
         }
+    )
+    ckm = geom_boxplot(
+        stat="boxplot_ckm",
+        ptable=pp.create_cnt_ptable(D=2, V=1),
+        limits=(0, 50),
     )
     return {
         "mpg": ggplot(cars, aes("class", "hwy")) + box,
         "100 boxes": ggplot(many, aes("box", "y")) + box,
+        "100 CKM": ggplot(many, aes("box", "y", rkey="rk")) + ckm,
     }
+
+
+#: the plots' names, in the order printed
+PLOTS = ("mpg", "100 boxes", "100 CKM")
 
 
 def timings(builds: int) -> dict[str, list[float]]:
@@ -91,7 +105,7 @@ def main() -> None:
     roots = {"this": HERE}
     if args.against is not None:
         roots = {"against": args.against.resolve(), **roots}
-    seen: dict = {(r, n): [] for r in roots for n in ("mpg", "100 boxes")}
+    seen: dict = {(r, n): [] for r in roots for n in PLOTS}
     for _ in range(args.repeats):
         for label, root in roots.items():
             for name, times in run_child(root, args.builds).items():

@@ -1,13 +1,21 @@
-"""The whiskers' fence ranges one group at a time: the loop of
-``plotnine_private.stats.whiskers.fence_ranges`` as it stood before the
-groups were simulated together, kept as the reference the whole-array
-code must equal bit for bit (tests/test_whisker_fences.py)."""
+"""References of the box plot's intervals, kept plain for the whole-array
+code to equal bit for bit (tests/test_whisker_fences.py,
+tests/test_box_one_simulation.py): the whiskers' fence ranges one group
+at a time (the loop of ``plotnine_private.stats.whiskers.fence_ranges``
+as it stood before the groups were simulated together), a CDF band
+simulated on its own with ``np.quantile``, and the released fine counts
+of a few data shapes to run them on."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from plotnine_private.stats.intervals import NoiseModel, cdf_deviations
+from plotnine_private.stats.intervals import (
+    LINEAR_SIMS,
+    SIM_SEED,
+    NoiseModel,
+    uniforms,
+)
 from plotnine_private.stats.simulated_noise import tail_quantiles
 
 # the grid, the nodes and the cells' reading are the module's own (one
@@ -50,7 +58,7 @@ def fence_ranges_by_group(
         # nodes costs a partition of the simulations), the search on a grid
         # through every edge (where the estimate bends)
         ni, nj = _nodes(i), _nodes(j)
-        runs = cdf_deviations(row, model).T  # (k + 1, sims)
+        runs = plain_deviations(row, model).T  # (k + 1, sims)
         diff = runs[nj][None, :, :] - runs[ni][:, None, :]
         q_lo, q_hi = tail_quantiles(diff, cuts)  # (len(ni), len(nj))
         est = np.r_[0.0, np.cumsum(row)] / max(float(row.sum()), 1.0)
@@ -84,3 +92,80 @@ def fence_ranges_by_group(
             ((1 + c) * lo1 - c * hi3, (1 + c) * hi1 - c * lo3),
         )
     return (out[0], out[1]), (out[2], out[3])
+
+
+CKM = NoiseModel(
+    "ckm",
+    values=(-3.0, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0),
+    probs=(0.05, 0.1, 0.15, 0.4, 0.15, 0.1, 0.05),
+)
+MODELS = {
+    "discrete_laplace": NoiseModel("discrete_laplace", 2.0),
+    "laplace": NoiseModel("laplace", 1.0),
+    "ckm": CKM,
+}
+SHAPES = ("wide", "narrow", "mixed")
+
+
+def histograms(shape: str, model: NoiseModel, rng) -> tuple:
+    """Fine edges and released counts of a few data shapes: boxes whose
+    quartile bounds span many fine bins (more than the nodes a side),
+    few, or a mix with empty and one-record groups."""
+    if shape == "wide":  # mpg-like: few records in many fine bins
+        k, groups, records = 128, 7, 30
+    elif shape == "narrow":  # many records: quartiles within few bins
+        k, groups, records = 40, 12, 5000
+    else:
+        k, groups, records = 64, 30, 200
+    edges = np.linspace(0.0, 50.0, k + 1)
+    counts = np.zeros((groups, k))
+    for g in range(groups):
+        n = records if shape != "mixed" else int(rng.integers(0, records))
+        centre, sd = rng.uniform(0.3, 0.7) * k, rng.uniform(1, k / 6)
+        bins = np.clip(rng.normal(centre, sd, n).astype(int), 0, k - 1)
+        counts[g] = np.bincount(bins, minlength=k)
+    u1, u2 = rng.random((2, groups, k))
+    noise = model.draw(np.maximum(u1, 1e-300), np.maximum(u2, 1e-300))
+    if model.kind == "ckm":
+        noise = noise * (counts != 0)  # a true 0 is released as 0
+    noisy = counts + noise
+    if shape == "mixed":
+        noisy[0] = 0.0  # an empty group
+        noisy[1] = 0.0
+        noisy[1, k // 2] = 1.0  # one record
+    return edges, noisy
+
+
+def plain_deviations(row: np.ndarray, model: NoiseModel) -> np.ndarray:
+    """``(sims, k + 1)`` deviations of one group's CDF estimate at every
+    fine edge, written out: the public draws made afresh (a released 0's
+    column without noise under CKM), their running sums by a product with
+    the lower-triangular design."""
+    row = np.asarray(row, dtype=float)
+    k = len(row)
+    tril = np.tril(np.ones((k + 1, k)), -1)
+    draws = model.draw(*uniforms((LINEAR_SIMS, k), SIM_SEED))
+    if model.kind == "ckm":
+        draws = draws * (row != 0)
+    total = max(float(row.sum()), 1.0)
+    denom = np.maximum(total + draws.sum(axis=1), 1.0)[:, None]
+    return (row @ tril.T + draws @ tril.T) / denom - row @ tril.T / total
+
+
+def plain_cdf_band(
+    noisy: np.ndarray, model: NoiseModel, level: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """The pointwise CDF band at ``level`` simulated for itself, group by
+    group: the public draws made afresh, their running sums by a product
+    with the lower-triangular design, every deviation written out and
+    ``np.quantile`` over the draws."""
+    k = noisy.shape[1]
+    tril = np.tril(np.ones((k + 1, k)), -1)
+    cuts = [(1 - level) / 2, (1 + level) / 2]
+    low, high = np.empty((2, len(noisy), k + 1))
+    for g, row in enumerate(np.asarray(noisy, dtype=float)):
+        est = row @ tril.T / max(float(row.sum()), 1.0)
+        dev = plain_deviations(row, model)
+        q_lo, q_hi = np.quantile(dev, cuts, axis=0)
+        low[g], high[g] = est - q_hi, est - q_lo
+    return np.clip(low, 0, 1), np.clip(high, 0, 1)

@@ -34,7 +34,11 @@ from plotnine_private.stats.boxplot import stat_boxplot_dp, tukey_bounds
 from plotnine_private.stats.density import stat_density_dp
 from plotnine_private.stats.ecdf import stat_ecdf_dp
 from plotnine_private.stats.fine import FineHistogram
-from plotnine_private.stats.intervals import NoiseModel, linear_bounds
+from plotnine_private.stats.intervals import (
+    NoiseModel,
+    linear_bands,
+    linear_bounds,
+)
 
 LEVEL = 0.9
 Z = z_two_sided()
@@ -150,13 +154,14 @@ def _box_case():
     # the CDF band the quartiles invert, kept as the stat computes it
     bands = []
 
-    def kept(design, noisy, model, level, band, *args):
-        got = linear_bounds(design, noisy, model, level, band, *args)
-        bands.append(((design, noisy, model, level, band), got))
+    def kept(design, noisy, model, levels, band, *args):
+        got = linear_bands(design, noisy, model, levels, band, *args)
+        for level, bounds in zip(levels, got):
+            bands.append(((design, noisy, model, level, band), bounds))
         return got
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(intervals, "linear_bounds", kept)
+        mp.setattr(intervals, "linear_bands", kept)
         stat.curve_intervals(out, hist, MODEL)
     return noisy, exact, out, bands
 
@@ -310,18 +315,17 @@ def test_the_mass_between_two_edges_holds_its_level():
     # (near the quartiles) is off the truth by no more than the central
     # quantiles of its simulated noise, in ``level`` of the draws
     truth, noisy = noisy_copies(DRAWS, seed=17)
-    pairs = ((22, 35), (28, 40), (38, 50))  # one per group
+    pairs = np.repeat([(22, 35), (28, 40), (38, 50)], DRAWS, axis=0)
+    # every copy's deviations at its two edges: (copies, 2, sims)
+    dev = intervals.cdf_deviations(noisy, MODEL, pairs)
+    q_lo, q_hi = np.quantile(
+        dev[:, 1] - dev[:, 0], [(1 - LEVEL) / 2, (1 + LEVEL) / 2], axis=-1
+    )
     hits = []
-    for t_row, row, (i, j) in zip(
-        truth, noisy, np.repeat(pairs, DRAWS, axis=0)
-    ):
-        dev = intervals.cdf_deviations(row, MODEL)
-        q_lo, q_hi = np.quantile(
-            dev[:, j] - dev[:, i], [(1 - LEVEL) / 2, (1 + LEVEL) / 2]
-        )
+    for t_row, row, (i, j), lo_q, hi_q in zip(truth, noisy, pairs, q_lo, q_hi):
         est = (row[i:j].sum()) / row.sum()
         true = t_row[i:j].sum() / t_row.sum()
-        hits.append(q_lo <= est - true <= q_hi)
+        hits.append(lo_q <= est - true <= hi_q)
     lo, hi = binomial_bounds(len(hits))
     assert lo <= np.mean(hits) <= hi, np.mean(hits)
 
@@ -410,13 +414,13 @@ def _plain_linear_bounds(design, noisy, model, level, ratio, band="pw"):
         dev = (num[:, None, :] + sim) / denom[:, :, None] - est[:, None, :]
     else:
         est, dev = num, np.broadcast_to(sim, (len(noisy), *sim.shape))
-    alpha = 1 - LEVEL
+    alpha = 1 - level
     if band == "simultaneous":
         centre = np.median(dev, axis=1)
         spread = dev.std(axis=1)
         safe = np.where(spread > 0, spread, np.inf)
         worst = np.max(np.abs(dev - centre[:, None, :]) / safe[:, None, :], 2)
-        mult = np.quantile(worst, LEVEL, axis=1)[:, None]
+        mult = np.quantile(worst, level, axis=1)[:, None]
         return est - centre - mult * spread, est - centre + mult * spread
     q_lo, q_hi = np.quantile(dev, [alpha / 2, 1 - alpha / 2], axis=1)
     return est - q_hi, est - q_lo
@@ -442,6 +446,28 @@ def test_the_band_is_the_plain_computation_bit_for_bit(band, seed, ratio):
             )
             assert np.array_equal(got[0], want[0])
             assert np.array_equal(got[1], want[1])
+
+
+@pytest.mark.parametrize("band", ["pointwise", "simultaneous"])
+@pytest.mark.parametrize("ratio", [True, False])
+def test_bands_at_several_levels_are_each_level_alone(band, ratio):
+    # a box plot's quartiles and whiskers read the CDF band at two levels
+    # from one simulation: each level's band is the plain computation at
+    # that level alone
+    rng = np.random.default_rng([3, band == "pointwise", ratio])
+    levels = (0.95, 0.6, 0.99)
+    for model in (MODEL, NoiseModel("laplace", 3.5)):
+        for k, groups in ((64, 3), (17, 1), (40, 5)):
+            design = np.abs(rng.normal(size=(k + 3, k)))
+            noisy = rng.integers(-3, 40, size=(groups, k)).astype(float)
+            got = linear_bands(design, noisy, model, levels, band, ratio)
+            assert len(got) == len(levels)
+            for (lo, hi), level in zip(got, levels):
+                want = _plain_linear_bounds(
+                    design, noisy, model, level, ratio, band
+                )
+                assert np.array_equal(lo, want[0]), (band, ratio, level)
+                assert np.array_equal(hi, want[1]), (band, ratio, level)
 
 
 def test_quantiles_of_many_rows_are_searchsorted_row_by_row():

@@ -7,54 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from fence_reference import fence_ranges_by_group
+from fence_reference import MODELS, fence_ranges_by_group, histograms
 
 from plotnine_private.stats import whiskers
-from plotnine_private.stats.intervals import (
-    NoiseModel,
-    band_quantiles,
-    cdf_band,
-)
-
-CKM = NoiseModel(
-    "ckm",
-    values=(-3.0, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0),
-    probs=(0.05, 0.1, 0.15, 0.4, 0.15, 0.1, 0.05),
-)
-MODELS = {
-    "discrete_laplace": NoiseModel("discrete_laplace", 2.0),
-    "laplace": NoiseModel("laplace", 1.0),
-    "ckm": CKM,
-}
-
-
-def histograms(shape: str, model: NoiseModel, rng) -> tuple:
-    """Fine edges and released counts of a few data shapes: boxes whose
-    quartile bounds span many fine bins (more than the nodes a side),
-    few, or a mix with empty and one-record groups."""
-    if shape == "wide":  # mpg-like: few records in many fine bins
-        k, groups, records = 128, 7, 30
-    elif shape == "narrow":  # many records: quartiles within few bins
-        k, groups, records = 40, 12, 5000
-    else:
-        k, groups, records = 64, 30, 200
-    edges = np.linspace(0.0, 50.0, k + 1)
-    counts = np.zeros((groups, k))
-    for g in range(groups):
-        n = records if shape != "mixed" else int(rng.integers(0, records))
-        centre, sd = rng.uniform(0.3, 0.7) * k, rng.uniform(1, k / 6)
-        bins = np.clip(rng.normal(centre, sd, n).astype(int), 0, k - 1)
-        counts[g] = np.bincount(bins, minlength=k)
-    u1, u2 = rng.random((2, groups, k))
-    noise = model.draw(np.maximum(u1, 1e-300), np.maximum(u2, 1e-300))
-    if model.kind == "ckm":
-        noise = noise * (counts != 0)  # a true 0 is released as 0
-    noisy = counts + noise
-    if shape == "mixed":
-        noisy[0] = 0.0  # an empty group
-        noisy[1] = 0.0
-        noisy[1, k // 2] = 1.0  # one record
-    return edges, noisy
+from plotnine_private.stats.intervals import band_quantiles, cdf_band
 
 
 @pytest.mark.parametrize("model", list(MODELS))

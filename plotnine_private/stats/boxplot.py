@@ -14,6 +14,7 @@ from ..validation import is_real
 from .base import CKM_PARAMS, DP_PARAMS, CKMMixin, DPMixin
 from .fine import (
     GROUP_SHARE_DOC,
+    Band,
     FineFamily,
     FineHistogram,
     family_doc,
@@ -21,7 +22,7 @@ from .fine import (
 )
 from .intervals import NoiseModel
 from .signal import warn_box_width
-from .whiskers import tukey_bounds
+from .whiskers import band_level, tukey_bounds
 
 __all__ = ["stat_boxplot_ckm", "stat_boxplot_dp"]
 
@@ -74,13 +75,27 @@ class _BoxplotFamily(FineFamily):
             cols.update(ymin=lo, ymax=hi)
         return cols
 
+    def own_band_levels(
+        self, model: NoiseModel, level: float
+    ) -> tuple[float, ...]:
+        return (band_level(model, level),)
+
     def own_bounds(
-        self, hist: FineHistogram, model: NoiseModel, level: float
+        self,
+        hist: FineHistogram,
+        model: NoiseModel,
+        level: float,
+        bands: dict[float, Band],
     ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         # asked only for Tukey whiskers: quantile whiskers (whiskers=(p, q))
         # are quantile columns, inverted from the CDF band
         return tukey_bounds(
-            hist.edges, hist.noisy, model, level, float(self.params["coef"])
+            hist.edges,
+            hist.noisy,
+            model,
+            level,
+            float(self.params["coef"]),
+            bands[band_level(model, level)],
         )
 
     def add_intervals(self, out: pd.DataFrame, released) -> None:

@@ -34,13 +34,20 @@ from .intervals import (
     BANDS,
     SIMS,
     NoiseModel,
+    band_quantiles,
+    cdf_bands,
     curve_bounds,
     linear_bounds,
-    quantile_bounds,
     replicate_curves,
 )
 
-__all__ = ["GROUP_SHARE_DOC", "FineFamily", "FineHistogram", "family_doc"]
+__all__ = [
+    "GROUP_SHARE_DOC",
+    "Band",
+    "FineFamily",
+    "FineHistogram",
+    "family_doc",
+]
 
 #: the parameters shared by the fine families' docstrings
 GROUP_SHARE_DOC = """\
@@ -64,6 +71,10 @@ def family_doc(doc: str | None, *sections: str) -> str:
         if line in doc:
             return doc.replace(line, line + "".join(sections))
     return doc + "".join(sections)
+
+
+#: a CDF band ``(low, high)``, ``(groups, k + 1)`` each
+Band = tuple[np.ndarray, np.ndarray]
 
 
 class FineHistogram:
@@ -386,16 +397,29 @@ class FineFamily(PrivateCountStat):
     def quantile_columns(self) -> dict[str, float]:
         """``{column: p}`` for columns that are the ``p``-quantile of the
         fine histogram (box plots), bounded by
-        :func:`~plotnine_private.stats.intervals.quantile_bounds`."""
+        :func:`~plotnine_private.stats.intervals.quantile_bounds` (from
+        the CDF band at ``level``)."""
         return {}
 
     def own_bounds(
-        self, hist: FineHistogram, model: NoiseModel, level: float
+        self,
+        hist: FineHistogram,
+        model: NoiseModel,
+        level: float,
+        bands: dict[float, Band],
     ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """``{column: (low, high)}`` the family bounds itself (box plots'
         Tukey whiskers); those columns are not simulated. Asked only when
-        some interval column is neither linear nor a quantile."""
+        some interval column is neither linear nor a quantile. ``bands``:
+        the CDF band at each of :meth:`own_band_levels`."""
         return {}
+
+    def own_band_levels(
+        self, model: NoiseModel, level: float
+    ) -> tuple[float, ...]:
+        """The levels of the CDF band that :meth:`own_bounds` reads,
+        simulated with the quantile columns' band (one set of draws)."""
+        return ()
 
     def add_intervals(self, out: pd.DataFrame, released) -> None:
         """Interval variables of the curve at ``level`` from the public
@@ -427,16 +451,24 @@ class FineFamily(PrivateCountStat):
         # a family's own bounds only for what is neither linear nor a
         # quantile (a summary's quantiles are never Tukey whiskers)
         left = [c for c in self.INTERVALS if c not in linear | quants]
-        own = self.own_bounds(hist, model, level) if left else {}
+        # every CDF band read (the quantiles' and the family's own) from
+        # one simulation of the deviations
+        wanted = [level] if quants else []
+        if left:
+            wanted += self.own_band_levels(model, level)
+        levels = tuple(dict.fromkeys(wanted))
+        bands = (
+            dict(zip(levels, cdf_bands(hist.noisy, model, levels)))
+            if levels
+            else {}
+        )
+        own = self.own_bounds(hist, model, level, bands) if left else {}
         rest = [c for c in left if c not in own]
         reps = replicate_curves(self, hist, model) if rest else None
         if quants:
-            q_low, q_high = quantile_bounds(
-                hist.edges,
-                hist.noisy,
-                model,
-                level,
-                np.array(list(quants.values())),
+            f_low, f_high = bands[level]
+            q_low, q_high = band_quantiles(
+                hist.edges, f_low, f_high, np.array(list(quants.values()))
             )
         for col in self.INTERVALS:
             if col in linear:

@@ -43,6 +43,7 @@ import pandas as pd
 from ..smoothing import quantiles
 from ..validation import fail, is_real
 from .simulated_noise import (
+    is_running_sums,
     product_through,
     run_quantiles,
     runs_last,
@@ -59,9 +60,11 @@ __all__ = [
     "add_count_bounds",
     "band_quantiles",
     "cdf_band",
+    "cdf_bands",
     "cdf_deviations",
     "count_noise_bounds",
     "curve_bounds",
+    "linear_bands",
     "linear_bounds",
     "linear_draws",
     "quantile_bounds",
@@ -136,6 +139,15 @@ class NoiseModel:
             values=tuple(float(v) for v in mix.index),
             probs=tuple(float(v) for v in mix.to_numpy()),
         )
+
+    def whole(self) -> bool:
+        """Whether every draw is a whole number (discrete Laplace and the
+        rounded Laplace are; CKM's when its p-table's noise values are):
+        then any sum of draws is exact in floating point, whatever its
+        order."""
+        if self.kind != "ckm":
+            return True
+        return all(float(v).is_integer() for v in self.values)
 
     def draw(self, u1: np.ndarray, u2: np.ndarray) -> np.ndarray:
         """Noise from two arrays of uniforms in (0, 1), monotone in the
@@ -383,13 +395,48 @@ def linear_bounds(
     low, high
         ``(groups, points)``.
     """
+    (bounds,) = linear_bands(
+        design, noisy, model, (level,), band, ratio, sims, seed
+    )
+    return bounds
+
+
+def linear_bands(
+    design: np.ndarray,
+    noisy: np.ndarray,
+    model: NoiseModel,
+    levels: tuple[float, ...],
+    band: str = "pointwise",
+    ratio: bool = True,
+    sims: int = LINEAR_SIMS,
+    seed: int = SIM_SEED,
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """:func:`linear_bounds` at each of ``levels``, from one simulation:
+    the deviations are drawn and laid out once and each level takes its
+    quantiles from them (the same draws and order statistics, so each
+    band is the one :func:`linear_bounds` gives at its level alone; a box
+    plot's quartiles and its whiskers read the CDF at two levels)."""
+    if not levels:
+        return []
     k = noisy.shape[1]
     draws, draw_sums = linear_draws(model, sims, k, seed)
     shared = None if model.kind == "ckm" else product_through(draws, design)
-    alpha = 1 - level
+    # CKM's CDF band: each group's running sums of its masked draws by a
+    # cumulative sum, laid out as the shared path lays them (the same
+    # numbers as the product: whole numbers are exact in floating point)
+    masked_runs = (
+        shared is None
+        and band == "pointwise"
+        and ratio
+        and model.whole()
+        and is_running_sums(design, k)
+    )
+    alphas = [1 - level for level in levels]
     points = len(design)
-    low = np.empty((len(noisy), points))
-    high = np.empty_like(low)
+    out = [
+        (np.empty((len(noisy), points)), np.empty((len(noisy), points)))
+        for _ in alphas
+    ]
     # groups a chunk at a time, each chunk one array of (groups, sims,
     # points) simulated deviations: no Python loop per group (a legend of
     # 10**4 groups), and a few MB of temporaries
@@ -398,9 +445,16 @@ def linear_bounds(
         rows = np.asarray(noisy[start : start + step], dtype=float)
         part = slice(start, start + len(rows))
         if shared is not None and band == "pointwise":
-            low[part], high[part] = _pointwise_bounds(
-                rows, design, shared, draw_sums, alpha, ratio
+            bounds = _pointwise_bounds(
+                rows, design, shared, draw_sums, alphas, ratio
             )
+            _fill(out, part, bounds)
+            continue
+        if masked_runs:
+            runs, noise_sums = _masked_runs(draws, rows)
+            num = rows @ design.T
+            bounds = _ratio_bounds(rows, num, runs, noise_sums, alphas)
+            _fill(out, part, bounds)
             continue
         if shared is None:
             # CKM leaves a released 0 at 0: no noise there
@@ -420,23 +474,38 @@ def linear_bounds(
             dev -= est[:, None, :]
         else:
             est, dev = num, sim
-        low[part], high[part] = _deviation_bounds(est, dev, alpha, band)
-    return low, high
+        _fill(out, part, _deviation_bounds(est, dev, alphas, band))
+    return out
 
 
-def _pointwise_bounds(rows, design, shared, draw_sums, alpha, ratio):
-    """:func:`linear_bounds`' pointwise band when every group shares the
-    simulated noise (DP): the same numbers as :func:`_deviation_bounds`,
+def _fill(out: list, part: slice, bounds: list) -> None:
+    """Each level's ``(low, high)`` of a chunk of groups into ``out``."""
+    for (low, high), (lo, hi) in zip(out, bounds):
+        low[part], high[part] = lo, hi
+
+
+def _pointwise_bounds(rows, design, shared, draw_sums, alphas, ratio):
+    """:func:`linear_bands`' pointwise bands (one per ``1 - level`` of
+    ``alphas``) when every group shares the simulated noise (DP): the
+    same numbers as :func:`_deviation_bounds`,
     with the simulations laid out last from the start (no transposed copy
     of every group's deviations) and, for a plain sum (``ratio=False``),
     whose deviation is the shared noise itself, its quantiles taken once
     for all groups."""
     runs = runs_last(shared)  # (points, sims)
     num = rows @ design.T  # (groups, points)
-    cuts = [alpha / 2, 1 - alpha / 2]
+    cuts = _cuts(alphas)
     if not ratio:
-        q_lo, q_hi = run_quantiles(shared, runs, cuts)
-        return num - q_hi, num - q_lo
+        q = run_quantiles(shared, runs, cuts)
+        return [(num - q_hi, num - q_lo) for q_lo, q_hi in _pairs(q)]
+    return _ratio_bounds(rows, num, runs, draw_sums, alphas)
+
+
+def _ratio_bounds(rows, num, runs, draw_sums, alphas) -> list:
+    """The pointwise bands of ``num / total`` from the simulated noise of
+    the numerator, simulations last (``runs``: ``(points, sims)`` shared
+    by every group, or ``(groups, points, sims)``), and of the total
+    (``draw_sums``: ``(sims,)`` or ``(groups, sims)``)."""
     total = np.maximum(rows.sum(axis=1), 1.0)
     est = num / total[:, None]
     # element by element the deviation of the general path, in the layout
@@ -446,8 +515,31 @@ def _pointwise_bounds(rows, design, shared, draw_sums, alpha, ratio):
     dev = np.add(num[:, :, None], runs)
     dev /= denom[:, None, :]
     dev -= est[:, :, None]
-    q_lo, q_hi = tail_quantiles(dev, cuts)
-    return est - q_hi, est - q_lo
+    q = tail_quantiles(dev, _cuts(alphas))
+    return [(est - q_hi, est - q_lo) for q_lo, q_hi in _pairs(q)]
+
+
+def _masked_runs(
+    draws: np.ndarray, rows: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """CKM's simulated noise of each group: the draws with a released 0's
+    column at 0 (no noise there), their running sums ``(groups, k + 1,
+    sims)`` and totals ``(groups, sims)``."""
+    masked = draws.T[None, :, :] * (rows != 0)[:, :, None]
+    runs = np.zeros((len(rows), draws.shape[1] + 1, len(draws)))
+    np.cumsum(masked, axis=1, out=runs[:, 1:])
+    return runs, runs[:, -1].copy()
+
+
+def _cuts(alphas: list[float]) -> list[float]:
+    """The two tail cuts ``alpha / 2``, ``1 - alpha / 2`` of each band."""
+    return [c for a in alphas for c in (a / 2, 1 - a / 2)]
+
+
+def _pairs(q: np.ndarray) -> list:
+    """Quantiles at :func:`_cuts` as one ``(low cut, high cut)`` pair a
+    band."""
+    return [(q[i], q[i + 1]) for i in range(0, len(q), 2)]
 
 
 @functools.lru_cache(maxsize=2)
@@ -474,15 +566,16 @@ def linear_draws(
 CHUNK_CELLS = 1 << 22
 
 
-def _deviation_bounds(est, dev, alpha: float, band: str):
+def _deviation_bounds(est, dev, alphas: list[float], band: str) -> list:
     """``est`` (``(groups, points)``) minus the quantiles of ``dev``
-    (``(groups, sims, points)``) over the simulations."""
+    (``(groups, sims, points)``) over the simulations, one band a ``1 -
+    level`` of ``alphas``."""
     # the simulations made contiguous first: numpy partitions along the
     # last axis about a third faster, with the same order statistics
     runs = np.array(np.swapaxes(dev, 1, 2), order="C")  # a copy: reordered
     if band == "pointwise":
-        q_lo, q_hi = tail_quantiles(runs, [alpha / 2, 1 - alpha / 2])
-        return est - q_hi, est - q_lo
+        q = tail_quantiles(runs, _cuts(alphas))
+        return [(est - q_hi, est - q_lo) for q_lo, q_hi in _pairs(q)]
     # numpy's median, partitioning the copy in place (no second copy)
     centre = np.median(runs, axis=2, overwrite_input=True)
     spread = dev.std(axis=1)
@@ -492,8 +585,13 @@ def _deviation_bounds(est, dev, alpha: float, band: str):
     np.abs(scaled, out=scaled)
     scaled /= safe[:, None, :]
     worst = np.max(scaled, axis=2)
-    mult = np.quantile(worst, 1 - alpha, axis=1)[:, None]
-    return est - centre - mult * spread, est - centre + mult * spread
+    out = []
+    for alpha in alphas:
+        mult = np.quantile(worst, 1 - alpha, axis=1)[:, None]
+        out.append(
+            (est - centre - mult * spread, est - centre + mult * spread)
+        )
+    return out
 
 
 def quantile_bounds(
@@ -535,37 +633,84 @@ def cdf_band(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Pointwise band ``(groups, k + 1)`` of each group's CDF at the fine
     edges (running sums over the total), in [0, 1]."""
+    (bounds,) = cdf_bands(noisy, model, (level,), sims, seed)
+    return bounds
+
+
+def cdf_bands(
+    noisy: np.ndarray,
+    model: NoiseModel,
+    levels: tuple[float, ...],
+    sims: int = LINEAR_SIMS,
+    seed: int = SIM_SEED,
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """:func:`cdf_band` at each of ``levels`` from one simulation of the
+    deviations (:func:`linear_bands`): each band is the one
+    :func:`cdf_band` gives at its level alone."""
     k = noisy.shape[1]
     sums = np.tril(np.ones((k + 1, k)), -1)
-    f_low, f_high = linear_bounds(
-        sums, noisy, model, level, "pointwise", True, sims, seed
+    bands = linear_bands(
+        sums, noisy, model, tuple(levels), "pointwise", True, sims, seed
     )
-    return np.clip(f_low, 0, 1), np.clip(f_high, 0, 1)
+    return [(np.clip(lo, 0, 1), np.clip(hi, 0, 1)) for lo, hi in bands]
 
 
 def cdf_deviations(
-    noisy: np.ndarray,
+    rows: np.ndarray,
     model: NoiseModel,
+    at: np.ndarray,
     sims: int = LINEAR_SIMS,
     seed: int = SIM_SEED,
 ) -> np.ndarray:
-    """``(sims, k + 1)`` simulated deviations of one group's CDF estimate
-    at the fine edges (the running sums of its ``k`` unclipped released
-    counts over their total), drawn as :func:`cdf_band` draws them: a
-    quantile of a linear combination of the columns (the mass between
-    two edges) bounds that combination of the CDF."""
-    row = np.asarray(noisy, dtype=float)
-    k = len(row)
+    """``(groups, len(at[g]), sims)`` simulated deviations of each group's
+    CDF estimate (the running sums of its ``k`` unclipped released counts,
+    one row of ``rows`` a group, over their total) at its fine edges
+    ``at[g]`` (``(groups, nodes)`` indices in ``0 .. k``), drawn as
+    :func:`cdf_bands` draws them: a quantile of a difference of two edges'
+    deviations (the mass between them) bounds that difference of the
+    CDF.
+
+    Under DP every group reads the shared draws' running sums (the
+    product :func:`cdf_bands` keeps); under CKM each group's own, a
+    released 0's column without noise, a few groups at a time."""
+    rows = np.asarray(rows, dtype=float)
+    at = np.asarray(at, dtype=np.int64)
+    groups, k = rows.shape
     draws, sums = linear_draws(model, sims, k, seed)
-    if model.kind == "ckm":
-        draws = draws * (row != 0)  # a released 0 stays 0
-        sums = draws.sum(axis=1)
-    sim = np.zeros((sims, k + 1))
-    np.cumsum(draws, axis=1, out=sim[:, 1:])
-    running = np.r_[0.0, np.cumsum(row)]
-    total = max(float(row.sum()), 1.0)
-    denom = np.maximum(total + sums, 1.0)[:, None]
-    return (running + sim) / denom - running / total
+    if model.kind != "ckm":
+        runs = runs_last(
+            product_through(draws, np.tril(np.ones((k + 1, k)), -1))
+        )
+        noise = runs[at]
+        noise_sums = np.broadcast_to(sums, (groups, sims))
+    elif model.whole():
+        noise = np.empty((*at.shape, sims))
+        noise_sums = np.empty((groups, sims))
+        step = max(1, CHUNK_CELLS // (sims * (k + 1)))
+        for start in range(0, groups, step):
+            part = slice(start, start + step)
+            runs, noise_sums[part] = _masked_runs(draws, rows[part])
+            noise[part] = np.take_along_axis(runs, at[part, :, None], 1)
+    else:
+        # fractional noise: one group at a time, its total summed as the
+        # band's general path sums it
+        noise = np.empty((*at.shape, sims))
+        noise_sums = np.empty((groups, sims))
+        runs = np.zeros((sims, k + 1))
+        for g, row in enumerate(rows):
+            masked = draws * (row != 0)
+            noise_sums[g] = masked.sum(axis=1)
+            np.cumsum(masked, axis=1, out=runs[:, 1:])
+            noise[g] = runs.T[at[g]]
+    running = np.zeros((groups, k + 1))
+    np.cumsum(rows, axis=1, out=running[:, 1:])
+    running = np.take_along_axis(running, at, axis=1)
+    total = np.maximum(rows.sum(axis=1), 1.0)
+    denom = np.maximum(total[:, None] + noise_sums, 1.0)
+    dev = running[:, :, None] + noise
+    dev /= denom[:, None, :]
+    dev -= (running / total[:, None])[:, :, None]
+    return dev
 
 
 def band_quantiles(

@@ -10,25 +10,34 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["product_through", "run_quantiles", "runs_last", "tail_quantiles"]
+__all__ = [
+    "is_running_sums",
+    "product_through",
+    "run_quantiles",
+    "runs_last",
+    "tail_quantiles",
+]
 
 
 def tail_quantiles(values: np.ndarray, cuts: list[float]) -> np.ndarray:
     """``np.quantile(values, cuts, axis=-1)`` (its default "linear"
-    method), bit for bit, for one low and one high cut; ``values`` may be
-    reordered in place along its last axis.
+    method), bit for bit, for cuts in the two tails (some below 0.5, some
+    at or above it, the lower ones' ranks below the upper ones'); several
+    pairs of cuts (the bands of several levels) read one selection.
+    ``values`` may be reordered in place along its last axis.
 
-    ``np.quantile`` partitions a copy at six ranks (the first, the last
-    and the two around each cut). Here the array is partitioned in place
-    at the upper rank of the low cut and the lower rank of the high cut
-    only: the rank just below the first is the largest value before it,
-    the rank just above the second the smallest after it, a pass over a
-    few per cent of the simulations instead of a partition over all of
-    them. The order statistics are the same values, combined by numpy's
-    own interpolation, so the quantiles are the same numbers (where a
-    -0.0 and a 0.0 tie at a rank, either may stand there: they are equal).
-    A row with a NaN gives NaN, as in numpy (NaNs sort last, so one is
-    among the values after the high cut).
+    ``np.quantile`` partitions a copy at two ranks a cut (the one at or
+    below its virtual index and the next), plus the first and the last.
+    Here the array is partitioned in place at the upper rank of each low
+    cut and the lower rank of each high cut only: the rank just below a
+    low cut's is the largest value before it, the rank just above a high
+    cut's the smallest after it, a pass over a few per cent of the
+    simulations instead of a partition over all of them. The
+    order statistics are the same values, combined by numpy's own
+    interpolation, so the quantiles are the same numbers (where a -0.0
+    and a 0.0 tie at a rank, either may stand there: they are equal). A
+    row with a NaN gives NaN, as in numpy (NaNs sort last, so one is
+    among the values after the high cuts).
 
     Where the tails are a small part of each row (the bands' thousands of
     simulations), the order statistics come from the few blocks of the
@@ -36,34 +45,75 @@ def tail_quantiles(values: np.ndarray, cuts: list[float]) -> np.ndarray:
     two thirds of a partition's time.
     """
     n = values.shape[-1]
-    lo, hi = (float(c) for c in cuts)
+    cuts = [float(c) for c in cuts]
     # numpy's virtual index of the linear method, and its neighbours
-    v_lo, v_hi = (n - 1) * lo, (n - 1) * hi
-    i_lo, i_hi = int(np.floor(v_lo)), int(np.floor(v_hi))
-    if not (i_lo >= 0 and i_lo + 1 < i_hi < n - 1 and lo < hi):
+    virtual = [(n - 1) * c for c in cuts]
+    index = [int(np.floor(v)) for v in virtual]
+    low = sorted({i for c, i in zip(cuts, index) if c < 0.5})
+    high = sorted({i for c, i in zip(cuts, index) if c >= 0.5})
+    apart = low and high and low[-1] + 1 < high[0]
+    if not (apart and low[0] >= 0 and high[-1] < n - 1):
         return np.quantile(values, cuts, axis=-1)
-    tails = _block_tails(values, i_lo + 2, n - i_hi)
-    if tails is None:
-        values.partition([i_lo + 1, i_hi], axis=-1)
-        a_lo = values[..., : i_lo + 1].max(axis=-1)
-        b_lo = values[..., i_lo + 1]
-        a_hi = values[..., i_hi]
-        b_hi = values[..., i_hi + 1 :].min(axis=-1)
-        nan = np.isnan(b_hi)
-    else:
-        a_lo, b_lo, a_hi, b_hi, nan = tails
-    out = np.stack(
-        [_lerp(a_lo, b_lo, v_lo - i_lo), _lerp(a_hi, b_hi, v_hi - i_hi)]
-    )
+    below, above, nan = _order_statistics(values, low, high)
+    parts = []
+    for c, v, i in zip(cuts, virtual, index):
+        a, b = (below if c < 0.5 else above)[i]
+        parts.append(_lerp(a, b, v - i))
+    out = np.stack(parts)
     if nan.any():
         out[:, nan] = np.nan
     return out
 
 
+def _order_statistics(
+    values: np.ndarray, low: list[int], high: list[int]
+) -> tuple[dict, dict, np.ndarray]:
+    """``{i: (a, b)}`` the order statistics ``i`` and ``i + 1`` along the
+    last axis for each rank ``i`` of ``low``, the same for ``high`` (both
+    sorted, the highest of ``low`` plus one below the lowest of
+    ``high``), and which rows hold a NaN. ``values`` may be partitioned
+    in place."""
+    n = values.shape[-1]
+    tails = _block_tails(values, low[-1] + 2, n - high[0])
+    if tails is None:
+        values.partition(sorted({i + 1 for i in low} | set(high)), axis=-1)
+        below = {
+            i: (values[..., : i + 1].max(axis=-1), values[..., i + 1])
+            for i in low
+        }
+        above = {
+            i: (values[..., i], values[..., i + 1 :].min(axis=-1))
+            for i in high
+        }
+        return below, above, np.isnan(above[high[-1]][1])
+    bottom, top, nan = tails
+    # the lowest values' ranks are the row's; the highest ones' are the
+    # row's shifted by what the row holds beyond them
+    bottom.partition(sorted({r for i in low for r in (i, i + 1)}), axis=1)
+    shift = top.shape[1] - n
+    top.partition(
+        sorted({r + shift for i in high for r in (i, i + 1)}), axis=1
+    )
+    shape = values.shape[:-1]
+    below = {
+        i: (bottom[:, i].reshape(shape), bottom[:, i + 1].reshape(shape))
+        for i in low
+    }
+    above = {
+        i: (
+            top[:, i + shift].reshape(shape),
+            top[:, i + 1 + shift].reshape(shape),
+        )
+        for i in high
+    }
+    return below, above, nan.reshape(shape)
+
+
 def _block_tails(values: np.ndarray, low: int, high: int) -> tuple | None:
-    """The two largest of the ``low`` smallest and the two smallest of
-    the ``high`` largest values along the last axis, and which rows hold
-    a NaN; ``None`` where the tails are not a small part of the row.
+    """``(rows, m)`` values of each row (the last axis) among which are
+    its ``low`` smallest, such that every other value is at or above
+    them, the same for its ``high`` largest, and which rows hold a NaN;
+    ``None`` where the tails are not a small part of the row.
 
     Each row is cut into strided blocks. The ``low`` blocks with the
     smallest minima hold ``low`` values at or below the largest of those
@@ -92,18 +142,12 @@ def _block_tails(values: np.ndarray, low: int, high: int) -> tuple | None:
         return np.concatenate([few, rest], axis=1)
 
     mins = body.min(axis=1)
-    few = gather(np.argpartition(mins, low - 1, axis=1)[:, :low])
-    few.partition([low - 2, low - 1], axis=1)
-    a_lo, b_lo = few[:, low - 2], few[:, low - 1]
+    bottom = gather(np.argpartition(mins, low - 1, axis=1)[:, :low])
     maxs = body.max(axis=1)
-    few = gather(np.argpartition(maxs, blocks - high, axis=1)[:, -high:])
-    top = few.shape[1] - high
-    few.partition([top, top + 1], axis=1)
-    a_hi, b_hi = few[:, top], few[:, top + 1]
+    top = gather(np.argpartition(maxs, blocks - high, axis=1)[:, -high:])
     # a NaN makes its block's minimum NaN (numpy's quantile is NaN then)
     nan = np.isnan(mins).any(axis=1) | np.isnan(rest).any(axis=1)
-    shape = values.shape[:-1]
-    return tuple(v.reshape(shape) for v in (a_lo, b_lo, a_hi, b_hi, nan))
+    return bottom, top, nan
 
 
 def _lerp(a: np.ndarray, b: np.ndarray, t: float) -> np.ndarray:
@@ -175,6 +219,19 @@ def _digest(design: np.ndarray) -> tuple:
     return flat.shape, flat.dtype.str, h
 
 
+def is_running_sums(design: np.ndarray, k: int) -> bool:
+    """Whether ``design`` is the ``(k + 1, k)`` map of ``k`` counts to
+    their running sums at the edges (a CDF's numerator), whose product
+    with whole-number draws a cumulative sum gives exactly.
+
+    >>> is_running_sums(np.tril(np.ones((4, 3)), -1), 3)
+    True
+    """
+    return design.shape == (k + 1, k) and np.array_equal(
+        design, np.tril(np.ones((k + 1, k)), -1)
+    )
+
+
 def product_through(draws: np.ndarray, design: np.ndarray) -> np.ndarray:
     """``draws @ design.T``, kept for the next call with the very same
     draws and a design of the same content: a density's ``density`` and
@@ -188,9 +245,7 @@ def product_through(draws: np.ndarray, design: np.ndarray) -> np.ndarray:
     if _KEPT and _KEPT[0].draws is draws and _KEPT[0].digest == digest:
         return _KEPT[0].product
     k = draws.shape[1]
-    if design.shape == (k + 1, k) and np.array_equal(
-        design, np.tril(np.ones((k + 1, k)), -1)
-    ):
+    if is_running_sums(design, k):
         # running sums (CDFs, quantiles): a cumulative sum instead of an
         # O(sims * k**2) product; the same numbers, as the draws are
         # whole numbers (exact in floating point)

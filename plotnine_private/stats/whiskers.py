@@ -52,7 +52,6 @@ from .intervals import (
     band_quantiles,
     cdf_band,
     cdf_deviations,
-    linear_draws,
     uniforms,
 )
 from .simulated_noise import tail_quantiles
@@ -60,6 +59,7 @@ from .simulated_noise import tail_quantiles
 __all__ = [
     "FENCE_STEPS",
     "MASS_SHARE",
+    "band_level",
     "fence_ranges",
     "run_thresholds",
     "sure_mass",
@@ -85,23 +85,44 @@ _PROBS = np.array([0.25, 0.75])
 Box = tuple[np.ndarray, np.ndarray]
 
 
+def band_level(model: NoiseModel, level: float) -> float:
+    """The level of the CDF band that :func:`tukey_bounds` at ``level``
+    reads (``1 -`` each quartile's share of ``1 - level``).
+
+    >>> round(band_level(NoiseModel("discrete_laplace", 2.0), 0.95), 4)
+    0.985
+    """
+    return 1 - _shares(model, level)[1]
+
+
+def _shares(model: NoiseModel, level: float) -> tuple[float, float]:
+    """The shares of ``1 - level`` of the runs and of each of the three
+    other statements."""
+    alpha = 1 - level
+    # CKM's runs are certain (a true 0 is released as 0): no share
+    runs = 0.0 if model.kind == "ckm" else alpha * MASS_SHARE
+    return runs, (alpha - runs) / 3
+
+
 def tukey_bounds(
     edges: np.ndarray,
     noisy: np.ndarray,
     model: NoiseModel,
     level: float,
     coef: float,
+    band: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Intervals ``(low, high)`` of the Tukey whiskers ``ymin`` and
     ``ymax`` of each group's fine histogram (``noisy``: the unclipped
     released counts, one row a group): both hold the noise-free whiskers
     with probability at least ``level`` (the module docstring says
-    why)."""
-    alpha = 1 - level
-    # CKM's runs are certain (a true 0 is released as 0): no share
-    runs = 0.0 if model.kind == "ckm" else alpha * MASS_SHARE
-    share = (alpha - runs) / 3
-    f_low, f_high = cdf_band(noisy, model, 1 - share)
+    why). ``band``: the CDF band at :func:`band_level` if the caller has
+    it (a box plot simulates it with its quartiles' band,
+    :func:`~.intervals.cdf_bands`); drawn here otherwise."""
+    runs, share = _shares(model, level)
+    if band is None:
+        band = cdf_band(noisy, model, 1 - share)
+    f_low, f_high = band
     (q1l, q3l), (q1h, q3h) = (
         b.T for b in band_quantiles(edges, f_low, f_high, _PROBS)
     )
@@ -319,13 +340,6 @@ def _node_quantiles(
     cdf_deviations` at the later node less at the earlier, the groups
     with as many nodes a side selected together."""
     cuts = [(1 - level) / 2, (1 + level) / 2]
-    shared = model.kind != "ckm"
-    if shared:
-        # DP: every group reads the same draws (only its running sums and
-        # total differ), so their running sums are taken once
-        draws, sums = linear_draws(model, LINEAR_SIMS, rows.shape[1], SIM_SEED)
-        runs = np.zeros((draws.shape[1] + 1, len(draws)))
-        np.cumsum(draws.T, axis=0, out=runs[1:])
     out: list = [None] * len(rows)
     shapes: dict[tuple[int, int], list[int]] = {}
     for g in range(len(rows)):
@@ -334,41 +348,14 @@ def _node_quantiles(
         per = max(1, CHUNK_CELLS // (n1 * n3 * LINEAR_SIMS))
         for at in range(0, len(members), per):
             part = members[at : at + per]
-            if shared:
-                dev1 = _shared_deviations(rows, runs, sums, part, node1)
-                dev3 = _shared_deviations(rows, runs, sums, part, node3)
-            else:
-                full = [cdf_deviations(rows[g], model).T for g in part]
-                dev1 = np.stack([d[node1[g]] for d, g in zip(full, part)])
-                dev3 = np.stack([d[node3[g]] for d, g in zip(full, part)])
+            nodes = np.stack([np.r_[node1[g], node3[g]] for g in part])
+            dev = cdf_deviations(rows[part], model, nodes)
+            dev1, dev3 = dev[:, :n1], dev[:, n1:]
             diff = dev3[:, None, :, :] - dev1[:, :, None, :]
             q_lo, q_hi = tail_quantiles(diff, cuts)
             for n, g in enumerate(part):
                 out[g] = (q_lo[n], q_hi[n])
     return out
-
-
-def _shared_deviations(
-    rows: np.ndarray,
-    runs: np.ndarray,
-    sums: np.ndarray,
-    part: list[int],
-    nodes: list[np.ndarray],
-) -> np.ndarray:
-    """``(len(part), nodes, sims)``: :func:`~.intervals.cdf_deviations`
-    of the groups ``part`` at their nodes under DP, element by element
-    the same operations (``runs``: the shared draws' running sums, one
-    row an edge; ``sums``: their totals)."""
-    at = np.stack([nodes[g] for g in part])
-    running = np.stack(
-        [np.r_[0.0, np.cumsum(rows[g])][nodes[g]] for g in part]
-    )
-    total = np.array([max(float(rows[g].sum()), 1.0) for g in part])
-    denom = np.maximum(total[:, None] + sums[None, :], 1.0)
-    dev = running[:, :, None] + runs[at]
-    dev /= denom[:, None, :]
-    dev -= (running / total[:, None])[:, :, None]
-    return dev
 
 
 def _edge_spans(
