@@ -22,12 +22,11 @@ from fence_reference import (
     plain_deviations,
 )
 
-from plotnine_private.stats import intervals, whiskers
+from plotnine_private.stats import noise_bands, whiskers
 from plotnine_private.stats.boxplot import stat_boxplot_dp
 from plotnine_private.stats.fine import FineHistogram
-from plotnine_private.stats.intervals import (
-    LINEAR_SIMS,
-    NoiseModel,
+from plotnine_private.stats.intervals import LINEAR_SIMS, NoiseModel
+from plotnine_private.stats.noise_bands import (
     band_quantiles,
     cdf_bands,
     cdf_deviations,
@@ -136,13 +135,13 @@ def test_ckm_running_sums_by_cumsum_only_for_whole_noise(monkeypatch):
     assert NoiseModel("laplace", 1.0).whole()
     _, noisy = _case("ckm", "mixed")
     seen = []
-    kept = intervals._masked_runs
+    kept = noise_bands._masked_runs
 
     def spy(draws, rows):
         seen.append(len(rows))
         return kept(draws, rows)
 
-    monkeypatch.setattr(intervals, "_masked_runs", spy)
+    monkeypatch.setattr(noise_bands, "_masked_runs", spy)
     cdf_bands(noisy, whole, (0.9,))
     assert sum(seen) == len(noisy)
     seen.clear()
@@ -167,7 +166,7 @@ def test_deviations_at_the_nodes_are_each_group_written_out(
     _, noisy = _case("ckm" if model == "fractional" else model, "mixed")
     rng = np.random.default_rng(2)
     at = rng.integers(0, noisy.shape[1] + 1, size=(len(noisy), 5))
-    monkeypatch.setattr(intervals, "CHUNK_CELLS", 3 * 2000 * 65)
+    monkeypatch.setattr(noise_bands, "CHUNK_CELLS", 3 * 2000 * 65)
     got = cdf_deviations(noisy, noise, at)
     assert got.shape == (len(noisy), 5, LINEAR_SIMS)
     for g, row in enumerate(noisy):

@@ -29,16 +29,18 @@ import pytest
 from alpha import z_two_sided
 
 from plotnine_private.smoothing import quantiles
-from plotnine_private.stats import intervals, whiskers
+from plotnine_private.stats import (
+    intervals,
+    noise_bands,
+    simulated_noise,
+    whiskers,
+)
 from plotnine_private.stats.boxplot import stat_boxplot_dp, tukey_bounds
 from plotnine_private.stats.density import stat_density_dp
 from plotnine_private.stats.ecdf import stat_ecdf_dp
 from plotnine_private.stats.fine import FineHistogram
-from plotnine_private.stats.intervals import (
-    NoiseModel,
-    linear_bands,
-    linear_bounds,
-)
+from plotnine_private.stats.intervals import NoiseModel
+from plotnine_private.stats.noise_bands import linear_bands, linear_bounds
 
 LEVEL = 0.9
 Z = z_two_sided()
@@ -161,7 +163,7 @@ def _box_case():
         return got
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(intervals, "linear_bands", kept)
+        mp.setattr(noise_bands, "linear_bands", kept)
         stat.curve_intervals(out, hist, MODEL)
     return noisy, exact, out, bands
 
@@ -317,7 +319,7 @@ def test_the_mass_between_two_edges_holds_its_level():
     truth, noisy = noisy_copies(DRAWS, seed=17)
     pairs = np.repeat([(22, 35), (28, 40), (38, 50)], DRAWS, axis=0)
     # every copy's deviations at its two edges: (copies, 2, sims)
-    dev = intervals.cdf_deviations(noisy, MODEL, pairs)
+    dev = noise_bands.cdf_deviations(noisy, MODEL, pairs)
     q_lo, q_hi = np.quantile(
         dev[:, 1] - dev[:, 0], [(1 - LEVEL) / 2, (1 + LEVEL) / 2], axis=-1
     )
@@ -353,7 +355,7 @@ def test_the_shared_simulation_is_the_plain_one():
     k = 64
     tril = np.tril(np.ones((k + 1, k)), -1)
     for model in (MODEL, NoiseModel("laplace", 3.5)):
-        draws, sums = intervals.linear_draws(
+        draws, sums = noise_bands.linear_draws(
             model, intervals.LINEAR_SIMS, k, intervals.SIM_SEED
         )
         fresh = model.draw(
@@ -363,20 +365,20 @@ def test_the_shared_simulation_is_the_plain_one():
         assert np.array_equal(sums, fresh.sum(axis=1))
         assert not draws.flags.writeable  # a caller cannot spoil the cache
         assert np.array_equal(
-            intervals.product_through(draws, tril), fresh @ tril.T
+            simulated_noise.product_through(draws, tril), fresh @ tril.T
         )
         kernel = np.abs(np.random.default_rng(1).normal(size=(20, k)))
-        once = intervals.product_through(draws, kernel)
+        once = simulated_noise.product_through(draws, kernel)
         assert np.array_equal(once, fresh @ kernel.T)
-        assert intervals.product_through(draws, kernel) is once
+        assert simulated_noise.product_through(draws, kernel) is once
         # a rebuild makes an equal design anew: the kept product serves
         # it; a design one entry apart gets its own, fresh product
-        assert intervals.product_through(draws, kernel.copy()) is once
+        assert simulated_noise.product_through(draws, kernel.copy()) is once
         moved = kernel.copy()
         moved[3, 5] += 0.5
-        other = intervals.product_through(draws, moved)
+        other = simulated_noise.product_through(draws, moved)
         assert np.array_equal(other, fresh @ moved.T)
-        assert intervals.product_through(draws, kernel) is not once
+        assert simulated_noise.product_through(draws, kernel) is not once
 
 
 def test_rebuilt_designs_give_the_plain_bounds():
@@ -538,7 +540,7 @@ def test_tail_quantiles_are_numpys_quantiles():
         cuts = [half, 1 - half]
         with np.errstate(invalid="ignore"):
             want = np.quantile(x, cuts, axis=-1)
-            got = intervals.tail_quantiles(x.copy(), cuts)
+            got = simulated_noise.tail_quantiles(x.copy(), cuts)
         assert np.array_equal(got, want, equal_nan=True), (trial, sims)
 
 

@@ -10,7 +10,7 @@ import pytest
 from fence_reference import MODELS, fence_ranges_by_group, histograms
 
 from plotnine_private.stats import whiskers
-from plotnine_private.stats.intervals import band_quantiles, cdf_band
+from plotnine_private.stats.noise_bands import band_quantiles, cdf_band
 
 
 @pytest.mark.parametrize("model", list(MODELS))

@@ -34,12 +34,10 @@ from .intervals import (
     BANDS,
     SIMS,
     NoiseModel,
-    band_quantiles,
-    cdf_bands,
     curve_bounds,
-    linear_bounds,
     replicate_curves,
 )
+from .noise_bands import band_quantiles, cdf_bands, linear_bounds
 
 __all__ = [
     "GROUP_SHARE_DOC",
@@ -382,7 +380,7 @@ class FineFamily(PrivateCountStat):
     def linear_designs(self, hist: FineHistogram) -> dict:
         """``{column: (design, ratio)}`` when the noise-free curve is a
         linear map of the fine counts (``ratio``: over the total), for
-        :func:`~plotnine_private.stats.intervals.linear_bounds`; empty to
+        :func:`~plotnine_private.stats.noise_bands.linear_bounds`; empty to
         simulate through :meth:`curve` instead."""
         return {}
 
@@ -397,7 +395,7 @@ class FineFamily(PrivateCountStat):
     def quantile_columns(self) -> dict[str, float]:
         """``{column: p}`` for columns that are the ``p``-quantile of the
         fine histogram (box plots), bounded by
-        :func:`~plotnine_private.stats.intervals.quantile_bounds` (from
+        :func:`~plotnine_private.stats.noise_bands.quantile_bounds` (from
         the CDF band at ``level``)."""
         return {}
 

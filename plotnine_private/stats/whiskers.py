@@ -9,7 +9,7 @@ bounded from four statements, each of a public probability, adding up to
 
 * **the quartiles**, one statement each: the pointwise CDF band holds at
   the true ``q1``, and at the true ``q3`` (fixed points), so each lies
-  within its band-inverted bounds (:func:`~.intervals.band_quantiles`);
+  within its band-inverted bounds (:func:`~.noise_bands.band_quantiles`);
 * **the mass between them**: ``F(b) - F(a)`` estimated at the true pair
   ``(q1, q3)`` lies within the central quantiles of its own simulated
   noise around 0.5 (a fixed pair). The fence is then within its range
@@ -44,15 +44,12 @@ import functools
 
 import numpy as np
 
-from .intervals import (
+from .intervals import LINEAR_SIMS, SIM_SEED, NoiseModel, uniforms
+from .noise_bands import (
     CHUNK_CELLS,
-    LINEAR_SIMS,
-    SIM_SEED,
-    NoiseModel,
     band_quantiles,
     cdf_band,
     cdf_deviations,
-    uniforms,
 )
 from .simulated_noise import tail_quantiles
 
@@ -118,7 +115,7 @@ def tukey_bounds(
     with probability at least ``level`` (the module docstring says
     why). ``band``: the CDF band at :func:`band_level` if the caller has
     it (a box plot simulates it with its quartiles' band,
-    :func:`~.intervals.cdf_bands`); drawn here otherwise."""
+    :func:`~.noise_bands.cdf_bands`); drawn here otherwise."""
     runs, share = _shares(model, level)
     if band is None:
         band = cdf_band(noisy, model, 1 - share)
