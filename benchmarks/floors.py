@@ -61,11 +61,15 @@ from plotnine_private.mechanisms.ptable.build import (  # noqa: E402
     _create_cached,
 )
 from plotnine_private.mechanisms.randomness import (  # noqa: E402
+    _labels_digest,
     _prefixed_labels,
     cell_words,
     derive_key,
 )
-from plotnine_private.mechanisms.streams import cell_streams  # noqa: E402
+from plotnine_private.mechanisms.streams import (  # noqa: E402
+    cell_streams,
+    use_stream_version,
+)
 
 
 def best(fn, repeat: int) -> tuple[float, float]:
@@ -129,6 +133,7 @@ def first_table(df: pd.DataFrame) -> pd.DataFrame:
     the cache of tuples of labels, other paths, is cleared all the
     same)."""
     _prefixed_labels.cache_clear()
+    _labels_digest.cache_clear()
     return dp_table(df, "x", eps=1, seed=1)
 
 
@@ -140,19 +145,22 @@ def bench_table(repeat: int, m: int = 10**6) -> None:
     def private_fn():
         return first_table(df)
 
-    private = best(private_fn, repeat)
-
     def floor_fn():
         counts = np.bincount(codes, minlength=m)
         return counts + rng.laplace(0.0, 2.0, size=m)
 
-    line(
-        f"dp_table, {m:.0e} declared cells ({m / private[0]:.2g}/s)",
-        private,
-        best(floor_fn, repeat),
-        "bincount + float Laplace",
-    )
-    table_stages(private_fn, repeat)
+    floor = best(floor_fn, repeat)
+    for version in (3, 2):
+        with use_stream_version(version):
+            private = best(private_fn, repeat)
+            line(
+                f"dp_table v{version}, {m:.0e} declared cells "
+                f"({m / private[0]:.2g}/s)",
+                private,
+                floor,
+                "bincount + float Laplace",
+            )
+            table_stages(private_fn, repeat)
 
 
 def _table_stages() -> list[tuple[Any, str, str]]:
@@ -160,22 +168,27 @@ def _table_stages() -> list[tuple[Any, str, str]]:
     outer stages first; a label's indent says which stage it is in."""
     from plotnine_private import cells, tables
     from plotnine_private.mechanisms import cellnames, count_mechanisms
+    from plotnine_private.mechanisms import place_streams as places
     from plotnine_private.mechanisms import release as engine
 
     return [
         (tables, "_declared_labels", "labels from Arrow's buffers"),
         (tables, "assemble", "assemble (codes, bincount, cells)"),
         (cells, "cell_table", "  cell_table"),
-        (cells, "cell_words_at", "    cell_words_at"),
+        (cells, "content_words", "    cells' words (v1, v2)"),
         (cellnames.StrLabels, "_make_words", "      labels' words"),
         (engine.Query, "identity", "Query.identity"),
         (cellnames.StrLabels, "_make_prefixed", "  labels' prefixed bytes"),
+        (cellnames.StrLabels, "digest", "  labels' digest (v3)"),
         (engine, "_name_cells", "cells_name (BLAKE2b of the domain)"),
         (engine.CellTable, "digest", "CellTable.digest"),
-        (engine, "row_order", "  row order"),
-        (engine, "data_digest", "  BLAKE2b of the sorted cells"),
+        (engine, "row_order", "  row order (v1, v2)"),
+        (engine, "data_digest", "  BLAKE2b of the sorted cells (v1, v2)"),
+        (places.PlaceDomain, "digest", "  domain digest (v3)"),
+        (engine, "place_digest", "  digest in place order (v3)"),
         (count_mechanisms.LaplaceCounts, "perturb", "perturb"),
-        (lap, "discrete_laplace", "  exact discrete Laplace (v2)"),
+        (places.PlaceStreams, "heads", "  SHAKE-128 heads (v3)"),
+        (lap, "discrete_laplace", "  exact discrete Laplace"),
         (tables, "label_values", "output labels"),
     ]
 
