@@ -214,26 +214,15 @@ class PlaceStreams(CellStreamsV2):
     version = 3
 
     def __init__(self, query_key: bytes, domain: bytes, n: int):
-        self.n = int(n)
-        self._query_key = query_key
         self._domain = domain
         self._head_prefix = _SHAKE_LABEL + _keyed(
             query_key, domain, b"pnp-v3-head", 32
         )
-        self._head_used = np.zeros(self.n, dtype=bool)
-        self._counter = np.zeros(self.n, dtype=np.int64)
-        self._body_ready = False
+        self._start(query_key, int(n))
 
-    def _body(self) -> None:
-        if not self._body_ready:
-            counter = self._counter
-            places = np.arange(self.n, dtype=np.uint64)[:, None]
-            body_key = _keyed(
-                self._query_key, self._domain, b"pnp-v3-body", 16
-            )
-            CellStreams.__init__(self, body_key, places)
-            self._counter = counter
-            self._body_ready = True
+    def _body_names(self) -> tuple[bytes, np.ndarray]:
+        key = _keyed(self._query_key, self._domain, b"pnp-v3-body", 16)
+        return key, np.arange(self.n, dtype=np.uint64)[:, None]
 
     def _segment(self, s: int, count: int) -> np.ndarray:
         """The first ``count`` head words of segment ``s``."""

@@ -121,19 +121,25 @@ class CellStreamsV2(CellStreams):
         if words.ndim == 1:
             words = words[:, None]
         self._words = words
-        self.n = len(words)
-        self._query_key = query_key
         self._head_key = _key_words(_derived(query_key, b"pnp-v2-head"))
-        self._head_used = np.zeros(self.n, dtype=bool)
-        self._counter = np.zeros(self.n, dtype=np.int64)
+        self._start(query_key, len(words))
+
+    def _start(self, query_key: bytes, n: int) -> None:
+        """Every cell's stream before its first word."""
+        self.n = n
+        self._query_key = query_key
+        self._head_used = np.zeros(n, dtype=bool)
+        self._counter = np.zeros(n, dtype=np.int64)
         self._body_ready = False
+
+    def _body_names(self) -> tuple[bytes, np.ndarray]:
+        """The bodies' key and the words that name each cell's body."""
+        return _derived(self._query_key, b"pnp-v2-body"), self._words
 
     def _body(self) -> None:
         if not self._body_ready:
             counter = self._counter
-            super().__init__(
-                _derived(self._query_key, b"pnp-v2-body"), self._words
-            )
+            CellStreams.__init__(self, *self._body_names())
             self._counter = counter
             self._body_ready = True
 
