@@ -10,13 +10,14 @@ work done by numpy alone), the ratio private / floor, and the 1-minute
 load average when the figure was taken. Floors:
 
 * exact discrete Laplace (keyed per-cell streams, integer sampler), for
-  stream versions 2 (the default) and 1: numpy's float
+  stream versions 3 (the default; cells of a public domain named by
+  place), 2 and 1 (cells named by words): numpy's float
   ``Generator.laplace`` on as many cells;
-* ``dp_table`` over a declared domain of 10**6 labels: ``np.bincount``
-  of the codes plus numpy's float Laplace on every cell; followed by
-  the CPU seconds of each of its stages (naming, digest, identity,
-  noise...) in the least of ``--repeat`` more runs, each stage's
-  function wrapped in a timer;
+* ``dp_table`` over a declared domain of 10**6 labels, under stream
+  versions 3 and 2: ``np.bincount`` of the codes plus numpy's float
+  Laplace on every cell; each followed by the CPU seconds of each of its
+  stages (naming, digest, identity, noise...) in the least of
+  ``--repeat`` more runs, each stage's function wrapped in a timer;
 * ``count_ckm`` and ``count_dp`` (whole plot build, 10**7 rows in
   memory): ``np.bincount`` of the category codes; and CKM / DP;
 * ``create_cnt_ptable(D=20, V=2)``: no floor (one-off table);
@@ -56,6 +57,9 @@ from run import make_data, stat_pairs  # noqa: E402
 
 from plotnine_private import dp_table  # noqa: E402
 from plotnine_private.mechanisms import laplace as lap  # noqa: E402
+from plotnine_private.mechanisms.place_streams import (  # noqa: E402
+    PlaceStreams,
+)
 from plotnine_private.mechanisms.ptable import create_cnt_ptable  # noqa: E402
 from plotnine_private.mechanisms.ptable.build import (  # noqa: E402
     _create_cached,
@@ -101,11 +105,16 @@ def bench_sampler(sizes, repeat: int) -> None:
     for n in sizes:
         words = cell_words(np.arange(n))
         floor = best(lambda: rng.laplace(0.0, 2.0, size=n), repeat)
-        for version in (2, 1):
+        for version in (3, 2, 1):
+
+            def streams(version=version):
+                if version == 3:  # a whole public domain, named by place
+                    return PlaceStreams(key, bytes(32), n)
+                return cell_streams(key, words, version)
+
             private = best(
                 lambda: lap.discrete_laplace(
-                    cell_streams(key, words, version),
-                    lap.rational_scale(2, 1.0),
+                    streams(), lap.rational_scale(2, 1.0)
                 ),
                 repeat,
             )

@@ -502,8 +502,9 @@ def cell_table(
         key_sum=key_sum,
         public=public,
         multiplicity=multiplicity,
-        places=places,
     )
+    if places is not None:
+        table.named_by(places)
     return table, index
 
 

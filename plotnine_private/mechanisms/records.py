@@ -110,6 +110,12 @@ class Release:
         return self.eps is not None
 
 
+# the default of cells_name lives in __init__; without the class
+# attribute too, a release made with name_of lacks it until __getattr__
+# makes it
+del Release.cells_name
+
+
 @dataclass
 class Released:
     """Released values of a :class:`CellTable`, aligned with its cells."""

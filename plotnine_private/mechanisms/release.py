@@ -38,7 +38,7 @@ from __future__ import annotations
 import functools
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -412,10 +412,9 @@ class CellTable:
         margins, which repeat every record in the margin panels).
     places
         The whole public domain whose cell ``p`` is row ``p``, when the
-        table lists one (:func:`~plotnine_private.cells.cell_table`):
-        stream version 3 names these cells by place
-        (:mod:`.place_streams`). ``words`` may then be ``None``: they
-        are made on first read.
+        table lists one (set by :meth:`named_by`, never copied by
+        ``dataclasses.replace``, whose rows may be other cells): stream
+        version 3 names these cells by place (:mod:`.place_streams`).
     """
 
     words: np.ndarray | None
@@ -424,11 +423,18 @@ class CellTable:
     key_sum: np.ndarray | None = None
     public: bool = True
     multiplicity: int = 1
-    places: PlaceDomain | None = None
+    places: PlaceDomain | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
-    def __post_init__(self) -> None:
-        if self.words is None and self.places is not None:
+    def named_by(self, places: PlaceDomain) -> CellTable:
+        """This table with its cells named by their place in ``places``
+        (row ``p`` is place ``p``); words not given (``None``) are made
+        only if read."""
+        self.places = places
+        if self.__dict__.get("words") is None:
             del self.words  # made by __getattr__ if ever read
+        return self
 
     def __getattr__(self, name: str) -> Any:
         # only called for a missing attribute: the words of a
