@@ -338,3 +338,45 @@ def test_the_bundle_and_report_tell_stream_version_3(tmp_path):
     meta = json.loads((out / "results.json").read_text())
     (rec,) = meta["results"].values()
     assert [r["stream_version"] for r in rec["properties"]["releases"]] == [3]
+
+
+def test_a_release_names_its_cells_when_read_and_a_copy_drops_places():
+    import dataclasses
+
+    frame = _declared()
+    x = categorical_dimension("x", frame["x"], list(frame["x"].cat.categories))
+    table, _ = assemble([x])
+    query = Query.make("count", "data", 3, aes=(("x", "x"),), domain="d")
+    mech = engine.LaplaceCounts(eps=1.0)
+    released = engine.release_cells(
+        Query.make(
+            "count",
+            "data",
+            3,
+            aes=(("x", "x"),),
+            domain="d",
+            **mech.parameters(),
+        ),
+        table,
+        mech,
+        domain="public",
+    )
+    rel = released.release
+    assert "cells_name" not in vars(rel)  # not made yet
+    assert rel.cells_name == engine.cells_name(query) != ""
+    assert vars(rel)["cells_name"] == rel.cells_name  # made once
+    # a copy may list other cells: it is named by its words
+    copy = dataclasses.replace(table, n=table.n + 1)
+    assert table.by_place() and copy.places is None and not copy.by_place()
+
+
+def test_without_an_active_ledger_no_charge_is_built(monkeypatch):
+    from plotnine_private import ledger_store
+
+    monkeypatch.setattr(ledger_store, "_active", None)
+    assert not engine.charging()  # the package's hook: not listening
+    previous = engine.set_charge_hook([].extend)  # a plain hook: always
+    try:
+        assert engine.charging()
+    finally:
+        engine.set_charge_hook(previous)
