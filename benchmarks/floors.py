@@ -184,7 +184,7 @@ def _table_stages() -> list[tuple[Any, str, str]]:
         (tables, "_declared_labels", "labels from Arrow's buffers"),
         (tables, "assemble", "assemble (codes, bincount, cells)"),
         (cells, "cell_table", "  cell_table"),
-        (cells, "content_words", "    cells' words (v1, v2)"),
+        (places.PlaceDomain, "cell_words", "    cells' words (v1, v2)"),
         (cellnames.StrLabels, "_make_words", "      labels' words"),
         (engine.Query, "identity", "Query.identity"),
         (cellnames.StrLabels, "_make_prefixed", "  labels' prefixed bytes"),
