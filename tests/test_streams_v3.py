@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -16,6 +17,7 @@ from keyfile import using_key
 from neighbours import differences, snapshot
 from plotnine import aes, facet_wrap, geom_bar, ggplot
 from scipy import stats
+from test_discrete_gaussian import _chi_square as _chi_square_gauss
 from test_mechanisms_laplace import _chi_square_pmf
 from test_table_declared_labels import CASES, PINNED, fingerprint
 
@@ -23,6 +25,7 @@ import plotnine_private as pp
 from plotnine_private import dp_table
 from plotnine_private._compat import build
 from plotnine_private.cells import assemble, categorical_dimension
+from plotnine_private.mechanisms import discrete_gaussian as dg
 from plotnine_private.mechanisms import dlap_inversion as inv
 from plotnine_private.mechanisms import laplace as lap
 from plotnine_private.mechanisms import release as engine
@@ -142,6 +145,17 @@ def test_huge_scales_run_cks_on_the_place_bodies():
         PlaceStreams(KEY, DOMAIN, 20_000), (2000, 1)
     )
     assert_dlap_moments(samples, 2000.0)
+
+
+def test_the_discrete_gaussian_reads_place_streams_unchanged():
+    # its proposals invert the heads, its acceptance trials read bodies
+    streams = PlaceStreams(KEY, DOMAIN, 60_000)
+    samples = dg.discrete_gaussian(streams, Fraction(9))
+    assert streams._body_ready  # some cell read past its head
+    chi2, df = _chi_square_gauss(samples, 9.0)
+    assert chi2 < stats.chi2.isf(ALPHA, df)
+    chi2, df = _chi_square_gauss(samples, 7.5)  # a wrong sigma fails
+    assert chi2 > stats.chi2.isf(ALPHA, df)
 
 
 def test_v3_numbers_are_pinned():
