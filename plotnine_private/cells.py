@@ -29,6 +29,7 @@ from .mechanisms.idhash import key_ints as id_hash
 from .mechanisms.place_streams import (
     PlaceDomain,
     content_words,
+    place_index,
     whole_domain,
 )
 from .mechanisms.release import CellTable, Query
@@ -484,16 +485,16 @@ def cell_table(
     and their words are made only if read."""
     sizes = [d.size for d in dims]
     ncell = len(cells)
-    index = (
-        np.column_stack(np.unravel_index(cells, sizes))
-        if dims and ncell
-        else np.zeros((ncell, len(dims)), dtype=np.int64)
-    )
-    index = index.astype(np.int64, copy=False)
     columns = [d.content for d in dims]
     places = None
     if public and dims and ncell and whole_domain(cells, sizes):
+        index = place_index(sizes)
         places = PlaceDomain(sizes, columns, index)
+    elif dims and ncell:
+        index = np.column_stack(np.unravel_index(cells, sizes))
+        index = index.astype(np.int64, copy=False)
+    else:
+        index = np.zeros((ncell, len(dims)), dtype=np.int64)
     table = CellTable(
         # each level named once, then taken by every cell that has it
         words=None if places else content_words(columns, index),

@@ -36,6 +36,7 @@ from plotnine_private.mechanisms.place_streams import (
     column_digest,
     domain_digest,
     place_digest,
+    place_index,
     table_streams,
 )
 from plotnine_private.mechanisms.randomness import (
@@ -394,3 +395,10 @@ def test_without_an_active_ledger_no_charge_is_built(monkeypatch):
         assert engine.charging()
     finally:
         engine.set_charge_hook(previous)
+
+
+@pytest.mark.parametrize("sizes", [[1, 7], [2, 3, 4], [3, 1, 5, 2], [9]])
+def test_the_place_index_is_the_mixed_radix_of_each_place(sizes):
+    places = np.arange(int(np.prod(sizes)))
+    want = np.column_stack(np.unravel_index(places, sizes))
+    assert place_index(sizes).tolist() == want.tolist()
