@@ -10,13 +10,14 @@ work done by numpy alone), the ratio private / floor, and the 1-minute
 load average when the figure was taken. Floors:
 
 * exact discrete Laplace (keyed per-cell streams, integer sampler), for
-  stream versions 2 (the default) and 1: numpy's float
+  stream versions 3 (the default; cells of a public domain named by
+  place), 2 and 1 (cells named by words): numpy's float
   ``Generator.laplace`` on as many cells;
-* ``dp_table`` over a declared domain of 10**6 labels: ``np.bincount``
-  of the codes plus numpy's float Laplace on every cell; followed by
-  the CPU seconds of each of its stages (naming, digest, identity,
-  noise...) in the least of ``--repeat`` more runs, each stage's
-  function wrapped in a timer;
+* ``dp_table`` over a declared domain of 10**6 labels, under stream
+  versions 3 and 2: ``np.bincount`` of the codes plus numpy's float
+  Laplace on every cell; each followed by the CPU seconds of each of its
+  stages (naming, digest, identity, noise...) in the least of
+  ``--repeat`` more runs, each stage's function wrapped in a timer;
 * ``count_ckm`` and ``count_dp`` (whole plot build, 10**7 rows in
   memory): ``np.bincount`` of the category codes; and CKM / DP;
 * ``create_cnt_ptable(D=20, V=2)``: no floor (one-off table);
@@ -56,16 +57,23 @@ from run import make_data, stat_pairs  # noqa: E402
 
 from plotnine_private import dp_table  # noqa: E402
 from plotnine_private.mechanisms import laplace as lap  # noqa: E402
+from plotnine_private.mechanisms.place_streams import (  # noqa: E402
+    PlaceStreams,
+)
 from plotnine_private.mechanisms.ptable import create_cnt_ptable  # noqa: E402
 from plotnine_private.mechanisms.ptable.build import (  # noqa: E402
     _create_cached,
 )
 from plotnine_private.mechanisms.randomness import (  # noqa: E402
+    _labels_digest,
     _prefixed_labels,
     cell_words,
     derive_key,
 )
-from plotnine_private.mechanisms.streams import cell_streams  # noqa: E402
+from plotnine_private.mechanisms.streams import (  # noqa: E402
+    cell_streams,
+    use_stream_version,
+)
 
 
 def best(fn, repeat: int) -> tuple[float, float]:
@@ -97,11 +105,16 @@ def bench_sampler(sizes, repeat: int) -> None:
     for n in sizes:
         words = cell_words(np.arange(n))
         floor = best(lambda: rng.laplace(0.0, 2.0, size=n), repeat)
-        for version in (2, 1):
+        for version in (3, 2, 1):
+
+            def streams(version=version):
+                if version == 3:  # a whole public domain, named by place
+                    return PlaceStreams(key, bytes(32), n)
+                return cell_streams(key, words, version)
+
             private = best(
                 lambda: lap.discrete_laplace(
-                    cell_streams(key, words, version),
-                    lap.rational_scale(2, 1.0),
+                    streams(), lap.rational_scale(2, 1.0)
                 ),
                 repeat,
             )
@@ -129,6 +142,7 @@ def first_table(df: pd.DataFrame) -> pd.DataFrame:
     the cache of tuples of labels, other paths, is cleared all the
     same)."""
     _prefixed_labels.cache_clear()
+    _labels_digest.cache_clear()
     return dp_table(df, "x", eps=1, seed=1)
 
 
@@ -140,19 +154,22 @@ def bench_table(repeat: int, m: int = 10**6) -> None:
     def private_fn():
         return first_table(df)
 
-    private = best(private_fn, repeat)
-
     def floor_fn():
         counts = np.bincount(codes, minlength=m)
         return counts + rng.laplace(0.0, 2.0, size=m)
 
-    line(
-        f"dp_table, {m:.0e} declared cells ({m / private[0]:.2g}/s)",
-        private,
-        best(floor_fn, repeat),
-        "bincount + float Laplace",
-    )
-    table_stages(private_fn, repeat)
+    floor = best(floor_fn, repeat)
+    for version in (3, 2):
+        with use_stream_version(version):
+            private = best(private_fn, repeat)
+            line(
+                f"dp_table v{version}, {m:.0e} declared cells "
+                f"({m / private[0]:.2g}/s)",
+                private,
+                floor,
+                "bincount + float Laplace",
+            )
+            table_stages(private_fn, repeat)
 
 
 def _table_stages() -> list[tuple[Any, str, str]]:
@@ -160,22 +177,27 @@ def _table_stages() -> list[tuple[Any, str, str]]:
     outer stages first; a label's indent says which stage it is in."""
     from plotnine_private import cells, tables
     from plotnine_private.mechanisms import cellnames, count_mechanisms
+    from plotnine_private.mechanisms import place_streams as places
     from plotnine_private.mechanisms import release as engine
 
     return [
         (tables, "_declared_labels", "labels from Arrow's buffers"),
         (tables, "assemble", "assemble (codes, bincount, cells)"),
         (cells, "cell_table", "  cell_table"),
-        (cells, "cell_words_at", "    cell_words_at"),
+        (places.PlaceDomain, "cell_words", "    cells' words (v1, v2)"),
         (cellnames.StrLabels, "_make_words", "      labels' words"),
         (engine.Query, "identity", "Query.identity"),
         (cellnames.StrLabels, "_make_prefixed", "  labels' prefixed bytes"),
+        (cellnames.StrLabels, "digest", "  labels' digest (v3)"),
         (engine, "_name_cells", "cells_name (BLAKE2b of the domain)"),
         (engine.CellTable, "digest", "CellTable.digest"),
-        (engine, "row_order", "  row order"),
-        (engine, "data_digest", "  BLAKE2b of the sorted cells"),
+        (engine, "row_order", "  row order (v1, v2)"),
+        (engine, "data_digest", "  BLAKE2b of the sorted cells (v1, v2)"),
+        (places.PlaceDomain, "digest", "  domain digest (v3)"),
+        (engine, "place_digest", "  digest in place order (v3)"),
         (count_mechanisms.LaplaceCounts, "perturb", "perturb"),
-        (lap, "discrete_laplace", "  exact discrete Laplace (v2)"),
+        (places.PlaceStreams, "heads", "  SHAKE-128 heads (v3)"),
+        (lap, "discrete_laplace", "  exact discrete Laplace"),
         (tables, "label_values", "output labels"),
     ]
 

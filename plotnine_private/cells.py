@@ -23,9 +23,15 @@ import numpy as np
 import pandas as pd
 
 from .mechanisms.bounding import cells_mask
-from .mechanisms.cellnames import cell_words, cell_words_at, value_bytes
+from .mechanisms.cellnames import cell_words, value_bytes
 from .mechanisms.idhash import SPAN
 from .mechanisms.idhash import key_ints as id_hash
+from .mechanisms.place_streams import (
+    PlaceDomain,
+    content_words,
+    place_index,
+    whole_domain,
+)
 from .mechanisms.release import CellTable, Query
 
 
@@ -472,34 +478,35 @@ def cell_table(
     """The cell table of aggregated cells: ``cells`` are combined codes
     (mixed radix over ``dims``) with their counts and sums, however they
     were aggregated (here, or by an engine's group-by). Each cell is named
-    by its dimensions' content, the words of its noise stream."""
+    by its dimensions' content, the words of its noise stream; when the
+    cells are a whole public domain in place order (``arange`` of its
+    size, as :func:`assemble` lists them), they are also named by place
+    (:class:`~plotnine_private.mechanisms.place_streams.PlaceDomain`),
+    and their words are made only if read."""
     sizes = [d.size for d in dims]
     ncell = len(cells)
-    index = (
-        np.column_stack(np.unravel_index(cells, sizes))
-        if dims and ncell
-        else np.zeros((ncell, len(dims)), dtype=np.int64)
-    )
-    # each level named once, then taken by every cell that has it
-    content, rows = [], []
-    for j, d in enumerate(dims):
-        for col in d.content:
-            content.append(col)
-            rows.append(index[:, j])
-    words = (
-        cell_words_at(content, rows)
-        if ncell
-        else np.zeros((0, 2 * max(len(content), 1)), dtype=np.uint64)
-    )
+    columns = [d.content for d in dims]
+    places = None
+    if public and dims and ncell and whole_domain(cells, sizes):
+        index = place_index(sizes)
+        places = PlaceDomain(sizes, columns, index)
+    elif dims and ncell:
+        index = np.column_stack(np.unravel_index(cells, sizes))
+        index = index.astype(np.int64, copy=False)
+    else:
+        index = np.zeros((ncell, len(dims)), dtype=np.int64)
     table = CellTable(
-        words=words,
+        # each level named once, then taken by every cell that has it
+        words=None if places else content_words(columns, index),
         n=n,
         weighted=weighted,
         key_sum=key_sum,
         public=public,
         multiplicity=multiplicity,
     )
-    return table, index.astype(np.int64, copy=False)
+    if places is not None:
+        table.named_by(places)
+    return table, index
 
 
 def cell_query(

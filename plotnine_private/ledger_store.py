@@ -485,4 +485,17 @@ def _charge_releases(charges: Sequence[Charge]) -> None:
         )
 
 
-set_charge_hook(_charge_releases)
+class _LedgerHook:
+    """The charge hook (:func:`_charge_releases`), which tells the engine
+    when it records nothing (no active ledger, or suspended): then the
+    engine builds no charge (a charge names the cells: a declared domain
+    of 10**6 labels takes 0.05 s)."""
+
+    def __call__(self, charges: Sequence[Charge]) -> None:
+        _charge_releases(charges)
+
+    def listening(self) -> bool:
+        return not _suspended and _current() is not None
+
+
+set_charge_hook(_LedgerHook())

@@ -84,3 +84,13 @@ def t_bound(sd: float, n: int, alpha: float = ALPHA) -> float:
     """Half-width of a two-sided t test of a mean of ``n`` draws whose
     standard deviation ``sd`` is estimated from the same draws."""
     return float(stats.t.isf(alpha / 2, n - 1)) * sd / math.sqrt(n)
+
+
+def assert_dlap_moments(samples: np.ndarray, b: float) -> None:
+    """A sample of ``DLap(b)`` has mean 0 and its exact variance, within
+    the normal-approximation bounds at ``ALPHA`` (:func:`mean_bound`,
+    :func:`variance_ratio_bounds` with the exact kurtosis)."""
+    var, kurtosis = dlap_moments(b)
+    assert abs(samples.mean()) < mean_bound(math.sqrt(var), len(samples))
+    lo, hi = variance_ratio_bounds(len(samples), kurtosis, ALPHA)
+    assert lo < samples.var() / var < hi

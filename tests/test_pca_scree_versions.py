@@ -25,6 +25,7 @@ from plotnine_private.mechanisms.scree import (
     private_eigenvalues,
     private_scree,
 )
+from plotnine_private.mechanisms.streams import use_stream_version
 from plotnine_private.pca import dp_pca
 
 # computed on main before v2 existed (commit 2288095), seed-only secret
@@ -60,30 +61,32 @@ def _scree(result) -> dict:
 
 
 def test_v1_reproduces_the_former_eigenvalues(gau, big):
-    # and the frame's v1: both versions name themselves in the identity
-    a = dp_pca(
-        gau,
-        COLS,
-        eps=5,
-        delta=1e-4,
-        seed=1,
-        scree_version="v1",
-        frame_version="v1",
-    )
-    assert a.eigenvalues.tolist() == V1_GAU
-    assert a.identity == V1_GAU_IDENTITY
-    b = dp_pca(
-        big,
-        eps=2,
-        delta=1e-6,
-        seed=7,
-        scree_version="v1",
-        frame_version="v1",
-    )
-    assert b.eigenvalues.tolist() == V1_BIG
-    assert b.identity == V1_BIG_IDENTITY
-    assert _scree(b).details["version"] == "v1"
-    assert _scree(b).details["clip"] == 60.52459251724268
+    # pinned under stream version 2 (the default then)
+    with use_stream_version(2):
+        # and the frame's v1: both versions name themselves in the identity
+        a = dp_pca(
+            gau,
+            COLS,
+            eps=5,
+            delta=1e-4,
+            seed=1,
+            scree_version="v1",
+            frame_version="v1",
+        )
+        assert a.eigenvalues.tolist() == V1_GAU
+        assert a.identity == V1_GAU_IDENTITY
+        b = dp_pca(
+            big,
+            eps=2,
+            delta=1e-6,
+            seed=7,
+            scree_version="v1",
+            frame_version="v1",
+        )
+        assert b.eigenvalues.tolist() == V1_BIG
+        assert b.identity == V1_BIG_IDENTITY
+        assert _scree(b).details["version"] == "v1"
+        assert _scree(b).details["clip"] == 60.52459251724268
 
 
 # --- v2 is the default, names itself, and is another release -----------------
@@ -108,16 +111,18 @@ def test_v2_is_the_default_and_is_named(gau, big):
 
 
 def test_score_releases_are_unchanged(gau):
-    from plotnine_private.pca import dp_score
+    # pinned under stream version 2 (the default then)
+    with use_stream_version(2):
+        from plotnine_private.pca import dp_score
 
-    # dp_score releases no scree: its identity and numbers are the ones
-    # it gave on main before v2 (commit 2288095), with the frame's v1
-    a = dp_score(gau, COLS, eps=2, delta=1e-5, seed=3, frame_version="v1")
-    assert a.identity == "7315809a6f29705cd2ece80f"
-    assert a.frame.xlim == (-14.136850963861379, 14.11685096386138)
-    assert a.directions.iloc[0, 0] == 0.39815918233829495
-    with pytest.raises(TypeError):
-        dp_score(gau, COLS, eps=2, delta=1e-5, seed=3, scree_version="v1")
+        # dp_score releases no scree: its identity and numbers are the ones
+        # it gave on main before v2 (commit 2288095), with the frame's v1
+        a = dp_score(gau, COLS, eps=2, delta=1e-5, seed=3, frame_version="v1")
+        assert a.identity == "7315809a6f29705cd2ece80f"
+        assert a.frame.xlim == (-14.136850963861379, 14.11685096386138)
+        assert a.directions.iloc[0, 0] == 0.39815918233829495
+        with pytest.raises(TypeError):
+            dp_score(gau, COLS, eps=2, delta=1e-5, seed=3, scree_version="v1")
 
 
 @pytest.mark.parametrize("bad", ["v3", "V2", 2, None])

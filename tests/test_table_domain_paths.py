@@ -11,7 +11,9 @@ from cellname_reference import words_by_definition
 
 import plotnine_private.cells as cells_mod
 import plotnine_private.mechanisms.cellnames as cellnames
+import plotnine_private.mechanisms.place_streams as place_streams
 import plotnine_private.mechanisms.randomness as randomness
+import plotnine_private.mechanisms.streams as streams
 from plotnine_private import dp_table
 from plotnine_private.mechanisms.cellnames import (
     cell_words,
@@ -75,14 +77,18 @@ def _plain(monkeypatch):
     monkeypatch.setattr(cellnames, "only_str", lambda values: False)
     monkeypatch.setattr(randomness, "only_str", lambda values: False)
     monkeypatch.setattr(
-        cells_mod, "cell_words_at", _cell_words_at_by_definition
+        place_streams, "cell_words_at", _cell_words_at_by_definition
     )
 
 
+@pytest.mark.parametrize("version", [2, 3])
 @pytest.mark.parametrize("facets", [None, "f"])
 def test_a_table_of_1e5_declared_cells_draws_the_plain_paths_numbers(
-    monkeypatch, facets
+    monkeypatch, facets, version
 ):
+    # version 2 names every cell by its words; version 3 names a public
+    # domain's cells by place and hashes each level once
+    monkeypatch.setattr(streams, "_VERSION", [version])
     rng = np.random.default_rng(5)
     labels = _labels(M)
     n = 3 * M

@@ -18,16 +18,21 @@ NumPy only (no pandas): pandas values are recognised by what they are
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
 import numbers
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from .encoding import narrowest, only_str, utf8_runs
+
 __all__ = [
     "StrLabels",
     "cell_words",
     "cell_words_at",
+    "column_runs",
+    "narrowest",
     "only_str",
     "utf8_runs",
     "value_bytes",
@@ -203,36 +208,6 @@ class _Ragged:
         return len(self.widths)
 
 
-def utf8_runs(values: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-    """The UTF-8 bytes of ``values`` one after the other (``uint8``) and
-    each value's length in bytes.
-
-    Labels are mostly ASCII: then one ``join`` and the character counts
-    give both without encoding each value on its own.
-
-    >>> data, lens = utf8_runs(["ab", "é", ""])
-    >>> data.tobytes(), lens.tolist()
-    (b'ab\\xc3\\xa9', [2, 2, 0])
-    """
-    n = len(values)
-    joined = "".join(values).encode("utf-8")
-    lens = np.fromiter(map(len, values), dtype=np.int64, count=n)
-    if len(joined) != int(lens.sum()):  # some value is not ASCII
-        lens = np.fromiter(
-            (len(v.encode("utf-8")) for v in values), dtype=np.int64, count=n
-        )
-    return np.frombuffer(joined, dtype=np.uint8), lens
-
-
-def only_str(values: Sequence[Any]) -> bool:
-    """Whether every value is a plain ``str`` (not a subclass).
-
-    >>> only_str(["a", "b"]), only_str(["a", 1]), only_str([])
-    (True, False, False)
-    """
-    return set(map(type, values)) == {str}
-
-
 class _Dense:
     """Words of a column of values of several lengths, one row a value
     padded with zero words to the longest (``words``), and how many
@@ -268,7 +243,7 @@ class StrLabels:
     (3, ['ab', 'é', ''], 'é')
     """
 
-    __slots__ = ("_prefixed", "_words", "data", "offsets")
+    __slots__ = ("_digest", "_prefixed", "_words", "data", "offsets")
 
     def __init__(self, offsets: np.ndarray, data: np.ndarray):
         offsets = np.asarray(offsets, dtype=np.int64)
@@ -285,6 +260,7 @@ class StrLabels:
             )
         self.offsets, self.data = offsets, data
         self._prefixed: bytes | None = None
+        self._digest: bytes | None = None
         self._words: _Dense | _Ragged | None = None
 
     @classmethod
@@ -404,6 +380,19 @@ class StrLabels:
             self._prefixed = self._make_prefixed()
         return self._prefixed
 
+    def digest(self) -> bytes:
+        """32-byte BLAKE2b of the labels (count, lengths at their
+        narrowest width, bytes), made once: what stream version 3 names a
+        domain of labels by (:mod:`.place_streams`), in one pass."""
+        if self._digest is None:
+            h = hashlib.blake2b(digest_size=32, person=b"pnp-str-labels")
+            lens = narrowest(self.lengths)
+            h.update(b"%d %s " % (len(self), lens.dtype.str.encode()))
+            h.update(lens.data)
+            h.update(np.ascontiguousarray(self.data).data)
+            self._digest = h.digest()
+        return self._digest
+
     def _make_prefixed(self) -> bytes:
         lens = self.lengths
         n = len(lens)
@@ -471,6 +460,19 @@ def _column_words(col: Any) -> np.ndarray | _Ragged | _Dense:
     if only_str(values):
         return StrLabels.of(values).words()
     return _object_words(values)
+
+
+def column_runs(col: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Each value's number of words and all the values' words one after
+    the other (:func:`value_bytes` as words): the column's names, once
+    per value, whatever the column's type."""
+    words = _column_words(col)
+    if isinstance(words, np.ndarray):  # one width: (values, k)
+        return np.full(len(words), words.shape[1]), words.ravel()
+    if isinstance(words, _Ragged):
+        return words.widths, words.flat
+    inside = np.arange(words.words.shape[1]) < words.widths[:, None]
+    return words.widths, words.words[inside]
 
 
 def _as_block(part: Any) -> Any:

@@ -15,7 +15,7 @@ import numpy as np
 
 from . import laplace as lap
 from .errors import ParameterError
-from .streams import cell_streams
+from .place_streams import table_streams
 
 if TYPE_CHECKING:
     from .release import CellTable
@@ -153,7 +153,8 @@ class LaplaceCounts:
         Every cell of a public table gets noise; otherwise only non-empty
         cells are candidates and a cell is kept iff its noisy count reaches
         :attr:`threshold`. Each cell's noise comes from its own stream,
-        named by its words under ``key``.
+        named by its words under ``key`` (by its place in the domain for a
+        whole public domain under stream version 3).
 
         Parameters
         ----------
@@ -175,7 +176,7 @@ class LaplaceCounts:
             Report words: the scale, and the threshold if any.
         """
         n = np.asarray(table.n, dtype=np.int64)
-        streams = cell_streams(key, table.words)
+        streams = table_streams(key, table)
         if table.public:
             # every cell is drawn and kept: whole arrays, no gathers or
             # NaN fill (10**6 declared cells)

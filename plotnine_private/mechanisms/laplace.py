@@ -453,8 +453,8 @@ def discrete_laplace(
     out = np.empty(cells.shape, dtype=np.int64)
     nblk = np.zeros(cells.shape, dtype=np.int64)
     flat_cells = cells.ravel()
-    if streams.version == 2:
-        # version-2 streams: inversion of one word per cell when the
+    if streams.version >= 2:
+        # version-2 and 3 streams: inversion of one word per cell when the
         # scale's table is small enough, else CKS on the cells' bodies
         table = inversion_table(plan.t, plan.s)
         if table is not None:

@@ -54,8 +54,8 @@ import numpy as np
 from . import laplace as lap
 from .count_mechanisms import check_bound
 from .errors import ParameterError
+from .place_streams import table_streams
 from .release import CellTable, data_digest
-from .streams import cell_streams
 
 __all__ = [
     "CKMMagnitudes",
@@ -257,7 +257,7 @@ class LaplaceSums:
         if table.total is None:
             raise ParameterError("LaplaceSums needs the totals of the cells.")
         total = np.asarray(table.total, dtype=np.int64)
-        streams = cell_streams(key, table.words)
+        streams = table_streams(key, table)
         cells = np.arange(len(total))
         if self.noise == "discrete_laplace":
             scale = lap.rational_scale(self.sensitivity_units, self.eps)

@@ -121,24 +121,32 @@ def _canonical(part: Any) -> bytes:
     return b"s:" + str(part).encode("utf-8")
 
 
-def _canonical_chunks(part: Any) -> list[bytes]:
+def _canonical_chunks(part: Any, digests: bool = False) -> list[bytes]:
     """:func:`_canonical` of ``part`` as chunks whose join it is: a
     buffer of labels stays one chunk instead of being copied into the
     bytes of every tuple around it (a hash reads the chunks in turn).
+
+    ``digests`` (stream version 3's identity): more than 64 plain
+    strings, as a buffer or a tuple, are encoded as ``b"d:"`` and their
+    32-byte :meth:`~.cellnames.StrLabels.digest` instead of their bytes.
 
     >>> p = ("count", (("eps", 1.0), ("x", "class")))
     >>> b"".join(_canonical_chunks(p)) == _canonical(p)
     True
     """
     if isinstance(part, StrLabels):
+        if digests and len(part) > 64:
+            return [b"d:", part.digest()]
         return [b"t:", part.prefixed()]
     if isinstance(part, (tuple, list)) and len(part) <= 64:
         out = [b"t:"]
         for item in part:
-            sub = _canonical_chunks(item)
+            sub = _canonical_chunks(item, digests)
             out.append(sum(map(len, sub)).to_bytes(4, "little"))
             out.extend(sub)
         return out
+    if digests and isinstance(part, (tuple, list)) and only_str(part):
+        return [b"d:", _labels_digest(tuple(part))]
     return [_canonical(part)]
 
 
@@ -150,6 +158,12 @@ def _prefixed_labels(labels: tuple[str, ...]) -> bytes:
     """``_canonical`` of each label (``b"s:"`` and its UTF-8 bytes),
     each after its length as 4 little-endian bytes, joined."""
     return StrLabels.of(labels).prefixed()
+
+
+@functools.lru_cache(maxsize=4)
+def _labels_digest(labels: tuple[str, ...]) -> bytes:
+    """:meth:`~.cellnames.StrLabels.digest` of a tuple of strings."""
+    return StrLabels.of(labels).digest()
 
 
 def derive_key(secret: bytes, *parts: Any) -> bytes:

@@ -6,7 +6,7 @@ with it. numpy only.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,6 +65,10 @@ class Release:
         Version of the keyed streams its noise came from
         (:mod:`~plotnine_private.mechanisms.streams`): to reproduce the
         release, draw it again under this version.
+    name_of
+        Makes ``cells_name`` when it is first read, instead of when the
+        release is made: naming a declared domain of 10**6 labels hashes
+        some 12 MB, and a table's release is rarely read.
     """
 
     identity: str
@@ -83,11 +87,33 @@ class Release:
     details: Mapping[str, Any] = field(default_factory=dict)
     cells_name: str = ""
     stream_version: int = field(default_factory=stream_version)
+    name_of: Callable[[], str] | None = field(
+        default=None, repr=False, compare=False
+    )
+
+    def __post_init__(self) -> None:
+        if self.name_of is not None:
+            object.__delattr__(self, "cells_name")  # made on first read
+
+    def __getattr__(self, name: str) -> Any:
+        # only called for a missing attribute: a cells_name not yet made
+        name_of = self.__dict__.get("name_of")
+        if name != "cells_name" or name_of is None:
+            raise AttributeError(name)
+        value = name_of()
+        object.__setattr__(self, "cells_name", value)
+        return value
 
     @property
     def formal(self) -> bool:
         """Whether the release has a formal (DP) guarantee."""
         return self.eps is not None
+
+
+# the default of cells_name lives in __init__; without the class
+# attribute too, a release made with name_of lacks it until __getattr__
+# makes it
+del Release.cells_name
 
 
 @dataclass

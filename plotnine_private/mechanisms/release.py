@@ -38,7 +38,7 @@ from __future__ import annotations
 import functools
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -46,6 +46,7 @@ import numpy as np
 from .cellnames import StrLabels
 from .count_mechanisms import CKMCounts, LaplaceCounts
 from .keys import Secret, secret_for
+from .place_streams import PlaceDomain, place_digest
 from .randomness import _canonical, _canonical_chunks, derive_key
 from .records import Release, Released
 from .row_order import row_order
@@ -171,9 +172,10 @@ class Query:
         h = hashlib.blake2b(
             key=secret.value, digest_size=12, person=b"pnp-identity"
         )
-        for chunk in self._canonical_chunks:
-            h.update(chunk)
         version = stream_version()
+        chunks = self._chunks_v3 if version >= 3 else self._canonical_chunks
+        for chunk in chunks:
+            h.update(chunk)
         if version != 1:
             # two stream versions draw different noise for one query: two
             # releases (version-1 identities stay as they were)
@@ -186,6 +188,13 @@ class Query:
         # 0.02 s to encode, and a release asks for its identity twice
         whole = (self.family, self.source, self.parts)
         return tuple(_canonical_chunks(whole))
+
+    @functools.cached_property
+    def _chunks_v3(self) -> tuple[bytes, ...]:
+        # version 3 names a large domain of labels by its digest (one
+        # pass over the buffer, shared with the cells' domain digest)
+        whole = (self.family, self.source, self.parts)
+        return tuple(_canonical_chunks(whole, digests=True))
 
     @functools.cached_property
     def _cells_name(self) -> str:
@@ -362,9 +371,13 @@ def set_charge_hook(
 
 
 def charging() -> bool:
-    """Whether a charge hook is set (callers skip computing digests
-    otherwise)."""
-    return _CHARGE_HOOK is not None
+    """Whether a charge hook is set and listening (callers skip
+    computing digests and names otherwise). A hook with a
+    ``listening()`` method says by it whether it records anything now
+    (the ledger: only while one is active)."""
+    hook = _CHARGE_HOOK
+    listening = getattr(hook, "listening", None)
+    return hook is not None and (listening is None or bool(listening()))
 
 
 def charge(charges: Sequence[Charge]) -> None:
@@ -397,19 +410,56 @@ class CellTable:
     multiplicity
         How many cells one record can be counted in (1; more with facet
         margins, which repeat every record in the margin panels).
+    places
+        The whole public domain whose cell ``p`` is row ``p``, when the
+        table lists one (set by :meth:`named_by`, never copied by
+        ``dataclasses.replace``, whose rows may be other cells): stream
+        version 3 names these cells by place (:mod:`.place_streams`).
     """
 
-    words: np.ndarray
+    words: np.ndarray | None
     n: np.ndarray
     weighted: np.ndarray | None = None
     key_sum: np.ndarray | None = None
     public: bool = True
     multiplicity: int = 1
+    places: PlaceDomain | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+
+    def named_by(self, places: PlaceDomain) -> CellTable:
+        """This table with its cells named by their place in ``places``
+        (row ``p`` is place ``p``); words not given (``None``) are made
+        only if read."""
+        self.places = places
+        if self.__dict__.get("words") is None:
+            del self.words  # made by __getattr__ if ever read
+        return self
+
+    def __getattr__(self, name: str) -> Any:
+        # only called for a missing attribute: the words of a
+        # place-named table, which version 3 never needs
+        places = self.__dict__.get("places")
+        if name != "words" or places is None:
+            raise AttributeError(name)
+        self.words = places.cell_words()
+        return self.words
+
+    def by_place(self) -> bool:
+        """Whether the cells are named by their place (a whole public
+        domain, under stream version 3)."""
+        return (
+            self.places is not None and self.public and stream_version() >= 3
+        )
 
     def digest(self) -> bytes:
         """Digest of the cells and their true counts, independent of the
         order the cells are listed in (a table and a plot list them in
-        different orders and must draw the same noise)."""
+        different orders and must draw the same noise). Under stream
+        version 3, a whole public domain's: its domain digest and its
+        counts in place order (:func:`.place_streams.place_digest`)."""
+        if self.places is not None and self.by_place():
+            return place_digest(self.places.digest(), self.n, self.key_sum)
         words = np.asarray(self.words, dtype=np.uint64)
         if words.ndim == 1:  # one word per cell
             words = words[:, None]
@@ -485,7 +535,7 @@ def release_cells(
         key = None
     eps, delta = mechanism.privacy_map(table.public, table.multiplicity)
     mech_name = mechanism.noise if is_dp else "ckm"
-    if _CHARGE_HOOK is not None:  # the digest costs a pass: only if told
+    if charging():  # the digest and the cells' name cost a pass each
         charge_secret = secret if secret is not None else query.secret()
         charge(
             [
@@ -535,6 +585,6 @@ def release_cells(
             **(details or {}),
             **({"key_id": secret.key_id} if secret is not None else {}),
         },
-        cells_name=cells_name(query),
+        name_of=functools.partial(cells_name, query),
     )
     return Released(values, noisy, keep, release)

@@ -11,7 +11,7 @@ Every draw costs at least one ChaCha12 block (about 1,000 vectorised
 32-bit operations per cell), which caps the exact sampler near 2-3 million
 cells per second in NumPy.
 
-**Version 2** (:class:`CellStreamsV2`, the default): a cell's stream
+**Version 2** (:class:`CellStreamsV2`): a cell's stream
 starts with one *head* word, ``SipHash-2-4(K_head, words_c)``, followed by
 a version-1 stream under a second derived key (the *body*), computed only
 for cells that read past their head. The exact discrete Laplace sampler
@@ -25,6 +25,14 @@ SipHash-2-4 is a keyed pseudo-random function (Aumasson & Bernstein 2012);
 its 64-bit tags are the standard output mode, and the key halves ``K_head``
 and the body key are derived from the release key with keyed BLAKE2b under
 distinct personalisations, so head and body are independent.
+
+**Version 3** (the default; :mod:`.place_streams`): the cells of a whole
+public domain are named by their place in it, bound to the domain by a
+digest of its content, and their heads are read from SHAKE-128 (FIPS
+202) a segment of places at a time; other cell tables name their cells
+by words as version 2 does. Releases of version 3 have their own
+identity, and their data digest hashes a public domain's counts in place
+order (no sort of the cells).
 """
 
 from __future__ import annotations
@@ -47,12 +55,12 @@ __all__ = [
 ]
 
 #: the stream versions this package can draw from
-STREAM_VERSIONS = (1, 2)
-_VERSION = [2]
+STREAM_VERSIONS = (1, 2, 3)
+_VERSION = [3]
 
 
 def stream_version() -> int:
-    """The stream version new releases draw from (2 unless changed).
+    """The stream version new releases draw from (3 unless changed).
 
     >>> stream_version() in STREAM_VERSIONS
     True
@@ -64,8 +72,8 @@ def _check(version: int) -> int:
     if version not in STREAM_VERSIONS or isinstance(version, bool):
         raise ParameterError(
             f"stream_version must be one of {STREAM_VERSIONS}, got "
-            f"{version!r}; use 1 only to reproduce releases made before "
-            "version 2 (a release records its version)"
+            f"{version!r}; 3 is the default, 1 and 2 reproduce releases "
+            "made before version 3 existed (a release records its version)"
         )
     return int(version)
 
@@ -79,17 +87,17 @@ def _restoring(previous: int) -> Iterator[None]:
 
 
 def use_stream_version(version: int):
-    """Draw new releases from streams of ``version`` (1 or 2).
+    """Draw new releases from streams of ``version`` (1, 2 or 3).
 
     Sets the process-wide version and returns a context manager that
     restores the previous one on exit, so both forms work::
 
-        use_stream_version(1)            # from now on
-        with use_stream_version(1):      # inside the block only
+        use_stream_version(2)            # from now on
+        with use_stream_version(2):      # inside the block only
             ...
 
-    Version 1 reproduces the numbers of releases made before version 2
-    existed; it is about four times slower.
+    Versions 1 and 2 reproduce the numbers of releases made before the
+    next version existed; version 1 is about four times slower.
     """
     previous = _VERSION[0]
     _VERSION[0] = _check(version)
@@ -113,19 +121,25 @@ class CellStreamsV2(CellStreams):
         if words.ndim == 1:
             words = words[:, None]
         self._words = words
-        self.n = len(words)
-        self._query_key = query_key
         self._head_key = _key_words(_derived(query_key, b"pnp-v2-head"))
-        self._head_used = np.zeros(self.n, dtype=bool)
-        self._counter = np.zeros(self.n, dtype=np.int64)
+        self._start(query_key, len(words))
+
+    def _start(self, query_key: bytes, n: int) -> None:
+        """Every cell's stream before its first word."""
+        self.n = n
+        self._query_key = query_key
+        self._head_used = np.zeros(n, dtype=bool)
+        self._counter = np.zeros(n, dtype=np.int64)
         self._body_ready = False
+
+    def _body_names(self) -> tuple[bytes, np.ndarray]:
+        """The bodies' key and the words that name each cell's body."""
+        return _derived(self._query_key, b"pnp-v2-body"), self._words
 
     def _body(self) -> None:
         if not self._body_ready:
             counter = self._counter
-            super().__init__(
-                _derived(self._query_key, b"pnp-v2-body"), self._words
-            )
+            CellStreams.__init__(self, *self._body_names())
             self._counter = counter
             self._body_ready = True
 
@@ -172,7 +186,10 @@ def cell_streams(
     query_key: bytes, words: np.ndarray, version: int | None = None
 ) -> CellStreams:
     """Per-cell streams of ``version`` (default: :func:`stream_version`)
-    for the cells named by ``words`` under ``query_key``."""
+    for the cells named by ``words`` under ``query_key``. Version 3 names
+    cells by words as version 2 does (its place-named streams are
+    :class:`~.place_streams.PlaceStreams`); its releases differ from
+    version 2's by their identity."""
     version = stream_version() if version is None else _check(version)
     if version == 1:
         return CellStreams(query_key, words)
