@@ -45,7 +45,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engines import BOX, _floor_keys, hex_floor_query  # noqa: E402
+from engines import BOX, floor_query, hex_floor_query  # noqa: E402
 
 #: the plot's bins per axis (as in benchmarks/engines.py)
 BINS = 30
@@ -81,18 +81,12 @@ def forms(path: str) -> dict:
         {CELL: nw.col("_cy_r") * wide + nw.col("_cx_r")},
     ]
     frame = nw.from_native(duckdb.read_parquet(path))
-    keys, _ = _floor_keys("bin2d_dp")
-    sel = ", ".join(
-        f"floor(({c} - ({lo})) / {w}) AS k{i}"
-        for i, (c, lo, w) in enumerate(keys)
-    )
-    floor_sql = f"SELECT {sel}, count(*) FROM '{path}' GROUP BY k0, k1"
 
     def run(where, st):
         return lambda: grouped(frame, {}, where=where, stages=st)
 
     return {
-        "floor": lambda: duckdb.sql(floor_sql).fetchall(),
+        "floor": lambda: floor_query(path, "duckdb", "bin2d_dp"),
         "engine": run(keep, stages),
         "division": run(keep, division),
         "no_correction": run(keep, raw),
@@ -125,18 +119,12 @@ def hex_forms(path: str) -> dict:
         {CELL: nw.col("_ib") * float(2 * span[1]) + nw.col("_jb")},
     ]
     frame = nw.from_native(duckdb.read_parquet(path))
-    keys, _ = _floor_keys("binhex_dp")
-    sel = ", ".join(
-        f"floor(({c} - ({lo})) / {w}) AS k{i}"
-        for i, (c, lo, w) in enumerate(keys)
-    )
-    floor_sql = f"SELECT {sel}, count(*) FROM '{path}' GROUP BY k0, k1"
 
     def run(st):
         return lambda: grouped(frame, {}, where=keep, stages=st)
 
     return {
-        "floor": lambda: duckdb.sql(floor_sql).fetchall(),
+        "floor": lambda: floor_query(path, "duckdb", "binhex_dp"),
         "hex_floor": lambda: hex_floor_query(path, "duckdb"),
         "engine": run(stages),
         "no_choice": run(no_choice),
