@@ -164,6 +164,9 @@ BREAKS = [
     # moved by one product (EdgeForm.edge_expr)
     _bin2d_edges((3.1, 9.7), 11, None),
     _bin2d_edges((-9.7, -3.1), 11, None),
+    # the farthest from zero that still reads one edge: the raw index's
+    # product and folded constant round most here (EdgeForm.one_sided)
+    np.linspace(5e7, 5e7 + 7, 8),
 ]
 FUZZY = [5, 6, 7, 8, 11, 12]
 
@@ -177,8 +180,12 @@ def test_far_edges_compare_both_sides():
         form = Bins(breaks).form
         if form is not None:
             sided[i] = form.one_sided(breaks[0], breaks[-1], len(breaks) - 1)
-    assert sided[0] and sided[5] and sided[9]
+    assert sided[0] and sided[5] and sided[9] and sided[13]
     assert sided[10] is False
+    # 5e7 is within a factor of two of the limit of one edge
+    assert not Bins(np.linspace(1e8, 1e8 + 7, 8)).form.one_sided(
+        1e8, 1e8 + 7, 7
+    )
 
 
 @pytest.mark.parametrize("i", FUZZY)

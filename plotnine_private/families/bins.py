@@ -130,9 +130,13 @@ class EdgeForm:
 
         Let ``t`` be the value's bin by the edges as computed. In units
         of ``step`` from ``origin``, every edge (its arithmetic and the
-        one-epsilon fuzz) and the computed position ``(x - origin) /
-        step`` lie within ``c * eps * M`` of their exact places (``M``
-        bounds the positions, ``c`` is a small constant, under 8). With
+        one-epsilon fuzz) and the computed position lie within ``c * eps
+        * M`` of their exact places (``M`` bounds the positions, ``c`` is
+        a small constant, under 8). The position plus one less the shift
+        is read as ``x * (1 / step) + (1 - origin / step - shift)``
+        (:meth:`lead`): the reciprocal, the product, the constant (two
+        roundings, in Python) and the sum each round once, by at most
+        ``eps`` times a quantity below ``M + 2``. With
         ``64 * eps * M < _SHIFT`` the position less the shift is above
         ``t - 1`` and below ``t + 1``, so its floor is ``t - 1`` or ``t``
         and the comparison with the right edge of that floor decides.
@@ -167,15 +171,25 @@ class EdgeForm:
             moved = moved + (g == 0).cast(nw.Float64) * _EPS
         return moved
 
+    def lead(self) -> float:
+        """The constant of the one-sided raw index plus one, ``floor(x *
+        (1 / step) + lead)`` (:meth:`one_sided`)."""
+        return 1.0 - self.origin / self.step - _SHIFT
+
     def reach(self, lo: float, hi: float, shift: float) -> np.ndarray | None:
         """Every ``k`` whose edge a value in ``[lo, hi]`` may be compared
         with: the raw index ``floor((x - origin) / step - shift)`` of
-        such a value lies between those of ``lo`` and ``hi`` (each
+        such a value (or, one-sided, ``floor(x * (1 / step) + lead) -
+        1``, taken too) lies between those of ``lo`` and ``hi`` (each
         operation rounds monotonically), its edges one above; one more
         each side for safety. None if they are too many to list."""
         with np.errstate(all="ignore"):
-            ends = (np.array([lo, hi]) - self.origin) / self.step - shift
-        first, last = np.floor(ends)
+            v = np.array([lo, hi])
+            ends = (v - self.origin) / self.step - shift
+            if shift:
+                # the one-sided index as the engine reads it, too
+                ends = np.r_[ends, v * (1.0 / self.step) + self.lead() - 1]
+        first, last = np.floor(ends.min()), np.floor(ends.max())
         if not np.isfinite([first, last]).all() or last - first > 2**24:
             return None
         return np.arange(first - 1, last + 3)
@@ -267,7 +281,9 @@ class Bins(Family):
     def index_stages(self, x, out: str, inner: bool = False) -> Stages:
         """The bin index of expression ``x`` as column ``out`` (-1
         outside). Edges of an :class:`EdgeForm` (equal widths): the raw
-        index ``floor((x - origin) / step - shift)`` is projected once,
+        index plus one, ``floor(x * (1 / step) + lead)`` (the position
+        less ``shift``, plus one: :meth:`EdgeForm.one_sided`), is
+        projected once,
         then corrected by one comparison with its right edge, computed as
         the form gives it (:meth:`EdgeForm.one_sided`; edges far from
         zero against their width: no shift, and one comparison with each
@@ -297,7 +313,6 @@ class Bins(Family):
         # key of the short path) is projected: one addition, not two
         r1, c = nw.col(f"{out}_r"), nw.col(f"{out}_c")
         gl, gr = nw.col(f"{out}_gl"), nw.col(f"{out}_gr")
-        position = (x - form.origin) / form.step
         right_edge = {f"{out}_gr": r1 * form.step + form.origin}
         sided = form.one_sided(lo, hi, nb)
         ks = form.reach(lo, hi, _SHIFT if sided else 0.0)
@@ -305,13 +320,18 @@ class Bins(Family):
         up = x > right if self.closed == "right" else x >= right
         if sided:
             # the raw index is the bin or the one below: one comparison
-            # with its right edge decides (half the work of two)
-            raw = (position - _SHIFT).floor()
+            # with its right edge decides (half the work of two). It
+            # plus one is read as one product and one sum, the constant
+            # folded: a division, two sums and a subtraction less on
+            # every record (a 10**8-row bin2d in DuckDB: 2.9 -> 2.6 s
+            # CPU); its few more roundings are within the bound of
+            # :meth:`EdgeForm.one_sided`
+            r1_expr = (x * (1.0 / form.step) + form.lead()).floor()
             edges = right_edge
             corrected = r1 + up.cast(nw.Float64)
         else:
             # the two edges around the raw index, each projected once
-            raw = position.floor()
+            r1_expr = ((x - form.origin) / form.step).floor() + 1.0
             edges = {
                 f"{out}_gl": (r1 - 1.0) * form.step + form.origin,
                 **right_edge,
@@ -324,10 +344,10 @@ class Bins(Family):
         # back in range by the clip (in Python on the grouped rows when
         # only records in range are seen)
         if inner:
-            return [{f"{out}_r": raw + 1.0}, edges, {out: corrected}]
+            return [{f"{out}_r": r1_expr}, edges, {out: corrected}]
         return [
             *stages,
-            {f"{out}_r": raw + 1.0},
+            {f"{out}_r": r1_expr},
             edges,
             {f"{out}_c": corrected},
             {
