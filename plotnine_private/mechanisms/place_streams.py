@@ -64,11 +64,11 @@ _SHAKE_LABEL = b"plotnine_private stream v3 place\0"
 
 def column_digest(column: Any) -> bytes:
     """32-byte digest of one content column (one value per level), equal
-    for every representation of the same values: plain strings (a
-    :class:`~.cellnames.StrLabels` buffer, or Python strings) by their
-    lengths and bytes (:meth:`~.cellnames.StrLabels.digest`), anything
-    else by the typed words that name each value
-    (:func:`~.cellnames.cell_words`).
+    for every representation of the same values: strings (a
+    :class:`~.cellnames.StrLabels` buffer, Python strings, or numpy's
+    ``np.str_``, which cell words name by the same text) by their lengths
+    and bytes (:meth:`~.cellnames.StrLabels.digest`), anything else by
+    the typed words that name each value (:func:`~.cellnames.cell_words`).
 
     >>> column_digest(StrLabels.of(["a", "b"])) == column_digest(["a", "b"])
     True
@@ -84,6 +84,10 @@ def column_digest(column: Any) -> bytes:
         values = list(column)
     elif column.dtype.kind not in "biufmM":  # maybe strings in an array
         values = column.tolist()
+    if len(values) and not only_str(values) and _all_str(values):
+        # str subclasses (numpy's np.str_) are named by their text, as
+        # cell_words names them: the digest of the same plain strings
+        values = list(map(str.__str__, values))
     if len(values) and only_str(values):
         return StrLabels.of(values).digest()
     widths, flat = column_runs(column)
@@ -93,6 +97,11 @@ def column_digest(column: Any) -> bytes:
     h.update(widths.data)
     h.update(np.ascontiguousarray(flat, dtype="<u8").data)
     return h.digest()
+
+
+def _all_str(values: Sequence[Any]) -> bool:
+    """Whether every value is a ``str``, subclasses included."""
+    return all(issubclass(t, str) for t in set(map(type, values)))
 
 
 def domain_digest(
