@@ -479,15 +479,20 @@ def cell_table(
     (mixed radix over ``dims``) with their counts and sums, however they
     were aggregated (here, or by an engine's group-by). Each cell is named
     by its dimensions' content, the words of its noise stream; when the
-    cells are a whole public domain in place order (``arange`` of its
-    size, as :func:`assemble` lists them), they are also named by place
+    cells are a whole public domain in place order (every dimension
+    public, ``arange`` of its size, as :func:`assemble` lists them), they
+    are also named by place
     (:class:`~plotnine_private.mechanisms.place_streams.PlaceDomain`),
     and their words are made only if read."""
     sizes = [d.size for d in dims]
     ncell = len(cells)
     columns = [d.content for d in dims]
     places = None
-    if public and dims and ncell and whole_domain(cells, sizes):
+    # by place only when every dimension is public: a table flagged
+    # public over observed levels (the fine bins of the groups a release
+    # showed) lists the levels the data have, not a declared domain
+    declared = public and all(d.public for d in dims)
+    if declared and dims and ncell and whole_domain(cells, sizes):
         index = place_index(sizes)
         places = PlaceDomain(sizes, columns, index)
     elif dims and ncell:

@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from plotnine_private import dp_table
+from plotnine_private.cells import categorical_dimension, cell_table
 from plotnine_private.mechanisms import release as engine
 from plotnine_private.mechanisms.cellnames import StrLabels, cell_words
 from plotnine_private.mechanisms.place_streams import column_digest
@@ -95,3 +96,19 @@ def test_levels_given_as_a_numpy_array_draw_what_a_list_draws():
     assert charge_a.identity == charge_b.identity
     assert charge_a.digest == charge_b.digest
     assert a == b
+
+
+def test_only_a_domain_of_public_dimensions_is_named_by_place():
+    # the fine bins of the groups a release showed are flagged public
+    # (each gets noise) over observed group levels: named by words
+    seen = categorical_dimension("g", pd.Series(["b", "a", "b"]), None)
+    bins = categorical_dimension("x", pd.Series(["p", "q"]), ["p", "q"])
+    cells = np.arange(4)
+    n = np.ones(4, dtype=np.int64)
+    observed, _ = cell_table([seen, bins], cells, n, None, None, True)
+    assert observed.places is None and not observed.by_place()
+    assert "words" in vars(observed)
+    group = categorical_dimension("g", pd.Series(["b"]), ["a", "b"])
+    declared, _ = cell_table([group, bins], cells, n, None, None, True)
+    assert declared.by_place()
+    assert declared.words.tolist() == observed.words.tolist()
