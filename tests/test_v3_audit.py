@@ -6,7 +6,10 @@ of public dimensions only."""
 from __future__ import annotations
 
 import contextlib
+import copy
+import dataclasses
 import datetime as dt
+import pickle
 from collections.abc import Iterator
 
 import numpy as np
@@ -34,6 +37,7 @@ from plotnine_private.mechanisms import release as engine
 from plotnine_private.mechanisms.cellnames import StrLabels, cell_words
 from plotnine_private.mechanisms.magnitudes import LaplaceSums
 from plotnine_private.mechanisms.place_streams import column_digest
+from plotnine_private.mechanisms.records import Release
 
 
 def _words(column) -> bytes:
@@ -290,3 +294,58 @@ def test_v3_neighbours_differ_only_in_fresh_noise(family):
             assert np.mean(np.isclose(za, zb)) < 0.5
             compared += 1
     assert compared >= 1
+
+
+# -- a release's cells_name, made when first read -------------------------
+def _release(**more) -> Release:
+    return Release(
+        identity="i",
+        family="count",
+        mechanism="discrete_laplace",
+        eps=1.0,
+        delta=0.0,
+        adjacency="replace",
+        sensitivity=2.0,
+        domain="public: levels",
+        cells=3,
+        policy="seed-only",
+        **more,
+    )
+
+
+class _Namer:
+    """A picklable ``name_of`` that counts its calls."""
+
+    calls = 0
+
+    def __call__(self) -> str:
+        type(self).calls += 1
+        return "named"
+
+
+def test_a_release_record_reads_like_a_plain_dataclass():
+    given = _release(cells_name="given")
+    assert given.cells_name == "given"
+    assert _release().cells_name == ""
+    assert _release() != given
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        given.cells_name = "other"  # type: ignore[misc]
+    _Namer.calls = 0
+    lazy = _release(name_of=_Namer())
+    assert _Namer.calls == 0  # not named when made
+    assert lazy == _release(cells_name="named")  # read by ==: named
+    assert _Namer.calls == 1
+    assert lazy.cells_name == "named" and _Namer.calls == 1  # once
+    assert dataclasses.asdict(lazy)["cells_name"] == "named"
+    assert dataclasses.replace(lazy, cells=4).cells_name == "named"
+    assert "cells_name='named'" in repr(lazy)
+    fresh = _release(name_of=_Namer())
+    for copied in (pickle.loads(pickle.dumps(fresh)), copy.deepcopy(fresh)):
+        assert copied.cells_name == "named" and copied == lazy
+    assert pickle.loads(pickle.dumps(lazy)) == lazy
+    assert _release(cells_name="x", name_of=_Namer()).cells_name == "named"
+    assert [f.name for f in dataclasses.fields(Release)][-3:] == [
+        "cells_name",
+        "stream_version",
+        "name_of",
+    ]

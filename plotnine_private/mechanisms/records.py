@@ -17,6 +17,31 @@ from .streams import stream_version
 __all__ = ["Release", "Released"]
 
 
+class _CellsName:
+    """:attr:`Release.cells_name`: the name given to ``Release(...)``, or,
+    for a release made with ``name_of``, the name that ``name_of`` makes
+    on first read (once). A data descriptor: ``dataclasses`` takes its
+    class-level value as the field's default (``""``), and equality,
+    ``asdict``, ``replace``, ``repr`` and pickling read or carry the name
+    as for any other field."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._slot = f"_{name}"
+
+    def __get__(self, release: Any, owner: type | None = None) -> str:
+        if release is None:
+            return ""  # the field's default
+        stored = release.__dict__
+        if self._slot not in stored:
+            name_of = stored.get("name_of")
+            stored[self._slot] = "" if name_of is None else name_of()
+        return stored[self._slot]
+
+    def __set__(self, release: Any, value: str) -> None:
+        # only Release.__init__ gets here (frozen: setattr raises first)
+        release.__dict__[self._slot] = value
+
+
 @dataclass(frozen=True)
 class Release:
     """The record of one release: what the report composes.
@@ -85,35 +110,20 @@ class Release:
     panels: str = "single panel"
     composition: str = "one release"
     details: Mapping[str, Any] = field(default_factory=dict)
-    cells_name: str = ""
+    cells_name: _CellsName = _CellsName()
     stream_version: int = field(default_factory=stream_version)
     name_of: Callable[[], str] | None = field(
         default=None, repr=False, compare=False
     )
 
     def __post_init__(self) -> None:
-        if self.name_of is not None:
-            object.__delattr__(self, "cells_name")  # made on first read
-
-    def __getattr__(self, name: str) -> Any:
-        # only called for a missing attribute: a cells_name not yet made
-        name_of = self.__dict__.get("name_of")
-        if name != "cells_name" or name_of is None:
-            raise AttributeError(name)
-        value = name_of()
-        object.__setattr__(self, "cells_name", value)
-        return value
+        if self.name_of is not None:  # made on first read
+            self.__dict__.pop("_cells_name", None)
 
     @property
     def formal(self) -> bool:
         """Whether the release has a formal (DP) guarantee."""
         return self.eps is not None
-
-
-# the default of cells_name lives in __init__; without the class
-# attribute too, a release made with name_of lacks it until __getattr__
-# makes it
-del Release.cells_name
 
 
 @dataclass
