@@ -10,6 +10,7 @@ import copy
 import dataclasses
 import datetime as dt
 import pickle
+import warnings
 from collections.abc import Iterator
 
 import numpy as np
@@ -31,7 +32,8 @@ from plotnine.data import mpg as _mpg
 from test_neighbours import declared
 
 import plotnine_private as pp
-from plotnine_private import dp_table
+from plotnine_private import dp_table, ledger_store
+from plotnine_private._compat import build
 from plotnine_private.cells import categorical_dimension, cell_table
 from plotnine_private.mechanisms import release as engine
 from plotnine_private.mechanisms.cellnames import StrLabels, cell_words
@@ -349,3 +351,56 @@ def test_a_release_record_reads_like_a_plain_dataclass():
         "stream_version",
         "name_of",
     ]
+
+
+# -- the ledger's hook listens only while a ledger is active ---------------
+def _releases_of_a_session(mpg) -> dict:
+    """A table, a histogram with a private range and a PCA score on given
+    directions, drawn in a fresh session."""
+    engine._SOURCES.clear()
+    cols = ["displ", "cty", "hwy"]
+    directions = pd.DataFrame(np.eye(3), index=cols, columns=cols)
+    table = dp_table(mpg, "class", **EPS)["count"].tolist()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pp.PrivacyWarning)
+        hist = build(
+            ggplot(mpg, aes("displ")) + geom_histogram(stat="bin_dp", **EPS)
+        )
+        score = pp.dp_score(
+            mpg, cols, eps=2, delta=1e-5, seed=1, directions=directions
+        )
+    return {
+        "table": table,
+        "bins": hist.layers[0].data["count"].tolist(),
+        "score": score.histogram.to_numpy().tolist(),
+    }
+
+
+def test_the_noise_is_the_same_whether_a_ledger_listens_or_not(
+    tmp_path, mpg, monkeypatch
+):
+    # no ledger: the engine builds no charge and skips the digests it
+    # needs only for one; the digests that key the noise are taken anyway
+    monkeypatch.setattr(ledger_store, "_active", None)
+    assert not engine.charging()
+    without = _releases_of_a_session(mpg)
+    with pp.use_ledger(tmp_path / "l.sqlite", dataset="mpg"):
+        assert engine.charging()
+        with_ledger = _releases_of_a_session(mpg)
+        families = pp.ledger(tmp_path / "l.sqlite").table["family"].tolist()
+    assert with_ledger == without
+    assert families[:3] == ["count", "range", "bin"]
+    assert len(families) > 3 and families[3].startswith("pca:")
+
+
+def test_a_hook_set_by_the_user_is_told_of_every_release(mpg, monkeypatch):
+    monkeypatch.setattr(ledger_store, "_active", None)
+    seen: list = []
+    previous = engine.set_charge_hook(seen.extend)  # no listening()
+    try:
+        _releases_of_a_session(mpg)
+    finally:
+        engine.set_charge_hook(previous)
+    families = [c.family for c in seen]
+    assert families[:3] == ["count", "range", "bin"]
+    assert families[3:] and all(f.startswith("pca:") for f in families[3:])
