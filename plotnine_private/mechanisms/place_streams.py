@@ -20,15 +20,16 @@ words of cells ``[s 2**S, (s + 1) 2**S)`` are the output of
 cell, ``K_head`` derived from the release key and the domain digest with
 keyed BLAKE2b. A shorter read of an XOF is a prefix of a longer one, so a
 place's word is the same whether its whole segment, part of it, or the
-whole domain is drawn. One 8 MB read costs about half a SipHash-2-4 of
-10**6 one-word names in NumPy. A cell reading past its head (about one in
-2**60 for the exact discrete Laplace; the discrete Gaussian's trials, the
-CKS sampler at huge scales) reads a version-1 body stream under a second
-derived key, named by its place word, as version 2 does.
+whole domain is drawn. One 8 MB read costs a third to a half of a
+SipHash-2-4 of 10**6 one-word names in NumPy. A cell reading past its
+head (about one in 2**60 for the exact discrete Laplace; the discrete
+Gaussian's trials, the CKS sampler at huge scales) reads a version-1 body
+stream under a second derived key, named by its place word, as version 2
+does.
 
 Tables whose cells are not a whole public domain (thresholded, observed,
-a subset of cells) keep version 2's naming by words, under the version-3
-identity (:func:`table_streams`).
+a subset of cells, cells over an observed dimension) keep version 2's
+naming by words, under the version-3 identity (:func:`table_streams`).
 """
 
 from __future__ import annotations
