@@ -40,6 +40,7 @@ from plotnine_private.mechanisms.cellnames import StrLabels, cell_words
 from plotnine_private.mechanisms.magnitudes import LaplaceSums
 from plotnine_private.mechanisms.place_streams import column_digest
 from plotnine_private.mechanisms.records import Release
+from plotnine_private.mechanisms.streams import use_stream_version
 
 
 def _words(column) -> bytes:
@@ -404,3 +405,26 @@ def test_a_hook_set_by_the_user_is_told_of_every_release(mpg, monkeypatch):
     families = [c.family for c in seen]
     assert families[:3] == ["count", "range", "bin"]
     assert families[3:] and all(f.startswith("pca:") for f in families[3:])
+
+
+def test_ckm_draws_nothing_and_is_the_same_under_every_stream_version():
+    data = declared(_mpg)
+    ptable = pp.create_cnt_ptable(D=3, V=1.5, js=1)
+    out = {}
+    for version in (1, 2, 3):
+        with use_stream_version(version):
+            engine._SOURCES.clear()
+            table = pp.ckm_table(
+                data, "class", rkey="rk", ptable=ptable, groups="drv"
+            )
+            bars = (
+                build(
+                    ggplot(data, aes("class", fill="drv", rkey="rk"))
+                    + geom_bar(stat="count_ckm", ptable=ptable, drop=False)
+                )
+                .layers[0]
+                .data
+            )
+        out[version] = (table["count"].tolist(), bars["count"].tolist())
+    assert out[1] == out[2] == out[3]
+    assert sorted(out[3][0]) == sorted(out[3][1])  # the same cells
