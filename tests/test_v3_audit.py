@@ -34,7 +34,7 @@ from test_neighbours import declared
 import plotnine_private as pp
 from plotnine_private import dp_table, ledger_store
 from plotnine_private._compat import build
-from plotnine_private.cells import categorical_dimension, cell_table
+from plotnine_private.cells import assemble, categorical_dimension, cell_table
 from plotnine_private.mechanisms import release as engine
 from plotnine_private.mechanisms.cellnames import StrLabels, cell_words
 from plotnine_private.mechanisms.magnitudes import LaplaceSums
@@ -428,3 +428,27 @@ def test_ckm_draws_nothing_and_is_the_same_under_every_stream_version():
         out[version] = (table["count"].tolist(), bars["count"].tolist())
     assert out[1] == out[2] == out[3]
     assert sorted(out[3][0]) == sorted(out[3][1])  # the same cells
+
+
+def test_a_place_named_tables_words_are_made_when_read_and_once():
+    x = categorical_dimension("x", pd.Series(["b"]), ["a", "b", "c"])
+    table, _ = assemble([x])
+    calls: list = []
+    make = table.places.cell_words
+
+    def counted():
+        calls.append(1)
+        return make()
+
+    table.places.cell_words = counted
+    assert table.by_place() and not calls
+    assert table.words.tolist() == cell_words(x.content[0]).tolist()
+    assert table.words is table.words and len(calls) == 1
+    copy_ = dataclasses.replace(table, n=table.n + 1)  # carries them
+    assert copy_.words is table.words and copy_.places is None
+    given, _ = cell_table(
+        [x], np.arange(2), np.ones(2, np.int64), None, None, True
+    )
+    assert given.places is None and given.words.shape[0] == 2
+    with pytest.raises(TypeError):
+        engine.CellTable(n=np.ones(3, np.int64))  # words are required

@@ -14,32 +14,44 @@ import numpy as np
 
 from .streams import stream_version
 
-__all__ = ["Release", "Released"]
+__all__ = ["MadeOnRead", "Release", "Released"]
 
 
-class _CellsName:
-    """:attr:`Release.cells_name`: the name given to ``Release(...)``, or,
-    for a release made with ``name_of``, the name that ``name_of`` makes
-    on first read (once). A data descriptor: ``dataclasses`` takes its
-    class-level value as the field's default (``""``), and equality,
-    ``asdict``, ``replace``, ``repr`` and pickling read or carry the name
-    as for any other field."""
+class MadeOnRead:
+    """A dataclass field whose value, when none is stored, is made on its
+    first read by ``make(instance)``, then kept.
+
+    A data descriptor: ``dataclasses`` takes ``default`` as the field's
+    default, ``__init__`` stores the value given, and
+    equality, ``asdict``, ``replace``, ``repr`` and pickling read or
+    carry it as for any other field. ``del obj.field`` (frozen classes:
+    ``object.__delattr__``) drops the stored value, to be made when read.
+    """
+
+    def __init__(self, make: Callable[[Any], Any], default: Any):
+        self._make, self._default = make, default
 
     def __set_name__(self, owner: type, name: str) -> None:
         self._slot = f"_{name}"
 
-    def __get__(self, release: Any, owner: type | None = None) -> str:
-        if release is None:
-            return ""  # the field's default
-        stored = release.__dict__
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:  # read on the class: the field's default
+            return self._default
+        stored = obj.__dict__
         if self._slot not in stored:
-            name_of = stored.get("name_of")
-            stored[self._slot] = "" if name_of is None else name_of()
+            stored[self._slot] = self._make(obj)
         return stored[self._slot]
 
-    def __set__(self, release: Any, value: str) -> None:
-        # only Release.__init__ gets here (frozen: setattr raises first)
-        release.__dict__[self._slot] = value
+    def __set__(self, obj: Any, value: Any) -> None:
+        # frozen classes: only __init__ gets here (setattr raises first)
+        obj.__dict__[self._slot] = value
+
+    def __delete__(self, obj: Any) -> None:
+        obj.__dict__.pop(self._slot, None)
+
+
+def _name_cells(release: Release) -> str:
+    return "" if release.name_of is None else release.name_of()
 
 
 @dataclass(frozen=True)
@@ -110,7 +122,7 @@ class Release:
     panels: str = "single panel"
     composition: str = "one release"
     details: Mapping[str, Any] = field(default_factory=dict)
-    cells_name: _CellsName = _CellsName()
+    cells_name: MadeOnRead = MadeOnRead(_name_cells, "")
     stream_version: int = field(default_factory=stream_version)
     name_of: Callable[[], str] | None = field(
         default=None, repr=False, compare=False
@@ -118,7 +130,7 @@ class Release:
 
     def __post_init__(self) -> None:
         if self.name_of is not None:  # made on first read
-            self.__dict__.pop("_cells_name", None)
+            object.__delattr__(self, "cells_name")
 
     @property
     def formal(self) -> bool:
