@@ -452,3 +452,41 @@ def test_a_place_named_tables_words_are_made_when_read_and_once():
     assert given.places is None and given.words.shape[0] == 2
     with pytest.raises(TypeError):
         engine.CellTable(n=np.ones(3, np.int64))  # words are required
+
+
+# -- declared levels that name one cell twice --------------------------------
+@pytest.mark.parametrize(
+    ("column", "levels"),
+    [
+        ("cyl", [4, 4.0, 5, 6, 8]),  # one number: one cell
+        ("class", ["suv", "suv", "compact"]),
+        ("class", ["suv", np.str_("suv"), "compact"]),
+    ],
+)
+def test_levels_that_name_one_cell_twice_are_refused(column, levels):
+    # two levels with one name share a stream wherever cells are named
+    # by words (versions 1 and 2; observed groups and sums under 3): the
+    # difference of their released counts was the true count
+    for version in (2, 3):
+        with (
+            use_stream_version(version),
+            pytest.raises(pp.PlotninePrivateError, match="twice"),
+        ):
+            dp_table(_mpg, column, eps=1, seed=1, levels=levels)
+    with pytest.raises(pp.PlotninePrivateError, match="levels"):
+        build(
+            ggplot(_mpg, aes(column, fill="drv"))
+            + geom_bar(stat="count_dp", levels=levels, **EPS)
+        )
+
+
+def test_levels_in_an_engine_that_name_one_cell_twice_are_refused():
+    pytest.importorskip("duckdb")
+    import duckdb
+
+    con = duckdb.connect()
+    con.register("v", _mpg[["class", "drv"]])
+    con.execute("CREATE TABLE t AS SELECT * FROM v")
+    src = pp.source(con, "t", levels={"drv": ["4", "f", "f", "r"]})
+    with pytest.raises(pp.PlotninePrivateError, match="drv"):
+        dp_table(src, "class", groups="drv", eps=1, seed=1)
