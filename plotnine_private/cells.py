@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .exceptions import PlotninePrivateError
 from .mechanisms.bounding import cells_mask
 from .mechanisms.cellnames import cell_words, value_bytes
 from .mechanisms.idhash import SPAN
@@ -163,7 +164,7 @@ def categorical_dimension(
     if declared is not None:
         levels = list(declared)
         content = object_column(levels)  # once: 10**6 labels cost 0.05 s
-        codes = _codes_in(series, levels, content)
+        codes = _codes_in(series, levels, content, name)
         public = True
     else:
         codes, uniques = pd.factorize(series, sort=True, use_na_sentinel=True)
@@ -220,12 +221,21 @@ def _same_values(categories: pd.Index, content: np.ndarray) -> bool:
 
 
 def _codes_in(
-    series: pd.Series, levels: list, content: np.ndarray | None = None
+    series: pd.Series,
+    levels: list,
+    content: np.ndarray | None = None,
+    name: str = "x",
 ) -> np.ndarray:
     """Position of each value in ``levels`` (-1 if absent). Values match
     a level when they name the same cell (typed: 4 and 4.0 are one
     level, 4.0 and "4.0" or True and "True" are not). ``content`` is
-    ``object_column(levels)`` if the caller has it."""
+    ``object_column(levels)`` if the caller has it.
+
+    Levels that name one cell twice are refused (``name``: the column):
+    two such cells would share a noise stream wherever cells are named
+    by their words, and the difference of their released counts would be
+    the true count. A categorical column whose categories are the levels
+    needs no check (pandas keeps categories distinct)."""
     if isinstance(series.dtype, pd.CategoricalDtype):
         # compared as arrays: 10**6 Arrow-backed labels are slow to list
         categories = series.cat.categories
@@ -237,6 +247,8 @@ def _codes_in(
             return np.asarray(series.array.codes)
     # named only when needed: 10**6 declared labels take seconds
     index = {value_bytes(v): i for i, v in enumerate(levels)}
+    if len(index) < len(levels):
+        _refuse_repeated(name, levels)
     if isinstance(series.dtype, pd.CategoricalDtype):
         cats = series.cat.categories.tolist()
         remap = small_codes(
@@ -250,6 +262,25 @@ def _codes_in(
         len(levels),
     )
     return remap[codes]
+
+
+def _refuse_repeated(name: str, levels: list) -> None:
+    first: dict[bytes, Any] = {}
+    for v in levels:
+        key = value_bytes(v)
+        if key in first:
+            what = (
+                f"{v!r} is given twice"
+                if repr(first[key]) == repr(v)
+                else f"{first[key]!r} and {v!r} are one level (4 and 4.0 "
+                "are one number)"
+            )
+            raise PlotninePrivateError(
+                f"the declared levels of {name!r} name one category twice: "
+                f"{what}. Give each level once (levels=[...], or "
+                "levels={...} of pp.source)."
+            )
+        first[key] = v
 
 
 def exact_sums(code: np.ndarray, values: np.ndarray, size: int) -> np.ndarray:
@@ -479,15 +510,20 @@ def cell_table(
     (mixed radix over ``dims``) with their counts and sums, however they
     were aggregated (here, or by an engine's group-by). Each cell is named
     by its dimensions' content, the words of its noise stream; when the
-    cells are a whole public domain in place order (``arange`` of its
-    size, as :func:`assemble` lists them), they are also named by place
+    cells are a whole public domain in place order (every dimension
+    public, ``arange`` of its size, as :func:`assemble` lists them), they
+    are also named by place
     (:class:`~plotnine_private.mechanisms.place_streams.PlaceDomain`),
     and their words are made only if read."""
     sizes = [d.size for d in dims]
     ncell = len(cells)
     columns = [d.content for d in dims]
     places = None
-    if public and dims and ncell and whole_domain(cells, sizes):
+    # by place only when every dimension is public: a table flagged
+    # public over observed levels (the fine bins of the groups a release
+    # showed) lists the levels the data have, not a declared domain
+    declared = public and all(d.public for d in dims)
+    if declared and dims and ncell and whole_domain(cells, sizes):
         index = place_index(sizes)
         places = PlaceDomain(sizes, columns, index)
     elif dims and ncell:

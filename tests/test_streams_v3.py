@@ -377,9 +377,9 @@ def test_a_release_names_its_cells_when_read_and_a_copy_drops_places():
         domain="public",
     )
     rel = released.release
-    assert "cells_name" not in vars(rel)  # not made yet
+    assert "_cells_name" not in vars(rel)  # not made yet
     assert rel.cells_name == engine.cells_name(query) != ""
-    assert vars(rel)["cells_name"] == rel.cells_name  # made once
+    assert vars(rel)["_cells_name"] == rel.cells_name  # made once
     # a copy may list other cells: it is named by its words
     copy = dataclasses.replace(table, n=table.n + 1)
     assert table.by_place() and copy.places is None and not copy.by_place()

@@ -20,15 +20,16 @@ words of cells ``[s 2**S, (s + 1) 2**S)`` are the output of
 cell, ``K_head`` derived from the release key and the domain digest with
 keyed BLAKE2b. A shorter read of an XOF is a prefix of a longer one, so a
 place's word is the same whether its whole segment, part of it, or the
-whole domain is drawn. One 8 MB read costs about half a SipHash-2-4 of
-10**6 one-word names in NumPy. A cell reading past its head (about one in
-2**60 for the exact discrete Laplace; the discrete Gaussian's trials, the
-CKS sampler at huge scales) reads a version-1 body stream under a second
-derived key, named by its place word, as version 2 does.
+whole domain is drawn. One 8 MB read costs a third to a half of a
+SipHash-2-4 of 10**6 one-word names in NumPy. A cell reading past its
+head (about one in 2**60 for the exact discrete Laplace; the discrete
+Gaussian's trials, the CKS sampler at huge scales) reads a version-1 body
+stream under a second derived key, named by its place word, as version 2
+does.
 
 Tables whose cells are not a whole public domain (thresholded, observed,
-a subset of cells) keep version 2's naming by words, under the version-3
-identity (:func:`table_streams`).
+a subset of cells, cells over an observed dimension) keep version 2's
+naming by words, under the version-3 identity (:func:`table_streams`).
 """
 
 from __future__ import annotations
@@ -64,11 +65,11 @@ _SHAKE_LABEL = b"plotnine_private stream v3 place\0"
 
 def column_digest(column: Any) -> bytes:
     """32-byte digest of one content column (one value per level), equal
-    for every representation of the same values: plain strings (a
-    :class:`~.cellnames.StrLabels` buffer, or Python strings) by their
-    lengths and bytes (:meth:`~.cellnames.StrLabels.digest`), anything
-    else by the typed words that name each value
-    (:func:`~.cellnames.cell_words`).
+    for every representation of the same values: strings (a
+    :class:`~.cellnames.StrLabels` buffer, Python strings, or numpy's
+    ``np.str_``, which cell words name by the same text) by their lengths
+    and bytes (:meth:`~.cellnames.StrLabels.digest`), anything else by
+    the typed words that name each value (:func:`~.cellnames.cell_words`).
 
     >>> column_digest(StrLabels.of(["a", "b"])) == column_digest(["a", "b"])
     True
@@ -84,6 +85,10 @@ def column_digest(column: Any) -> bytes:
         values = list(column)
     elif column.dtype.kind not in "biufmM":  # maybe strings in an array
         values = column.tolist()
+    if len(values) and not only_str(values) and _all_str(values):
+        # str subclasses (numpy's np.str_) are named by their text, as
+        # cell_words names them: the digest of the same plain strings
+        values = list(map(str.__str__, values))
     if len(values) and only_str(values):
         return StrLabels.of(values).digest()
     widths, flat = column_runs(column)
@@ -93,6 +98,11 @@ def column_digest(column: Any) -> bytes:
     h.update(widths.data)
     h.update(np.ascontiguousarray(flat, dtype="<u8").data)
     return h.digest()
+
+
+def _all_str(values: Sequence[Any]) -> bool:
+    """Whether every value is a ``str``, subclasses included."""
+    return all(issubclass(t, str) for t in set(map(type, values)))
 
 
 def domain_digest(

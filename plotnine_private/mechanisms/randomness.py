@@ -10,7 +10,11 @@ Every random number that perturbs a release comes from a stream keyed by
   group); it is hashed once with keyed BLAKE2b (:func:`derive_key`).
 * ``cell`` is the content of one output cell (category values, bin edges,
   panel facet values), encoded injectively as typed, length-prefixed
-  64-bit words (:func:`cell_words`, :func:`value_bytes`).
+  64-bit words (:func:`cell_words`, :func:`value_bytes`); under stream
+  version 3 a cell of a whole public domain is named by its place and
+  the domain's digest instead (:mod:`.place_streams`).
+
+This module holds stream version 1; :mod:`.streams` holds the versions.
 
 Per-cell streams (:class:`CellStreams`) are built in two keyed layers:
 

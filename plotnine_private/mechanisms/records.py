@@ -14,7 +14,44 @@ import numpy as np
 
 from .streams import stream_version
 
-__all__ = ["Release", "Released"]
+__all__ = ["MadeOnRead", "Release", "Released"]
+
+
+class MadeOnRead:
+    """A dataclass field whose value, when none is stored, is made on its
+    first read by ``make(instance)``, then kept.
+
+    A data descriptor: ``dataclasses`` takes ``default`` as the field's
+    default, ``__init__`` stores the value given, and
+    equality, ``asdict``, ``replace``, ``repr`` and pickling read or
+    carry it as for any other field. ``del obj.field`` (frozen classes:
+    ``object.__delattr__``) drops the stored value, to be made when read.
+    """
+
+    def __init__(self, make: Callable[[Any], Any], default: Any):
+        self._make, self._default = make, default
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._slot = f"_{name}"
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:  # read on the class: the field's default
+            return self._default
+        stored = obj.__dict__
+        if self._slot not in stored:
+            stored[self._slot] = self._make(obj)
+        return stored[self._slot]
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        # frozen classes: only __init__ gets here (setattr raises first)
+        obj.__dict__[self._slot] = value
+
+    def __delete__(self, obj: Any) -> None:
+        obj.__dict__.pop(self._slot, None)
+
+
+def _name_cells(release: Release) -> str:
+    return "" if release.name_of is None else release.name_of()
 
 
 @dataclass(frozen=True)
@@ -85,35 +122,20 @@ class Release:
     panels: str = "single panel"
     composition: str = "one release"
     details: Mapping[str, Any] = field(default_factory=dict)
-    cells_name: str = ""
+    cells_name: MadeOnRead = MadeOnRead(_name_cells, "")
     stream_version: int = field(default_factory=stream_version)
     name_of: Callable[[], str] | None = field(
         default=None, repr=False, compare=False
     )
 
     def __post_init__(self) -> None:
-        if self.name_of is not None:
-            object.__delattr__(self, "cells_name")  # made on first read
-
-    def __getattr__(self, name: str) -> Any:
-        # only called for a missing attribute: a cells_name not yet made
-        name_of = self.__dict__.get("name_of")
-        if name != "cells_name" or name_of is None:
-            raise AttributeError(name)
-        value = name_of()
-        object.__setattr__(self, "cells_name", value)
-        return value
+        if self.name_of is not None:  # made on first read
+            object.__delattr__(self, "cells_name")
 
     @property
     def formal(self) -> bool:
         """Whether the release has a formal (DP) guarantee."""
         return self.eps is not None
-
-
-# the default of cells_name lives in __init__; without the class
-# attribute too, a release made with name_of lacks it until __getattr__
-# makes it
-del Release.cells_name
 
 
 @dataclass

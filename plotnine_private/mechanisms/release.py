@@ -158,7 +158,7 @@ class Query:
 
     def identity(self, secret: Secret | None = None) -> str:
         """Keyed 24-hex-digit identity: equal for equal queries under the
-        same secret, and nothing else.
+        same secret and stream version, and nothing else.
 
         >>> a = Query.make("count", "data", 5, x="class")
         >>> b = Query.make("count", "data", 5, x="class")
@@ -397,7 +397,8 @@ class CellTable:
     words
         ``(cells, k)`` uint64 content of each cell (panel, groups, domain
         cell), from :func:`~plotnine_private.mechanisms.randomness.cell_words`;
-        each cell's noise stream is named by its words.
+        each cell's noise stream is named by its words (by its place under
+        stream version 3, see ``places``: then made only if read).
     n
         True record counts (int64).
     weighted
