@@ -23,10 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .exceptions import PlotninePrivateError
-from .mechanisms.bounding import cells_mask
-from .mechanisms.cellnames import cell_words, value_bytes
-from .mechanisms.idhash import SPAN
-from .mechanisms.idhash import key_ints as id_hash
+from .mechanisms.cellnames import value_bytes
 from .mechanisms.place_streams import (
     PlaceDomain,
     content_words,
@@ -59,10 +56,8 @@ __all__ = [
     "small_codes",
     "assemble",
     "categorical_dimension",
-    "cell_ids",
     "cell_query",
     "cell_table",
-    "limit_cells",
     "combined_codes",
     "grid_codes",
     "exact_sums",
@@ -365,74 +360,6 @@ def combined_codes(
         code *= max(d.size, 1)
         code += np.where(c < 0, 0, c)
     return code, bad
-
-
-#: the public label of the hash that names a cell by its content
-_CELL_LABEL = "pnp-cell-id-v1"
-
-
-def cell_ids(dims: Sequence[Dimension], codes: np.ndarray) -> np.ndarray:
-    """A 62-bit integer naming each combined cell code by the cell's
-    content (its noise words, :func:`cell_table`), not by its place in
-    the domain: an observed level's place depends on which levels other
-    records have, its content does not.
-
-    >>> a = categorical_dimension("x", pd.Series(["b", "c"]), None)
-    >>> b = categorical_dimension("x", pd.Series(["a", "c"]), None)
-    >>> int(cell_ids([a], np.array([1]))[0]) == int(
-    ...     cell_ids([b], np.array([1]))[0])
-    True
-    """
-    uniq, inverse = np.unique(np.asarray(codes), return_inverse=True)
-    index = (
-        np.column_stack(np.unravel_index(uniq, [d.size for d in dims]))
-        if len(uniq)
-        else np.zeros((0, len(dims)), dtype=np.int64)
-    )
-    content = [
-        np.asarray(col)[index[:, j]]
-        for j, d in enumerate(dims)
-        for col in d.content
-    ]
-    words = cell_words(*content) if len(uniq) else np.zeros((0, 1), np.uint64)
-    # fold the words up to each row's last non-zero word: the zero words
-    # that pad a row to the longest row of the call are not its content
-    nonzero = words != 0
-    length = np.where(
-        nonzero.any(axis=1),
-        words.shape[1] - np.argmax(nonzero[:, ::-1], axis=1),
-        0,
-    )
-    h = np.zeros(len(uniq), dtype=np.int64)
-    for j in range(words.shape[1]):
-        w = words[:, j]
-        for half in (w & np.uint64(0xFFFFFFFF), w >> np.uint64(32)):
-            mixed = id_hash((h + half.astype(np.int64)) % SPAN, _CELL_LABEL)
-            h = np.where(j < length, mixed, h)
-    return h[inverse.ravel()]
-
-
-def limit_cells(
-    dims: Sequence[Dimension],
-    units: np.ndarray,
-    max_cells: int,
-    salt: int | str | None = None,
-    bounding: str = "v2",
-) -> np.ndarray:
-    """Which records their privacy unit keeps when it may fall in at most
-    ``max_cells`` cells of the domain (``units``: each record's unit as
-    an integer; :func:`~plotnine_private.mechanisms.bounding.cells_mask`
-    on the cells' content). Records outside the domain open no cell and
-    are kept (they are not counted)."""
-    code, bad = combined_codes(dims)
-    keep = np.ones(len(code), dtype=bool)
-    inside = np.flatnonzero(~bad)
-    if len(inside):
-        ids = cell_ids(dims, code[inside])
-        keep[inside] = cells_mask(
-            np.asarray(units)[inside], ids, max_cells, salt, bounding
-        )
-    return keep
 
 
 def assemble(

@@ -22,7 +22,6 @@ from .cells import (
     assemble,
     categorical_dimension,
     cell_query,
-    limit_cells,
     object_column,
     small_codes,
 )
@@ -36,6 +35,7 @@ from .mechanisms.cellnames import StrLabels
 from .mechanisms.ckm import record_key_integers
 from .mechanisms.laplace import DEFAULT_DELTA
 from .mechanisms.release import CKMCounts, LaplaceCounts, release_cells
+from .unit_cells import limit_cells
 from .units import UnitFrame, unit_of
 from .validation import (
     as_ptable,

@@ -14,7 +14,7 @@ from plotnine import aes, geom_bar, geom_histogram, ggplot
 
 import plotnine_private as pp
 from plotnine_private._compat import build
-from plotnine_private.cells import categorical_dimension, limit_cells
+from plotnine_private.cells import categorical_dimension
 from plotnine_private.door import layer_releases
 from plotnine_private.mechanisms import laplace as lap
 from plotnine_private.mechanisms.bounding import (
@@ -24,6 +24,7 @@ from plotnine_private.mechanisms.bounding import (
 )
 from plotnine_private.mechanisms.errors import ParameterError
 from plotnine_private.mechanisms.magnitudes import LaplaceSums
+from plotnine_private.unit_cells import limit_cells
 
 LEVELS = list("abcdefgh")
 

@@ -27,7 +27,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("exceptions", "smoothing", "_version", "statements"),
     ("validation", "noise_bounds", "units"),
     ("cells",),
-    ("families", "_panel_codes"),
+    ("families", "_panel_codes", "unit_cells"),
     ("_compat",),
     ("door",),
     ("pca",),
@@ -44,7 +44,7 @@ LAYERS: list[tuple[str, ...]] = [
 
 #: parts that know nothing of plotnine (exceptions and validation use its
 #: public error class and aes type)
-NO_PLOTNINE = {"mechanisms", "smoothing", "cells", "families"}
+NO_PLOTNINE = {"mechanisms", "smoothing", "cells", "unit_cells", "families"}
 #: modules of the mechanisms allowed to use pandas (the p-table object)
 PANDAS_IN_MECHANISMS = ("mechanisms.ptable",)
 

@@ -50,7 +50,6 @@ from ..cells import (
     assemble,
     categorical_dimension,
     cell_query,
-    limit_cells,
 )
 from ..door import Door, LayerBuild, level_label
 from ..mechanisms.bounding import unit_integers
@@ -63,6 +62,7 @@ from ..mechanisms.release import (
     data_digest,
     release_cells,
 )
+from ..unit_cells import limit_cells
 from ..validation import fail as _fail
 from ..validation import (
     validate_breaks,
