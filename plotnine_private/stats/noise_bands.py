@@ -325,7 +325,7 @@ def cdf_deviations(
 
     Under DP every group reads the shared draws' running sums (the
     product :func:`cdf_bands` keeps); under CKM each group's own, a
-    released 0's column without noise, a few groups at a time."""
+    released 0's column without noise."""
     rows = np.asarray(rows, dtype=float)
     at = np.asarray(at, dtype=np.int64)
     groups, k = rows.shape
@@ -337,13 +337,14 @@ def cdf_deviations(
         noise = runs[at]
         noise_sums = np.broadcast_to(sums, (groups, sims))
     elif model.whole():
-        noise = np.empty((*at.shape, sims))
-        noise_sums = np.empty((groups, sims))
-        step = max(1, CHUNK_CELLS // (sims * (k + 1)))
-        for start in range(0, groups, step):
-            part = slice(start, start + step)
-            runs, noise_sums[part] = _masked_runs(draws, rows[part])
-            noise[part] = np.take_along_axis(runs, at[part, :, None], 1)
+        # each group's masked draws summed below its few edges only, by a
+        # product (whole numbers: exact in any order, so the numbers of
+        # the band's cumulative sums over every edge, about 4 times as
+        # fast)
+        kept = (rows != 0).astype(float)
+        below = np.arange(k)[None, None, :] < at[:, :, None]
+        noise = (below * kept[:, None, :]) @ draws.T
+        noise_sums = kept @ draws.T
     else:
         # fractional noise: one group at a time, its total summed as the
         # band's general path sums it
