@@ -1,8 +1,8 @@
 """References of the box plot's intervals, kept plain for the whole-array
 code to equal bit for bit (tests/test_whisker_fences.py,
-tests/test_box_one_simulation.py): the whiskers' fence ranges one group
-at a time (the loop of ``plotnine_private.stats.whiskers.fence_ranges``
-as it stood before the groups were simulated together), a CDF band
+tests/test_box_one_simulation.py): the whiskers' fence ranges with the noise
+quantiles simulated one group at a time (``plotnine_private.stats.whiskers.
+fence_ranges`` before the groups were simulated together), a CDF band
 simulated on its own with ``np.quantile``, and the released fine counts
 of a few data shapes to run them on."""
 
@@ -18,16 +18,10 @@ from plotnine_private.stats.intervals import (
 )
 from plotnine_private.stats.simulated_noise import tail_quantiles
 
-# the grid, the nodes and the cells' reading are the module's own (one
-# group at a time they were and are the same); the loop is the reference
-from plotnine_private.stats.whiskers import (
-    _corners,
-    _edge_span,
-    _extremes,
-    _grid,
-    _nodes,
-    _weights,
-)
+# the spans, the nodes and the cells' reading are the module's own (one
+# group at a time they were and are the same); the reference is the noise
+# quantiles simulated one group at a time
+from plotnine_private.stats.whiskers import _edge_span, _nodes, _read_cells
 
 Box = tuple[np.ndarray, np.ndarray]
 
@@ -43,7 +37,6 @@ def fence_ranges_by_group(
 ) -> tuple[Box, Box]:
     """:func:`plotnine_private.stats.whiskers.fence_ranges`, one group
     at a time (each group's deviations at every edge, then its pairs)."""
-    c = coef
     cuts = [(1 - level) / 2, (1 + level) / 2]
     out = np.empty((4, len(noisy)))
     for g, row in enumerate(np.asarray(noisy, dtype=float)):
@@ -61,35 +54,14 @@ def fence_ranges_by_group(
         runs = plain_deviations(row, model).T  # (k + 1, sims)
         diff = runs[nj][None, :, :] - runs[ni][:, None, :]
         q_lo, q_hi = tail_quantiles(diff, cuts)  # (len(ni), len(nj))
-        est = np.r_[0.0, np.cumsum(row)] / max(float(row.sum()), 1.0)
-        xa, xb = _grid(edges[i]), _grid(edges[j])
-        wa, wb = _weights(xa, edges[ni]), _weights(xb, edges[nj])
-        mass = np.interp(xb, edges, est)[None, :]
-        mass = mass - np.interp(xa, edges, est)[:, None] - 0.5
-        kept = (_corners(mass - wa @ q_hi @ wb.T, np.minimum) <= 0) & (
-            _corners(mass - wa @ q_lo @ wb.T, np.maximum) >= 0
-        )
-        # each cell clipped to the boxes (a cell outside them is not kept)
-        a0, a1 = (
-            np.maximum(xa[:-1], lo1)[:, None],
-            np.minimum(xa[1:], hi1)[:, None],
-        )
-        b0, b1 = (
-            np.maximum(xb[:-1], lo3)[None, :],
-            np.minimum(xb[1:], hi3)[None, :],
-        )
-        kept &= (a0 <= a1) & (b0 <= b1)
-        out[:2, g] = _extremes(
-            kept,
-            (1 + c) * b0 - c * a1,
-            (1 + c) * b1 - c * a0,
-            ((1 + c) * lo3 - c * hi1, (1 + c) * hi3 - c * lo1),
-        )
-        out[2:, g] = _extremes(
-            kept,
-            (1 + c) * a0 - c * b1,
-            (1 + c) * a1 - c * b0,
-            ((1 + c) * lo1 - c * hi3, (1 + c) * hi1 - c * lo3),
+        out[:, g] = _read_cells(
+            edges,
+            row,
+            coef,
+            (lo1, hi1, lo3, hi3),
+            (edges[i], edges[j]),
+            (edges[ni], edges[nj]),
+            (q_lo, q_hi),
         )
     return (out[0], out[1]), (out[2], out[3])
 

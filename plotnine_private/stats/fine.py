@@ -395,7 +395,7 @@ class FineFamily(PrivateCountStat):
     def quantile_columns(self) -> dict[str, float]:
         """``{column: p}`` for columns that are the ``p``-quantile of the
         fine histogram (box plots), bounded by
-        :func:`~plotnine_private.stats.noise_bands.quantile_bounds` (from
+        :func:`~plotnine_private.stats.noise_bands.band_quantiles` (from
         the CDF band at ``level``)."""
         return {}
 

@@ -37,7 +37,6 @@ __all__ = [
     "linear_bands",
     "linear_bounds",
     "linear_draws",
-    "quantile_bounds",
 ]
 
 
@@ -278,36 +277,6 @@ def _deviation_bounds(est, dev, alphas: list[float], band: str) -> list:
     return out
 
 
-def quantile_bounds(
-    edges: np.ndarray,
-    noisy: np.ndarray,
-    model: NoiseModel,
-    level: float,
-    probs: np.ndarray,
-    sims: int = LINEAR_SIMS,
-    seed: int = SIM_SEED,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Intervals of the quantiles ``probs`` of each group's fine
-    histogram, by inverting the pointwise band of its CDF.
-
-    The CDF at the fine edges is a ratio of running sums, so
-    :func:`linear_bounds` gives ``F_low <= F <= F_high`` at each edge.
-    The true ``p``-quantile ``Q`` has ``F(Q) = p``; it lies in
-    ``[min x: F_high(x) >= p, max x: F_low(x) <= p]`` whenever the band
-    holds at ``Q`` (each side fails with probability ``(1 - level) /
-    2``), with the band interpolated linearly within a fine bin as the
-    quantiles are. The noise in the ranks (the running sums) and in the
-    total both enter through the band.
-
-    Returns
-    -------
-    low, high
-        ``(groups, len(probs))``.
-    """
-    f_low, f_high = cdf_band(noisy, model, level, sims, seed)
-    return band_quantiles(edges, f_low, f_high, probs)
-
-
 def cdf_band(
     noisy: np.ndarray,
     model: NoiseModel,
@@ -356,7 +325,7 @@ def cdf_deviations(
 
     Under DP every group reads the shared draws' running sums (the
     product :func:`cdf_bands` keeps); under CKM each group's own, a
-    released 0's column without noise, a few groups at a time."""
+    released 0's column without noise."""
     rows = np.asarray(rows, dtype=float)
     at = np.asarray(at, dtype=np.int64)
     groups, k = rows.shape
@@ -368,13 +337,14 @@ def cdf_deviations(
         noise = runs[at]
         noise_sums = np.broadcast_to(sums, (groups, sims))
     elif model.whole():
-        noise = np.empty((*at.shape, sims))
-        noise_sums = np.empty((groups, sims))
-        step = max(1, CHUNK_CELLS // (sims * (k + 1)))
-        for start in range(0, groups, step):
-            part = slice(start, start + step)
-            runs, noise_sums[part] = _masked_runs(draws, rows[part])
-            noise[part] = np.take_along_axis(runs, at[part, :, None], 1)
+        # each group's masked draws summed below its few edges only, by a
+        # product (whole numbers: exact in any order, so the numbers of
+        # the band's cumulative sums over every edge, about 4 times as
+        # fast)
+        kept = (rows != 0).astype(float)
+        below = np.arange(k)[None, None, :] < at[:, :, None]
+        noise = (below * kept[:, None, :]) @ draws.T
+        noise_sums = kept @ draws.T
     else:
         # fractional noise: one group at a time, its total summed as the
         # band's general path sums it
@@ -403,8 +373,16 @@ def band_quantiles(
     f_high: np.ndarray,
     probs: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Bounds of the ``probs`` quantiles from a CDF band (see
-    :func:`quantile_bounds`)."""
+    """Intervals ``(groups, len(probs))`` of the quantiles ``probs`` of
+    each group's fine histogram, by inverting its CDF band ``f_low <= F
+    <= f_high`` at the fine edges (:func:`cdf_band`).
+
+    The true ``p``-quantile ``Q`` has ``F(Q) = p``; it lies in ``[min x:
+    F_high(x) >= p, max x: F_low(x) <= p]`` whenever the band holds at
+    ``Q`` (each side fails with probability ``(1 - level) / 2``), with
+    the band interpolated linearly within a fine bin as the quantiles
+    are. The noise in the ranks (the running sums) and in the total both
+    enter through the band."""
     probs = np.asarray(probs, dtype=float)
     # first crossing of p by F_high (a running maximum keeps it monotone
     # and can only move the crossing left: wider)

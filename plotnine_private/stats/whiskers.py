@@ -277,7 +277,6 @@ def fence_ranges(
     costly part: a selection over the simulations per pair of nodes);
     the numbers are those of one group at a time.
     """
-    c = coef
     rows = np.asarray(noisy, dtype=float)
     lo1, hi1, lo3, hi3 = (
         np.asarray(v, dtype=float) for v in (*q1_box, *q3_box)
@@ -290,38 +289,66 @@ def fence_ranges(
     quants = _node_quantiles(rows, model, node1, node3, level)
     out = np.empty((4, len(rows)))
     for g, row in enumerate(rows):
-        i, j, (q_lo, q_hi) = span1[g], span3[g], quants[g]
-        est = np.r_[0.0, np.cumsum(row)] / max(float(row.sum()), 1.0)
-        xa, xb = _grid(edges[i]), _grid(edges[j])
-        wa, wb = _weights(xa, edges[node1[g]]), _weights(xb, edges[node3[g]])
-        mass = np.interp(xb, edges, est)[None, :]
-        mass = mass - np.interp(xa, edges, est)[:, None] - 0.5
-        kept = (_corners(mass - wa @ q_hi @ wb.T, np.minimum) <= 0) & (
-            _corners(mass - wa @ q_lo @ wb.T, np.maximum) >= 0
-        )
-        # each cell clipped to the boxes (a cell outside them is not kept)
-        a0, a1 = (
-            np.maximum(xa[:-1], lo1[g])[:, None],
-            np.minimum(xa[1:], hi1[g])[:, None],
-        )
-        b0, b1 = (
-            np.maximum(xb[:-1], lo3[g])[None, :],
-            np.minimum(xb[1:], hi3[g])[None, :],
-        )
-        kept &= (a0 <= a1) & (b0 <= b1)
-        out[:2, g] = _extremes(
-            kept,
-            (1 + c) * b0 - c * a1,
-            (1 + c) * b1 - c * a0,
-            ((1 + c) * lo3[g] - c * hi1[g], (1 + c) * hi3[g] - c * lo1[g]),
-        )
-        out[2:, g] = _extremes(
-            kept,
-            (1 + c) * a0 - c * b1,
-            (1 + c) * a1 - c * b0,
-            ((1 + c) * lo1[g] - c * hi3[g], (1 + c) * hi1[g] - c * lo3[g]),
+        out[:, g] = _read_cells(
+            edges,
+            row,
+            coef,
+            (lo1[g], hi1[g], lo3[g], hi3[g]),
+            (edges[span1[g]], edges[span3[g]]),
+            (edges[node1[g]], edges[node3[g]]),
+            quants[g],
         )
     return (out[0], out[1]), (out[2], out[3])
+
+
+def _read_cells(
+    edges: np.ndarray,
+    row: np.ndarray,
+    coef: float,
+    boxes: tuple[float, float, float, float],
+    spans: tuple[np.ndarray, np.ndarray],
+    nodes: tuple[np.ndarray, np.ndarray],
+    quants: tuple[np.ndarray, np.ndarray],
+) -> tuple[float, float, float, float]:
+    """One group's ``(low, high)`` of the upper fence then of the lower
+    (:func:`fence_ranges`), from its released ``row``, its quartiles'
+    ``boxes`` ``(lo1, hi1, lo3, hi3)``, the fine edges each box spans,
+    the nodes among them and the noise quantiles ``(q_lo, q_hi)`` of the
+    mass between each pair of nodes."""
+    c = coef
+    lo1, hi1, lo3, hi3 = boxes
+    q_lo, q_hi = quants
+    est = np.r_[0.0, np.cumsum(row)] / max(float(row.sum()), 1.0)
+    xa, xb = _grid(spans[0]), _grid(spans[1])
+    wa, wb = _weights(xa, nodes[0]), _weights(xb, nodes[1])
+    mass = np.interp(xb, edges, est)[None, :]
+    mass = mass - np.interp(xa, edges, est)[:, None] - 0.5
+    kept = (_corners(mass - wa @ q_hi @ wb.T, np.minimum) <= 0) & (
+        _corners(mass - wa @ q_lo @ wb.T, np.maximum) >= 0
+    )
+    # each cell clipped to the boxes (a cell outside them is not kept)
+    a0, a1 = (
+        np.maximum(xa[:-1], lo1)[:, None],
+        np.minimum(xa[1:], hi1)[:, None],
+    )
+    b0, b1 = (
+        np.maximum(xb[:-1], lo3)[None, :],
+        np.minimum(xb[1:], hi3)[None, :],
+    )
+    kept &= (a0 <= a1) & (b0 <= b1)
+    top = _extremes(
+        kept,
+        (1 + c) * b0 - c * a1,
+        (1 + c) * b1 - c * a0,
+        ((1 + c) * lo3 - c * hi1, (1 + c) * hi3 - c * lo1),
+    )
+    bottom = _extremes(
+        kept,
+        (1 + c) * a0 - c * b1,
+        (1 + c) * a1 - c * b0,
+        ((1 + c) * lo1 - c * hi3, (1 + c) * hi1 - c * lo3),
+    )
+    return (*top, *bottom)
 
 
 def _node_quantiles(
