@@ -313,7 +313,7 @@ def test_every_cell_read_at_once_draws_what_the_chunks_draw():
         more[cell] = [int(w) for w in rng.integers(0, 2**63, 4)]
     cells = np.arange(len(heads))
     at_once = inv.discrete_laplace_inversion(
-        _ScriptedStreams(heads, more), table, cells, every=True
+        _ScriptedStreams(heads, more), table, None
     )
     chunked = inv.discrete_laplace_inversion(
         _ScriptedStreams(heads, more), table, cells

@@ -32,6 +32,7 @@ __all__ = [
     "cell_words",
     "cell_words_at",
     "column_runs",
+    "every_row",
     "narrowest",
     "only_str",
     "utf8_runs",
@@ -489,7 +490,7 @@ def _as_block(part: Any) -> Any:
     return part
 
 
-def _every_row(row: np.ndarray, size: int) -> bool:
+def every_row(row: np.ndarray, size: int) -> bool:
     """Whether ``row`` is ``0, 1, ..., size - 1`` (a declared domain's own
     cells, each level once in order): no gather is needed."""
     if len(row) != size or not size or row[0] != 0 or row[-1] != size - 1:
@@ -573,7 +574,7 @@ def cell_words_at(
                 span = slice(a, a + block.shape[1])
                 if len(block) == 1:  # one value (a single panel)
                     out[:, span] = block[0]
-                elif _every_row(row, len(block)):  # each level in order
+                elif every_row(row, len(block)):  # each level in order
                     out[:, span] = block
                 else:
                     out[:, span] = np.take(block, row, axis=0)

@@ -183,15 +183,19 @@ def _exact_magnitude(
 
 
 def discrete_laplace_inversion(
-    streams, table: InversionTable, cells: np.ndarray, every: bool = False
+    streams, table: InversionTable, cells: np.ndarray | None = None
 ) -> np.ndarray:
     """``DLap(t/s)`` for the (flat) ``cells``, reading one word of each
-    cell's stream (more for about one cell in 2**60). ``every``: the
-    cells are all of the streams' cells in order, whose first words are
-    then read in one call (the same words, without selecting the cells of
-    each chunk)."""
+    cell's stream (more for about one cell in 2**60). ``cells=None``:
+    every cell of the streams in order, whose first words are then read
+    in one call (the same words, without selecting the cells of each
+    chunk)."""
+    if cells is None:
+        heads = streams.words(None)
+        cells = np.arange(streams.n)
+    else:
+        heads = None
     out = np.empty(cells.size, dtype=np.int64)
-    heads = streams.words(None) if every else None
     for a in range(0, cells.size, _CHUNK):  # chunks stay in cache
         part = cells[a : a + _CHUNK]
         h = streams.words(part) if heads is None else heads[a : a + part.size]

@@ -459,7 +459,7 @@ def discrete_laplace(
         table = inversion_table(plan.t, plan.s)
         if table is not None:
             return discrete_laplace_inversion(
-                streams, table, flat_cells, every
+                streams, table, None if every else flat_cells
             ).reshape(cells.shape)
     flat_out, flat_nblk = out.reshape(-1), nblk.reshape(-1)
     scalar: list[int] = []

@@ -258,12 +258,13 @@ class LaplaceSums:
             raise ParameterError("LaplaceSums needs the totals of the cells.")
         total = np.asarray(table.total, dtype=np.int64)
         streams = table_streams(key, table)
-        cells = np.arange(len(total))
+        # every cell (None): its first words read in one call, as
+        # LaplaceCounts draws a public table
         if self.noise == "discrete_laplace":
             scale = lap.rational_scale(self.sensitivity_units, self.eps)
-            z = lap.discrete_laplace(streams, scale, cells)
+            z = lap.discrete_laplace(streams, scale, None)
         else:
-            z = np.round(lap.laplace(streams, self.scale_units, cells))
+            z = np.round(lap.laplace(streams, self.scale_units, None))
         noisy = (total + z).astype(float) * float(self.unit)
         keep = np.ones(len(total), dtype=bool)
         details = {

@@ -180,12 +180,21 @@ def kendall_sensitivity(
     return 2.0 * math.sqrt(2.0) / n
 
 
-def _unit_outer_sum(d: np.ndarray) -> np.ndarray:
-    """``sum_r u_r u_r^T`` for the rows of ``d`` normalised (0 rows skip)."""
+def _unit_outer_sum(
+    d: np.ndarray, scaled: np.ndarray | None = None
+) -> np.ndarray:
+    """``sum_r u_r u_r^T`` for the rows of ``d`` normalised (0 rows skip).
+
+    ``scaled``, if given, is a work array of ``d``'s shape (``d`` itself
+    to normalise in place, with no allocation); the result is the same.
+    """
     sq = np.einsum("ij,ij->i", d, d)
     inv = np.sqrt(sq)
     np.divide(1.0, inv, out=inv, where=sq > 0)
-    scaled = d * inv[:, None]
+    if scaled is None:
+        scaled = np.empty_like(d)
+    np.multiply(d, inv[:, None], out=scaled)
+    # one buffer on both sides: numpy's symmetric rank-k update
     return scaled.T @ scaled
 
 
@@ -202,15 +211,11 @@ def _add_unit_outer(
     place and summed by one symmetric update. The sum is the same up to
     rounding; the caller symmetrises it.
     """
-    w = np.einsum("ij,ij->i", d, d)
     n, p = d.shape
-    if p > _GENERAL_MAX_P:
-        np.sqrt(w, out=w)
-        np.divide(1.0, w, out=w, where=w > 0)  # a duplicate pair adds 0
-        np.multiply(d, w[:, None], out=d)
-        # one buffer on both sides: numpy's symmetric update
-        total += d.T @ d
+    if p > _GENERAL_MAX_P:  # a duplicate pair adds 0
+        total += _unit_outer_sum(d, d)
         return
+    w = np.einsum("ij,ij->i", d, d)
     if w.min() > 0:  # no duplicate pair: no mask to make
         np.divide(1.0, w, out=w)
     else:

@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from .cellnames import StrLabels, cell_words_at, column_runs
+from .cellnames import StrLabels, cell_words_at, column_runs, every_row
 from .encoding import narrowest, only_str
 from .randomness import CellStreams
 from .streams import CellStreamsV2, cell_streams
@@ -181,14 +181,7 @@ def whole_domain(cells: np.ndarray, sizes: Sequence[int]) -> bool:
     >>> whole_domain(np.arange(6), [2, 3]), whole_domain(np.arange(5), [6])
     (True, False)
     """
-    total = int(np.prod(sizes, dtype=object))
-    cells = np.asarray(cells)
-    return (
-        len(cells) == total > 0
-        and int(cells[0]) == 0
-        and int(cells[-1]) == total - 1
-        and bool((np.diff(cells) == 1).all())
-    )
+    return every_row(np.asarray(cells), int(np.prod(sizes, dtype=object)))
 
 
 def place_index(sizes: Sequence[int]) -> np.ndarray:

@@ -59,7 +59,7 @@ import numpy as np
 
 from .cellnames import StrLabels, cell_words, only_str, value_bytes
 from .row_order import low_rows
-from .siphash import _CHUNK, _rotl, siphash24, siphash24_128
+from .siphash import rotl, siphash24, siphash24_128
 
 __all__ = [
     "CellStreams",
@@ -189,22 +189,23 @@ def _key_words(key: bytes) -> tuple[np.uint64, np.uint64]:
 
 _U32 = np.uint32
 _SIGMA = np.frombuffer(b"expand 32-byte k", dtype="<u4").astype(_U32)
+_CHUNK = 16384  # blocks per vector pass: keeps the working set in cache
 
 
 def _quarter(a, b, c, d, tmp) -> None:
     """ChaCha quarter round on four row blocks, in place."""
     a += b
     d ^= a
-    _rotl(d, 16, tmp)
+    rotl(d, 16, tmp)
     c += d
     b ^= c
-    _rotl(b, 12, tmp)
+    rotl(b, 12, tmp)
     a += b
     d ^= a
-    _rotl(d, 8, tmp)
+    rotl(d, 8, tmp)
     c += d
     b ^= c
-    _rotl(b, 7, tmp)
+    rotl(b, 7, tmp)
 
 
 def _chacha_core(init: np.ndarray, rounds: int) -> np.ndarray:

@@ -144,12 +144,6 @@ class Query:
         """
         return dict(self.parts).get(name, default)
 
-    def derive(self, family: str, **more: Any) -> Query:
-        """A sub-query (e.g. the range estimate of a histogram)."""
-        return Query.make(
-            family, self.source, self.seed, **dict(self.parts), **more
-        )
-
     def secret(self) -> Secret:
         """The secret of the query's seed under the current key policy
         (key file, seed only or session; see

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .encoding import narrowest
+
 __all__ = ["low_rows", "row_order"]
 
 
@@ -48,7 +50,7 @@ def row_order(words: np.ndarray) -> np.ndarray:
         used += bits
     order = None
     for key in packs:
-        narrow: np.ndarray = key.astype(_narrowest(int(key.max())), copy=False)
+        narrow = narrowest(key)
         if order is None:
             order = np.argsort(narrow)  # one sort, stable or not
         else:  # stable: keeps the order of the keys before
@@ -177,10 +179,3 @@ def low_rows(ordered: np.ndarray, b: int) -> np.ndarray:
         # row numbers below 2**63 read the same as signed: no copy
         return ordered.view(np.intp)
     return ordered.astype(np.intp)
-
-
-def _narrowest(most: int) -> type:
-    for dtype in (np.uint8, np.uint16, np.uint32):
-        if most <= np.iinfo(dtype).max:
-            return dtype
-    return np.uint64

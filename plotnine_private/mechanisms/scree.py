@@ -111,12 +111,20 @@ def pair_variances(
     >>> pair_variances(rows, np.eye(2)).tolist()
     [[0.5, 2.0]]
     """
-    stop = rows.shape[0] // 2 if stop is None else stop
-    d = rows[2 * start + 1 : 2 * stop : 2] - rows[2 * start : 2 * stop : 2]
-    w = d @ v
+    w = _pair_projections(rows, v, start, stop)
     np.square(w, out=w)
     w /= 2.0
     return w
+
+
+def _pair_projections(
+    rows: np.ndarray, v: np.ndarray, start: int, stop: int | None
+) -> np.ndarray:
+    """``(rows[2i+1] - rows[2i]) @ v`` of pairs ``start..stop`` (``stop``
+    defaults to ``floor(n/2)``)."""
+    stop = rows.shape[0] // 2 if stop is None else stop
+    d = rows[2 * start + 1 : 2 * stop : 2] - rows[2 * start : 2 * stop : 2]
+    return d @ v
 
 
 def pair_maxima(
@@ -135,9 +143,7 @@ def pair_maxima(
     >>> pair_maxima(rows, np.eye(2)).tolist()
     [2.0, 0.5]
     """
-    stop = rows.shape[0] // 2 if stop is None else stop
-    d = rows[2 * start + 1 : 2 * stop : 2] - rows[2 * start : 2 * stop : 2]
-    wt = np.ascontiguousarray((d @ v).T)
+    wt = np.ascontiguousarray(_pair_projections(rows, v, start, stop).T)
     np.abs(wt, out=wt)
     top = wt.max(axis=0)
     np.square(top, out=top)

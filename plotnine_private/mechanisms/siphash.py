@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["siphash24", "siphash24_128"]
+__all__ = ["rotl", "siphash24", "siphash24_128"]
 
 _U64 = np.uint64
 _C0 = _U64(0x736F6D6570736575)
@@ -27,9 +27,10 @@ _C3 = _U64(0x7465646279746573)
 _SHIFTS: dict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = {}
 
 
-def _rotl(x: np.ndarray, b: int, tmp: np.ndarray) -> None:
+def rotl(x: np.ndarray, b: int, tmp: np.ndarray) -> None:
     """In-place left rotation of x by b bits, for uint64 or uint32 arrays
-    (tmp is scratch of the same dtype)."""
+    (tmp is scratch of the same dtype): SipHash's, and ChaCha's
+    (:mod:`.randomness`)."""
     shifts = _SHIFTS.get((x.dtype.char, b))
     if shifts is None:
         shifts = _SHIFTS[(x.dtype.char, b)] = (
@@ -44,19 +45,19 @@ def _rotl(x: np.ndarray, b: int, tmp: np.ndarray) -> None:
 def _sipround(v0, v1, v2, v3, tmp) -> None:
     """One SipRound, in place (all arrays uint64, same shape)."""
     v0 += v1
-    _rotl(v1, 13, tmp)
+    rotl(v1, 13, tmp)
     v1 ^= v0
-    _rotl(v0, 32, tmp)
+    rotl(v0, 32, tmp)
     v2 += v3
-    _rotl(v3, 16, tmp)
+    rotl(v3, 16, tmp)
     v3 ^= v2
     v0 += v3
-    _rotl(v3, 21, tmp)
+    rotl(v3, 21, tmp)
     v3 ^= v0
     v2 += v1
-    _rotl(v1, 17, tmp)
+    rotl(v1, 17, tmp)
     v1 ^= v2
-    _rotl(v2, 32, tmp)
+    rotl(v2, 32, tmp)
 
 
 _CHUNK = 16384  # cells per vector pass: keeps the working set in cache
