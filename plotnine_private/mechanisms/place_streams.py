@@ -127,8 +127,9 @@ class PlaceDomain:
     ``index[p, j]`` of dimension ``j`` (``index``: the mixed-radix
     digits of ``0 .. total - 1``).
 
-    Its :meth:`digest` and the cells' words (:meth:`cell_words`, for
-    what still names cells by words) are made on first use.
+    Its :meth:`digest` is made on first use and kept; the cells' words
+    (:meth:`cell_words`, for what still names cells by words) are made
+    on each call (the :class:`~.release.CellTable` that asks keeps them).
     """
 
     def __init__(
