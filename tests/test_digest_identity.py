@@ -8,8 +8,9 @@ import hashlib
 import numpy as np
 import pytest
 
+from plotnine_private.mechanisms.cell_table import data_digest
+from plotnine_private.mechanisms.query import Query, _public
 from plotnine_private.mechanisms.randomness import _canonical
-from plotnine_private.mechanisms.release import Query, _public, data_digest
 
 
 def _reference_digest(*arrays):

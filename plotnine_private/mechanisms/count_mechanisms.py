@@ -2,23 +2,21 @@
 
 :class:`LaplaceCounts` (discrete or rounded Laplace noise, formal DP) and
 :class:`CKMCounts` (the Cell Key Method, no formal guarantee): each says
-what a release costs and perturbs a :class:`~.release.CellTable`. Split
+what a release costs and perturbs a :class:`~.cell_table.CellTable`. Split
 out of :mod:`.release`, which re-exports these names.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from . import laplace as lap
+from .cell_table import CellTable
 from .errors import ParameterError
 from .place_streams import table_streams
-
-if TYPE_CHECKING:
-    from .release import CellTable
 
 __all__ = ["CKMCounts", "LaplaceCounts", "check_bound"]
 

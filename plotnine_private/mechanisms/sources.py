@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import warnings
 import weakref
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .errors import PrivacyWarning
-
-if TYPE_CHECKING:
-    from .keys import Secret
-    from .release import Query
+from .keys import Secret
+from .query import Query
 
 __all__ = ["check_source"]
 
