@@ -15,11 +15,14 @@ Both are held by the immutable :class:`PTable`; :func:`read_ptable` and
 
 Modules: :mod:`.build` (tables from parameters), :mod:`.spec` (parameter
 validation), :mod:`.maxent` (the exact row solver), :mod:`.table` (the
-object), :mod:`.table_lookups` and :mod:`.table_io` (its lookups and its
-ONS conversion), :mod:`.lookup` (magnitudes across tables),
-:mod:`.values` (constants and helpers), :mod:`.io` (formats) and
-:mod:`.frames` (validation of tables read). The package imports numpy,
-scipy and pandas only, never plotnine.
+object, read from a frame), :mod:`.table_lookups` and :mod:`.table_io`
+(its lookups; its ONS conversion and text writers), :mod:`.lookup`
+(magnitudes across tables), :mod:`.values` (constants and helpers),
+:mod:`.frames` (validation of tables read) and :mod:`.io` (reading files
+and formats): the table reads frames and writes text itself, so
+:mod:`.frames` knows no table object and no module here but this one
+imports :mod:`.io` (no import cycle). The package imports numpy, scipy
+and pandas only, never plotnine.
 
 CKM is not differential privacy: the noise is a deterministic function of
 the contributing records' keys and the p-table, so the same cell gets the

@@ -1,9 +1,11 @@
 """Validation of p-tables given as frames (R-style and ONS columns).
 
 Each function checks one property of the rows, intervals or
-probabilities; :func:`~.io.frame_to_ptable` and the readers of
-:mod:`.io` call :func:`_uniform_from_frame` and :func:`_ons_from_frame`
-(moved out of :mod:`.io`, which handles formats and files).
+probabilities; :func:`uniform_arrays` and :func:`ons_values` give the
+validated content of a frame, from which
+:meth:`~.table.PTable.from_frame` makes the table (this module knows no
+table object, so the object can read frames without an import cycle;
+:mod:`.io` handles formats and files).
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ParameterError
-from .table import PTable
 from .values import (
     BOUND_DIGITS,
     BOUND_SCALE,
@@ -258,8 +259,9 @@ def _check_row_zero(i, j, lb, ub, scale) -> None:
         )
 
 
-def _uniform_from_frame(df: pd.DataFrame, params: dict, kind) -> PTable:
-    """Validate an R-style / Tau-Argus frame into a uniform-key table."""
+def uniform_arrays(df: pd.DataFrame, kind) -> dict:
+    """Validate an R-style / Tau-Argus frame: the arguments of a
+    uniform-key table (``PTable._from_arrays``) but its ``params``."""
     cols = set(df.columns)
     _check_r_columns(cols)
     if len(df) == 0:
@@ -284,17 +286,16 @@ def _uniform_from_frame(df: pd.DataFrame, params: dict, kind) -> PTable:
     _check_row_zero(i, j, lb, ub, scale)
     v = j - i * scale
     used = ub > lb
-    return PTable._from_arrays(
-        i=i,
-        j=j,
-        lb=lb,
-        ub=ub,
-        type_=type_,
-        params=params,
-        diagnostics=diagnostics_from(i, v / scale, (ub - lb) / BOUND_SCALE),
-        max_noise=np.abs(v[used]).max() / scale,
-        kind=kind,
-    )
+    return {
+        "i": i,
+        "j": j,
+        "lb": lb,
+        "ub": ub,
+        "type_": type_,
+        "diagnostics": diagnostics_from(i, v / scale, (ub - lb) / BOUND_SCALE),
+        "max_noise": np.abs(v[used]).max() / scale,
+        "kind": kind,
+    }
 
 
 # ---------------------------------------------------------------------------
@@ -350,7 +351,9 @@ def _check_ons_nonnegative(values: np.ndarray) -> None:
         )
 
 
-def _ons_from_frame(df: pd.DataFrame, params: dict) -> PTable:
+def ons_values(df: pd.DataFrame) -> np.ndarray:
+    """Validate an ONS frame: the dense ``(max_pcv + 1, K)`` deviations of
+    an integer-key table (``PTable._from_ons``)."""
     values = _ons_dense(*_ons_columns(df))
     _check_ons_nonnegative(values)
-    return PTable._from_ons(values, params)
+    return values

@@ -19,17 +19,19 @@ import io
 import os
 from typing import Any, Literal
 
-import numpy as np
 import pandas as pd
 
 from ..errors import ParameterError
-from .frames import ONS_COLUMNS, _ons_from_frame, _uniform_from_frame
+from .frames import ONS_COLUMNS
 from .table import PTable
+from .table import _unpickle_ptable as _unpickle_ptable  # older pickles
 from .values import (
-    BOUND_DIGITS,
-    BOUND_SCALE,
-    J_SCALES,
+    FORMATS,
+    KINDS,
     TABLE_COLUMNS,
+    TAU_ARGUS_COLUMNS,
+    TAU_ARGUS_MAGNITUDES,
+    check_choice,
 )
 
 __all__ = [
@@ -40,17 +42,14 @@ __all__ = [
     "write_ptable",
 ]
 
-FORMATS = ("r", "tau_argus", "ons")
-KINDS = tuple(J_SCALES)
 #: Column names of header-less exports, by number of columns (R
 #: ``pt_export``: Tau-Argus and SAS flavours, counts and magnitudes).
 _HEADERLESS = {
     3: ONS_COLUMNS,
-    5: ["i", "j", "p", "v", "p_int_ub"],
+    5: TAU_ARGUS_COLUMNS,
     6: ["i", "j", "p", "v", "p_int_lb", "p_int_ub"],
     7: TABLE_COLUMNS,
 }
-_TAU_ARGUS_MAGNITUDES = ["i", "j", "p", "v", "p_int_ub", "type"]
 
 
 # ---------------------------------------------------------------------------
@@ -58,22 +57,12 @@ _TAU_ARGUS_MAGNITUDES = ["i", "j", "p", "v", "p_int_ub", "type"]
 # ---------------------------------------------------------------------------
 
 
-def _check_choice(value, name: str, choices: tuple, none_ok: bool) -> None:
-    if value is None and none_ok:
-        return
-    if value not in choices:
-        extra = " or None" if none_ok else ""
-        raise ParameterError(
-            f"{name} must be one of {choices}{extra}, got {value!r}"
-        )
-
-
 def frame_to_ptable(
     df: pd.DataFrame,
     format: Literal["r", "tau_argus", "ons"] | None = None,
     kind: Literal["counts", "magnitudes"] | None = None,
 ) -> PTable:
-    """Validate a p-table given as a DataFrame (see PTable.from_frame).
+    """Validate a p-table given as a DataFrame (:meth:`PTable.from_frame`).
 
     Parameters
     ----------
@@ -95,31 +84,7 @@ def frame_to_ptable(
     >>> frame_to_ptable(df).max_noise
     1
     """
-    if not isinstance(df, pd.DataFrame):
-        raise ParameterError(
-            f"expected a pandas DataFrame, got {type(df).__name__}"
-        )
-    _check_choice(format, "format", FORMATS, none_ok=True)
-    _check_choice(kind, "kind", KINDS, none_ok=True)
-    df = df.rename(columns=lambda c: str(c).strip().strip('"').lower())
-    if format is None:
-        format = "ons" if set(ONS_COLUMNS) <= set(df.columns) else "r"
-    params = {"source": "frame", "format": format}
-    if format == "ons":
-        if kind == "magnitudes":
-            raise ParameterError(
-                "ONS tables (pcv, ckey, pvalue) hold count deviations; "
-                "kind='magnitudes' needs an R-style or Tau-Argus table"
-            )
-        return _ons_from_frame(df, params)
-    return _uniform_from_frame(df, params, kind)
-
-
-def _unpickle_ptable(fmt: Any, frame: pd.DataFrame, params: dict, kind: Any):
-    """Rebuild a pickled :class:`PTable` from its canonical frame."""
-    pt = frame_to_ptable(frame, format=fmt, kind=kind)
-    object.__setattr__(pt, "_params", dict(params))
-    return pt
+    return PTable.from_frame(df, format=format, kind=kind)
 
 
 def _read_text(source: Any) -> tuple[str, str]:
@@ -200,7 +165,7 @@ def _name_headerless(df: pd.DataFrame) -> pd.DataFrame:
     names = _HEADERLESS.get(df.shape[1])
     last = df.iloc[:, -1]
     if df.shape[1] == 6 and pd.to_numeric(last, errors="coerce").isna().all():
-        names = _TAU_ARGUS_MAGNITUDES  # i;j;p;v;p_int_ub;type
+        names = TAU_ARGUS_MAGNITUDES  # i;j;p;v;p_int_ub;type
     if names is None:
         raise ParameterError(
             f"cannot tell the p-table format of a file without header "
@@ -259,8 +224,8 @@ def read_ptable(
     >>> read_ptable(io.StringIO(text)).max_i
     1
     """
-    _check_choice(format, "format", FORMATS, none_ok=True)
-    _check_choice(kind, "kind", KINDS, none_ok=True)
+    check_choice(format, "format", FORMATS, none_ok=True)
+    check_choice(kind, "kind", KINDS, none_ok=True)
     if isinstance(path_or_frame, PTable):
         return path_or_frame
     if isinstance(path_or_frame, pd.DataFrame):
@@ -285,42 +250,6 @@ def read_ptable(
 # ---------------------------------------------------------------------------
 # Writers
 # ---------------------------------------------------------------------------
-
-
-def _check_ons_as_uniform(pt: PTable) -> None:
-    """An ONS table can be written R-style only if nothing is lost."""
-    K = pt.key_modulus
-    if BOUND_SCALE % K:
-        raise ParameterError(
-            f"this ONS table has keys mod {K}; its intervals k/{K} have "
-            f"more than {BOUND_DIGITS} decimals, so it can only be written "
-            f"with format='ons'"
-        )
-    tail = pt._ons[-pt._cycle :]
-    if not np.all(tail == tail[-1]):
-        raise ParameterError(
-            "this ONS table cycles through its last rows for large "
-            "counts, which an R-style table (last row for all larger "
-            "counts) cannot express; write it with format='ons'"
-        )
-
-
-def _decimal_text(x: pd.Series) -> pd.Series:
-    """Targets of magnitude tables as short decimals (``0.25``, ``-1``)."""
-    return x.map(lambda y: f"{y:.4f}".rstrip("0").rstrip("."))
-
-
-def _r_style_frame(pt: PTable, format: str) -> pd.DataFrame:
-    """The columns R ``pt_export`` writes for this table and format."""
-    frame = pt.table
-    if pt.kind == "magnitudes":
-        frame["j"] = _decimal_text(frame["j"])
-        frame["v"] = _decimal_text(frame["v"])
-    if format == "r":
-        return frame[TABLE_COLUMNS]
-    if pt.kind == "magnitudes":
-        return frame[_TAU_ARGUS_MAGNITUDES]
-    return frame[_HEADERLESS[5]]
 
 
 def write_ptable(
@@ -355,17 +284,4 @@ def write_ptable(
     >>> buf.getvalue().splitlines()[3]
     '1;0.5;0.22642983;-0.5;0.45285966;all'
     """
-    _check_choice(format, "format", FORMATS, none_ok=False)
-    if format == "ons":
-        pt.to_ons_frame(**ons_options).to_csv(path, index=False)
-        return
-    if ons_options:
-        raise ParameterError(
-            f"options {sorted(ons_options)} apply to format='ons' only"
-        )
-    if pt.key_kind == "integer":
-        _check_ons_as_uniform(pt)
-    sep = "," if format == "r" else ";"
-    _r_style_frame(pt, format).to_csv(
-        path, sep=sep, index=False, float_format="%.8f"
-    )
+    pt.to_csv(path, format=format, **ons_options)

@@ -16,32 +16,38 @@ Two *kinds* of table exist:
   gives cellKey's noise factor for a magnitude, interpolating between
   rows (spec ``cell-key-method.md`` section 2.2).
 
-Readers and writers live in :mod:`.io`, construction in :mod:`.build`.
+A table is read from a frame here (:meth:`PTable.from_frame`, validated
+by :mod:`.frames`) and written by :meth:`PTable.to_csv` (inherited from
+:mod:`.table_io`); the readers of files live in :mod:`.io`, construction
+from parameters in :mod:`.build`.
 This module imports numpy and pandas only.
 """
 
 from __future__ import annotations
 
 import hashlib
-import io
-import os
 from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
+from ..errors import ParameterError
+from .frames import ONS_COLUMNS, ons_values, uniform_arrays
 from .table_io import PTableIO
 from .table_lookups import PTableLookups
 from .values import (
     BOUND_DIGITS,
     BOUND_SCALE,
+    FORMATS,
     J_DIGITS,
     J_SCALES,
+    KINDS,
     ONS_CYCLE,
     TABLE_COLUMNS,
     _number,
     _ons_runs,
     _readonly,
+    check_choice,
     diagnostics_from,
     ons_pcv,
 )
@@ -235,10 +241,7 @@ class PTable(PTableLookups, PTableIO):
         return self
 
     def __reduce__(self):
-        # pickle through the canonical frame (rebuilds and re-validates);
-        # .io imports this module, so it is imported here, not at the top
-        from .io import _unpickle_ptable
-
+        # pickle through the canonical frame (rebuilds and re-validates)
         if self._key_kind == "integer":
             state = ("ons", self._ons_frame(), self._params, self._kind)
         else:
@@ -391,43 +394,8 @@ class PTable(PTableLookups, PTableIO):
         lines.extend("    " + line for line in text.splitlines())
         return lines
 
-    # -- conversion and I/O (implemented in .io; lookups in .table_lookups,
+    # -- reading a frame (lookups in .table_lookups; to_csv and
     # to_ons_frame in .table_io) --------------------------------------------
-
-    def to_csv(
-        self,
-        path: str | os.PathLike | io.TextIOBase,
-        format: Literal["r", "tau_argus", "ons"] = "r",
-        **ons_options: int,
-    ) -> None:
-        """Write the table (see :func:`~.io.write_ptable`).
-
-        Parameters
-        ----------
-        path : str, path or text buffer
-        format : {"r", "tau_argus", "ons"}
-            ``"r"``: comma-separated ``i,j,p,v,p_int_lb,p_int_ub,type``;
-            ``"tau_argus"``: ``;``-separated ``i;j;p;v;p_int_ub`` (plus
-            ``;type`` for magnitude tables, as R ``pt_export``);
-            ``"ons"``: ``pcv,ckey,pvalue`` (count tables only; options
-            ``modulus`` and ``max_pcv`` of :meth:`to_ons_frame`).
-
-        Returns
-        -------
-        None
-
-        Examples
-        --------
-        >>> import io
-        >>> from plotnine_private.mechanisms.ptable import create_cnt_ptable
-        >>> buf = io.StringIO()
-        >>> create_cnt_ptable(D=2, V=0.9).to_csv(buf, format="tau_argus")
-        >>> buf.getvalue().splitlines()[:2]
-        ['i;j;p;v;p_int_ub', '0;0;1.00000000;0;1.00000000']
-        """
-        from .io import write_ptable  # .io imports this module
-
-        write_ptable(self, path, format=format, **ons_options)
 
     @classmethod
     def from_frame(
@@ -466,6 +434,28 @@ class PTable(PTableLookups, PTableIO):
         >>> PTable.from_frame(df).table["p_int_ub"].tolist()
         [1.0, 0.5, 1.0]
         """
-        from .io import frame_to_ptable  # .io imports this module
+        if not isinstance(df, pd.DataFrame):
+            raise ParameterError(
+                f"expected a pandas DataFrame, got {type(df).__name__}"
+            )
+        check_choice(format, "format", FORMATS, none_ok=True)
+        check_choice(kind, "kind", KINDS, none_ok=True)
+        df = df.rename(columns=lambda c: str(c).strip().strip('"').lower())
+        if format is None:
+            format = "ons" if set(ONS_COLUMNS) <= set(df.columns) else "r"
+        params = {"source": "frame", "format": format}
+        if format == "ons":
+            if kind == "magnitudes":
+                raise ParameterError(
+                    "ONS tables (pcv, ckey, pvalue) hold count deviations; "
+                    "kind='magnitudes' needs an R-style or Tau-Argus table"
+                )
+            return cls._from_ons(ons_values(df), params)
+        return cls._from_arrays(params=params, **uniform_arrays(df, kind))
 
-        return frame_to_ptable(df, format=format, kind=kind)
+
+def _unpickle_ptable(fmt: Any, frame: pd.DataFrame, params: dict, kind: Any):
+    """Rebuild a pickled :class:`PTable` from its canonical frame."""
+    pt = PTable.from_frame(frame, format=fmt, kind=kind)
+    object.__setattr__(pt, "_params", dict(params))
+    return pt

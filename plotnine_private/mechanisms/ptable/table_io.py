@@ -1,32 +1,55 @@
-"""Conversion of the p-table to the ONS ``pcv, ckey, pvalue`` lookup.
+"""Writing the p-table: the ONS ``pcv, ckey, pvalue`` lookup and R-style,
+Tau-Argus or ONS text.
 
-:class:`PTableIO` holds :meth:`~PTableIO.to_ons_frame` of
-:class:`~.table.PTable`, which inherits it; the readers and writers of
-files live in :mod:`.io`. This module imports numpy and pandas only.
+:class:`PTableIO` holds :meth:`~PTableIO.to_ons_frame` and
+:meth:`~PTableIO.to_csv` of :class:`~.table.PTable`, which inherits them;
+the readers of files live in :mod:`.io`. This module imports numpy and
+pandas only.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import io
+import os
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd
 
 from ..errors import ParameterError
+from .values import (
+    BOUND_DIGITS,
+    BOUND_SCALE,
+    FORMATS,
+    TABLE_COLUMNS,
+    TAU_ARGUS_COLUMNS,
+    TAU_ARGUS_MAGNITUDES,
+    check_choice,
+)
 
 __all__ = ["PTableIO"]
 
 
+def _decimal_text(x: pd.Series) -> pd.Series:
+    """Targets of magnitude tables as short decimals (``0.25``, ``-1``)."""
+    return x.map(lambda y: f"{y:.4f}".rstrip("0").rstrip("."))
+
+
 class PTableIO:
-    """Conversion of :class:`~.table.PTable` to the ONS lookup (a mixin:
-    it holds no data)."""
+    """Writing :class:`~.table.PTable`: the ONS lookup and text files (a
+    mixin: it holds no data)."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:  # set by PTable and PTableLookups
         _kind: str
         _key_kind: str
+        _modulus: int
         _ons: Any
+        _cycle: Any
+
+        @property
+        def table(self) -> pd.DataFrame: ...
 
         @property
         def _v(self) -> np.ndarray: ...
@@ -103,3 +126,79 @@ class PTableIO:
         rows = np.minimum(pcv, self.max_i)
         v = self._v[self._entry(rows, 2 * k + 1, 2 * modulus)]
         return pd.DataFrame({"pcv": pcv, "ckey": k, "pvalue": v})
+
+    def to_csv(
+        self,
+        path: str | os.PathLike | io.TextIOBase,
+        format: Literal["r", "tau_argus", "ons"] = "r",
+        **ons_options: int,
+    ) -> None:
+        """Write the table as R-style, Tau-Argus or ONS text
+        (:func:`~.io.write_ptable` calls this).
+
+        Parameters
+        ----------
+        path : str, path or text buffer
+        format : {"r", "tau_argus", "ons"}
+            ``"r"``: comma-separated ``i,j,p,v,p_int_lb,p_int_ub,type``;
+            ``"tau_argus"``: ``;``-separated ``i;j;p;v;p_int_ub`` (plus
+            ``;type`` for magnitude tables, as R ``pt_export``);
+            ``"ons"``: ``pcv,ckey,pvalue`` (count tables only; options
+            ``modulus`` and ``max_pcv`` of :meth:`to_ons_frame`).
+
+        Returns
+        -------
+        None
+
+        Examples
+        --------
+        >>> import io
+        >>> from plotnine_private.mechanisms.ptable import create_cnt_ptable
+        >>> buf = io.StringIO()
+        >>> create_cnt_ptable(D=2, V=0.9).to_csv(buf, format="tau_argus")
+        >>> buf.getvalue().splitlines()[:2]
+        ['i;j;p;v;p_int_ub', '0;0;1.00000000;0;1.00000000']
+        """
+        check_choice(format, "format", FORMATS, none_ok=False)
+        if format == "ons":
+            self.to_ons_frame(**ons_options).to_csv(path, index=False)
+            return
+        if ons_options:
+            raise ParameterError(
+                f"options {sorted(ons_options)} apply to format='ons' only"
+            )
+        if self._key_kind == "integer":
+            self._check_ons_as_uniform()
+        sep = "," if format == "r" else ";"
+        self._r_style_frame(format).to_csv(
+            path, sep=sep, index=False, float_format="%.8f"
+        )
+
+    def _check_ons_as_uniform(self) -> None:
+        """An ONS table can be written R-style only if nothing is lost."""
+        K = self._modulus
+        if BOUND_SCALE % K:
+            raise ParameterError(
+                f"this ONS table has keys mod {K}; its intervals k/{K} have "
+                f"more than {BOUND_DIGITS} decimals, so it can only be "
+                "written with format='ons'"
+            )
+        tail = self._ons[-self._cycle :]
+        if not np.all(tail == tail[-1]):
+            raise ParameterError(
+                "this ONS table cycles through its last rows for large "
+                "counts, which an R-style table (last row for all larger "
+                "counts) cannot express; write it with format='ons'"
+            )
+
+    def _r_style_frame(self, format: str) -> pd.DataFrame:
+        """The columns R ``pt_export`` writes for this table and format."""
+        frame = self.table
+        if self._kind == "magnitudes":
+            frame["j"] = _decimal_text(frame["j"])
+            frame["v"] = _decimal_text(frame["v"])
+        if format == "r":
+            return frame[TABLE_COLUMNS]
+        if self._kind == "magnitudes":
+            return frame[TAU_ARGUS_MAGNITUDES]
+        return frame[TAU_ARGUS_COLUMNS]

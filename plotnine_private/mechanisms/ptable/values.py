@@ -1,8 +1,9 @@
 """Constants and small value helpers of p-tables (no table object).
 
-The integer grids of bounds and targets, the ONS row mapping
-:func:`ons_pcv`, argument conversion for lookups and the diagnostics
-frame (moved out of :mod:`.table`, which holds :class:`~.table.PTable`).
+The integer grids of bounds and targets, the formats and kinds of
+table (:func:`check_choice`), the ONS row mapping :func:`ons_pcv`,
+argument conversion for lookups and the diagnostics frame (moved out
+of :mod:`.table`, which holds :class:`~.table.PTable`).
 """
 
 from __future__ import annotations
@@ -30,11 +31,34 @@ TABLE_COLUMNS = ["i", "j", "p", "v", "p_int_lb", "p_int_ub", "type"]
 TYPES = ("all", "even", "odd")
 #: The two kinds of table and the scale of their targets ``j``.
 J_SCALES = {"counts": 1, "magnitudes": 10**J_DIGITS}
+#: The text formats a table is read from and written to.
+FORMATS = ("r", "tau_argus", "ons")
+#: The kinds of table, as ``kind=`` names them.
+KINDS = tuple(J_SCALES)
+#: Columns of a Tau-Argus count table and of a magnitude table (R
+#: ``pt_export(SDCtool = "TauArgus")``).
+TAU_ARGUS_COLUMNS = ["i", "j", "p", "v", "p_int_ub"]
+TAU_ARGUS_MAGNITUDES = ["i", "j", "p", "v", "p_int_ub", "type"]
 
 
 # ---------------------------------------------------------------------------
 # Small pure helpers
 # ---------------------------------------------------------------------------
+
+
+def check_choice(value, name: str, choices: tuple, none_ok: bool) -> None:
+    """Refuse ``value`` unless it is one of ``choices`` (or None, if
+    ``none_ok``), naming the parameter.
+
+    >>> check_choice("r", "format", FORMATS, none_ok=False)
+    """
+    if value is None and none_ok:
+        return
+    if value not in choices:
+        extra = " or None" if none_ok else ""
+        raise ParameterError(
+            f"{name} must be one of {choices}{extra}, got {value!r}"
+        )
 
 
 def ons_pcv(
