@@ -47,7 +47,7 @@ from .report import (
     privacy_budget,
     privacy_report,
 )
-from .report.figures import add_to_composition, check_composition
+from .report.budget import add_to_composition, check_composition
 from .stats.bin import stat_bin_ckm, stat_bin_dp
 from .stats.bin2d import (
     stat_bin2d_ckm,

@@ -48,16 +48,10 @@ from .door import layer_releases
 from .exceptions import PlotninePrivateError
 from .ledger_book import rows_of as ledger_rows
 from .mechanisms.keys import current_key_id
-from .report.budget import budget_layer
+from .report.budget import budget_layer, composition_budget
 from .report.composition import private_layers, trained_axes
-from .report.figures import (
-    composition_budget,
-    figures,
-    is_several,
-    layer_key,
-    report_of_figures,
-)
-from .report.presentation import report_from_built
+from .report.figures import figures, is_several, layer_key
+from .report.presentation import report_from_built, report_of_figures
 from .statements import redact_seeds, statement_at
 
 if TYPE_CHECKING:

@@ -4,28 +4,44 @@ A budget is a layer that draws nothing; when plotnine prepares the geoms
 (after every layer's statistic, so every release is known) it composes the
 releases (:mod:`.composition`) and raises
 :class:`~plotnine_private.exceptions.BudgetExceededError` before anything
-is drawn if they cost more.
+is drawn if they cost more. ``(a | b) + privacy_budget(eps=1)`` caps a
+whole composition (plotnine would add it to the last plot only): the
+composition keeps the budget, and :func:`check_composition` checks it
+before the composition is drawn.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
+from copy import deepcopy
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 from plotnine import geom_blank
+from plotnine.composition import Compose
 from plotnine.layer import Layers, layer
 
 from .._compat import Built, init_layer
 from ..exceptions import BudgetExceededError, PlotninePrivateError
 from .composition import Ledger, compose, exceeds, fmt, private_layers
+from .figures import built_figures, compose_figures
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from plotnine import ggplot
 
-__all__ = ["PrivacyBudget", "budget_layer", "privacy_budget"]
+__all__ = [
+    "PrivacyBudget",
+    "add_to_composition",
+    "budget_layer",
+    "check_composition",
+    "composition_budget",
+    "privacy_budget",
+    "set_composition_budget",
+]
 
 
 def _check_budget(eps: Any, delta: Any) -> tuple[float, float]:
@@ -129,9 +145,8 @@ class PrivacyBudget:
         ``(a | b) + privacy_budget(eps=1)`` checks a composition when it
         is drawn; ``check`` does it for a list before anything is saved.
         """
-        from .figures import check_budget
-
-        check_budget(self, figures)
+        ledger = compose_figures(built_figures(figures, "privacy_budget"))
+        raise_if_exceeded(ledger, self.eps, self.delta)
 
     def __radd__(self, plot: ggplot) -> ggplot:
         # ggplot.__add__ has already copied the plot; a later budget
@@ -196,3 +211,48 @@ def raise_if_exceeded(ledger: Ledger, eps: float, delta: float) -> None:
         "an identical release (same seed and parameters) instead of a "
         "new one, or raise privacy_budget(). Nothing was drawn."
     )
+
+
+# -- the budget of a composition (a | b) + privacy_budget(...) ---------------
+# where a composition keeps its budget (plotnine deep-copies __dict__)
+_BUDGET = "_plotnine_private_budget"
+
+
+def set_composition_budget(cmp: Compose, budget: PrivacyBudget) -> Compose:
+    """``cmp + privacy_budget(...)``: a copy of the composition capped as
+    a whole."""
+    cmp = deepcopy(cmp)
+    setattr(cmp, _BUDGET, budget)
+    return cmp
+
+
+def composition_budget(obj: Any) -> tuple[float, float] | None:
+    """The budget added to a composition, as ``(eps, delta)``."""
+    b = getattr(obj, _BUDGET, None)
+    return None if b is None else (b.eps, b.delta)
+
+
+def check_composition(cmp: Compose) -> None:
+    """Raise ``BudgetExceededError`` before a composition is drawn if it,
+    or a composition nested in it, has a budget its plots exceed."""
+    for sub in _compositions(cmp):
+        budget = composition_budget(sub)
+        if budget is not None:
+            ledger = compose_figures(built_figures(sub, "draw"))
+            raise_if_exceeded(ledger, *budget)
+
+
+def _compositions(cmp: Compose) -> Iterator[Compose]:
+    yield cmp
+    for item in cmp:
+        if isinstance(item, Compose):
+            yield from _compositions(item)
+
+
+def add_to_composition(cmp: Compose, rhs: Any) -> Any:
+    """``cmp + rhs`` when ``rhs`` is a privacy budget (it caps the whole
+    composition); NotImplemented for anything else (plotnine adds it to
+    the last plot)."""
+    if isinstance(rhs, PrivacyBudget):
+        return set_composition_budget(cmp, rhs)
+    return NotImplemented

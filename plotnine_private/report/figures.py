@@ -4,8 +4,9 @@
 plotnine ``Compose``; a report is often a list of figures. Both are one
 publication: their releases compose like the layers of one plot
 (:mod:`.composition`), a release shared by two figures (same source,
-query and seed) counts once, and ``(a | b) + privacy_budget(eps=1)`` caps
-the whole composition (plotnine would add it to the last plot only).
+query and seed) counts once. This module finds, builds and composes the
+figures; the budget of a composition is :mod:`.budget`'s, its report
+:mod:`.presentation`'s (both import this module, never the reverse).
 """
 
 from __future__ import annotations
@@ -18,24 +19,18 @@ from plotnine.composition import Compose
 
 from .._compat import Built, build
 from ..exceptions import PlotninePrivateError
-from .budget import PrivacyBudget, raise_if_exceeded
 from .composition import Ledger, compose, private_layers
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from .presentation import PrivacyReport
-
 __all__ = [
-    "check_composition",
-    "composition_budget",
+    "built_figures",
+    "compose_figures",
     "figures",
+    "is_several",
     "layer_key",
-    "set_composition_budget",
 ]
-
-# where a composition keeps its budget (plotnine deep-copies __dict__)
-_BUDGET = "_plotnine_private_budget"
 
 
 def _walk(obj: Any, fn: str) -> Iterator[ggplot]:
@@ -81,20 +76,6 @@ def layer_key(plot: int, layer: int) -> str:
     return f"{layer} of plot {plot + 1}"
 
 
-def set_composition_budget(cmp: Compose, budget: PrivacyBudget) -> Compose:
-    """``cmp + privacy_budget(...)``: a copy of the composition capped as
-    a whole."""
-    cmp = deepcopy(cmp)
-    setattr(cmp, _BUDGET, budget)
-    return cmp
-
-
-def composition_budget(obj: Any) -> tuple[float, float] | None:
-    """The budget added to a composition, as ``(eps, delta)``."""
-    b = getattr(obj, _BUDGET, None)
-    return None if b is None else (b.eps, b.delta)
-
-
 def built_figures(obj: Any, fn: str) -> list[Built]:
     """Built copies of every plot of ``obj``, the plots' own budgets not
     enforced (a report or a check, not a drawing)."""
@@ -116,49 +97,3 @@ def compose_figures(built: list[Built]) -> Ledger:
         for i, lyr in private_layers(b.layers)
     ]
     return compose(layers)
-
-
-def report_of_figures(
-    built: list[Built], budget: tuple[float, float] | None
-) -> PrivacyReport:
-    """The report of several built plots."""
-    from .presentation import PrivacyReport
-
-    ledger = compose_figures(built)
-    ledger.notes.append(
-        f"{len(built)} plots composed: releases shared by plots (same "
-        "source, query and seed) count once; the total is over all plots."
-    )
-    return PrivacyReport(ledger, budget)
-
-
-def check_composition(cmp: Compose) -> None:
-    """Raise ``BudgetExceededError`` before a composition is drawn if it,
-    or a composition nested in it, has a budget its plots exceed."""
-    for sub in _compositions(cmp):
-        budget = composition_budget(sub)
-        if budget is not None:
-            ledger = compose_figures(built_figures(sub, "draw"))
-            raise_if_exceeded(ledger, *budget)
-
-
-def _compositions(cmp: Compose) -> Iterator[Compose]:
-    yield cmp
-    for item in cmp:
-        if isinstance(item, Compose):
-            yield from _compositions(item)
-
-
-def check_budget(budget: PrivacyBudget, obj: Any) -> None:
-    """:meth:`PrivacyBudget.check`: raise if ``obj`` composes to more."""
-    ledger = compose_figures(built_figures(obj, "privacy_budget"))
-    raise_if_exceeded(ledger, budget.eps, budget.delta)
-
-
-def add_to_composition(cmp: Compose, rhs: Any) -> Any:
-    """``cmp + rhs`` when ``rhs`` is a privacy budget (it caps the whole
-    composition); NotImplemented for anything else (plotnine adds it to
-    the last plot)."""
-    if isinstance(rhs, PrivacyBudget):
-        return set_composition_budget(cmp, rhs)
-    return NotImplemented

@@ -11,12 +11,12 @@ import html
 import math
 import numbers
 from copy import deepcopy
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
 from .._compat import Built, build
-from .budget import budget_layer
+from .budget import budget_layer, composition_budget
 from .composition import (
     COLUMNS,
     Ledger,
@@ -25,11 +25,15 @@ from .composition import (
     fmt,
     private_layers,
 )
+from .figures import built_figures, compose_figures, is_several
 
-if TYPE_CHECKING:
-    pass
-
-__all__ = ["PrivacyReport", "plain", "privacy_report", "report_from_built"]
+__all__ = [
+    "PrivacyReport",
+    "plain",
+    "privacy_report",
+    "report_from_built",
+    "report_of_figures",
+]
 
 
 class PrivacyReport:
@@ -263,13 +267,6 @@ def privacy_report(plot: Any) -> PrivacyReport:
         ``.total_delta``, ``.notes``, ``.budget`` and
         ``.remaining_eps``; prints as a table.
     """
-    from .figures import (
-        built_figures,
-        composition_budget,
-        is_several,
-        report_of_figures,
-    )
-
     if is_several(plot):
         built = built_figures(plot, "privacy_report")
         return report_of_figures(built, composition_budget(plot))
@@ -280,3 +277,15 @@ def privacy_report(plot: Any) -> PrivacyReport:
         if getattr(lyr, "is_budget", False):
             lyr.enforce = False
     return report_from_built(build(plot))
+
+
+def report_of_figures(
+    built: list[Built], budget: tuple[float, float] | None
+) -> PrivacyReport:
+    """The report of several built plots."""
+    ledger = compose_figures(built)
+    ledger.notes.append(
+        f"{len(built)} plots composed: releases shared by plots (same "
+        "source, query and seed) count once; the total is over all plots."
+    )
+    return PrivacyReport(ledger, budget)
