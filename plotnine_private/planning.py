@@ -328,11 +328,11 @@ def _fine_stat(name: str, eps, adjacency, noise, params):
 def true_histogram(stat, n: int, reference: Any = None):
     """The fine histogram of ``n`` records spread like ``reference``
     (default a normal centred in the limits, sd a sixth of their width),
-    as a :class:`~plotnine_private.stats.fine.FineHistogram` of one
+    as a :class:`~plotnine_private.stats.fine_histogram.FineHistogram` of one
     group without noise."""
     import pandas as pd
 
-    from .stats.fine import FineHistogram
+    from .stats.fine_histogram import FineHistogram
 
     lo, hi = stat.params["limits"]
     edges = np.linspace(lo, hi, stat.params["bins"] + 1)

@@ -24,7 +24,7 @@ from fence_reference import (
 
 from plotnine_private.stats import noise_bands, whiskers
 from plotnine_private.stats.boxplot import stat_boxplot_dp
-from plotnine_private.stats.fine import FineHistogram
+from plotnine_private.stats.fine_histogram import FineHistogram
 from plotnine_private.stats.intervals import LINEAR_SIMS, NoiseModel
 from plotnine_private.stats.noise_bands import (
     band_quantiles,

@@ -38,7 +38,7 @@ from plotnine_private.stats import (
 from plotnine_private.stats.boxplot import stat_boxplot_dp, tukey_bounds
 from plotnine_private.stats.density import stat_density_dp
 from plotnine_private.stats.ecdf import stat_ecdf_dp
-from plotnine_private.stats.fine import FineHistogram
+from plotnine_private.stats.fine_histogram import FineHistogram
 from plotnine_private.stats.intervals import NoiseModel
 from plotnine_private.stats.noise_bands import linear_bands, linear_bounds
 

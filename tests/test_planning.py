@@ -12,7 +12,7 @@ import pytest
 
 import plotnine_private as pp
 from plotnine_private.planning import CURVE_COLUMNS, true_histogram
-from plotnine_private.stats.fine import FineHistogram
+from plotnine_private.stats.fine_histogram import FineHistogram
 
 DRAWS = 8000
 

@@ -15,10 +15,10 @@ from .base import CKM_PARAMS, DP_PARAMS, CKMMixin, DPMixin
 from .fine import (
     GROUP_SHARE_DOC,
     FineFamily,
-    FineHistogram,
     family_doc,
     released_total,
 )
+from .fine_histogram import FineHistogram
 
 __all__ = ["stat_ecdf_ckm", "stat_ecdf_dp"]
 

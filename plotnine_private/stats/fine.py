@@ -30,6 +30,7 @@ from ..validation import is_real
 from .base import FamilyCells, PrivateCountStat, validate_range
 from .dates import is_date_axis, is_timelike
 from .domains import axis_breaks, user_limits
+from .fine_histogram import FineHistogram
 from .intervals import (
     BANDS,
     SIMS,
@@ -43,7 +44,6 @@ __all__ = [
     "GROUP_SHARE_DOC",
     "Band",
     "FineFamily",
-    "FineHistogram",
     "family_doc",
 ]
 
@@ -73,35 +73,6 @@ def family_doc(doc: str | None, *sections: str) -> str:
 
 #: a CDF band ``(low, high)``, ``(groups, k + 1)`` each
 Band = tuple[np.ndarray, np.ndarray]
-
-
-class FineHistogram:
-    """The released fine histograms of a layer, one row per group.
-
-    Attributes
-    ----------
-    edges
-        ``(bins + 1,)`` fine-bin edges (in the scale's transformed units).
-    values
-        ``(groups, bins)`` released counts (clipped at 0; 0 where not
-        shown).
-    noisy
-        ``(groups, bins)`` released counts before clipping (DP; equal to
-        ``values`` for CKM; 0 where not shown).
-    info
-        One row per group: ``PANEL``, ``group`` and the group columns
-        (fill, colour, x for boxplots ...).
-    """
-
-    def __init__(self, edges, values, noisy, info):
-        self.edges = edges
-        self.values = values
-        self.noisy = noisy
-        self.info = info
-
-    @property
-    def centres(self) -> np.ndarray:
-        return (self.edges[:-1] + self.edges[1:]) / 2
 
 
 class FineFamily(PrivateCountStat):

@@ -40,6 +40,7 @@ import numpy as np
 import pandas as pd
 
 from ..validation import fail, is_real
+from .fine_histogram import FineHistogram
 
 __all__ = [
     "BANDS",
@@ -283,8 +284,6 @@ def replicate_curves(
     calls ``stat.curve``. Rows are ordered group by group, replicate by
     replicate; ``_group`` and ``_sim`` say which.
     """
-    from .fine import FineHistogram
-
     groups, k = hist.noisy.shape
     u1, u2 = uniforms((groups, sims, k), seed)
     noisy = hist.noisy[:, None, :] + model.draw(u1, u2)

@@ -21,7 +21,8 @@ import pandas as pd
 from ..smoothing import monotone_cdf, quantiles
 from ..validation import fail
 from .boxplot import _BoxplotFamily
-from .fine import FineFamily, FineHistogram, released_total
+from .fine import FineFamily, released_total
+from .fine_histogram import FineHistogram
 from .mixins import CKM_PARAMS, DP_PARAMS, CKMMixin, DPMixin
 
 __all__ = ["QUANTILE_FUNS", "quantile_probs", "quantile_twin"]
