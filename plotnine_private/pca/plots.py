@@ -6,22 +6,24 @@ layer they share: :func:`score_plot` (private histogram tiles),
 (synthetic points and loading arrows), :func:`scree_plot` (private
 proportions of variance) and :func:`reference_points` (the ordinary,
 **not private** PCA, drawn in its own facet labelled so).
+
+A builder reads a result through :class:`PlottedResult`, the parts of a
+:class:`~.result.DPPCAResult` it draws: the result's ``plot`` method
+calls the builders, and they need no result class.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
 
 from ..validation import fail
 
-if TYPE_CHECKING:
-    from .result import DPPCAResult
-
 __all__ = [
     "PLOTS",
+    "PlottedResult",
     "biplot",
     "reference_points",
     "score_plot",
@@ -29,23 +31,63 @@ __all__ = [
     "synthetic_plot",
 ]
 
+
+class PlottedResult(Protocol):
+    """What the plots read of a private PCA result (a
+    :class:`~.result.DPPCAResult`; see its attributes)."""
+
+    @property
+    def directions(self) -> pd.DataFrame: ...
+    @property
+    def pve(self) -> pd.Series | None: ...
+    @property
+    def histogram(self) -> pd.DataFrame: ...
+    @property
+    def privacy(self) -> pd.DataFrame: ...
+    @property
+    def axes(self) -> tuple[int, int]: ...
+    @property
+    def method(self) -> str: ...
+    @property
+    def bins(self) -> tuple[int, int]: ...
+    @property
+    def center(self) -> bool: ...
+    @property
+    def columns(self) -> list[str]: ...
+    @property
+    def groups(self) -> list[Any]: ...
+    @property
+    def reference(self) -> dict[str, Any] | None: ...
+    @property
+    def labels(self) -> tuple[str, str]: ...
+    @property
+    def axis_titles(self) -> tuple[str, str]: ...
+    @property
+    def limits(
+        self,
+    ) -> tuple[tuple[float, float], tuple[float, float]]: ...
+    @property
+    def empty(self) -> bool: ...
+    def sample(self, *args: Any, **kwargs: Any) -> pd.DataFrame: ...
+
+
 PRIVATE_COLOR = "#1F4E79"
 REFERENCE_COLOR = "#444444"
 DP_PANEL = "DP (private release)"
 REF_PANEL = "Ordinary PCA (not private)"
 
 
-def _panels(result: DPPCAResult) -> list[str]:
+def _panels(result: PlottedResult) -> list[str]:
     return [DP_PANEL, REF_PANEL] if result.reference else [DP_PANEL]
 
 
-def _with_panel(df: pd.DataFrame, name: str, result: DPPCAResult):
+def _with_panel(df: pd.DataFrame, name: str, result: PlottedResult):
     df = df.copy()
     df["panel"] = pd.Categorical([name] * len(df), _panels(result))
     return df
 
 
-def _reference_scores(result: DPPCAResult) -> pd.DataFrame:
+def _reference_scores(result: PlottedResult) -> pd.DataFrame:
     ref = result.reference
     assert ref is not None
     lx, ly = result.labels
@@ -58,7 +100,7 @@ def _reference_scores(result: DPPCAResult) -> pd.DataFrame:
     return out
 
 
-def _subtitle(result: DPPCAResult) -> str:
+def _subtitle(result: PlottedResult) -> str:
     total = result.privacy.loc["total"]
     text = (
         f"eps = {total['eps']:.3g}, delta = {total['delta']:.2g} "
@@ -70,7 +112,7 @@ def _subtitle(result: DPPCAResult) -> str:
     return text
 
 
-def _base(result: DPPCAResult, title: str, limits=None):
+def _base(result: PlottedResult, title: str, limits=None):
     import plotnine as p9
 
     (x0, x1), (y0, y1) = limits or result.limits
@@ -87,7 +129,7 @@ def _base(result: DPPCAResult, title: str, limits=None):
     return plot
 
 
-def score_plot(result: DPPCAResult, alpha_range=(0.0, 1.0)):
+def score_plot(result: PlottedResult, alpha_range=(0.0, 1.0)):
     """The private score histogram as tiles (``fit.plot("score")``).
 
     Parameters
@@ -143,7 +185,7 @@ def score_plot(result: DPPCAResult, alpha_range=(0.0, 1.0)):
     return plot
 
 
-def reference_points(result: DPPCAResult):
+def reference_points(result: PlottedResult):
     """A layer of the ordinary (not private) PCA scores, for the panel
     labelled "not private" of a fit made with ``reference=True``.
 
@@ -170,7 +212,7 @@ def reference_points(result: DPPCAResult):
     )
 
 
-def synthetic_plot(result: DPPCAResult, **sample_args: Any):
+def synthetic_plot(result: PlottedResult, **sample_args: Any):
     """Synthetic points drawn from the private histogram
     (``fit.plot("synthetic")``): free post-processing.
 
@@ -223,7 +265,7 @@ def _arrows(
     )
 
 
-def biplot(result: DPPCAResult, variables: int = 10, **sample_args: Any):
+def biplot(result: PlottedResult, variables: int = 10, **sample_args: Any):
     """Synthetic points with the private loadings as arrows
     (``fit.plot("biplot")``).
 
@@ -309,7 +351,7 @@ def biplot(result: DPPCAResult, variables: int = 10, **sample_args: Any):
     return plot
 
 
-def scree_plot(result: DPPCAResult):
+def scree_plot(result: PlottedResult):
     """The private proportions of variance explained
     (``fit.plot("scree")``).
 

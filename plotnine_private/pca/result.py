@@ -19,6 +19,7 @@ from ..mechanisms.release import Release
 from ..mechanisms.synthetic import NO_MASS_MESSAGE, adjust_of_scale
 from ..validation import fail, renamed, validate_seed
 from .display import sample_rows, sample_sizes
+from .plots import PLOTS
 
 __all__ = ["DPPCAResult", "NOT_PRIVATE", "ordinary_pca"]
 
@@ -226,8 +227,6 @@ class DPPCAResult:
         **kwargs
             Passed to :meth:`sample` for ``"synthetic"`` / ``"biplot"``.
         """
-        from .plots import PLOTS
-
         if kind not in PLOTS:
             raise fail(
                 "plot", f"kind must be one of {sorted(PLOTS)}, got {kind!r}."
