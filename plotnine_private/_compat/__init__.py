@@ -34,7 +34,10 @@ and wrapped (the original always runs, nothing is re-implemented):
 
 :func:`self_check` runs at import: when a plotnine release no longer has
 one of these in the shape used here, importing the package fails with the
-plotnine version and the hook, instead of a wrong plot.
+plotnine version and the hook, instead of a wrong plot. It lives in
+:mod:`.selfcheck`, the supported versions and the adapter's error in
+:mod:`.versions` and :func:`init_layer` in :mod:`.layer_init`, all below
+this module (which imports and re-exports them, and which none imports).
 """
 
 from __future__ import annotations
@@ -60,6 +63,11 @@ from plotnine.mapping.aes import aes
 from plotnine.scales.scale_continuous import scale_continuous
 
 from .._panel_codes import _small_panel
+from .layer_init import init_layer
+from .selfcheck import self_check
+from .versions import PLOTNINE_VERSION as PLOTNINE_VERSION
+from .versions import SUPPORTED as SUPPORTED
+from .versions import PlotnineAdapterError
 
 if TYPE_CHECKING:
     from plotnine import ggplot
@@ -92,14 +100,6 @@ __all__ = [
     "to_rgba",
     "unregister",
 ]
-
-PLOTNINE_VERSION = plotnine.__version__
-#: the plotnine releases the hooks are made and tested for
-SUPPORTED = ">=0.15.4,<0.17"
-
-
-class PlotnineAdapterError(ImportError):
-    """This plotnine no longer has a hook in the shape the package uses."""
 
 
 # -- reads -------------------------------------------------------------------
@@ -265,25 +265,6 @@ def layer_data(plot: ggplot, i: int = 0) -> pd.DataFrame:
         Index of the layer (0 is the first ``+ geom_...``).
     """
     return build(plot).layers[i].data
-
-
-def init_layer(obj: _layer, geom_obj: Any, **params: Any) -> None:
-    """Initialise ``obj`` (an instance of a subclass of plotnine's layer)
-    as the layer of ``geom_obj``, with layer ``params`` (``inherit_aes``,
-    ``show_legend``). plotnine 0.15 takes the stat and position objects
-    the geom made; 0.16 resolves them from the geom itself."""
-    if hasattr(_layer, "from_geom"):  # plotnine 0.15
-        _layer.__init__(
-            obj,
-            geom=geom_obj,
-            stat=geom_obj._stat,
-            mapping=geom_obj.mapping,
-            data=geom_obj.data,
-            position=geom_obj._position,
-            **params,
-        )
-    else:
-        _layer.__init__(obj, geom=geom_obj, **params)
 
 
 # -- the hooks ---------------------------------------------------------------
@@ -581,7 +562,3 @@ def install_hooks(hooks: DoorHooks | None = None) -> None:
     _patch(Compose, "__add__", _compose_add(hooks))
     _patch(Compose, "draw", _compose_draw(hooks))
     _patch(scale_continuous, "get_minor_breaks", _minor_breaks)
-
-
-# the self-check (in its own file; it reads the names above)
-from .selfcheck import self_check  # noqa: E402

@@ -18,7 +18,8 @@ from plotnine.layer import layer as _layer
 from plotnine.mapping.aes import aes
 from plotnine.scales.scale_continuous import scale_continuous
 
-from . import PLOTNINE_VERSION, SUPPORTED, PlotnineAdapterError, init_layer
+from .layer_init import init_layer
+from .versions import PLOTNINE_VERSION, SUPPORTED, PlotnineAdapterError
 
 
 def _takes(fn: Any, *names: str) -> bool:
