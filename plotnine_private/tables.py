@@ -30,7 +30,7 @@ from .engines.push import assemble_counts, source_groups
 from .engines.source import is_source
 from .exceptions import PlotninePrivateError
 from .families import Levels, count_levels
-from .mechanisms.bounding import unit_integers
+from .identifiers import id_codes
 from .mechanisms.cellnames import StrLabels
 from .mechanisms.ckm import record_key_integers
 from .mechanisms.laplace import DEFAULT_DELTA
@@ -361,7 +361,7 @@ def _release_table(
     if counts is None:
         keep = None
         if unit.max_cells is not None and in_memory:
-            units = unit_integers(data[unit.column].to_numpy(), unit.name)
+            units, _ = id_codes(data[unit.column])  # bounded: no missing
             keep = limit_cells(
                 dims, units, unit.max_cells, unit.salt, unit.bounding
             )

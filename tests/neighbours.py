@@ -261,3 +261,17 @@ def compare_snapshot(
             for part, value in snapshot(q, count_axes).items():
                 out[f"{k}: {part}"] = value
     return out
+
+
+def mixed_ids(pid: np.ndarray, keep: int) -> np.ndarray:
+    """Person ids of every kind among the other people (as they come in
+    real data): whole, negative, non-whole, text, and one missing (whose
+    records are left out); person ``keep`` keeps its plain integer id."""
+    ids = np.array(pid, dtype=object)
+    kind = pid % 5
+    ids[kind == 1] = -pid[kind == 1]
+    ids[kind == 2] = pid[kind == 2] + 0.5
+    ids[kind == 3] = [f"p{p}" for p in pid[kind == 3]]
+    ids[pid == keep] = keep
+    ids[pid == pid.max()] = None
+    return ids

@@ -82,7 +82,10 @@ def test_planning_numbers_in_the_readme():
 def test_unit_example_bounds_each_person_and_names_them(capsys):
     scope: dict = {}
     exec(compile(_python_blocks()[4], "README", "exec"), scope)
-    line = "privacy unit: person, at most 5 records each"
+    line = (
+        "privacy unit: person, at most 5 records each; records without an "
+        "id left out"
+    )
     assert capsys.readouterr().out.strip() == line
     release = scope["report"].table.iloc[0]
     assert release["sensitivity"] == 10  # replace: 2 x 5 records

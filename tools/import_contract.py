@@ -25,7 +25,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "plotnine_private"
 LAYERS: list[tuple[str, ...]] = [
     ("mechanisms",),
     ("exceptions", "smoothing", "_version", "statements"),
-    ("validation", "noise_bounds", "units"),
+    ("validation", "noise_bounds", "units", "identifiers"),
     ("cells",),
     ("families", "_panel_codes", "unit_cells"),
     ("_compat",),

@@ -52,7 +52,7 @@ from ..cells import (
     cell_query,
 )
 from ..door import Door, LayerBuild, level_label
-from ..mechanisms.bounding import unit_integers
+from ..identifiers import id_codes
 from ..mechanisms.errors import PrivacyWarning
 from ..mechanisms.release import (
     LaplaceCounts,
@@ -370,9 +370,8 @@ class PrivateCountStat(GroupingMixin, stat):
         unit = door.unit
         if unit.max_cells is None or door.rows is None:
             return None
-        units = unit_integers(
-            door.rows.loc[data.index, unit.column].to_numpy(), unit.name
-        )
+        # the door left out records without a unit: every code is a unit
+        units, _ = id_codes(door.rows.loc[data.index, unit.column])
         return limit_cells(
             dims, units, unit.max_cells, unit.salt, unit.bounding
         )
