@@ -52,6 +52,7 @@ from ..mechanisms.pca import (
     private_directions,
     private_eigenvalues,
     private_scree,
+    project,
 )
 from ..mechanisms.quantile import FRAME_TAIL, PrivateFrame, private_frame
 from ..mechanisms.randomness import derive_key, keyed_permutation
@@ -236,7 +237,7 @@ def release_eigenvalues(
             key = stream(data_digest(named, v[:, :k]), "scree", version)
             eigen = _scree_v2_values(settings, x, v, rows, key)
         else:
-            y = x @ v[:, :k]
+            y = project(x, v[:, :k])
             eigen = private_eigenvalues(
                 y,
                 eps,
@@ -531,7 +532,7 @@ def fit_pca(
     del rows  # a copy of x in the design's order: not kept
     releases += [rel] if rel is not None else []
     a, b = settings.axes[0] - 1, settings.axes[1] - 1
-    scores = x @ v[:, [a, b]]
+    scores = project(x, v[:, [a, b]])
     frame, grid, rel = release_frame(
         settings, scores, stream, record, partition
     )

@@ -129,8 +129,8 @@ class stat_dp_pca_score(stat):
         Omit cells whose released probability is 0 (else they would be
         drawn with the smallest alpha of the scale).
     frame_version : {"v2", "v1"}, default="v2"
-        Version of the private frame (as in `dp_pca`): "v1" reproduces
-        the frames of releases made before v2.
+        Version of the private frame (as in `dp_pca`): "v1" keeps the
+        method of the frames of releases made before v2.
     split : dict, default=None
         Deprecated: the old name of `shares`.
     bandwidth_scale : float, default=None
