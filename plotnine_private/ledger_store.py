@@ -405,8 +405,11 @@ def _what() -> str:
             text = statement_at("".join(lines), frame.f_lineno)
             if not text:
                 text = linecache.getline(name, frame.f_lineno).strip()
-            text = " ".join((text or "<source not available>").split())
-            return redact_seeds(text)[:300]
+            if not text:
+                return "<source not available>"
+            # parsed and written back with its seeds hidden, then on one
+            # line; cut after that, so no cut can hide a seed from parsing
+            return " ".join(redact_seeds(text).split())[:300]
         frame = frame.f_back  # type: ignore[assignment]
     return "<source not available>"
 

@@ -75,7 +75,7 @@ def test_rows_carry_unit_bound_mechanism_and_the_statement(tmp_path, mpg):
     # the statement is recorded with its seed hidden
     pp.dp_table(mpg, "year", eps=1, seed=12345, levels=[1999, 2008])
     assert _rows(path)["what"].iloc[1] == (
-        'pp.dp_table(mpg, "year", eps=1, seed=<secret>, levels=[1999, 2008])'
+        "pp.dp_table(mpg, 'year', eps=1, seed=<seed>, levels=[1999, 2008])"
     )
 
 
@@ -377,3 +377,43 @@ def test_eight_processes_racing_for_a_cap_of_five(tmp_path):
     assert len(set(t["identity"])) == 5
     with sqlite3.connect(path) as con:  # the file is consistent
         assert con.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+
+
+_CALL = "pp.dp_table(mpg, 'class', eps=0.1, levels=LEVELS, "
+_SEED_PATHS = {
+    "loop": "for s in (90210, 90211):\n    {call}seed=s)",
+    "one-line loop": "for s in [90210]: {call}seed=s)",
+    "comprehension": "[{call}seed=s) for s in (90210, 90211)]",
+    "sum": (
+        "total = sum({call}seed=s)['count'].sum() "
+        "for s in range(90210, 90212))"
+    ),
+    "f-string": "{call}seed=f'fig-{{90210}}')",
+    "walrus": "{call}seed=(s := 90210) + 1)",
+    "dict": "{call}**{{'seed': 90210}})",
+    "comment": "s = 90210\n{call}seed=s)  # 90210 looked best",
+}
+
+
+@pytest.mark.parametrize("how", sorted(_SEED_PATHS))
+def test_what_hides_a_seed_however_it_reaches_the_call(
+    tmp_path, mpg, how, key_file
+):
+    """The statement is parsed, not matched by a pattern: a seed given
+    through a loop, a comprehension, a sum, an f-string, a walrus or a
+    dict is hidden, and comments are dropped."""
+    script = tmp_path / "report_script.py"
+    script.write_text(
+        "import plotnine_private as pp\n"
+        + _SEED_PATHS[how].format(call=_CALL)
+        + "\n"
+    )
+    pp.use_ledger(tmp_path / "l.sqlite", dataset="mpg")
+    runpy.run_path(
+        str(script), init_globals={"mpg": mpg, "LEVELS": CLASSES + ["suv"]}
+    )
+    what = _rows(tmp_path / "l.sqlite")["what"]
+    assert len(what) >= 1
+    for text in what:
+        assert "<seed>" in text and "9021" not in text, text
+        assert "pp.dp_table(mpg, 'class', eps=0.1" in text
