@@ -39,6 +39,7 @@ __all__ = [
     "Secret",
     "create_key",
     "current_key_id",
+    "kept_identity",
     "secret_for",
     "use_key",
 ]
@@ -48,6 +49,11 @@ KEY_ENV = "PLOTNINE_PRIVATE_KEY_FILE"
 KEY_BYTES = 32
 
 _SESSION = os.urandom(32)
+# blinds what a release record keeps of a seed-only secret (see
+# kept_identity): drawn once per process, never stored
+_BLIND = hashlib.blake2b(
+    _SESSION, digest_size=32, person=b"pnp-blind"
+).digest()
 # the key selected with use_key(); _UNSET: fall back to the environment
 _UNSET = object()
 _selected: object = _UNSET
@@ -234,3 +240,31 @@ def secret_for(seed: int | str | None) -> Secret:
         label.encode("utf-8"), key=key, digest_size=32, person=b"pnp-seed"
     ).digest()
     return Secret(value, "key", _key_id(key), label)
+
+
+def kept_identity(secret: Secret, identity: str) -> str:
+    """The identity a release record keeps (reports, pickles, reprs).
+
+    A key file's or a session's identity is kept as it is. A seed-only
+    identity is keyed by the seed alone, so anyone holding it could test
+    guessed seeds offline (recompute the identity of the public query
+    under each guess); the record keeps it blinded by a per-process
+    secret instead. It is equal for equal releases within a session
+    (the report still counts a shared release once) and tells nothing
+    outside it.
+
+    >>> use_key(None)
+    >>> s = secret_for(7)
+    >>> kept_identity(s, "abc") == kept_identity(s, "abc") != "abc"
+    True
+    >>> kept_identity(secret_for(None), "abc")
+    'abc'
+    """
+    if secret.policy != "seed-only":
+        return identity
+    return hashlib.blake2b(
+        identity.encode("utf-8"),
+        key=_BLIND,
+        digest_size=12,
+        person=b"pnp-kept",
+    ).hexdigest()
