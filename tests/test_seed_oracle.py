@@ -135,3 +135,58 @@ def test_the_check_finds_what_it_looks_for(mpg):
         "ledger row": 3,
         "code": 1,
     }
+
+
+def _ledger_outputs(path) -> dict:
+    book = pp.ledger(path)
+    return {
+        "ledger file": path.read_bytes(),
+        "ledger table": book.table.to_csv(),
+        "ledger repr": repr(book) + book._repr_html_(),
+        "ledger pickle": pickle.dumps(book.table),
+    }
+
+
+def _attacker_targets(mpg) -> list[bytes]:
+    recorder = _Recorder(None)
+    previous = engine.set_charge_hook(recorder)
+    try:
+        with without_key():
+            _releases(mpg)
+    finally:
+        engine.set_charge_hook(previous)
+    return _secrets(recorder.charges)
+
+
+def test_a_ledger_without_a_key_file_keeps_no_seed(mpg, tmp_path):
+    """Under a seed-only secret the ledger refuses before drawing: it
+    would otherwise keep what tests seed guesses (an identity and a
+    digest keyed by the seed, or the seed in the statement)."""
+    wanted = _attacker_targets(mpg)
+    path = tmp_path / "l.sqlite"
+    with without_key(), pp.use_ledger(path, dataset="mpg", cap_eps=20):
+        counts, bins = _figures(mpg)
+        for draw in (
+            counts.draw,
+            bins.draw,
+            lambda: pp.dp_table(mpg, "class", eps=1, seed=SEED, levels=LEVELS),
+        ):
+            with pytest.raises(pp.PlotninePrivateError, match="create_key"):
+                draw()
+    assert pp.ledger(path).table.empty
+    assert _leaks(_ledger_outputs(path), wanted) == {}
+
+
+def test_a_ledger_under_a_key_file_keeps_no_seed(mpg, tmp_path, ledger_key):
+    wanted = _attacker_targets(mpg)
+    path = tmp_path / "l.sqlite"
+    with pp.use_ledger(path, dataset="mpg", cap_eps=20, cap_delta=1e-3):
+        outputs = _releases(mpg)
+        again = _releases(mpg)  # the same releases: found, free
+    table = pp.ledger(path).table
+    assert len(table) == 7  # counts, range, bins, four PCA components
+    assert {"count", "range", "bin"} <= set(table["family"])
+    assert outputs["table repr"] == again["table repr"]
+    assert _leaks({**outputs, **_ledger_outputs(path)}, wanted) == {}
+    key = ledger_key.read_bytes()
+    assert _leaks({"key file records": key[32:]}, wanted) == {}
