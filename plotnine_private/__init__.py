@@ -19,7 +19,7 @@ from .exceptions import (
 )
 from .geoms.hex import geom_hex
 from .geoms.noise import geom_noise
-from .ledger_book import LedgerBook, ledger
+from .ledger_book import LedgerBook, ledger, rebind_ledger
 from .ledger_store import use_ledger
 from .mechanisms.ckm import (
     RecordKeyWarning,
@@ -141,6 +141,7 @@ __all__ = [
     "noise_interval",
     "layer_data",
     "ledger",
+    "rebind_ledger",
     "stat_bin2d_ckm",
     "stat_bin2d_dp",
     "stat_bin_2d_ckm",

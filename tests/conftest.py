@@ -75,6 +75,19 @@ def mpg_cat() -> pd.DataFrame:
 
 
 @pytest.fixture
+def ledger_key(tmp_path):
+    """A key file of this test alone: a ledger needs a key, and the key
+    records which ledger each data set is charged to (tests must not
+    share those records)."""
+    from keyfile import using_key
+
+    from plotnine_private import create_key
+
+    with using_key(create_key(tmp_path / "ledger.key")) as path:
+        yield path
+
+
+@pytest.fixture
 def key_file():
     """A key file in use for the test (save_release refuses seeds without
     one)."""

@@ -59,9 +59,11 @@ def test_ledger_example_runs_and_charges_what_it_says(
     tmp_path, monkeypatch, capsys
 ):
     from plotnine_private import ledger_store
+    from plotnine_private.mechanisms import keys
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(ledger_store, "_active", None)
+    monkeypatch.setattr(keys, "_selected", keys._selected)  # restored
     scope: dict = {}
     exec(compile(_python_blocks()[3], "README", "exec"), scope)
     assert "ledger budget exceeded" in capsys.readouterr().out

@@ -306,7 +306,7 @@ def test_bundle_records_the_unit(tmp_path, key_file):
     assert report["privacy_unit"] == f"privacy unit: {PID_WORDS}"
 
 
-def test_ledger_rows_carry_the_unit_and_bound(tmp_path):
+def test_ledger_rows_carry_the_unit_and_bound(tmp_path, ledger_key):
     path = tmp_path / "l.sqlite"
     pp.use_ledger(path, dataset="visits", cap_eps=10)
     try:

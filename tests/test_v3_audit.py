@@ -378,7 +378,7 @@ def _releases_of_a_session(mpg) -> dict:
 
 
 def test_the_noise_is_the_same_whether_a_ledger_listens_or_not(
-    tmp_path, mpg, monkeypatch
+    tmp_path, mpg, monkeypatch, ledger_key
 ):
     # no ledger: the engine builds no charge and skips the digests it
     # needs only for one; the digests that key the noise are taken anyway

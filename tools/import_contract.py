@@ -34,6 +34,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("stats",),
     ("geoms", "engines"),
     ("tables", "record_keys", "report", "plots"),
+    ("ledger_binding",),
     ("ledger_store",),
     ("ledger_book", "noise"),
     ("planning",),

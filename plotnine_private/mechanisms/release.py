@@ -45,7 +45,7 @@ import numpy as np
 
 from .cellnames import StrLabels
 from .count_mechanisms import CKMCounts, LaplaceCounts
-from .keys import Secret, secret_for
+from .keys import Secret, kept_identity, secret_for
 from .place_streams import PlaceDomain, place_digest
 from .randomness import _canonical, _canonical_chunks, derive_key
 from .records import Release, Released
@@ -562,7 +562,10 @@ def release_cells(
         kind = domain if table.public else "observed"
         composition = "no formal guarantee (CKM)"
     release = Release(
-        identity=identity,
+        # a seed-only identity is kept blinded (kept_identity)
+        identity=identity
+        if secret is None
+        else kept_identity(secret, identity),
         family=query.family,
         mechanism=mech_name,
         eps=eps,

@@ -46,7 +46,7 @@ from ..mechanisms.histogram import (
     score_grid,
     sparse_threshold,
 )
-from ..mechanisms.keys import Secret
+from ..mechanisms.keys import Secret, kept_identity
 from ..mechanisms.pca import (
     PrivateEigenvalues,
     private_directions,
@@ -488,6 +488,23 @@ def _charges(
     ]
 
 
+def _sample_key(
+    secret: Secret, stream: Callable[..., bytes], noisy: np.ndarray
+) -> bytes:
+    """The key of a result's synthetic samples, which the result keeps.
+
+    Sampling is post-processing of the released counts: its stream is
+    named by them, never by the data. Under a key file (or a session) it
+    is also keyed by the secret. A key drawn from a seed-only secret
+    would let whoever holds a pickled result test guessed seeds offline,
+    so then the key is named by the released counts alone (public to
+    whoever holds the result anyway).
+    """
+    if secret.policy == "seed-only":
+        return derive_key(data_digest(noisy), "synthetic", "seed-only")
+    return stream(data_digest(noisy), "synthetic")
+
+
 def fit_pca(
     settings: Settings,
     x: np.ndarray,
@@ -520,7 +537,9 @@ def fit_pca(
         charge(
             _charges(settings, x, partition, query, secret, identity, x_digest)
         )
-    record = _Recorder(identity, secret, query.source, partition.panels)
+    # what the records and the result keep (a seed-only identity blinded)
+    kept = kept_identity(secret, identity)
+    record = _Recorder(kept, secret, query.source, partition.panels)
     releases: list[Release] = []
     v, rel, rows = release_directions(
         settings, x, stream, record, partition, x_digest
@@ -549,10 +568,8 @@ def fit_pca(
         grid=grid,
         histogram=hist,
         releases=releases,
-        identity=identity,
+        identity=kept,
         offset=(float(offset[0]), float(offset[1])),
-        # sampling is post-processing of the released counts: its stream
-        # is named by them, never by the data
-        sample_key=stream(data_digest(hist.noisy), "synthetic"),
+        sample_key=_sample_key(secret, stream, hist.noisy),
         scores=scores,
     )
