@@ -13,7 +13,13 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from pca_versions import COLS, gaussian_500, spiked_20000
+from pca_versions import (
+    COLS,
+    charged,
+    gaussian_500,
+    query_identity,
+    spiked_20000,
+)
 from plotnine import ggplot
 
 from plotnine_private import layer_data
@@ -74,23 +80,29 @@ def _stat_frame(gau, **kw):
 def test_v1_reproduces_the_former_frames(gau, big):
     # pinned under stream version 2 (the default then)
     with use_stream_version(2):
-        a = dp_pca(gau, COLS, eps=5, delta=1e-4, seed=1, frame_version="v1")
-        assert a.identity == "ebe720b1c2277b7f9928e4ab"
+        a, ids = charged(
+            dp_pca, gau, COLS, eps=5, delta=1e-4, seed=1, frame_version="v1"
+        )
+        assert query_identity(ids) == "ebe720b1c2277b7f9928e4ab"
         assert a.frame.radius == 11.772375803217816
         assert a.frame.xlim == (-14.08624695386138, 14.167454973861378)
         assert a.frame.ylim == (-14.075840913761379, 14.17786101396138)
         assert a.eigenvalues.tolist()[:2] == [40.0, 6.62890625]
         assert _frame(a.releases).details["version"] == "v1"
         assert _frame(a.releases).details["radius_quantile"] == 0.99
-        b = dp_score(gau, COLS, eps=2, delta=1e-5, seed=3, frame_version="v1")
-        assert b.identity == "7315809a6f29705cd2ece80f"
+        b, ids = charged(
+            dp_score, gau, COLS, eps=2, delta=1e-5, seed=3, frame_version="v1"
+        )
+        assert query_identity(ids) == "7315809a6f29705cd2ece80f"
         assert b.frame.xlim == (-13.995199964219188, 13.954999964219189)
         assert b.frame.radius == 11.645916636849323
-        c = dp_pca(big, eps=2, delta=1e-6, seed=7, frame_version="v1")
-        assert c.identity == "eb3d3af09232ece6152ad8e2"
+        c, ids = charged(
+            dp_pca, big, eps=2, delta=1e-6, seed=7, frame_version="v1"
+        )
+        assert query_identity(ids) == "eb3d3af09232ece6152ad8e2"
         assert c.frame.radius == 8.016201436033276
-        s = _stat_frame(gau, frame_version="v1")
-        assert s.identity == "726462708fb4526661d53e24:frame"
+        s, ids = charged(_stat_frame, gau, frame_version="v1")
+        assert "726462708fb4526661d53e24:frame" in ids
         assert s.details["xlim"] == (-15.511741125703294, 15.613761225903295)
 
 

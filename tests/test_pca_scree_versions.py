@@ -13,7 +13,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from pca_versions import COLS, gaussian_500, spiked_20000
+from pca_versions import (
+    COLS,
+    charged,
+    gaussian_500,
+    query_identity,
+    spiked_20000,
+)
 
 from plotnine_private.exceptions import PlotninePrivateError
 from plotnine_private.mechanisms.randomness import (
@@ -68,27 +74,13 @@ def test_v1_reproduces_the_former_eigenvalues(gau, big):
     # pinned under stream version 2 (the default then)
     with use_stream_version(2):
         # and the frame's v1: both versions name themselves in the identity
-        a = dp_pca(
-            gau,
-            COLS,
-            eps=5,
-            delta=1e-4,
-            seed=1,
-            scree_version="v1",
-            frame_version="v1",
-        )
+        v1 = {"scree_version": "v1", "frame_version": "v1"}
+        a, ids = charged(dp_pca, gau, COLS, eps=5, delta=1e-4, seed=1, **v1)
         assert a.eigenvalues.tolist() == V1_GAU
-        assert a.identity == V1_GAU_IDENTITY
-        b = dp_pca(
-            big,
-            eps=2,
-            delta=1e-6,
-            seed=7,
-            scree_version="v1",
-            frame_version="v1",
-        )
+        assert query_identity(ids) == V1_GAU_IDENTITY
+        b, ids = charged(dp_pca, big, eps=2, delta=1e-6, seed=7, **v1)
         assert b.eigenvalues.tolist() == V1_BIG
-        assert b.identity == V1_BIG_IDENTITY
+        assert query_identity(ids) == V1_BIG_IDENTITY
         assert _scree(b).details["version"] == "v1"
         assert _scree(b).details["clip"] == 58.123924111384774
 
@@ -122,8 +114,10 @@ def test_score_releases_are_unchanged(gau):
         # dp_score releases no scree: its identity is the one it had
         # before v2 (commit 2288095), its numbers the pinned ones since
         # projections are machine-independent, with the frame's v1
-        a = dp_score(gau, COLS, eps=2, delta=1e-5, seed=3, frame_version="v1")
-        assert a.identity == "7315809a6f29705cd2ece80f"
+        a, ids = charged(
+            dp_score, gau, COLS, eps=2, delta=1e-5, seed=3, frame_version="v1"
+        )
+        assert query_identity(ids) == "7315809a6f29705cd2ece80f"
         assert a.frame.xlim == (-13.995199964219188, 13.954999964219189)
         assert a.directions.iloc[0, 0] == 0.3981591823976487
         with pytest.raises(TypeError):
