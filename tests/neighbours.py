@@ -273,5 +273,5 @@ def mixed_ids(pid: np.ndarray, keep: int) -> np.ndarray:
     ids[kind == 2] = pid[kind == 2] + 0.5
     ids[kind == 3] = [f"p{p}" for p in pid[kind == 3]]
     ids[pid == keep] = keep
-    ids[pid == pid.max()] = None
+    ids[pid == pid[pid != keep].max()] = None
     return ids

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from neighbours import mixed_ids
 from plotnine import aes, geom_bar, ggplot
 
 import plotnine_private as pp
@@ -299,6 +300,48 @@ def test_ledger_content_is_the_same_on_neighbours(tmp_path, mpg, ledger_key):
         False,
         *[True] * 5,
     ]
+    keep = [c for c in a.columns if c not in ("digest", "at")]
+    pd.testing.assert_frame_equal(a[keep], b[keep])
+
+
+@pytest.mark.filterwarnings("ignore:seed . was already used")
+def test_ledger_rows_are_the_same_when_a_whole_person_changes(
+    tmp_path, ledger_key
+):
+    """A bounded source whose people have ids of every kind (negative,
+    non-whole, text, one missing): one whole person's 30 rows moved to
+    another class and place change only the keyed digests."""
+    rng = np.random.default_rng(5)
+    pid = np.repeat(np.arange(150), rng.integers(1, 6, 150))
+    pid = np.r_[pid, np.full(30, 7)]
+    base = pd.DataFrame(
+        {
+            "pid": mixed_ids(pid, 7),
+            "class": pd.Categorical(rng.choice(CLASSES, len(pid)), CLASSES),
+            "displ": rng.uniform(1, 7, len(pid)),
+        }
+    )
+    other = base.copy()
+    mine = other["pid"] == 7
+    other.loc[mine, "class"] = CLASSES[0]
+    other.loc[mine, "displ"] = 6.9
+    tables = []
+    for name, data in (("a", base), ("b", other)):
+        key = tmp_path / f"{name}.key"
+        key.write_bytes(ledger_key.read_bytes()[:32])
+        pp.use_key(key)
+        path = tmp_path / f"{name}.sqlite"
+        pp.use_ledger(path, dataset="people", cap_eps=50)
+        src = pp.source(data, unit="pid", max_records=3)
+        pp.dp_table(src, "class", eps=1, seed=1)
+        (
+            ggplot(src, aes("displ"))
+            + geom_bar(stat="bin_dp", eps=1, seed=3, limits=(1, 7), bins=6)
+        ).draw()
+        tables.append(_rows(path))
+    a, b = tables
+    assert a["family"].tolist() == ["count", "bin"]
+    assert (a["digest"] != b["digest"]).all()
     keep = [c for c in a.columns if c not in ("digest", "at")]
     pd.testing.assert_frame_equal(a[keep], b[keep])
 
