@@ -291,7 +291,10 @@ def make_settings(
         estimator=estimator,
         directions=v,
         records=unit.max_records,
-        cells=unit.max_cells,
+        # the score grid's cells are not limited per unit (max_cells
+        # bounds a layer's declared cells, which a PCA has none of): the
+        # sparse threshold counts max_records cells per unit
+        cells=None,
         scree_version=check_scree_version(fn, scree_version),
         frame_version=check_frame_version(fn, frame_version),
     )
