@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "factorized",
     "MISSING_CODE",
     "MISSING_WORD",
     "content_ids",
@@ -117,13 +118,33 @@ def _float_codes(v: np.ndarray) -> np.ndarray:
     return codes
 
 
+def factorized(series: pd.Series) -> tuple[np.ndarray, Any]:
+    """``pd.factorize`` of a column in the order values are met (missing:
+    -1), where an unhashable value (a list, a dict, a set) is the level
+    named by its ``repr``, whatever the other values are."""
+    try:
+        return pd.factorize(series, use_na_sentinel=True)
+    except TypeError:
+        hashable = series.map(_hashable, na_action="ignore")
+        return pd.factorize(hashable, use_na_sentinel=True)
+
+
+def _hashable(value: Any) -> Any:
+    """``value``, or its ``repr`` where it cannot be hashed."""
+    try:
+        hash(value)
+    except TypeError:
+        return repr(value)
+    return value
+
+
 def _by_value(
     values: Any, table: Callable[[Any], np.ndarray], missing: Any
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per value: ``table`` of the distinct values present (a column's
     factorisation, which compares values, not their storage), and the
     mask of missing ones (given ``missing`` in the result)."""
-    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    codes, uniques = factorized(values)
     lookup = np.append(table(np.asarray(uniques, dtype=object)), missing)
     return lookup[codes], codes < 0
 
