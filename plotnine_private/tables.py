@@ -39,6 +39,7 @@ from .unit_cells import limit_cells
 from .units import UnitFrame, unit_of
 from .validation import (
     as_ptable,
+    check_flat_columns,
     frame_type_fix,
     from_polars,
     validate_choice,
@@ -60,6 +61,7 @@ def _as_list(v) -> list[str]:
 
 
 def _as_pandas(name: str, data: Any) -> pd.DataFrame:
+    check_flat_columns(name, data)
     if isinstance(data, pd.DataFrame):
         return data
     if from_polars(data) and hasattr(data, "to_pandas"):
