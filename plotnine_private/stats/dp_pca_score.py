@@ -356,7 +356,9 @@ class stat_dp_pca_score(stat):
         self.build.releases = list(fit.releases)
         cells = _cell_rows(fit, partition, groups, door)
         self.add_intervals(cells)
-        self.warn_thin(cells, len(data))
+        # rows are public only when each is its own unit (replace-one):
+        # how many rows a bounded unit kept is not
+        self.warn_thin(cells, None if door.unit.bounded else len(data))
         a, b = settings.axes
         if p["output"] == "synthetic":
             n = len(x) if p["n_sample"] is None else p["n_sample"]
@@ -370,15 +372,28 @@ class stat_dp_pca_score(stat):
         out[f"PC{b}"] = out["y"]
         return out
 
-    def warn_thin(self, cells: pd.DataFrame, n_rows: int) -> None:
+    def warn_thin(self, cells: pd.DataFrame, n_rows: int | None) -> None:
         """Say so when the released tiles hold less than half the layer's
-        rows (public under replace-one adjacency): the frame asks more
-        tiles than the records can fill above the noise."""
+        rows (``n_rows``, public under replace-one adjacency) or, where
+        rows are bounded per unit (``n_rows`` None: how many a unit kept
+        is private), when less than a quarter of the frame's tiles are
+        shown: the frame asks more tiles than the records can fill above
+        the noise. Either way the test reads released values only."""
         shown = float(cells["count"].sum()) if len(cells) else 0.0
-        if shown >= 0.5 * n_rows:
-            return
         p = self.params
         bx, by = p["bins"] if np.ndim(p["bins"]) else (p["bins"],) * 2
+        if n_rows is None:
+            lit = int((cells["count"] > 0).sum()) if len(cells) else 0
+            if lit >= 0.25 * bx * by:
+                return
+            held = f"are {lit} of the {bx}x{by} frame's {bx * by}"
+        elif shown >= 0.5 * n_rows:
+            return
+        else:
+            held = (
+                f"hold {shown:.0f} of the layer's {n_rows} rows over a "
+                f"{bx}x{by} frame"
+            )
         hist = [
             r for r in self.build.releases if r.family.endswith("histogram")
         ]
@@ -389,8 +404,7 @@ class stat_dp_pca_score(stat):
             else "the tiles' noise is as large as their counts"
         )
         warnings.warn(
-            f"{_NAME}: the released tiles hold {shown:.0f} of the layer's "
-            f"{n_rows} rows over a {bx}x{by} frame ({why}): the score plot "
+            f"{_NAME}: the released tiles {held} ({why}): the score plot "
             "shows too little to read. Use coarser bins (e.g. bins=(8, "
             "8)), more eps (plan it with pp.accuracy('dp_pca_score', "
             "...)) or more records.",
