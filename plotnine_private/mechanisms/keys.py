@@ -172,6 +172,8 @@ def _split(data: bytes, path: str) -> tuple[bytes, dict[str, Any]]:
     return data[:KEY_BYTES], records
 
 
+# a memo of a file's key by path and modification time (a replaced file
+# is read again); which key a session uses is its own (session.key)
 @functools.lru_cache(maxsize=16)
 def _read_key(path: str, mtime_ns: int) -> bytes:
     return _split(Path(path).read_bytes(), path)[0]
