@@ -48,6 +48,7 @@ from .report import (
     privacy_report,
 )
 from .report.figures import add_to_composition, check_composition
+from .sessions import session
 from .stats.bin import stat_bin_ckm, stat_bin_dp
 from .stats.bin2d import (
     stat_bin2d_ckm,
@@ -126,6 +127,7 @@ __all__ = [
     "record_key_integers",
     "record_keys_sql",
     "save_release",
+    "session",
     "source",
     "PlotninePrivateError",
     "PrivacyWarning",

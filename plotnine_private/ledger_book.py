@@ -29,10 +29,10 @@ from .ledger_store import (
     _dataset_name,
     _ledger_id,
     _now,
-    _recent,
     _register,
     _spent,
     _Transaction,
+    recent_charges,
     remember_caps,
 )
 from .mechanisms.keys import current_key_path
@@ -45,13 +45,14 @@ __all__ = ["LedgerBook", "ledger", "rebind_ledger", "rows_of"]
 
 
 def rows_of(identities: Sequence[str]) -> dict[str, Any] | None:
-    """The ledger rows of releases made in this process (a bundle copies
+    """The ledger rows of releases made in this session (a bundle copies
     those of its build), with the data set's cap and total; ``None``
     without an active ledger."""
     active = _current()
     if active is None:
         return None
-    wanted = {i: _recent[i] for i in identities if i in _recent}
+    recent = recent_charges()
+    wanted = {i: recent[i] for i in identities if i in recent}
     book = LedgerBook(active.path, active.dataset)
     t = book.table
     hit = [wanted.get(i) == d for i, d in zip(t["identity"], t["digest"])]

@@ -29,8 +29,12 @@ truncated ledger is refused before anything is drawn. A ledger written
 by an earlier version is migrated when first opened (``_prepare``).
 
 The release engine calls :func:`_charge_releases` through its charge hook
-(:func:`~plotnine_private.mechanisms.release.set_charge_hook`); the
-mechanisms core knows nothing of SQLite. Nothing here reads the data: the
+(installed as every session's default hook,
+:func:`~plotnine_private.mechanisms.session.install_charge_hook`); the
+mechanisms core knows nothing of SQLite. The ledger in use, whether it is
+suspended and the releases charged so far are fields of the session
+(:mod:`~plotnine_private.mechanisms.session`): each thread or asyncio
+task has its own. Nothing here reads the data: the
 rows hold public facts and a keyed digest.
 
 The environment variable ``PLOTNINE_PRIVATE_LEDGER`` selects a ledger when
@@ -63,7 +67,13 @@ from .ledger_binding import (
     recorded,
 )
 from .mechanisms.keys import current_key_path
-from .mechanisms.release import Charge, set_charge_hook
+from .mechanisms.release import Charge
+from .mechanisms.session import (
+    UNSET,
+    current_session,
+    install_charge_hook,
+    update_session,
+)
 from .report.composition import exceeds, fmt
 from .statements import redact_seeds, statement_at
 
@@ -325,18 +335,16 @@ class _Active:
     cap_delta: float | None = None
 
 
-_UNSET = object()
-# the ledger chosen with use_ledger() (None: none); _UNSET: the environment
-_active: Any = _UNSET
-# inside noise_interval(): builds that show no released value charge nothing
-_suspended = 0
-# identity -> keyed digest of the releases charged (or found) in this
-# process: which ledger rows a bundle of a build copies
-_recent: dict[str, str] = {}
+# The session's fields (mechanisms/session.py): ``ledger``, the ledger
+# chosen with use_ledger() (an _Active; None: none; UNSET: the
+# environment's); ``suspended``, open suspended() blocks (inside
+# noise_interval(): builds that show no released value charge nothing);
+# ``recent``, identity -> keyed digest of the releases charged (or found)
+# in this session: which ledger rows a bundle of a build copies.
 
 
 class use_ledger:  # noqa: N801 - a function to the user, a context too
-    """Charge every release of this process to a data set's ledger.
+    """Charge every release of this session to a data set's ledger.
 
     ``pp.use_ledger("ledger.sqlite", dataset="hospital", cap_eps=3)``;
     ``pp.use_ledger(None)`` stops charging. As a context manager
@@ -380,23 +388,32 @@ class use_ledger:  # noqa: N801 - a function to the user, a context too
         cap_eps: float | None = None,
         cap_delta: float | None = None,
     ):
-        global _active
-        self._previous = _active
-        if path is None:
-            _active = None
-            return
-        _active = _open(Path(path), dataset, cap_eps, cap_delta, "use_ledger")
+        chosen = opened_ledger(path, dataset, cap_eps, cap_delta)
+        self._previous = update_session(ledger=chosen).ledger
 
     def __enter__(self) -> None:
         return None
 
     def __exit__(self, *exc: object) -> None:
-        global _active
-        _active = self._previous
+        update_session(ledger=self._previous)
 
     def __repr__(self) -> str:
         a = _current()
         return "use_ledger(None)" if a is None else f"<ledger {a.dataset!r}>"
+
+
+def opened_ledger(
+    path: str | os.PathLike | None,
+    dataset: str | None = None,
+    cap_eps: float | None = None,
+    cap_delta: float | None = None,
+    where: str = "use_ledger",
+) -> _Active | None:
+    """The session's record of the ledger ``use_ledger(path, ...)``
+    chooses (checked and registered now), or ``None``."""
+    if path is None:
+        return None
+    return _open(Path(path), dataset, cap_eps, cap_delta, where)
 
 
 def _open(
@@ -468,34 +485,43 @@ def remember_caps(
     path: Path, dataset: str, cap_eps: float | None, cap_delta: float | None
 ) -> None:
     """A cap changed in the file (``set_cap``) is the active ledger's cap
-    from now on."""
-    global _active
-    a = _active
+    from now on (in this session)."""
+    a = current_session().ledger
     if isinstance(a, _Active) and (a.path, a.dataset) == (
         path.resolve(),
         dataset,
     ):
-        _active = _Active(a.path, a.dataset, cap_eps, cap_delta)
+        update_session(ledger=_Active(a.path, a.dataset, cap_eps, cap_delta))
 
 
 def _current() -> _Active | None:
-    global _active
-    if _active is _UNSET:
-        _active = _from_environment()
-    return _active
+    active = current_session().ledger
+    if active is UNSET:
+        active = _from_environment()
+        update_session(ledger=active)
+    return active
 
 
 class suspended:  # noqa: N801 - a context manager
     """Charge nothing inside the block: for builds whose output is public
-    parameters only (``noise_interval``), never for a figure or table."""
+    parameters only (``noise_interval``), never for a figure or table.
+    It suspends the current session only (this thread or task)."""
 
     def __enter__(self) -> None:
-        global _suspended
-        _suspended += 1
+        update_session(suspended=current_session().suspended + 1)
 
     def __exit__(self, *exc: object) -> None:
-        global _suspended
-        _suspended -= 1
+        update_session(suspended=current_session().suspended - 1)
+
+
+def _suspended() -> bool:
+    return current_session().suspended > 0
+
+
+def recent_charges() -> dict[str, str]:
+    """identity -> keyed digest of the releases this session charged (or
+    found) in its ledger."""
+    return current_session().recent
 
 
 # --------------------------------------------------------------------------
@@ -545,7 +571,7 @@ def _what() -> str:
 def _charge_releases(charges: Sequence[Charge]) -> None:
     """The release engine's charge hook: record the new releases of the
     active data set, or refuse them all, in one transaction."""
-    if _suspended:
+    if _suspended():
         return
     active = _current()
     if active is None:
@@ -576,8 +602,9 @@ def _charge_releases(charges: Sequence[Charge]) -> None:
             _refuse_over_cap(active, before, new, (cap_eps, cap_delta))
             _insert(con, active.dataset, new)
         after = _spent(con, active.dataset) if new else before
+    recent = current_session().recent
     for c in charges:
-        _recent[c.identity] = c.digest
+        recent[c.identity] = c.digest
     if bound is None or new:
         # after the commit: a key that lags behind its ledger only makes
         # the next check weaker, never a false refusal
@@ -699,7 +726,7 @@ class _LedgerHook:
         _charge_releases(charges)
 
     def listening(self) -> bool:
-        return not _suspended and _current() is not None
+        return not _suspended() and _current() is not None
 
 
-set_charge_hook(_LedgerHook())
+install_charge_hook(_LedgerHook())

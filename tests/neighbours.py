@@ -27,7 +27,7 @@ from plotnine.scales.scale_discrete import scale_discrete
 
 import plotnine_private as pp
 from plotnine_private._compat import build
-from plotnine_private.mechanisms import release as engine
+from plotnine_private.mechanisms.session import current_session
 from plotnine_private.report import report_from_built
 
 #: layer columns that carry released numbers (or are computed from them)
@@ -94,7 +94,7 @@ def snapshot(
     a CKM threshold), so which cells are drawn is itself post-processing
     of noisy numbers: only the set of panels and groups is compared.
     """
-    engine._SOURCES.clear()
+    current_session().sources.clear()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -200,7 +200,7 @@ def bundle_metadata(plot) -> dict:
     """The bundle's results.json without released values (the figure
     file is written and named, its pixels are not drawn: see
     :func:`_built_not_rendered`)."""
-    engine._SOURCES.clear()
+    current_session().sources.clear()
     with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
         warnings.simplefilter("ignore")
         folder = Path(tmp) / "bundle"
@@ -235,7 +235,7 @@ def compare_snapshot(
     private panel (as :func:`snapshot` sees a plot), their captions and
     notes, and the shared limits of the axes that show no noisy numbers.
     The unperturbed panel never leaves, so only its presence is listed."""
-    engine._SOURCES.clear()
+    current_session().sources.clear()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         c = pp.compare(plot, **compare_args)

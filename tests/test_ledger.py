@@ -23,6 +23,7 @@ import plotnine_private as pp
 from plotnine_private import ledger_store as ledger_module
 from plotnine_private.__main__ import main as cli
 from plotnine_private.mechanisms.release import LaplaceCounts
+from plotnine_private.mechanisms.session import UNSET, update_session
 
 # a ledger needs a key file; each test has its own (the key records the
 # ledger each data set is charged to)
@@ -189,7 +190,7 @@ def test_environment_variable(tmp_path, mpg, monkeypatch):
     monkeypatch.setenv(
         ledger_module.LEDGER_ENV, f"{path}?dataset=mpg&cap_eps=1.5"
     )
-    ledger_module._active = ledger_module._UNSET
+    update_session(ledger=UNSET)  # the environment decides
     _table(mpg, seed=1)
     with pytest.raises(pp.BudgetExceededError):
         _table(mpg, seed=2)
@@ -200,7 +201,7 @@ def test_environment_variable(tmp_path, mpg, monkeypatch):
         (f"{path}?dataset=a&cap_eps=x", "cap_eps must be a number"),
     ]:
         monkeypatch.setenv(ledger_module.LEDGER_ENV, bad)
-        ledger_module._active = ledger_module._UNSET
+        update_session(ledger=UNSET)  # the environment decides
         with pytest.raises(pp.PlotninePrivateError, match=match):
             _table(mpg, seed=1)
 

@@ -27,7 +27,6 @@ from plotnine_private._compat import build
 from plotnine_private.door import layer_releases
 from plotnine_private.exceptions import PlotninePrivateError
 from plotnine_private.mechanisms import quantile as qm
-from plotnine_private.mechanisms import release
 from plotnine_private.mechanisms.errors import ParameterError
 from plotnine_private.mechanisms.quantile import (
     FRAME_TAIL,
@@ -36,6 +35,7 @@ from plotnine_private.mechanisms.quantile import (
     upper_quantile,
 )
 from plotnine_private.mechanisms.randomness import _key_words, derive_key
+from plotnine_private.mechanisms.session import current_session
 from plotnine_private.mechanisms.siphash import siphash24
 from plotnine_private.mechanisms.streams import use_stream_version
 from plotnine_private.pca import dp_pca, dp_score
@@ -300,7 +300,7 @@ def test_v2_radius_has_no_heavy_tail_where_v1_has_one(gau):
 
 
 def _fresh(make):
-    release._SOURCES.clear()
+    current_session().sources.clear()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return make()

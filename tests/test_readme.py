@@ -39,11 +39,9 @@ def test_first_code_block_has_exactly_two_commands():
 
 
 def test_output_checking_example_runs(tmp_path, monkeypatch):
-    from plotnine_private.mechanisms import keys
-
     monkeypatch.chdir(tmp_path)
-    # the example selects a key file: restore the selection afterwards
-    monkeypatch.setattr(keys, "_selected", keys._selected)
+    # the example selects a key file: the test's session (conftest)
+    # restores the selection afterwards
     blocks = _python_blocks()
     assert len(blocks) == 5
     scope: dict = {}
@@ -58,12 +56,7 @@ def test_output_checking_example_runs(tmp_path, monkeypatch):
 def test_ledger_example_runs_and_charges_what_it_says(
     tmp_path, monkeypatch, capsys
 ):
-    from plotnine_private import ledger_store
-    from plotnine_private.mechanisms import keys
-
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(ledger_store, "_active", None)
-    monkeypatch.setattr(keys, "_selected", keys._selected)  # restored
     scope: dict = {}
     exec(compile(_python_blocks()[3], "README", "exec"), scope)
     assert "ledger budget exceeded" in capsys.readouterr().out

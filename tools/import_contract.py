@@ -36,7 +36,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("tables", "record_keys", "report", "plots"),
     ("ledger_binding",),
     ("ledger_store",),
-    ("ledger_book", "noise"),
+    ("ledger_book", "noise", "sessions"),
     ("planning",),
     ("compare", "bundle_tables", "bundle_checks"),
     ("bundle",),

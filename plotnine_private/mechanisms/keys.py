@@ -49,6 +49,7 @@ except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
 from .errors import ParameterError
+from .session import UNSET, current_session, update_session
 
 __all__ = [
     "KEY_ENV",
@@ -73,9 +74,6 @@ _SESSION = os.urandom(32)
 _BLIND = hashlib.blake2b(
     _SESSION, digest_size=32, person=b"pnp-blind"
 ).digest()
-# the key selected with use_key(); _UNSET: fall back to the environment
-_UNSET = object()
-_selected: object = _UNSET
 
 
 @dataclass(frozen=True)
@@ -174,6 +172,8 @@ def _split(data: bytes, path: str) -> tuple[bytes, dict[str, Any]]:
     return data[:KEY_BYTES], records
 
 
+# a memo of a file's key by path and modification time (a replaced file
+# is read again); which key a session uses is its own (session.key)
 @functools.lru_cache(maxsize=16)
 def _read_key(path: str, mtime_ns: int) -> bytes:
     return _split(Path(path).read_bytes(), path)[0]
@@ -197,22 +197,21 @@ def use_key(path: str | os.PathLike | None) -> None:
     """Select the key file for this session (``None``: no key, even if
     ``PLOTNINE_PRIVATE_KEY_FILE`` is set).
 
-    The file is read (and checked) now and on every release, so a replaced
-    file is noticed.
+    The session is the running thread's or asyncio task's
+    (:mod:`.session`). The file is read (and checked) now and on every
+    release, so a replaced file is noticed.
     """
-    global _selected
-    if path is None:
-        _selected = None
-        return
-    _load(path, "use_key()")
-    _selected = Path(path)
+    if path is not None:
+        _load(path, "use_key()")
+    update_session(key=None if path is None else Path(path))
 
 
 def _key() -> bytes | None:
-    if _selected is None:
+    selected = current_session().key
+    if selected is None:
         return None
-    if _selected is not _UNSET:
-        return _load(_selected, "use_key()")  # type: ignore[arg-type]
+    if selected is not UNSET:
+        return _load(selected, "use_key()")
     env = os.environ.get(KEY_ENV)
     if env:
         return _load(env, KEY_ENV)
@@ -223,8 +222,9 @@ def current_key_path() -> Path | None:
     """The key file in use (checked as for a release), or ``None``."""
     if _key() is None:
         return None
-    if _selected is not _UNSET:
-        return Path(_selected).resolve()  # type: ignore[arg-type]
+    selected = current_session().key
+    if selected is not UNSET:
+        return Path(selected).resolve()
     return Path(os.environ[KEY_ENV]).resolve()
 
 

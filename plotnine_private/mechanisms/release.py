@@ -50,7 +50,12 @@ from .place_streams import PlaceDomain, place_digest
 from .randomness import _canonical, _canonical_chunks, derive_key
 from .records import Release, Released
 from .row_order import row_order
-from .sources import _SOURCES as _SOURCES  # re-export: tests clear it
+from .session import (
+    UNSET,
+    current_session,
+    package_charge_hook,
+    update_session,
+)
 from .sources import check_source
 from .streams import stream_version
 
@@ -349,18 +354,22 @@ class Charge:
         )
 
 
-# the hook is set by the package (its ledger); the core only calls it
-_CHARGE_HOOK: Callable[[Sequence[Charge]], None] | None = None
+def _charge_hook() -> Callable[[Sequence[Charge]], None] | None:
+    """The current session's hook: one it set, or the package's (its
+    ledger, installed at import); the core only calls it."""
+    hook = current_session().charge_hook
+    return package_charge_hook() if hook is UNSET else hook
 
 
 def set_charge_hook(
     hook: Callable[[Sequence[Charge]], None] | None,
 ) -> Callable[[Sequence[Charge]], None] | None:
-    """Set the function told of every release before its noise is drawn;
-    returns the previous one. The hook may raise to refuse the release
-    (the ledger raises ``BudgetExceededError``): then nothing is drawn."""
-    global _CHARGE_HOOK
-    previous, _CHARGE_HOOK = _CHARGE_HOOK, hook
+    """Set the function told of every release of the current session
+    (:mod:`.session`) before its noise is drawn; returns the previous
+    one. The hook may raise to refuse the release (the ledger raises
+    ``BudgetExceededError``): then nothing is drawn."""
+    previous = _charge_hook()
+    update_session(charge_hook=hook)
     return previous
 
 
@@ -369,7 +378,7 @@ def charging() -> bool:
     computing digests and names otherwise). A hook with a
     ``listening()`` method says by it whether it records anything now
     (the ledger: only while one is active)."""
-    hook = _CHARGE_HOOK
+    hook = _charge_hook()
     listening = getattr(hook, "listening", None)
     return hook is not None and (listening is None or bool(listening()))
 
@@ -377,8 +386,9 @@ def charging() -> bool:
 def charge(charges: Sequence[Charge]) -> None:
     """Tell the hook of releases about to be drawn (all or none: a PCA's
     components are charged in one call)."""
-    if _CHARGE_HOOK is not None and charges:
-        _CHARGE_HOOK(tuple(charges))
+    hook = _charge_hook()
+    if hook is not None and charges:
+        hook(tuple(charges))
 
 
 # -- records (Release, Released: .records) ---------------------------------
