@@ -339,7 +339,9 @@ def test_two_asyncio_tasks_keep_their_own_key_ledger_and_stream_version(
     _check(paths, asyncio.run(main()))
 
 
-def test_a_new_thread_starts_from_the_default_session(tmp_path, monkeypatch):
+def test_a_new_thread_starts_from_the_main_threads_session(
+    tmp_path, monkeypatch
+):
     monkeypatch.delenv(KEY_ENV, raising=False)
     key = pp.create_key(tmp_path / "k.key")
     seen: list = []
@@ -356,9 +358,18 @@ def test_a_new_thread_starts_from_the_default_session(tmp_path, monkeypatch):
         )
         copied.start()
         copied.join()
-    # a plain thread: the environment's key (none here) and version 3;
-    # a thread run in a copy of the context: the session of its parent
-    assert seen == [(None, 3), (key.resolve(), 1)]
+    # a plain thread and a thread run in a copy of the context: the
+    # session of the main thread (a ledger is never lost to a pool)
+    assert seen == [(key.resolve(), 1), (key.resolve(), 1)]
+
+    def set_and_look() -> None:
+        pp.use_stream_version(2)  # the worker's own from now on
+        look()
+
+    worker = threading.Thread(target=set_and_look)
+    worker.start()
+    worker.join()
+    assert seen[-1][1] == 2 and pp.stream_version() == 3
 
 
 def test_use_stream_version_in_one_thread_is_not_seen_in_another():

@@ -19,12 +19,10 @@ Which session a thread or an asyncio task sees (the rules of
   until it changes one (its changes stay its own), and the same seed
   registry and record of charged releases;
 * any other new thread (``threading.Thread``, a thread pool) starts from
-  a *default* session of its own: the key and ledger named by the
-  environment (``PLOTNINE_PRIVATE_KEY_FILE``, ``PLOTNINE_PRIVATE_LEDGER``),
-  stream version 3, the package's charge hook, an empty seed registry.
-  A setting made in the main thread (``use_key``, ``use_ledger``) is not
-  seen there: run the worker in ``contextvars.copy_context()`` or set it
-  inside the worker.
+  the main thread's session as it is when the worker first reads it
+  (inside a ``pp.session`` block of the main thread, that block's), so
+  a ledger chosen in the main thread is never lost by moving work to a
+  pool; what the worker then sets stays its own.
 
 This module imports nothing but the standard library; the ledger's
 fields are opaque to it.
@@ -33,6 +31,7 @@ fields are opaque to it.
 from __future__ import annotations
 
 import contextvars
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -102,9 +101,21 @@ _SESSION: contextvars.ContextVar[Session] = contextvars.ContextVar(
 )
 
 
+#: the main thread's current session, which a new thread starts from (a
+#: mirror of the main thread's context variable, written only there)
+_MAIN: list[Session] = []
+
+
+def _set(session: Session) -> contextvars.Token:
+    token = _SESSION.set(session)
+    if threading.current_thread() is threading.main_thread():
+        _MAIN[:] = [session]
+    return token
+
+
 def current_session() -> Session:
-    """The session of the running thread or task (a default one, made
-    now, in a context that has none yet).
+    """The session of the running thread or task (in a context that has
+    none yet: the main thread's, or a new one in the main thread).
 
     >>> current_session().stream_version in (1, 2, 3)
     True
@@ -112,8 +123,9 @@ def current_session() -> Session:
     try:
         return _SESSION.get()
     except LookupError:
-        session = Session()
-        _SESSION.set(session)
+        main = threading.current_thread() is threading.main_thread()
+        session = _MAIN[0] if _MAIN and not main else Session()
+        _set(session)
         return session
 
 
@@ -122,7 +134,7 @@ def update_session(**changes: Any) -> Session:
     the previous one. The change lasts until the next one in this thread
     or task (see :func:`session_of` for a block)."""
     previous = current_session()
-    _SESSION.set(replace(previous, **changes))
+    _set(replace(previous, **changes))
     return previous
 
 
@@ -131,11 +143,14 @@ def session_of(**changes: Any) -> Iterator[Session]:
     """Inside the block, the current session with ``changes``; afterwards
     exactly the session before it (also after an exception, and whatever
     the block set)."""
-    token = _SESSION.set(replace(current_session(), **changes))
+    before = current_session()
+    token = _set(replace(before, **changes))
     try:
         yield _SESSION.get()
     finally:
         _SESSION.reset(token)
+        if threading.current_thread() is threading.main_thread():
+            _MAIN[:] = [current_session()]
 
 
 # -- the package's charge hook ----------------------------------------------
