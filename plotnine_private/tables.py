@@ -317,7 +317,7 @@ def _release_table(
     counts = key_sums = None
     unit = unit_of(data)
     in_memory = isinstance(data, UnitFrame)
-    if unit.bounded and isinstance(mechanism, LaplaceCounts):
+    if unit.bounded:
         # max_cells counts only where it is enforced (limit_cells below)
         mechanism = mechanism.bounded(
             unit.max_records, unit.max_cells if in_memory else None
@@ -339,8 +339,7 @@ def _release_table(
                 f"{name}(): column {c!r} is not in the data; columns are "
                 f"{list(data.columns)}."
             )
-    is_dp = isinstance(mechanism, LaplaceCounts)
-    panel, labels = _panels(name, frame, data, facets, is_dp)
+    panel, labels = _panels(name, frame, data, facets, mechanism.formal)
     gdims = [
         categorical_dimension(g, data[g], declared_levels(frame, g))
         for g in groups

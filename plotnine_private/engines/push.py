@@ -50,7 +50,7 @@ from ..families import (
     outside_as_nan,
 )
 from ..mechanisms.cellnames import value_bytes
-from ..mechanisms.release import CellTable, LaplaceCounts
+from ..mechanisms.release import CellTable
 from ..stats.domains import RowsNeeded
 from ..validation import fail
 from .bounding import (
@@ -518,7 +518,7 @@ def _plain_col(column: str):
 
 
 def is_dp(mechanism) -> bool:
-    return isinstance(mechanism, LaplaceCounts)
+    return bool(mechanism.formal)
 
 
 def source_groups(

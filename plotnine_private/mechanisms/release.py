@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from .cellnames import StrLabels
-from .count_mechanisms import CKMCounts, LaplaceCounts
+from .count_mechanisms import CKMCounts, LaplaceCounts, Mechanism
 from .keys import Secret, kept_identity, secret_for
 from .place_streams import PlaceDomain, place_digest
 from .randomness import _canonical, _canonical_chunks, derive_key
@@ -483,7 +483,7 @@ class CellTable:
 def release_cells(
     query: Query,
     table: CellTable,
-    mechanism: Any,
+    mechanism: Mechanism,
     *,
     domain: str,
     panels: str = "single panel",
@@ -500,11 +500,10 @@ def release_cells(
     table
         The cells with their true aggregates.
     mechanism
-        :class:`LaplaceCounts` or :class:`CKMCounts`, or a mechanism with
-        the same methods (``privacy_map``, ``parameters``, ``perturb``):
-        the magnitude mechanisms of
-        :mod:`~plotnine_private.mechanisms.magnitudes` set ``DP = True``
-        (a formal guarantee, keyed noise) and their own ``STREAM`` name.
+        Any :class:`~.count_mechanisms.Mechanism`: the counts' and the
+        totals' (:mod:`~plotnine_private.mechanisms.magnitudes`); its
+        ``formal`` says whether noise is drawn from a keyed stream (its
+        ``stream``) and charged with an eps.
     domain
         Words for the report: where the cells came from.
     panels
@@ -515,9 +514,7 @@ def release_cells(
     details
         Extra words for the report.
     """
-    is_dp = isinstance(mechanism, LaplaceCounts) or bool(
-        getattr(mechanism, "DP", False)
-    )
+    is_dp = mechanism.formal
     secret = query.secret() if is_dp else None
     digest: bytes | None = None  # of the cells: taken once, if needed
     if secret is not None:  # is_dp
@@ -528,7 +525,7 @@ def release_cells(
             secret,
             identity,
             digest,
-            getattr(mechanism, "STREAM", "counts"),
+            mechanism.stream,
         )
     else:
         # CKM draws nothing: its identity is for the report only (the same
@@ -539,7 +536,7 @@ def release_cells(
         identity = h.hexdigest()
         key = None
     eps, delta = mechanism.privacy_map(table.public, table.multiplicity)
-    mech_name = mechanism.noise if is_dp else "ckm"
+    mech_name = mechanism.name
     if charging():  # the digest and the cells' name cost a pass each
         charge_secret = secret if secret is not None else query.secret()
         charge(
@@ -551,7 +548,7 @@ def release_cells(
                     mech_name,
                     eps,
                     delta,
-                    mechanism.adjacency if is_dp else None,
+                    mechanism.adjacency,
                 )
             ]
         )
@@ -580,8 +577,10 @@ def release_cells(
         mechanism=mech_name,
         eps=eps,
         delta=delta,
-        adjacency=mechanism.adjacency if is_dp else None,
-        sensitivity=float(mechanism.sensitivity) if is_dp else None,
+        adjacency=mechanism.adjacency,
+        sensitivity=None
+        if mechanism.sensitivity is None
+        else float(mechanism.sensitivity),
         domain=kind,
         cells=int(keep.sum()),
         policy=secret.policy if secret is not None else "record keys",
