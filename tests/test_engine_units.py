@@ -461,7 +461,12 @@ def test_engines_name_ids_by_value_as_memory_does(bad, request):
     base = _released(TRUE["count_dp"](_source("pandas", None, clean)))
     if bad != "negative":
         assert want["count"].tolist() == base["count"].tolist()
-    for kind in ("duckdb", "polars_lazy", "spark"):
+    # Spark reads negative ids with the floor division of the others; its
+    # NULL filter is narwhals' own, tested through DuckDB and Polars
+    kinds = ["duckdb", "polars_lazy"] + (
+        ["spark"] if bad == "negative" else []
+    )
+    for kind in kinds:
         got = _released(TRUE["count_dp"](_source(kind, request, d)))
         assert got["count"].tolist() == want["count"].tolist()
         got_table = pp.dp_table(
