@@ -120,6 +120,19 @@ class Declaration:
     engine
         Released from per-cell counts alone, so a lazy source (DuckDB,
         Polars, Spark; ``pp.source``) computes it in the engine.
+    shown_by_noise
+        The layer hides cells by their released value (empty hexagons,
+        zero points), so which cells are drawn is itself post-processing
+        of noisy numbers.
+    plan_inputs
+        The stat parameters ``accuracy`` needs besides ``eps`` and ``n``
+        (``limits`` of a curve, ``bounds`` of a summary).
+    example
+        A small layer of the stat for the conformance kit
+        (``tests/conformance.py``): ``aes`` maps aesthetics to the kit's
+        columns (``num`` in [10, 45], ``num2`` in [5, 35], ``num3``, and
+        ``cat``, a Categorical of a, b, c) and ``params`` are public
+        parameters (the mechanism's are the kit's).
     """
 
     family: str
@@ -135,9 +148,15 @@ class Declaration:
     counterpart_labels: bool = False
     counterpart_params: tuple[str, ...] = ()
     engine: bool = False
+    shown_by_noise: bool = False
+    plan_inputs: tuple[str, ...] = ()
+    example: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "noisy", frozenset(self.noisy))
+        object.__setattr__(
+            self, "example", MappingProxyType(dict(self.example))
+        )
         problems = []
         if self.plan is not None and self.plan not in PLANS:
             problems.append(f"plan must be one of {PLANS} or None")

@@ -66,6 +66,7 @@ class _BinFamily(PrivateCountStat):
     FAMILY = "bin"
     DECLARATION = Declaration(
         family="bin",
+        example={"aes": {"x": "num"}, "params": {"breaks": (10, 20, 30, 45)}},
         title="bin",
         counterpart="bin",
         noisy=frozenset(

@@ -137,6 +137,10 @@ class _Bin2dFamily(TwoAxisBins, PrivateCountStat):
     FAMILY = "bin2d"
     DECLARATION = Declaration(
         family="bin2d",
+        example={
+            "aes": {"x": "num", "y": "num2"},
+            "params": {"breaks": ((10, 25, 45), (5, 20, 35))},
+        },
         title="bin2d",
         counterpart="bin_2d",
         noisy=frozenset(

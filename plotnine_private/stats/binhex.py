@@ -64,6 +64,11 @@ class _BinhexFamily(TwoAxisBins, PrivateCountStat):
     FAMILY = "binhex"
     DECLARATION = Declaration(
         family="binhex",
+        shown_by_noise=True,
+        example={
+            "aes": {"x": "num", "y": "num2"},
+            "params": {"limits": ((10, 45), (5, 35)), "binwidth": (10, 10)},
+        },
         title="binhex",
         counterpart="bin_hex",
         noisy=frozenset(

@@ -64,6 +64,11 @@ class _BoxplotFamily(FineFamily):
     }
     DECLARATION = Declaration(
         family="boxplot",
+        plan_inputs=("limits",),
+        example={
+            "aes": {"x": "cat", "y": "num"},
+            "params": {"limits": (10, 45), "bins": 16},
+        },
         title="boxplot",
         counterpart="boxplot",
         # a box's notches and varwidth: functions of its released

@@ -54,6 +54,7 @@ class _CountFamily(PrivateCountStat):
     FAMILY = "count"
     DECLARATION = Declaration(
         family="count",
+        example={"aes": {"x": "cat"}},
         title="count",
         counterpart="count",
         noisy=frozenset({"count", "noisy_count", "count_label", "prop"}),

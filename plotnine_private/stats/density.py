@@ -34,6 +34,11 @@ class _DensityFamily(FineFamily):
     AXIS = "x"
     DECLARATION = Declaration(
         family="density",
+        plan_inputs=("limits",),
+        example={
+            "aes": {"x": "num"},
+            "params": {"limits": (10, 45), "bins": 16},
+        },
         title="density",
         counterpart="density",
         noisy=frozenset(

@@ -161,11 +161,22 @@ class stat_dp_pca_score(Declared, stat):
     build: LayerBuild
     DECLARATION = Declaration(
         family="pca",
+        plan_inputs=("delta",),
+        example={
+            "aes": {},
+            "params": {
+                "columns": ["num", "num2", "num3"],
+                "delta": 1e-5,
+                "bins": (4, 4),
+                "drop_zero": False,
+            },
+        },
         title="DP PCA score",
         counterpart="pca_score_plain",
         # the axes and the frame are released too: every position
         noisy=frozenset(
             {"count", "prob", "x", "y", "xmin", "xmax", "ymin", "ymax"}
+            | {"PC1", "PC2"}
         ),
         intervals=("count", "prob"),
         plan="pca",

@@ -42,6 +42,11 @@ class _EcdfFamily(FineFamily):
     CREATES = {"ecdf", "n", "ecdf_low", "ecdf_high"}
     DECLARATION = Declaration(
         family="ecdf",
+        plan_inputs=("limits",),
+        example={
+            "aes": {"x": "num"},
+            "params": {"limits": (10, 45), "bins": 16},
+        },
         title="ECDF",
         counterpart="ecdf",
         noisy=frozenset({"ecdf", "n"}),

@@ -50,6 +50,11 @@ class _SumFamily(PrivateCountStat):
     FAMILY = "sum"
     DECLARATION = Declaration(
         family="sum",
+        shown_by_noise=True,
+        example={
+            "aes": {"x": "num", "y": "num2"},
+            "params": {"limits": ((10, 45), (5, 35)), "resolution": (5, 5)},
+        },
         title="sum",
         counterpart="sum",
         noisy=frozenset({"n", "noisy_n", "prop"}),

@@ -72,6 +72,11 @@ class _SummaryFamily(_CountFamily):
     FAMILY = "summary"
     DECLARATION = Declaration(
         family="summary",
+        plan_inputs=("bounds",),
+        example={
+            "aes": {"x": "cat", "y": "num"},
+            "params": {"bounds": (10, 45)},
+        },
         title="summary",
         counterpart="summary",
         noisy=frozenset({"y", "ymin", "ymax", "n", "sum"}),
