@@ -6,10 +6,12 @@ Importing this package registers every private stat (``stat="count_dp"``,
 
 from __future__ import annotations
 
+from . import stats as stats  # callable: pp.stats() lists every stat
 from ._compat import DoorHooks, install_hooks, layer_data
 from ._version import __version__ as __version__
 from .bundle import save_release
 from .compare import Comparison, compare
+from .declarations import Declaration, NoiseGeom
 from .door import facet_skeleton, is_private, release_layer
 from .engines import record_key_expr, record_keys_sql, source
 from .exceptions import (
@@ -103,6 +105,8 @@ install_hooks(
 __all__ = [
     "BudgetExceededError",
     "Comparison",
+    "Declaration",
+    "NoiseGeom",
     "DPPCAResult",
     "LedgerBook",
     "NoiseIntervals",
@@ -129,6 +133,7 @@ __all__ = [
     "save_release",
     "session",
     "source",
+    "stats",
     "PlotninePrivateError",
     "PrivacyWarning",
     "Release",

@@ -27,35 +27,15 @@ from plotnine.scales.scale_discrete import scale_discrete
 
 import plotnine_private as pp
 from plotnine_private._compat import build
+from plotnine_private.declarations import registered
 from plotnine_private.mechanisms.session import current_session
 from plotnine_private.report import report_from_built
 
-#: layer columns that carry released numbers (or are computed from them)
-NOISY = {
-    "count",
-    "noisy_count",
-    "prop",
-    "density",
-    "ncount",
-    "ndensity",
-    "scaled",
-    "n",
-    "noisy_n",
-    "label",
-    "count_label",
-    "y",
-    "ymin",
-    "ymax",
-    "size",
-    "prob",
-    "value",
-    "sum",
-    # a box's notches and varwidth: functions of its released quartiles
-    # and n
-    "notchlower",
-    "notchupper",
-    "relvarwidth",
-}
+#: columns plotnine fills from a private layer's computed variables (the
+#: stat's default mapping: y, a label, a point size, ymin/ymax); the
+#: computed variables that carry released numbers are each stat's own
+#: declaration (``DECLARATION.noisy``, :func:`layer_noisy`)
+NOISY = {"y", "ymin", "ymax", "label", "size", "value"}
 #: report columns that are functions of released values
 NOISY_REPORT = {"cells", "parameters"}
 
@@ -81,6 +61,18 @@ def _axis(panel_params, name: str) -> dict:
         "breaks": [_plain(v) for v in view.breaks],
         "labels": [str(v) for v in view.labels],
     }
+
+
+def layer_noisy(stat) -> set[str]:
+    """The columns of a layer that may differ between neighbours: its
+    stat's declared noisy variables, or, for a layer that is not a private
+    stat (an identity layer of a released table), every private count's
+    (x positions apart: only the private PCA releases them)."""
+    decl = getattr(stat, "DECLARATION", None)
+    if decl is not None:
+        return NOISY | decl.noisy
+    every = set().union(*(e.declaration.noisy for e in registered()))
+    return NOISY | (every - {"x", "xmin", "xmax"})
 
 
 def snapshot(
@@ -138,7 +130,7 @@ def snapshot(
             keep = [
                 c
                 for c in data.columns
-                if c not in NOISY | mapped
+                if c not in layer_noisy(lyr.stat) | mapped
                 # interval variables: functions of released values
                 and not c.endswith(("_low", "_high"))
             ]

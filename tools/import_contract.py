@@ -25,7 +25,13 @@ PACKAGE = Path(__file__).resolve().parent.parent / "plotnine_private"
 LAYERS: list[tuple[str, ...]] = [
     ("mechanisms",),
     ("exceptions", "smoothing", "_version", "statements"),
-    ("validation", "noise_bounds", "units", "identifiers"),
+    (
+        "validation",
+        "noise_bounds",
+        "units",
+        "identifiers",
+        "declarations",
+    ),
     ("cells",),
     ("families", "_panel_codes", "unit_cells"),
     ("_compat",),

@@ -65,10 +65,6 @@ __all__ = [
     "release_in_engine",
 ]
 
-#: families whose release needs only a count (and key sum) per cell; a
-#: summary needs each record's y
-_COUNTED = frozenset({"count", "bin", "bin2d", "binhex", "sum", "fine"})
-
 
 # --------------------------------------------------------------------------
 # cells from grouped rows
@@ -407,8 +403,10 @@ def release_in_engine(
     from ..stats.base import PrivateCountStat
 
     name = type(stat).__name__
-    family = getattr(stat, "FAMILY", None)
-    if not isinstance(stat, PrivateCountStat) or family not in _COUNTED:
+    # families whose release needs only a count (and key sum) per cell
+    # declare it (a summary needs each record's y)
+    decl = getattr(stat, "DECLARATION", None)
+    if not isinstance(stat, PrivateCountStat) or not (decl and decl.engine):
         raise _needs_rows(name, "this stat needs the rows themselves.")
     check_unit_columns(name, src)
     # per-build state goes to ``build``, on a copy of the stat

@@ -51,6 +51,7 @@ from ..cells import (
     categorical_dimension,
     cell_query,
 )
+from ..declarations import Declared
 from ..door import Door, LayerBuild, level_label
 from ..identifiers import id_codes
 from ..mechanisms.errors import PrivacyWarning
@@ -155,7 +156,7 @@ def count_labels(count: pd.Series) -> np.ndarray:
     )
 
 
-class PrivateCountStat(GroupingMixin, stat):
+class PrivateCountStat(Declared, GroupingMixin, stat):
     """Base of all private count stats (not registered under a stat name).
 
     Subclasses implement :meth:`domain` and :meth:`shape_output`.

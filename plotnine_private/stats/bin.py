@@ -11,6 +11,7 @@ from plotnine.doctools import document
 from plotnine.mapping.evaluation import after_stat
 
 from .._compat import stat_arguments
+from ..declarations import Declaration, NoiseGeom
 from ..families import Bins
 from .base import (
     CKM_PARAMS,
@@ -63,6 +64,27 @@ class _BinFamily(PrivateCountStat):
     """Counts per bin of a continuous x over public bin edges."""
 
     FAMILY = "bin"
+    DECLARATION = Declaration(
+        family="bin",
+        example={"aes": {"x": "num"}, "params": {"breaks": (10, 20, 30, 45)}},
+        title="bin",
+        counterpart="bin",
+        noisy=frozenset(
+            {
+                "count",
+                "noisy_count",
+                "count_label",
+                "density",
+                "ncount",
+                "ndensity",
+            }
+        ),
+        intervals=("count", "density", "ncount", "ndensity"),
+        plan="count",
+        noise_geom=NoiseGeom("errorbar", "count", {"width": 0.0}),
+        counterpart_labels=True,
+        engine=True,
+    )
     QUERY_PARAMS = ("range_share",)
 
     REQUIRED_AES = {"x"}

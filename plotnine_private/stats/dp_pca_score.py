@@ -24,6 +24,7 @@ from plotnine.stats.stat import stat
 
 from .._compat import keep_checked_params
 from ..cells import Dimension, categorical_dimension
+from ..declarations import Declaration, Declared
 from ..door import Door, LayerBuild, level_label
 from ..mechanisms.synthetic import adjust_of_scale
 from ..pca.api import check_frame_version, make_settings, score_shares
@@ -59,7 +60,7 @@ _CELL_COLUMNS = ["xmin", "xmax", "ymin", "ymax", "x", "y", "count", "prob"]
 
 
 @document
-class stat_dp_pca_score(stat):
+class stat_dp_pca_score(Declared, stat):
     """
     Differentially private PCA score histogram (or synthetic points)
 
@@ -158,6 +159,28 @@ class stat_dp_pca_score(stat):
     DEFAULT_AES = {"alpha": after_stat("prob")}
     #: the build the stat's copy works for (see ``release_at_door``)
     build: LayerBuild
+    DECLARATION = Declaration(
+        family="pca",
+        plan_inputs=("delta",),
+        example={
+            "aes": {},
+            "params": {
+                "columns": ["num", "num2", "num3"],
+                "delta": 1e-5,
+                "bins": (4, 4),
+                "drop_zero": False,
+            },
+        },
+        title="DP PCA score",
+        counterpart="pca_score_plain",
+        # the axes and the frame are released too: every position
+        noisy=frozenset(
+            {"count", "prob", "x", "y", "xmin", "xmax", "ymin", "ymax"}
+            | {"PC1", "PC2"}
+        ),
+        intervals=("count", "prob"),
+        plan="pca",
+    )
     DEFAULT_PARAMS = {
         "geom": "rect",
         "position": "identity",
