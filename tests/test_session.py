@@ -43,6 +43,12 @@ ALLOWED_STATE = {
     # memo: the last draws @ design product, for the same draws object
     # and a design of equal content (simulated_noise.product_through)
     ("stats/simulated_noise.py", "_KEPT"),
+    # the registry of stat declarations, filled as each stat class is
+    # made (at import: wiring, like plotnine's own registry)
+    ("declarations.py", "_REGISTRY"),
+    # memo: the plotnine counterpart class made once per family from its
+    # declaration (compare.families.plain_stat)
+    ("compare/families.py", "_PLAIN"),
 }
 
 #: module-level functools caches, and why each cannot change a result:
