@@ -29,6 +29,8 @@ from types import MappingProxyType
 from typing import Any, ClassVar, Literal
 
 __all__ = [
+    "BINNED_INTERVALS",
+    "BINNED_NOISY",
     "PLANS",
     "Declaration",
     "Declared",
@@ -40,6 +42,13 @@ __all__ = [
     "twin",
     "unregister",
 ]
+
+#: what every binned family (bin, bin2d, binhex) releases: its counts and
+#: what is computed from them, and the variables with intervals
+BINNED_NOISY = frozenset(
+    {"count", "noisy_count", "count_label", "density", "ncount", "ndensity"}
+)
+BINNED_INTERVALS = ("count", "density", "ncount", "ndensity")
 
 #: how :func:`~plotnine_private.planning.accuracy` plans a family: the
 #: noise of one count cell (exact), a simulated curve or box, a summary

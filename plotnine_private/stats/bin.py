@@ -11,7 +11,12 @@ from plotnine.doctools import document
 from plotnine.mapping.evaluation import after_stat
 
 from .._compat import stat_arguments
-from ..declarations import Declaration, NoiseGeom
+from ..declarations import (
+    BINNED_INTERVALS,
+    BINNED_NOISY,
+    Declaration,
+    NoiseGeom,
+)
 from ..families import Bins
 from .base import (
     CKM_PARAMS,
@@ -69,17 +74,8 @@ class _BinFamily(PrivateCountStat):
         example={"aes": {"x": "num"}, "params": {"breaks": (10, 20, 30, 45)}},
         title="bin",
         counterpart="bin",
-        noisy=frozenset(
-            {
-                "count",
-                "noisy_count",
-                "count_label",
-                "density",
-                "ncount",
-                "ndensity",
-            }
-        ),
-        intervals=("count", "density", "ncount", "ndensity"),
+        noisy=BINNED_NOISY,
+        intervals=BINNED_INTERVALS,
         plan="count",
         noise_geom=NoiseGeom("errorbar", "count", {"width": 0.0}),
         counterpart_labels=True,

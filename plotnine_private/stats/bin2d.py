@@ -13,7 +13,7 @@ from plotnine.mapping.evaluation import after_stat
 from plotnine.scales.scale_discrete import scale_discrete
 
 from ..cells import tile_frame
-from ..declarations import Declaration
+from ..declarations import BINNED_INTERVALS, BINNED_NOISY, Declaration
 from ..families import Bins, Grid
 from .base import (
     CKM_PARAMS,
@@ -143,17 +143,8 @@ class _Bin2dFamily(TwoAxisBins, PrivateCountStat):
         },
         title="bin2d",
         counterpart="bin_2d",
-        noisy=frozenset(
-            {
-                "count",
-                "noisy_count",
-                "count_label",
-                "density",
-                "ncount",
-                "ndensity",
-            }
-        ),
-        intervals=("count", "density", "ncount", "ndensity"),
+        noisy=BINNED_NOISY,
+        intervals=BINNED_INTERVALS,
         plan="count",
         counterpart_labels=True,
         engine=True,

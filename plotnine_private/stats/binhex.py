@@ -20,7 +20,7 @@ import pandas as pd
 from plotnine.doctools import document
 from plotnine.mapping.evaluation import after_stat
 
-from ..declarations import Declaration
+from ..declarations import BINNED_INTERVALS, BINNED_NOISY, Declaration
 from ..families import Hexes
 from ..mechanisms.errors import ParameterError
 from ..mechanisms.hexbin import (
@@ -71,17 +71,8 @@ class _BinhexFamily(TwoAxisBins, PrivateCountStat):
         },
         title="binhex",
         counterpart="bin_hex",
-        noisy=frozenset(
-            {
-                "count",
-                "noisy_count",
-                "count_label",
-                "density",
-                "ncount",
-                "ndensity",
-            }
-        ),
-        intervals=("count", "density", "ncount", "ndensity"),
+        noisy=BINNED_NOISY,
+        intervals=BINNED_INTERVALS,
         plan="count",
         counterpart_labels=True,
         engine=True,
