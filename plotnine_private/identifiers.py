@@ -78,10 +78,6 @@ def _number(v: Any) -> int | float | None:
     return None
 
 
-def _is_missing(v: Any) -> bool:
-    return v is None or v is pd.NA or v is pd.NaT or (v != v) is True
-
-
 def _typed_text(v: Any) -> str:
     """The text a value that is no whole number is hashed by: a string by
     its ``repr`` (the name units have always had), anything else by its
@@ -103,9 +99,15 @@ def _value_code(v: Any) -> int:
     return _text_code(_typed_text(v))
 
 
+def _whole(v: np.ndarray) -> np.ndarray:
+    """Which float64 values are whole numbers in the int64 range (named as
+    the integers they are, in ids and in content words alike)."""
+    return (v == np.floor(v)) & (v >= -_INT64_EDGE) & (v < _INT64_EDGE)
+
+
 def _float_codes(v: np.ndarray) -> np.ndarray:
     """Codes of finite float64 values: whole ones as integers."""
-    whole = (v == np.floor(v)) & (v >= -_INT64_EDGE) & (v < _INT64_EDGE)
+    whole = _whole(v)
     codes = np.zeros(len(v), dtype=np.int64)
     codes[whole] = v[whole].astype(np.int64)
     other = np.flatnonzero(~whole)
@@ -202,7 +204,7 @@ def _float_words(v: np.ndarray) -> np.ndarray:
     IEEE bits (``-0.0`` as ``0.0``), NaN as :data:`MISSING_WORD`."""
     v = v + 0.0
     words = v.view(np.uint64).copy()
-    whole = (v == np.floor(v)) & (v >= -_INT64_EDGE) & (v < _INT64_EDGE)
+    whole = _whole(v)
     words[whole] = v[whole].astype(np.int64).view(np.uint64)
     words[np.isnan(v)] = MISSING_WORD
     return words
