@@ -2,9 +2,11 @@
 
 Times the charge hook alone (``ledger_store._charge_releases``) on a fresh
 SQLite file: ``n`` new releases (each one transaction: check, insert,
-commit with the file's default journal), then the same ``n`` again (each
-found in the ledger: a read, free), and a ``dp_table`` with and without a
-ledger for scale. Best of ``repeat`` runs of each figure.
+commit with the file's default journal, then the key file's record of the
+data set's spending), then the same ``n`` again (each found in the
+ledger: a read, free), and a ``dp_table`` with and without a ledger for
+scale. Best of ``repeat`` runs of each figure. A ledger needs a key
+file: each run makes one beside its ledger.
 
 Run: ``python benchmarks/bench_ledger.py [n]`` (default 200).
 """
@@ -47,6 +49,7 @@ def main(n: int = 200, repeat: int = 3) -> None:
     for r in range(repeat):
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "ledger.sqlite"
+            pp.use_key(pp.create_key(Path(tmp) / "bench.key"))
             plain.append(_per_call(table, n))
             with pp.use_ledger(path, dataset="bench"):
                 off = r * n

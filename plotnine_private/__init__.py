@@ -6,10 +6,12 @@ Importing this package registers every private stat (``stat="count_dp"``,
 
 from __future__ import annotations
 
+from . import stats as stats  # callable: pp.stats() lists every stat
 from ._compat import DoorHooks, install_hooks, layer_data
 from ._version import __version__ as __version__
 from .bundle import save_release
 from .compare import Comparison, compare
+from .declarations import Declaration, NoiseGeom
 from .door import facet_skeleton, is_private, release_layer
 from .engines import record_key_expr, record_keys_sql, source
 from .exceptions import (
@@ -19,7 +21,7 @@ from .exceptions import (
 )
 from .geoms.hex import geom_hex
 from .geoms.noise import geom_noise
-from .ledger_book import LedgerBook, ledger
+from .ledger_book import LedgerBook, ledger, rebind_ledger
 from .ledger_store import use_ledger
 from .mechanisms.ckm import (
     RecordKeyWarning,
@@ -48,6 +50,7 @@ from .report import (
     privacy_report,
 )
 from .report.budget import add_to_composition, check_composition
+from .sessions import session
 from .stats.bin import stat_bin_ckm, stat_bin_dp
 from .stats.bin2d import (
     stat_bin2d_ckm,
@@ -102,6 +105,8 @@ install_hooks(
 __all__ = [
     "BudgetExceededError",
     "Comparison",
+    "Declaration",
+    "NoiseGeom",
     "DPPCAResult",
     "LedgerBook",
     "NoiseIntervals",
@@ -126,7 +131,9 @@ __all__ = [
     "record_key_integers",
     "record_keys_sql",
     "save_release",
+    "session",
     "source",
+    "stats",
     "PlotninePrivateError",
     "PrivacyWarning",
     "Release",
@@ -141,6 +148,7 @@ __all__ = [
     "noise_interval",
     "layer_data",
     "ledger",
+    "rebind_ledger",
     "stat_bin2d_ckm",
     "stat_bin2d_dp",
     "stat_bin_2d_ckm",

@@ -52,7 +52,7 @@ from .report.budget import budget_layer, composition_budget
 from .report.composition import private_layers, trained_axes
 from .report.figures import figures, is_several, layer_key
 from .report.presentation import report_from_built, report_of_figures
-from .statements import redact_seeds, statement_at
+from .statements import redact_seed_words, redact_seeds, statement_at
 
 if TYPE_CHECKING:
     from types import FrameType
@@ -250,8 +250,11 @@ def save_release(
     code
         The code that made the plot, for the checker (``command`` in
         ``results.json``). Without it, the line that called
-        ``save_release`` is recorded. Seed values are replaced by
-        ``<secret>``.
+        ``save_release`` is recorded. It is parsed and written back
+        with every seed replaced by ``<seed>`` (also a seed reached
+        through a loop, a comprehension or a name bound in the code;
+        code that does not parse is not kept), and its comments
+        dropped; seeds in ``comments`` are hidden too.
     rules
         Rule-of-thumb checks on the released counts, merged into
         :data:`DEFAULT_RULES` (``threshold`` 10, ``zeros_are_disclosive``
@@ -286,7 +289,7 @@ def save_release(
     _refuse_seed_only(plot)
     command = redact_seeds(code if code is not None else _caller_line())
     timestamp = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    comments = [redact_seeds(str(c)) for c in (comments or [])]
+    comments = [redact_seed_words(str(c)) for c in (comments or [])]
 
     # one build: figure, tables and report agree (budget enforced here)
     drawn, builts, report = _draw(plot)

@@ -14,6 +14,8 @@ No plotnine here (numpy and pandas only).
 
 from __future__ import annotations
 
+import datetime
+import decimal
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from .exceptions import PlotninePrivateError
+from .identifiers import factorized
 from .mechanisms.cellnames import value_bytes
 from .mechanisms.place_streams import (
     PlaceDomain,
@@ -162,7 +165,7 @@ def categorical_dimension(
         codes = _codes_in(series, levels, content, name)
         public = True
     else:
-        codes, uniques = pd.factorize(series, sort=True, use_na_sentinel=True)
+        codes, uniques = _observed_levels(series)
         levels = list(uniques)
         public = False
         # numbers seen stay a number array (named without a Python loop)
@@ -172,6 +175,48 @@ def categorical_dimension(
     return Dimension(
         name, small_codes(codes, len(levels)), [content], levels, public
     )
+
+
+def _observed_levels(series: pd.Series) -> tuple[np.ndarray, Any]:
+    """Codes and sorted levels of the values seen. A typed column sorts
+    by its values; an object column by :func:`level_order`, a total order
+    that never compares values of two kinds, so no mix of values (a
+    Timedelta among ints, a date among Timestamps) can make it raise,
+    and an unhashable value counts as its ``repr``."""
+    if series.dtype != object:
+        return pd.factorize(series, sort=True, use_na_sentinel=True)
+    codes, uniques = factorized(series)
+    values = list(uniques)
+    order = sorted(range(len(values)), key=lambda i: level_order(values[i]))
+    rank = np.empty(len(order) + 1, dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    rank[-1] = -1  # the missing sentinel stays missing
+    sorted_levels = object_column([values[i] for i in order])
+    return rank[codes], pd.Index(sorted_levels, dtype=object)
+
+
+def level_order(value: Any) -> tuple:
+    """The sort key of an observed level of an object column: numbers
+    first (by value), then strings, naive then aware date-times, dates,
+    durations, and any other value by its type's name and its ``repr``.
+
+    >>> sorted([pd.Timedelta(1, "D"), "b", 2, 1.5], key=level_order)
+    [1.5, 2, 'b', Timedelta('1 days 00:00:00')]
+    """
+    if isinstance(value, (numbers.Real, decimal.Decimal)):
+        return (0, value)
+    if isinstance(value, str):
+        return (1, value)
+    if isinstance(value, datetime.datetime):
+        stamp = pd.Timestamp(value)
+        return (2, stamp) if stamp.tzinfo is None else (3, stamp)
+    if isinstance(value, datetime.date):
+        return (4, value)
+    if isinstance(value, (datetime.timedelta, np.timedelta64)):
+        return (5, pd.Timedelta(value))
+    if isinstance(value, np.datetime64):
+        return (2, pd.Timestamp(value))
+    return (6, type(value).__name__, repr(value))
 
 
 def object_column(values: Sequence) -> np.ndarray:
@@ -251,7 +296,7 @@ def _codes_in(
             len(levels),
         )
         return remap[np.asarray(series.array.codes)]
-    codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    codes, uniques = factorized(series)
     remap = small_codes(
         np.array([index.get(value_bytes(u), -1) for u in uniques] + [-1]),
         len(levels),

@@ -29,7 +29,8 @@ import pandas as pd
 from ._compat import keep_build, kept_build, layer_mapping, layer_own_data
 from .cells import level_label
 from .exceptions import PlotninePrivateError
-from .mechanisms.bounding import bounded_mask, unit_integers
+from .identifiers import content_ids, id_codes
+from .mechanisms.bounding import bounded_mask
 from .units import ONE_ROW, Unit, UnitFrame, unit_of
 from .validation import from_polars
 
@@ -450,78 +451,6 @@ def _kept_labels(
 _MASKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def content_ids(
-    rows: pd.DataFrame,
-    positions: np.ndarray | None = None,
-    bounding: str = "v2",
-) -> np.ndarray:
-    """Record identifiers from the records' content: a 62-bit hash of each
-    row's values (every column but plotnine's ``PANEL``; a category is
-    hashed by its value), for the rows at ``positions`` (None: all).
-
-    Never a row's position: removing another unit's rows would shift the
-    positions, and so change which records this unit keeps. Identical
-    rows of one unit get one identifier, and which of them is kept does
-    not change what is released.
-
-    ``v2`` reads numbers by their bits and mixes the columns with
-    SplitMix64's finaliser (numpy, no copy of the rows: about three
-    times faster than pandas' hash, which ``v1`` keeps).
-    """
-    cols = [c for c in rows.columns if c != "PANEL"]
-    if bounding == "v1":
-        part = rows if positions is None else rows.iloc[positions]
-        hashed = pd.util.hash_pandas_object(part[cols], index=False)
-        words = hashed.to_numpy(dtype=np.uint64)
-    else:
-        at = slice(None) if positions is None else positions
-        words = np.full(len(rows), _SEED, dtype=np.uint64)[at]
-        for c in cols:
-            words ^= _column_words(rows[c], at)
-            _mix(words)
-    return (words >> np.uint64(2)).astype(np.int64)
-
-
-#: SplitMix64's constants (a public, well-tested 64-bit mixer; written
-#: out because numpy has no vectorised integer hash of its own)
-_SEED = np.uint64(0x9E3779B97F4A7C15)
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
-#: the word of a missing category
-_MISSING = np.uint64(0x5A5A5A5A5A5A5A5A)
-
-
-def _mix(h: np.ndarray) -> None:
-    """SplitMix64's finaliser of ``h`` (uint64) in place: a bijection
-    whose every output bit depends on every input bit."""
-    h ^= h >> np.uint64(30)
-    h *= _M1
-    h ^= h >> np.uint64(27)
-    h *= _M2
-    h ^= h >> np.uint64(31)
-
-
-def _column_words(col: pd.Series, at: Any) -> np.ndarray:
-    """A uint64 word of each value of ``col`` at ``at``, from the value
-    alone: the bits of a number (one zero, one NaN), the hash of a
-    category's value, pandas' hash of other values."""
-    dtype = col.dtype
-    if isinstance(dtype, pd.CategoricalDtype):
-        cats = np.asarray(col.cat.categories, dtype=object)
-        table = np.append(pd.util.hash_array(cats), _MISSING)
-        # code -1 (missing) picks the last word
-        return table[col.cat.codes.to_numpy()[at]]
-    if isinstance(dtype, np.dtype) and dtype.kind == "f":
-        v = col.to_numpy()[at].astype(np.float64) + 0.0  # -0.0 is 0.0
-        v[np.isnan(v)] = np.nan
-        return v.view(np.uint64)
-    if isinstance(dtype, np.dtype) and dtype.kind in "iubmM":
-        return col.to_numpy()[at].astype(np.int64).view(np.uint64)
-    part = col if isinstance(at, slice) else col.iloc[at]
-    hashed = pd.util.hash_pandas_object(part, index=False)
-    return hashed.to_numpy(dtype=np.uint64).copy()
-
-
 def bound_rows(
     name: str, rows: pd.DataFrame, unit: Unit, source: Any = None
 ) -> np.ndarray:
@@ -541,26 +470,61 @@ def bound_rows(
                 "privacy unit of pp.source(); a layer with its own data= "
                 "must have the unit's columns too."
             )
-    units = unit_integers(rows[unit.column].to_numpy(), unit.column or "")
+    units, no_unit = id_codes(rows[unit.column])
     memo = _MASKS.get(source) if source is not None else None
     seen = None if memo is None else memo.get(unit)
-    if seen is not None and np.array_equal(seen[0], units):
+    if (
+        seen is not None
+        and np.array_equal(seen[0], units)
+        and _same_mask(seen[1], no_unit)
+    ):
         # the mask is a function of the units and their records: a frame
         # changed in place keeps a mask that still bounds every unit
-        return seen[1]
+        return seen[2]
+    records: Any
+    missing = no_unit
     if unit.record_id is not None:
-        records: Any = unit_integers(
-            rows[unit.record_id].to_numpy(), unit.record_id
-        )
+        records, no_record = id_codes(rows[unit.record_id])
+        missing = _either(no_unit, no_record)
     else:
 
         def records(positions: np.ndarray) -> np.ndarray:
             return content_ids(rows, positions, unit.bounding)
 
-    mask = bounded_mask(
-        units, records, unit.max_records, unit.salt, unit.bounding
-    )
+    if missing is None or not missing.any():
+        mask = bounded_mask(
+            units, records, unit.max_records, unit.salt, unit.bounding
+        )
+    else:
+        # a record without a unit (or a record id) is left out: it
+        # belongs to nobody the bound could count
+        named = np.flatnonzero(~missing)
+        if callable(records):
+            content = records
+
+            def records(positions: np.ndarray) -> np.ndarray:
+                return content(named[positions])
+
+        else:
+            records = records[named]
+        mask = np.zeros(len(units), dtype=bool)
+        mask[named] = bounded_mask(
+            units[named], records, unit.max_records, unit.salt, unit.bounding
+        )
     if source is not None:
         with contextlib.suppress(TypeError):  # cannot be held weakly
-            _MASKS.setdefault(source, {})[unit] = (units, mask)
+            _MASKS.setdefault(source, {})[unit] = (units, no_unit, mask)
     return mask
+
+
+def _either(a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:
+    """The union of two optional masks (None: no record)."""
+    if a is None or b is None:
+        return b if a is None else a
+    return a | b
+
+
+def _same_mask(a: np.ndarray | None, b: np.ndarray | None) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    return np.array_equal(a, b)

@@ -9,37 +9,50 @@ from __future__ import annotations
 import html
 import math
 import os
+import secrets
+import sqlite3
 from collections.abc import Sequence
 from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .exceptions import PlotninePrivateError
+from .ledger_binding import record_binding, recorded
 from .ledger_store import (
     COLUMNS,
+    _Active,
+    _caps_of,
     _check_cap,
     _connect,
     _current,
-    _recent,
+    _damaged,
+    _dataset_name,
+    _ledger_id,
+    _now,
+    _register,
+    _spent,
     _Transaction,
+    recent_charges,
     remember_caps,
 )
+from .mechanisms.keys import current_key_path
 from .report.composition import fmt
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["LedgerBook", "ledger", "rows_of"]
+__all__ = ["LedgerBook", "ledger", "rebind_ledger", "rows_of"]
 
 
 def rows_of(identities: Sequence[str]) -> dict[str, Any] | None:
-    """The ledger rows of releases made in this process (a bundle copies
+    """The ledger rows of releases made in this session (a bundle copies
     those of its build), with the data set's cap and total; ``None``
     without an active ledger."""
     active = _current()
     if active is None:
         return None
-    wanted = {i: _recent[i] for i in identities if i in _recent}
+    recent = recent_charges()
+    wanted = {i: recent[i] for i in identities if i in recent}
     book = LedgerBook(active.path, active.dataset)
     t = book.table
     hit = [wanted.get(i) == d for i, d in zip(t["identity"], t["digest"])]
@@ -86,15 +99,18 @@ class LedgerBook:
             where, args = "", tuple[str, ...]()
             if self.dataset is not None:
                 where, args = " WHERE dataset = ?", (self.dataset,)
-            rows = con.execute(
-                f"SELECT {', '.join(COLUMNS)} FROM releases{where} "
-                "ORDER BY id",
-                args,
-            ).fetchall()
-            caps = con.execute(
-                f"SELECT dataset, cap_eps, cap_delta FROM datasets{where}",
-                args,
-            ).fetchall()
+            try:
+                rows = con.execute(
+                    f"SELECT {', '.join(COLUMNS)} FROM releases{where} "
+                    "ORDER BY id",
+                    args,
+                ).fetchall()
+                caps = con.execute(
+                    f"SELECT dataset, cap_eps, cap_delta FROM datasets{where}",
+                    args,
+                ).fetchall()
+            except sqlite3.DatabaseError as err:
+                raise _damaged(self.path, err) from None
         self.table: pd.DataFrame = pd.DataFrame(
             [tuple(r) for r in rows], columns=COLUMNS
         )
@@ -167,7 +183,8 @@ class LedgerBook:
         d = _check_cap("cap_delta", delta)
         if e is not None and d is None:
             d = 0.0
-        with closing(_connect(self.path)) as con, _Transaction(con):
+        with closing(_connect(self.path)) as con, _Transaction(con, self.path):
+            dataset = _dataset_name(con, dataset, self.path, "set_cap()")
             found = con.execute(
                 "UPDATE datasets SET cap_eps = ?, cap_delta = ? WHERE "
                 "dataset = ?",
@@ -179,6 +196,81 @@ class LedgerBook:
                 f"set_cap(): the ledger has no data set {dataset!r}; it "
                 f"has {', '.join(map(repr, sorted(self.caps))) or 'none'}."
             )
+        return self.refresh()
+
+    def rebind(self, dataset: str) -> LedgerBook:
+        """Make this file the data set's ledger for the key in use (a
+        deliberate act, as :meth:`set_cap` is).
+
+        The key file records which ledger each data set is charged to,
+        and a release whose ledger is another file, a copy, or has lost
+        rows is refused. After a deliberate move, or when the ledger is
+        lost for good, ``rebind`` records this file instead. The
+        spending the key recorded is never forgotten: what this file
+        lacks of it is written here as one ``carried`` row (its eps and
+        delta), and the cap the key recorded comes with it.
+
+        Raises
+        ------
+        PlotninePrivateError
+            Without a key file, or when the key has no ledger for
+            ``dataset`` (nothing to rebind: select the ledger with
+            :func:`~plotnine_private.use_ledger` and draw).
+        """
+        key = current_key_path()
+        if key is None:
+            raise PlotninePrivateError(
+                "rebind(): no key file is in use; the key records the "
+                "ledger of each data set. Select the key that charged "
+                f"{dataset!r} with pp.use_key(path)."
+            )
+        rec = recorded(key, dataset)
+        if rec is None:
+            raise PlotninePrivateError(
+                f"rebind(): the key file {key.name!r} has no ledger for "
+                f"the data set {dataset!r}: nothing to rebind. Select "
+                f"the ledger with pp.use_ledger(path, dataset={dataset!r})."
+            )
+        path = self.path.resolve()
+        with closing(_connect(path)) as con, _Transaction(con, path):
+            name = _dataset_name(con, str(rec["dataset"]), path, "rebind()")
+            # the key's caps for a data set this file lacks, or has
+            # without a cap
+            kept = _caps_of(rec)
+            caps = _register(
+                con, name, None, None, path, _Active(path, name, *kept)
+            )
+            if caps == (None, None) and kept != caps:
+                con.execute(
+                    "UPDATE datasets SET cap_eps = ?, cap_delta = ? "
+                    "WHERE dataset = ?",
+                    (*kept, name),
+                )
+                caps = kept
+            here = _spent(con, name)
+            eps = max(float(rec.get("eps", 0.0)) - here.eps, 0.0)
+            delta = max(float(rec.get("delta", 0.0)) - here.delta, 0.0)
+            missing = max(int(rec.get("releases", 0)) - here.releases, 0)
+            if eps > 0 or delta > 0 or missing:
+                con.execute(
+                    "INSERT INTO releases (dataset, identity, digest, unit, "
+                    "bound, family, mechanism, eps, delta, adjacency, "
+                    "source, cells, at, what) VALUES (?, ?, '', 'one row', "
+                    "1, 'carried', 'rebind', ?, ?, NULL, '', '', ?, ?)",
+                    (
+                        name,
+                        "carried " + secrets.token_hex(12),
+                        eps,
+                        delta,
+                        _now(),
+                        f"rebind(): spending the key recorded in the "
+                        f"ledger {Path(str(rec['path'])).name!r} "
+                        f"({missing} release(s)) and missing here",
+                    ),
+                )
+            ledger_id = _ledger_id(con)
+            after = _spent(con, name)
+        record_binding(key, path, name, ledger_id, after, caps)
         return self.refresh()
 
     def __str__(self) -> str:
@@ -216,6 +308,17 @@ class LedgerBook:
         )
         parts.append("</div>")
         return "".join(parts)
+
+
+def rebind_ledger(path: str | os.PathLike, dataset: str) -> LedgerBook:
+    """Make the ledger file ``path`` (created if missing) the data set's
+    ledger for the key in use, carrying over what the key recorded it
+    spent: :meth:`LedgerBook.rebind`, for a file that may not exist
+    yet (the recorded one was lost)."""
+    path = Path(path)
+    with closing(_connect(path)) as con, _Transaction(con, path):
+        pass  # the tables and the ledger's id, if missing
+    return LedgerBook(path).rebind(dataset)
 
 
 def ledger(path: str | os.PathLike, dataset: str | None = None) -> LedgerBook:

@@ -20,9 +20,21 @@ every release of this process a row of the ledger, charged to the data set
   IMMEDIATE`` (SQLite's write lock), so processes drawing at once queue
   and never spend more than the cap together.
 
+A ledger needs a key file (an error naming ``create_key`` otherwise):
+without one the seed is the only secret, and the identity and digest
+kept to recognise a repeated release would let whoever holds the file
+test guessed seeds. The key file records which ledger each data set is
+charged to (:mod:`.ledger_binding`): a deleted, moved, copied or
+truncated ledger is refused before anything is drawn. A ledger written
+by an earlier version is migrated when first opened (``_prepare``).
+
 The release engine calls :func:`_charge_releases` through its charge hook
-(:func:`~plotnine_private.mechanisms.release.set_charge_hook`); the
-mechanisms core knows nothing of SQLite. Nothing here reads the data: the
+(installed as every session's default hook,
+:func:`~plotnine_private.mechanisms.session.install_charge_hook`); the
+mechanisms core knows nothing of SQLite. The ledger in use, whether it is
+suspended and the releases charged so far are fields of the session
+(:mod:`~plotnine_private.mechanisms.session`): each thread or asyncio
+task has its own. Nothing here reads the data: the
 rows hold public facts and a keyed digest.
 
 The environment variable ``PLOTNINE_PRIVATE_LEDGER`` selects a ledger when
@@ -35,6 +47,7 @@ from __future__ import annotations
 
 import math
 import os
+import secrets
 import sqlite3
 import sys
 from collections.abc import Sequence
@@ -46,7 +59,21 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from .exceptions import BudgetExceededError, PlotninePrivateError
-from .mechanisms.release import Charge, set_charge_hook
+from .ledger_binding import (
+    Spent,
+    check_binding,
+    normal_name,
+    record_binding,
+    recorded,
+)
+from .mechanisms.keys import current_key_path
+from .mechanisms.release import Charge
+from .mechanisms.session import (
+    UNSET,
+    current_session,
+    install_charge_hook,
+    update_session,
+)
 from .report.composition import exceeds, fmt
 from .statements import redact_seeds, statement_at
 
@@ -79,6 +106,11 @@ COLUMNS = [
 ]
 
 _SCHEMA = """
+CREATE TABLE IF NOT EXISTS ledger (
+    id TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    created TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS datasets (
     dataset TEXT PRIMARY KEY,
     cap_eps REAL,
@@ -112,11 +144,69 @@ _TIMEOUT = 60.0
 # --------------------------------------------------------------------------
 # the file
 # --------------------------------------------------------------------------
+# the ledger's format: 2 has a ledger id and keeps nothing seed-derived
+_VERSION = 2
+
+
 def _connect(path: Path) -> sqlite3.Connection:
     # autocommit mode: every transaction is an explicit BEGIN IMMEDIATE
-    con = sqlite3.connect(path, timeout=_TIMEOUT, isolation_level=None)
+    try:
+        con = sqlite3.connect(path, timeout=_TIMEOUT, isolation_level=None)
+        # a row rewritten (a migration) leaves no old bytes in the file
+        con.execute("PRAGMA secure_delete = ON")
+    except sqlite3.DatabaseError as err:
+        raise _damaged(path, err) from None
     con.row_factory = sqlite3.Row
     return con
+
+
+def _damaged(path: Path, err: Exception) -> PlotninePrivateError:
+    return PlotninePrivateError(
+        f"the ledger {path.name!r} cannot be read as a ledger ({err}): it "
+        "was truncated, overwritten or is not a ledger. Restore it from a "
+        "backup; nothing was drawn."
+    )
+
+
+def _prepare(con: sqlite3.Connection) -> bool:
+    """Make the tables (and the ledger's random id) if missing; migrate a
+    ledger of an earlier version. Returns whether it migrated one."""
+    tables = {
+        r[0]
+        for r in con.execute(
+            "SELECT name FROM sqlite_master WHERE type='table'"
+        )
+    }
+    for statement in _SCHEMA.split(";"):
+        if statement.strip():
+            con.execute(statement)
+    if con.execute("SELECT 1 FROM ledger").fetchone() is not None:
+        return False
+    con.execute(
+        "INSERT INTO ledger VALUES (?, ?, ?)",
+        (secrets.token_hex(16), _VERSION, _now()),
+    )
+    if "releases" not in tables:
+        return False
+    # version 1 kept identities and digests keyed by the secret (a seed's
+    # scrypt without a key file) and statements whose seeds a pattern had
+    # missed (loops, comprehensions), with no way left to trace them:
+    # each row keeps its cost and gets a random identity (the release is
+    # charged again if drawn again); its statement is not kept
+    rows = con.execute("SELECT id FROM releases").fetchall()
+    con.executemany(
+        "UPDATE releases SET identity = ?, digest = '', what = ? WHERE id = ?",
+        [("v1 " + secrets.token_hex(12), _MIGRATED, r["id"]) for r in rows],
+    )
+    return True
+
+
+# the statement of a row written before version 2
+_MIGRATED = "<written before version 2: statement not kept>"
+
+
+def _ledger_id(con: sqlite3.Connection) -> str:
+    return str(con.execute("SELECT id FROM ledger").fetchone()[0])
 
 
 class _Transaction:
@@ -124,18 +214,25 @@ class _Transaction:
     write lock is taken before anything is read, so the check of the cap
     and the charge see and leave one consistent ledger."""
 
-    def __init__(self, con: sqlite3.Connection):
+    def __init__(self, con: sqlite3.Connection, path: Path | None = None):
         self.con = con
+        self.path = path
+        self.migrated = False
 
     def __enter__(self) -> sqlite3.Connection:
-        self.con.execute("BEGIN IMMEDIATE")
-        for statement in _SCHEMA.split(";"):
-            if statement.strip():
-                self.con.execute(statement)
+        try:
+            self.con.execute("BEGIN IMMEDIATE")
+            self.migrated = _prepare(self.con)
+        except sqlite3.DatabaseError as err:
+            if self.con.in_transaction:
+                self.con.execute("ROLLBACK")
+            raise _damaged(self.path or Path("?"), err) from None
         return self.con
 
     def __exit__(self, kind, value, tb) -> None:
         self.con.execute("ROLLBACK" if kind else "COMMIT")
+        if self.migrated and not kind:
+            self.con.execute("VACUUM")  # no old row's bytes stay behind
 
 
 def _check_cap(name: str, value: Any) -> float | None:
@@ -152,6 +249,34 @@ def _check_cap(name: str, value: Any) -> float | None:
             f"cap), got {value!r}."
         )
     return float(value)
+
+
+def _skeleton(dataset: str) -> str:
+    return "".join(ch for ch in normal_name(dataset) if ch.isalnum())
+
+
+def _dataset_name(
+    con: sqlite3.Connection, dataset: str, path: Path, where: str
+) -> str:
+    """The name the ledger knows ``dataset`` by: a name already in the
+    file that differs in case or spaces only is that name; one that
+    differs in punctuation only (``hospital-2024``, ``hospital_2024``)
+    is refused, as a likely second name for one data set (two names
+    would be two budgets)."""
+    names = [r[0] for r in con.execute("SELECT dataset FROM datasets")]
+    for name in names:
+        if normal_name(name) == normal_name(dataset):
+            return str(name)
+    near = [n for n in names if _skeleton(n) == _skeleton(dataset)]
+    if near:
+        raise PlotninePrivateError(
+            f"{where}: dataset={dataset!r} differs from the data set "
+            f"{near[0]!r} of the ledger {path.name!r} in punctuation only; "
+            "two names for one data set would give it two budgets. Give "
+            f"dataset={near[0]!r} if it is the same data set, or a name "
+            "that differs in letters or digits if it is another."
+        )
+    return " ".join(dataset.split())
 
 
 def _register(
@@ -210,18 +335,16 @@ class _Active:
     cap_delta: float | None = None
 
 
-_UNSET = object()
-# the ledger chosen with use_ledger() (None: none); _UNSET: the environment
-_active: Any = _UNSET
-# inside noise_interval(): builds that show no released value charge nothing
-_suspended = 0
-# identity -> keyed digest of the releases charged (or found) in this
-# process: which ledger rows a bundle of a build copies
-_recent: dict[str, str] = {}
+# The session's fields (mechanisms/session.py): ``ledger``, the ledger
+# chosen with use_ledger() (an _Active; None: none; UNSET: the
+# environment's); ``suspended``, open suspended() blocks (inside
+# noise_interval(): builds that show no released value charge nothing);
+# ``recent``, identity -> keyed digest of the releases charged (or found)
+# in this session: which ledger rows a bundle of a build copies.
 
 
 class use_ledger:  # noqa: N801 - a function to the user, a context too
-    """Charge every release of this process to a data set's ledger.
+    """Charge every release of this session to a data set's ledger.
 
     ``pp.use_ledger("ledger.sqlite", dataset="hospital", cap_eps=3)``;
     ``pp.use_ledger(None)`` stops charging. As a context manager
@@ -243,10 +366,18 @@ class use_ledger:  # noqa: N801 - a function to the user, a context too
         ``cap_delta`` defaults to 0 when ``cap_eps`` is given. Without
         caps the ledger records and never refuses.
 
+    A release under a ledger needs a key file (:func:`create_key`,
+    :func:`use_key`), which records the ledger each data set is charged
+    to: a release whose ledger was deleted, moved, copied or truncated
+    since is refused before anything is drawn (see
+    :func:`~plotnine_private.rebind_ledger`). Data set names are
+    compared after folding case and spaces.
+
     Raises
     ------
     PlotninePrivateError
-        A missing ``dataset``, a bad cap, or a cap other than the file's.
+        A missing ``dataset``, a bad cap, a cap other than the file's, or
+        a name that differs from one in the file in punctuation only.
     """
 
     def __init__(
@@ -257,23 +388,32 @@ class use_ledger:  # noqa: N801 - a function to the user, a context too
         cap_eps: float | None = None,
         cap_delta: float | None = None,
     ):
-        global _active
-        self._previous = _active
-        if path is None:
-            _active = None
-            return
-        _active = _open(Path(path), dataset, cap_eps, cap_delta, "use_ledger")
+        chosen = opened_ledger(path, dataset, cap_eps, cap_delta)
+        self._previous = update_session(ledger=chosen).ledger
 
     def __enter__(self) -> None:
         return None
 
     def __exit__(self, *exc: object) -> None:
-        global _active
-        _active = self._previous
+        update_session(ledger=self._previous)
 
     def __repr__(self) -> str:
         a = _current()
         return "use_ledger(None)" if a is None else f"<ledger {a.dataset!r}>"
+
+
+def opened_ledger(
+    path: str | os.PathLike | None,
+    dataset: str | None = None,
+    cap_eps: float | None = None,
+    cap_delta: float | None = None,
+    where: str = "use_ledger",
+) -> _Active | None:
+    """The session's record of the ledger ``use_ledger(path, ...)``
+    chooses (checked and registered now), or ``None``."""
+    if path is None:
+        return None
+    return _open(Path(path), dataset, cap_eps, cap_delta, where)
 
 
 def _open(
@@ -299,8 +439,13 @@ def _open(
             f"{where}: the ledger path {path.name!r} is a folder; give a "
             "file such as 'ledger.sqlite'."
         )
-    with closing(_connect(path)) as con, _Transaction(con):
-        caps = _register(con, dataset, eps, delta, path)
+    key = current_key_path()
+    rec = None if key is None else recorded(key, dataset)
+    # a data set new to this file takes the cap its key recorded
+    known = None if rec is None else _Active(path, dataset, *_caps_of(rec))
+    with closing(_connect(path)) as con, _Transaction(con, path):
+        dataset = _dataset_name(con, dataset, path, where)
+        caps = _register(con, dataset, eps, delta, path, known)
     return _Active(path.resolve(), dataset, *caps)
 
 
@@ -340,34 +485,43 @@ def remember_caps(
     path: Path, dataset: str, cap_eps: float | None, cap_delta: float | None
 ) -> None:
     """A cap changed in the file (``set_cap``) is the active ledger's cap
-    from now on."""
-    global _active
-    a = _active
+    from now on (in this session)."""
+    a = current_session().ledger
     if isinstance(a, _Active) and (a.path, a.dataset) == (
         path.resolve(),
         dataset,
     ):
-        _active = _Active(a.path, a.dataset, cap_eps, cap_delta)
+        update_session(ledger=_Active(a.path, a.dataset, cap_eps, cap_delta))
 
 
 def _current() -> _Active | None:
-    global _active
-    if _active is _UNSET:
-        _active = _from_environment()
-    return _active
+    active = current_session().ledger
+    if active is UNSET:
+        active = _from_environment()
+        update_session(ledger=active)
+    return active
 
 
 class suspended:  # noqa: N801 - a context manager
     """Charge nothing inside the block: for builds whose output is public
-    parameters only (``noise_interval``), never for a figure or table."""
+    parameters only (``noise_interval``), never for a figure or table.
+    It suspends the current session only (this thread or task)."""
 
     def __enter__(self) -> None:
-        global _suspended
-        _suspended += 1
+        update_session(suspended=current_session().suspended + 1)
 
     def __exit__(self, *exc: object) -> None:
-        global _suspended
-        _suspended -= 1
+        update_session(suspended=current_session().suspended - 1)
+
+
+def _suspended() -> bool:
+    return current_session().suspended > 0
+
+
+def recent_charges() -> dict[str, str]:
+    """identity -> keyed digest of the releases this session charged (or
+    found) in its ledger."""
+    return current_session().recent
 
 
 # --------------------------------------------------------------------------
@@ -405,8 +559,11 @@ def _what() -> str:
             text = statement_at("".join(lines), frame.f_lineno)
             if not text:
                 text = linecache.getline(name, frame.f_lineno).strip()
-            text = " ".join((text or "<source not available>").split())
-            return redact_seeds(text)[:300]
+            if not text:
+                return "<source not available>"
+            # parsed and written back with its seeds hidden, then on one
+            # line; cut after that, so no cut can hide a seed from parsing
+            return " ".join(redact_seeds(text).split())[:300]
         frame = frame.f_back  # type: ignore[assignment]
     return "<source not available>"
 
@@ -414,16 +571,23 @@ def _what() -> str:
 def _charge_releases(charges: Sequence[Charge]) -> None:
     """The release engine's charge hook: record the new releases of the
     active data set, or refuse them all, in one transaction."""
-    if _suspended:
+    if _suspended():
         return
     active = _current()
     if active is None:
         return
-    for c in charges:
-        _recent[c.identity] = c.digest
-    with closing(_connect(active.path)) as con, _Transaction(con):
+    key = _key_for(active)
+    if not active.path.exists():
+        # a bound ledger that is gone is refused before a new file is made
+        check_binding(key, active.path, active.dataset, None, Spent(0, 0, 0))
+    with closing(_connect(active.path)) as con, _Transaction(con, active.path):
         cap_eps, cap_delta = _register(
             con, active.dataset, None, None, active.path, active
+        )
+        ledger_id = _ledger_id(con)
+        before = _spent(con, active.dataset)
+        bound = check_binding(
+            key, active.path, active.dataset, ledger_id, before
         )
         new: list[Charge] = []
         for c in charges:
@@ -434,55 +598,122 @@ def _charge_releases(charges: Sequence[Charge]) -> None:
             ).fetchone()
             if seen is None and c not in new:
                 new.append(c)
-        if not new:
-            return  # the same releases again: free
-        spent_eps, spent_delta = con.execute(
-            "SELECT COALESCE(SUM(eps), 0), COALESCE(SUM(delta), 0) FROM "
-            "releases WHERE dataset = ?",
-            (active.dataset,),
-        ).fetchone()
-        eps = math.fsum(c.eps or 0.0 for c in new)
-        delta = math.fsum(c.delta for c in new)
-        over_eps = cap_eps is not None and exceeds(spent_eps + eps, cap_eps)
-        over_delta = cap_delta is not None and exceeds(
-            spent_delta + delta, cap_delta
+        if new:
+            _refuse_over_cap(active, before, new, (cap_eps, cap_delta))
+            _insert(con, active.dataset, new)
+        after = _spent(con, active.dataset) if new else before
+    recent = current_session().recent
+    for c in charges:
+        recent[c.identity] = c.digest
+    if bound is None or new:
+        # after the commit: a key that lags behind its ledger only makes
+        # the next check weaker, never a false refusal
+        record_binding(
+            key,
+            active.path,
+            active.dataset,
+            ledger_id,
+            after,
+            (cap_eps, cap_delta),
         )
-        if over_eps or over_delta:
-            raise BudgetExceededError(
-                f"ledger budget exceeded: the data set {active.dataset!r} "
-                f"has spent eps={fmt(spent_eps)}, delta={fmt(spent_delta)} "
-                f"of its cap eps={fmt(cap_eps)}, delta={fmt(cap_delta)}; "
-                f"this release ({', '.join(sorted({c.family for c in new}))}"
-                f") would add eps={fmt(eps)}, delta={fmt(delta)}. Nothing "
-                "was drawn. Re-draw a release already in the ledger (same "
-                "query, seed and data) instead, lower eps, or raise the "
-                "cap with pp.ledger(path).set_cap(dataset, eps=...)."
+
+
+def _refuse_over_cap(
+    active: _Active,
+    before: Spent,
+    new: Sequence[Charge],
+    caps: tuple[float | None, float | None],
+) -> None:
+    cap_eps, cap_delta = caps
+    eps = math.fsum(c.eps or 0.0 for c in new)
+    delta = math.fsum(c.delta for c in new)
+    over_eps = cap_eps is not None and exceeds(before.eps + eps, cap_eps)
+    over_delta = cap_delta is not None and exceeds(
+        before.delta + delta, cap_delta
+    )
+    if over_eps or over_delta:
+        raise BudgetExceededError(
+            f"ledger budget exceeded: the data set {active.dataset!r} "
+            f"has spent eps={fmt(before.eps)}, delta={fmt(before.delta)} "
+            f"of its cap eps={fmt(cap_eps)}, delta={fmt(cap_delta)}; "
+            f"this release ({', '.join(sorted({c.family for c in new}))}"
+            f") would add eps={fmt(eps)}, delta={fmt(delta)}. Nothing "
+            "was drawn. Re-draw a release already in the ledger (same "
+            "query, seed and data) instead, lower eps, or raise the "
+            "cap with pp.ledger(path).set_cap(dataset, eps=...)."
+        )
+
+
+def _insert(
+    con: sqlite3.Connection, dataset: str, new: Sequence[Charge]
+) -> None:
+    at, what = _now(), _what()
+    con.executemany(
+        "INSERT INTO releases (dataset, identity, digest, unit, bound, "
+        "family, mechanism, eps, delta, adjacency, source, cells, at, "
+        "what) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (
+                dataset,
+                c.identity,
+                c.digest,
+                c.unit,
+                c.bound,
+                c.family,
+                c.mechanism,
+                c.eps,
+                c.delta,
+                c.adjacency,
+                c.source,
+                c.cells,
+                at,
+                what,
             )
-        at, what = _now(), _what()
-        con.executemany(
-            "INSERT INTO releases (dataset, identity, digest, unit, bound, "
-            "family, mechanism, eps, delta, adjacency, source, cells, at, "
-            "what) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (
-                    active.dataset,
-                    c.identity,
-                    c.digest,
-                    c.unit,
-                    c.bound,
-                    c.family,
-                    c.mechanism,
-                    c.eps,
-                    c.delta,
-                    c.adjacency,
-                    c.source,
-                    c.cells,
-                    at,
-                    what,
-                )
-                for c in new
-            ],
+            for c in new
+        ],
+    )
+
+
+def _caps_of(rec: dict[str, Any]) -> tuple[float | None, float | None]:
+    """The caps a key file recorded for a data set."""
+    eps, delta = rec.get("cap_eps"), rec.get("cap_delta")
+    return (
+        None if eps is None else float(eps),
+        None if delta is None else float(delta),
+    )
+
+
+def _spent(con: sqlite3.Connection, dataset: str) -> Spent:
+    eps, delta, n = con.execute(
+        "SELECT COALESCE(SUM(eps), 0), COALESCE(SUM(delta), 0), COUNT(*) "
+        "FROM releases WHERE dataset = ?",
+        (dataset,),
+    ).fetchone()
+    return Spent(float(eps), float(delta), int(n))
+
+
+def _key_for(active: _Active) -> Path:
+    """The key file in use; a ledger refuses to charge without one.
+
+    Without a key file a seed is the only secret, and whatever the
+    ledger kept to recognise a repeated release (an identity, a digest)
+    would be a function of the seed and the public query: whoever holds
+    the file could test guessed seeds against it. A key file also
+    records which ledger each data set is charged to (see
+    :mod:`.ledger_binding`)."""
+    key = current_key_path()
+    if key is None:
+        raise PlotninePrivateError(
+            f"ledger {active.path.name!r} (data set {active.dataset!r}): a "
+            "ledger needs a key file, and none is in use. Without one the "
+            "seed is the only secret, and what the ledger keeps to "
+            "recognise a repeated release would let whoever holds the "
+            "file test guessed seeds. Create a key once and keep it apart "
+            "from the code and the ledger: pp.create_key('~/.plotnine_"
+            "private.key'), then pp.use_key(that path) or set "
+            "PLOTNINE_PRIVATE_KEY_FILE. Nothing was drawn."
         )
+    return key
 
 
 class _LedgerHook:
@@ -495,7 +726,7 @@ class _LedgerHook:
         _charge_releases(charges)
 
     def listening(self) -> bool:
-        return not _suspended and _current() is not None
+        return not _suspended() and _current() is not None
 
 
-set_charge_hook(_LedgerHook())
+install_charge_hook(_LedgerHook())

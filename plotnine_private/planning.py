@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from .declarations import Registered, registered
 from .exceptions import PlotninePrivateError, PrivacyWarning
 from .mechanisms.count_mechanisms import check_bound
 from .mechanisms.errors import ParameterError
@@ -45,37 +46,36 @@ from .noise_bounds import (
 from .stats.intervals import SIM_SEED, NoiseModel, uniforms
 from .validation import renamed
 
-__all__ = ["COUNT_STATS", "CURVE_STATS", "PLAN_SIMS", "accuracy", "eps_for"]
+__all__ = ["PLAN_SIMS", "accuracy", "eps_for", "planned_stats"]
 
 #: simulation size of planning (the simulated families)
 PLAN_SIMS = 2000
 
-COUNT_STATS = (
-    "count_dp",
-    "bin_dp",
-    "bin2d_dp",
-    "bin_2d_dp",
-    "bin_hex_dp",
-    "binhex_dp",
-    "sum_dp",
-)
-CURVE_STATS = ("density_dp", "ecdf_dp", "boxplot_dp")
-OTHER_STATS = ("summary_dp", "dp_pca_score")
+
+def planned_stats() -> dict[str, Registered]:
+    """The stats :func:`accuracy` plans, by name: every DP stat whose
+    declaration has a ``plan`` (aliases too)."""
+    return {
+        e.name: e
+        for e in registered()
+        if e.mechanism == "dp" and e.declaration.plan is not None
+    }
 
 
 def _fail(message: str) -> PlotninePrivateError:
     return PlotninePrivateError(f"accuracy(): {message}")
 
 
-def _stat_name(stat: Any) -> str:
+def _planned(stat: Any) -> Registered:
     name = stat if isinstance(stat, str) else getattr(stat, "__name__", "")
     name = name[5:] if name.startswith("stat_") else name
-    if name not in COUNT_STATS + CURVE_STATS + OTHER_STATS:
+    known = planned_stats()
+    if name not in known:
         raise _fail(
-            f"stat must be one of {COUNT_STATS + CURVE_STATS + OTHER_STATS} "
+            f"stat must be one of {tuple(known)} "
             f"(a name or the stat class), got {stat!r}."
         )
-    return name
+    return known[name]
 
 
 def _need(name: str, value: Any, what: str) -> Any:
@@ -146,7 +146,8 @@ def accuracy(
     >>> accuracy("count_dp", eps=1, max_records=5)
     30.0
     """
-    name = _stat_name(stat)
+    entry = _planned(stat)
+    plan = entry.declaration.plan
     level = _check_level(level)
     if not isinstance(eps, (int, float)) or not eps > 0:
         raise _fail(f"eps must be a number > 0, got {eps!r}.")
@@ -160,17 +161,27 @@ def accuracy(
         raise _fail(f"{err} (the k of pp.source(max_records=k))") from None
     k = int(max_records)
     sens = ADJACENCY_SENSITIVITY[adjacency] * k
-    if name in COUNT_STATS:
+    if plan == "count":
         fn = dlap_interval if noise != "laplace" else rounded_laplace_interval
         return float(fn(sens / eps, level)[0])
-    if name == "dp_pca_score":
+    if plan == "pca":
         return _pca_accuracy(eps, level, n, adjacency, k, **params)
-    if name == "summary_dp":
+    if plan == "summary":
         return _summary_accuracy(
             eps, level, n, adjacency, noise, mean, sims, seed, k, **params
         )
     return _curve_accuracy(
-        name, eps, level, n, adjacency, noise, reference, sims, seed, params, k
+        entry,
+        eps,
+        level,
+        n,
+        adjacency,
+        noise,
+        reference,
+        sims,
+        seed,
+        params,
+        k,
     )
 
 
@@ -309,15 +320,7 @@ def _summary_accuracy(
 
 
 def _fine_stat(name: str, eps, adjacency, noise, params):
-    from .stats.boxplot import stat_boxplot_dp
-    from .stats.density import stat_density_dp
-    from .stats.ecdf import stat_ecdf_dp
-
-    cls = {
-        "density_dp": stat_density_dp,
-        "ecdf_dp": stat_ecdf_dp,
-        "boxplot_dp": stat_boxplot_dp,
-    }[name]
+    cls: Any = planned_stats()[name].cls
     _need("limits", params.get("limits"), "the public (lo, hi) range")
     with warnings.catch_warnings():
         # planning spends nothing: the eps > 10 advice is for layers
@@ -349,20 +352,10 @@ def true_histogram(stat, n: int, reference: Any = None):
     return FineHistogram(edges, counts, counts.copy(), info)
 
 
-#: the released column each curve stat is judged by
-CURVE_COLUMNS = {
-    "density_dp": ("density",),
-    "ecdf_dp": ("ecdf",),
-    "boxplot_dp": ("lower", "middle", "upper"),
-}
-
-
-def curve_errors(
-    name: str, stat, hist, eps, adjacency, noise, sims, seed, records=1
-):
-    """Per replicate, the largest error of the stat's output against the
-    noise-free output of ``hist`` (``records``: what one privacy unit
-    keeps)."""
+def curve_errors(stat, hist, eps, adjacency, noise, sims, seed, records=1):
+    """Per replicate, the largest error of the stat's output (its
+    declared ``judged_by`` variables) against the noise-free output of
+    ``hist`` (``records``: what one privacy unit keeps)."""
     from .stats.intervals import replicate_curves
 
     sens = ADJACENCY_SENSITIVITY[adjacency] * records
@@ -370,7 +363,7 @@ def curve_errors(
     truth = stat.curve(hist)
     reps = replicate_curves(stat, hist, model, sims, seed)
     worst = np.zeros(sims)
-    for col in CURVE_COLUMNS[name]:
+    for col in stat.DECLARATION.judged_by:
         t = truth[col].to_numpy(dtype=float)
         r = reps[col].to_numpy(dtype=float).reshape(sims, -1)
         ok = np.isfinite(t)
@@ -380,7 +373,7 @@ def curve_errors(
 
 
 def _curve_accuracy(
-    name,
+    entry,
     eps,
     level,
     n,
@@ -393,9 +386,9 @@ def _curve_accuracy(
     records=1,
 ) -> float:
     n = _need("n", n, "the number of records per group (or box)")
-    stat = _fine_stat(name, eps, adjacency, noise, params)
+    stat = _fine_stat(entry.name, eps, adjacency, noise, params)
     hist = true_histogram(stat, int(n), reference)
     worst = curve_errors(
-        name, stat, hist, eps, adjacency, noise, sims, seed, records
+        stat, hist, eps, adjacency, noise, sims, seed, records
     )
     return float(np.quantile(worst, level))

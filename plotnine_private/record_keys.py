@@ -16,7 +16,7 @@ import pandas as pd
 
 from .engines import keys as row_key_fn
 from .engines.source import is_source
-from .mechanisms.bounding import unit_integers
+from .identifiers import MISSING_CODE, id_codes
 from .mechanisms.ckm import RecordKeyWarning, key_scale
 from .mechanisms.errors import ParameterError
 from .units import UnitFrame, unit_of
@@ -83,10 +83,11 @@ def add_record_keys(
         every record of a unit gets the unit's key, as statistical
         offices key persons, so a cell's key sums whole persons. With
         ``rng_seed`` the key is the keyed function of the unit's
-        identifier (whole numbers >= 0 as they are; other values through
-        a hash in memory), the same in pandas, polars and every engine
-        (where the unit column must hold whole numbers >= 0); without it,
-        one numpy draw per unit. Not with ``row_id``.
+        identifier (named by its value: whole numbers, negative ones
+        too, as they are; other values through a hash in memory; records
+        without a unit share one key), the same in pandas, polars and
+        every engine (where the unit column must hold whole numbers);
+        without it, one numpy draw per unit. Not with ``row_id``.
 
     Examples
     --------
@@ -173,13 +174,22 @@ def _keyed(data, name, rng_seed, digits, integer_range, ident, which):
             if which == "unit":
                 _check_engine_unit(data, ident)
             expr = row_key_fn.record_key_expr(
-                ident, rng_seed, digits, integer_range
+                ident,
+                rng_seed,
+                digits,
+                integer_range,
+                # as in memory: records without a unit share one key
+                missing=MISSING_CODE if which == "unit" else None,
             )
             return data.with_columns(**{name: expr})
-        values = np.asarray(data[ident])
         if which == "unit":
-            values = unit_integers(values, ident)
-        keys = row_key_fn.row_keys(values, rng_seed, digits, integer_range)
+            # records without a unit id share the key of the missing code
+            codes, _ = id_codes(_column(data, ident))
+            keys = row_key_fn.id_keys(codes, rng_seed, digits, integer_range)
+        else:
+            keys = row_key_fn.row_keys(
+                np.asarray(data[ident]), rng_seed, digits, integer_range
+            )
         return _with_keys(data, name, keys)
     if is_source(data):
         raise ParameterError(
@@ -193,7 +203,7 @@ def _keyed(data, name, rng_seed, digits, integer_range, ident, which):
         keys = rng.integers(0, scale, size=len(data))
     else:
         # one draw per unit, in the order of the sorted unit identifiers
-        units = unit_integers(np.asarray(data[ident]), ident)
+        units, _ = id_codes(_column(data, ident))
         uniq, inverse = np.unique(units, return_inverse=True)
         keys = rng.integers(0, scale, size=len(uniq))[inverse.ravel()]
     if integer_range is None:
@@ -208,7 +218,7 @@ def _check_engine_unit(data: Any, column: str) -> None:
     if not dtype.is_integer():
         raise ParameterError(
             f"add_record_keys(): in an engine the unit column {column!r} "
-            f"must hold whole numbers >= 0 (it is {dtype}); number the "
+            f"must hold whole numbers (it is {dtype}); number the "
             "units first (e.g. a lookup table of DENSE_RANK() over the "
             "unit, stored with the data), or key a frame in memory, where "
             "any unit values work"
@@ -223,3 +233,9 @@ def _with_keys(data: Any, name: str, keys: np.ndarray) -> Any:
     import polars as pl
 
     return data.with_columns(pl.Series(name, keys))
+
+
+def _column(data: Any, name: str) -> pd.Series:
+    """Column ``name`` of a pandas or polars frame, as pandas."""
+    col = data[name]
+    return col if isinstance(col, pd.Series) else col.to_pandas()

@@ -30,7 +30,7 @@ from .engines.push import assemble_counts, source_groups
 from .engines.source import is_source
 from .exceptions import PlotninePrivateError
 from .families import Levels, count_levels
-from .mechanisms.bounding import unit_integers
+from .identifiers import id_codes
 from .mechanisms.cellnames import StrLabels
 from .mechanisms.ckm import record_key_integers
 from .mechanisms.laplace import DEFAULT_DELTA
@@ -39,6 +39,7 @@ from .unit_cells import limit_cells
 from .units import UnitFrame, unit_of
 from .validation import (
     as_ptable,
+    check_flat_columns,
     frame_type_fix,
     from_polars,
     validate_choice,
@@ -60,6 +61,7 @@ def _as_list(v) -> list[str]:
 
 
 def _as_pandas(name: str, data: Any) -> pd.DataFrame:
+    check_flat_columns(name, data)
     if isinstance(data, pd.DataFrame):
         return data
     if from_polars(data) and hasattr(data, "to_pandas"):
@@ -315,7 +317,7 @@ def _release_table(
     counts = key_sums = None
     unit = unit_of(data)
     in_memory = isinstance(data, UnitFrame)
-    if unit.bounded and isinstance(mechanism, LaplaceCounts):
+    if unit.bounded:
         # max_cells counts only where it is enforced (limit_cells below)
         mechanism = mechanism.bounded(
             unit.max_records, unit.max_cells if in_memory else None
@@ -337,8 +339,7 @@ def _release_table(
                 f"{name}(): column {c!r} is not in the data; columns are "
                 f"{list(data.columns)}."
             )
-    is_dp = isinstance(mechanism, LaplaceCounts)
-    panel, labels = _panels(name, frame, data, facets, is_dp)
+    panel, labels = _panels(name, frame, data, facets, mechanism.formal)
     gdims = [
         categorical_dimension(g, data[g], declared_levels(frame, g))
         for g in groups
@@ -361,7 +362,7 @@ def _release_table(
     if counts is None:
         keep = None
         if unit.max_cells is not None and in_memory:
-            units = unit_integers(data[unit.column].to_numpy(), unit.name)
+            units, _ = id_codes(data[unit.column])  # bounded: no missing
             keep = limit_cells(
                 dims, units, unit.max_cells, unit.salt, unit.bounding
             )

@@ -27,6 +27,7 @@ __all__ = [
     "from_polars",
     "is_polars_frame",
     "validate_layer_data",
+    "check_flat_columns",
     "validate_breaks",
     "validate_choice",
     "validate_delta",
@@ -192,7 +193,25 @@ def validate_range(name: str, param: str, value: Any) -> tuple[float, float]:
             name,
             f"{param} must be finite with low < high, got {value!r}.",
         )
+    _check_magnitude(name, param, value, max(abs(lo), abs(hi)))
     return lo, hi
+
+
+#: the largest magnitude of a public limit, bound or edge: an axis spans
+#: at most twice this, and its breaks square the span (mizani's coverage
+#: overflows past about 1e154), so a larger one failed only while the
+#: figure was drawn, after its release was charged
+MAX_MAGNITUDE = 1e150
+
+
+def _check_magnitude(name: str, param: str, value: Any, top: float) -> None:
+    if top > MAX_MAGNITUDE:
+        raise fail(
+            name,
+            f"{param} must lie within +-{MAX_MAGNITUDE:g}, got {value!r}: "
+            "rescale the variable (e.g. to thousands or millions) and "
+            "give its limits in those units.",
+        )
 
 
 def renamed(
@@ -289,6 +308,7 @@ def validate_breaks(name: str, param: str, value: Any) -> np.ndarray:
         )
     if not np.all(np.isfinite(arr)):
         raise fail(name, f"{param} must be finite numbers, got {value!r}.")
+    _check_magnitude(name, param, value, float(np.abs(arr).max()))
     if np.any(np.diff(arr) <= 0):
         raise fail(
             name,
@@ -395,4 +415,19 @@ def validate_layer_data(name: str, *args: Any) -> None:
             name,
             "data must be a pandas or polars DataFrame (or a function of "
             f"the plot's data), {frame_type_fix(arg)}",
+        )
+
+
+def check_flat_columns(name: str, frame: Any) -> None:
+    """Refuse a frame whose columns are a MultiIndex (a schema fact): its
+    columns cannot be named in a mapping or a table, and pandas' own
+    error would come from deep inside the build."""
+    columns = getattr(frame, "columns", None)
+    if isinstance(columns, pd.MultiIndex):
+        raise fail(
+            name,
+            "the data's columns are a MultiIndex "
+            f"({list(columns[:3])}...); give them one level first, e.g. "
+            "df.columns = ['_'.join(map(str, c)) for c in df.columns] "
+            "(and df.reset_index() for index levels you want as columns).",
         )

@@ -20,8 +20,7 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 from plotnine.data import mpg as _mpg  # noqa: E402
 
-from plotnine_private import ledger_store  # noqa: E402
-from plotnine_private.mechanisms import sources  # noqa: E402
+from plotnine_private.mechanisms.session import session_of  # noqa: E402
 
 
 def pytest_collection_finish(session):
@@ -37,24 +36,17 @@ def pytest_collection_finish(session):
 
 
 @pytest.fixture(autouse=True)
-def _no_ledger():
-    """No test charges a ledger unless it selects one (a developer's
-    PLOTNINE_PRIVATE_LEDGER is never written by the suite)."""
-    saved = ledger_store._active
-    ledger_store._active = None
-    yield
-    ledger_store._active = saved
+def _own_session():
+    """Each test runs in its own session, restored afterwards (the key,
+    stream version and charge hook a test selects end with it).
 
-
-@pytest.fixture(autouse=True)
-def _fresh_sources():
-    """Each test is its own session for the one-seed-per-release check:
-    otherwise a frame another test released under the same seed (now
-    freed, or a copy) makes this test warn, depending on which tests ran
-    before it in the worker."""
-    sources._SOURCES.clear()
-    yield
-    sources._SOURCES.clear()
+    No test charges a ledger unless it selects one (a developer's
+    PLOTNINE_PRIVATE_LEDGER is never written by the suite). The seed
+    registry is empty: otherwise a frame another test released under the
+    same seed (now freed, or a copy) makes this test warn, depending on
+    which tests ran before it in the worker."""
+    with session_of(ledger=None, sources={}, recent={}):
+        yield
 
 
 @pytest.fixture
@@ -72,6 +64,19 @@ def mpg_cat() -> pd.DataFrame:
     d["drv"] = pd.Categorical(d["drv"], categories=["4", "f", "r"])
     d["year"] = pd.Categorical(d["year"], categories=[1999, 2008])
     return d
+
+
+@pytest.fixture
+def ledger_key(tmp_path):
+    """A key file of this test alone: a ledger needs a key, and the key
+    records which ledger each data set is charged to (tests must not
+    share those records)."""
+    from keyfile import using_key
+
+    from plotnine_private import create_key
+
+    with using_key(create_key(tmp_path / "ledger.key")) as path:
+        yield path
 
 
 @pytest.fixture

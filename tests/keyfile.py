@@ -10,7 +10,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import plotnine_private as pp
-from plotnine_private.mechanisms import keys
+from plotnine_private.mechanisms.session import (
+    current_session,
+    update_session,
+)
 
 # one key per test process: neighbouring builds must share their secret
 _FOLDER = tempfile.TemporaryDirectory()
@@ -42,21 +45,21 @@ def fixed_key_file(name: str) -> Path:
 def using_key(path: Path | None = None) -> Iterator[Path]:
     """Use a key file (default: the shared one) inside the block; restore
     the key selection (including "not set") afterwards."""
-    before = keys._selected
+    before = current_session().key
     path = shared_key_file() if path is None else path
     pp.use_key(path)
     try:
         yield path
     finally:
-        keys._selected = before
+        update_session(key=before)
 
 
 @contextlib.contextmanager
 def without_key() -> Iterator[None]:
     """No key file inside the block (even if the environment names one)."""
-    before = keys._selected
+    before = current_session().key
     pp.use_key(None)
     try:
         yield
     finally:
-        keys._selected = before
+        update_session(key=before)

@@ -27,35 +27,15 @@ from plotnine.scales.scale_discrete import scale_discrete
 
 import plotnine_private as pp
 from plotnine_private._compat import build
-from plotnine_private.mechanisms import release as engine
+from plotnine_private.declarations import registered
+from plotnine_private.mechanisms.session import current_session
 from plotnine_private.report import report_from_built
 
-#: layer columns that carry released numbers (or are computed from them)
-NOISY = {
-    "count",
-    "noisy_count",
-    "prop",
-    "density",
-    "ncount",
-    "ndensity",
-    "scaled",
-    "n",
-    "noisy_n",
-    "label",
-    "count_label",
-    "y",
-    "ymin",
-    "ymax",
-    "size",
-    "prob",
-    "value",
-    "sum",
-    # a box's notches and varwidth: functions of its released quartiles
-    # and n
-    "notchlower",
-    "notchupper",
-    "relvarwidth",
-}
+#: columns plotnine fills from a private layer's computed variables (the
+#: stat's default mapping: y, a label, a point size, ymin/ymax); the
+#: computed variables that carry released numbers are each stat's own
+#: declaration (``DECLARATION.noisy``, :func:`layer_noisy`)
+NOISY = {"y", "ymin", "ymax", "label", "size", "value"}
 #: report columns that are functions of released values
 NOISY_REPORT = {"cells", "parameters"}
 
@@ -83,6 +63,18 @@ def _axis(panel_params, name: str) -> dict:
     }
 
 
+def layer_noisy(stat) -> set[str]:
+    """The columns of a layer that may differ between neighbours: its
+    stat's declared noisy variables, or, for a layer that is not a private
+    stat (an identity layer of a released table), every private count's
+    (x positions apart: only the private PCA releases them)."""
+    decl = getattr(stat, "DECLARATION", None)
+    if decl is not None:
+        return NOISY | decl.noisy
+    every = set().union(*(e.declaration.noisy for e in registered()))
+    return NOISY | (every - {"x", "xmin", "xmax"})
+
+
 def snapshot(
     plot, count_axes: tuple[str, ...] = ("y",), shown_by_noise: bool = False
 ) -> dict:
@@ -94,7 +86,7 @@ def snapshot(
     a CKM threshold), so which cells are drawn is itself post-processing
     of noisy numbers: only the set of panels and groups is compared.
     """
-    engine._SOURCES.clear()
+    current_session().sources.clear()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -138,7 +130,7 @@ def snapshot(
             keep = [
                 c
                 for c in data.columns
-                if c not in NOISY | mapped
+                if c not in layer_noisy(lyr.stat) | mapped
                 # interval variables: functions of released values
                 and not c.endswith(("_low", "_high"))
             ]
@@ -200,7 +192,7 @@ def bundle_metadata(plot) -> dict:
     """The bundle's results.json without released values (the figure
     file is written and named, its pixels are not drawn: see
     :func:`_built_not_rendered`)."""
-    engine._SOURCES.clear()
+    current_session().sources.clear()
     with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
         warnings.simplefilter("ignore")
         folder = Path(tmp) / "bundle"
@@ -235,7 +227,7 @@ def compare_snapshot(
     private panel (as :func:`snapshot` sees a plot), their captions and
     notes, and the shared limits of the axes that show no noisy numbers.
     The unperturbed panel never leaves, so only its presence is listed."""
-    engine._SOURCES.clear()
+    current_session().sources.clear()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         c = pp.compare(plot, **compare_args)
@@ -261,3 +253,17 @@ def compare_snapshot(
             for part, value in snapshot(q, count_axes).items():
                 out[f"{k}: {part}"] = value
     return out
+
+
+def mixed_ids(pid: np.ndarray, keep: int) -> np.ndarray:
+    """Person ids of every kind among the other people (as they come in
+    real data): whole, negative, non-whole, text, and one missing (whose
+    records are left out); person ``keep`` keeps its plain integer id."""
+    ids = np.array(pid, dtype=object)
+    kind = pid % 5
+    ids[kind == 1] = -pid[kind == 1]
+    ids[kind == 2] = pid[kind == 2] + 0.5
+    ids[kind == 3] = [f"p{p}" for p in pid[kind == 3]]
+    ids[pid == keep] = keep
+    ids[pid == pid[pid != keep].max()] = None
+    return ids

@@ -27,3 +27,23 @@ def spiked_20000() -> pd.DataFrame:
     return pd.DataFrame(
         rng.normal(size=(20000, 6)) * scale, columns=list("abcdef")
     )
+
+
+def charged(make, *args, **kw) -> tuple[object, list[str]]:
+    """``make(*args, **kw)`` and the identities its releases were charged
+    under (a result keeps a seed-only identity blinded by the session;
+    the charge hook is told the query's own)."""
+    from plotnine_private.mechanisms import release as engine
+
+    seen: list = []
+    previous = engine.set_charge_hook(seen.extend)
+    try:
+        out = make(*args, **kw)
+    finally:
+        engine.set_charge_hook(previous)
+    return out, [c.identity for c in seen]
+
+
+def query_identity(identities: list[str]) -> str:
+    """The query's identity: the first charge's, less its component."""
+    return identities[0].rpartition(":")[0]

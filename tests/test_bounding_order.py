@@ -22,9 +22,10 @@ from test_engine_units import TRUE, _released, _source
 
 import plotnine_private as pp
 from plotnine_private._compat import build
-from plotnine_private.door import _kept_labels, content_ids, layer_releases
+from plotnine_private.door import _kept_labels, layer_releases
 from plotnine_private.engines.bounding import order_key_stages
 from plotnine_private.exceptions import PlotninePrivateError
+from plotnine_private.identifiers import content_ids, value_words
 from plotnine_private.mechanisms.bounding import (
     BOUNDINGS,
     bounded_mask,
@@ -250,8 +251,9 @@ def test_content_ids_v2_read_values_not_positions_or_types_of_storage():
     swapped = a.rename(columns={"x": "y"})[["n", "y", "g", "s"]]
     assert (content_ids(swapped) != ids).all()
     assert ids.min() >= 0 and ids.max() < 2**62
-    # v1 is pandas' hash, as before
-    hashed = pd.util.hash_pandas_object(a, index=False).to_numpy(np.uint64)
+    # v1 is pandas' row hash of the values' words
+    words = pd.DataFrame({c: value_words(a[c]) for c in a.columns})
+    hashed = pd.util.hash_pandas_object(words, index=False).to_numpy(np.uint64)
     v1 = (hashed >> np.uint64(2)).astype(np.int64)
     assert (content_ids(a, bounding="v1") == v1).all()
 

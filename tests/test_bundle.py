@@ -272,8 +272,8 @@ def test_code_is_recorded_with_seeds_redacted(cars, tmp_path):
     save_release(p, tmp_path, code=code, dpi=20)
     meta = json.loads((tmp_path / "results.json").read_text())
     cmd = meta["results"]["output_0"]["command"]
-    assert cmd.endswith("seed=<secret>)") and str(SEED) not in cmd
-    assert redact_seeds("f(seed = 12, eps=1)") == "f(seed = <secret>, eps=1)"
+    assert cmd.endswith("seed=<seed>)") and str(SEED) not in cmd
+    assert redact_seeds("f(seed = 12, eps=1)") == "f(seed=<seed>, eps=1)"
 
 
 def test_over_budget_writes_nothing(cars, tmp_path):

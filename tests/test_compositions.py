@@ -123,7 +123,7 @@ def test_save_release_of_a_composition(cars, tmp_path):
     assert outputs["output_2_0"]["files"][-1]["name"] == "figure_2.png"
 
 
-def test_save_release_copies_the_ledger_rows(cars, tmp_path):
+def test_save_release_copies_the_ledger_rows(cars, tmp_path, ledger_key):
     path = tmp_path / "l.sqlite"
     pp.use_ledger(path, dataset="cars", cap_eps=5)
     a, b = labelled(cars, seed=1), dp(cars, "drv", eps=0.5, seed=2)
@@ -150,7 +150,7 @@ def test_noise_interval_of_a_composition(cars):
     assert pp.noise_interval([a, b]).equals(ni)
 
 
-def test_noise_interval_charges_nothing(cars, tmp_path):
+def test_noise_interval_charges_nothing(cars, tmp_path, ledger_key):
     path = tmp_path / "l.sqlite"
     pp.use_ledger(path, dataset="cars", cap_eps=1)
     a, b = dp(cars, seed=1), dp(cars, "drv", seed=2)
@@ -199,7 +199,7 @@ def test_dp_and_ckm_on_the_same_cells_say_no_dp_guarantee(cars, tmp_path):
     assert meta["plotnine_private"]["privacy_report"]["mixed_protection"]
 
 
-def test_ledger_flags_mixed_protection(cars, tmp_path):
+def test_ledger_flags_mixed_protection(cars, tmp_path, ledger_key):
     path = tmp_path / "l.sqlite"
     pp.use_ledger(path, dataset="cars", cap_eps=5)
     dp(cars).draw()

@@ -32,6 +32,7 @@ import plotnine_private as pp
 from plotnine_private import PlotninePrivateError, layer_data
 from plotnine_private._compat import build
 from plotnine_private.door import layer_releases
+from plotnine_private.mechanisms.session import current_session
 
 PTAB = pp.create_cnt_ptable(D=5, V=2.01, js=2)
 
@@ -377,13 +378,11 @@ def test_missing_x_is_dropped_silently_and_never_drawn(mpg):
     # warning of any kind may come out; the records are not counted
     import warnings
 
-    from plotnine_private.mechanisms import release
-
     d = mpg.copy()
     d["cls"] = d["class"].astype(object)
     d.loc[:4, "cls"] = None
     d["cls"] = pd.Categorical(d["cls"])
-    release._SOURCES.clear()  # no seed reuse from other tests
+    current_session().sources.clear()  # no seed reuse from other tests
     plot = ggplot(d, aes("cls")) + geom_bar(
         stat="count_dp", eps=1e9, seed=1
     )  # made apart: eps > 10 warns there, about the parameter

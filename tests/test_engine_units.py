@@ -52,6 +52,8 @@ def _records(n: int = N, seed: int = 20261201) -> pd.DataFrame:
     # units of very different sizes (1 to ~40 records), record ids that
     # are not row positions
     person = np.minimum(rng.zipf(1.6, n), 400) + 10 * rng.integers(0, 60, n)
+    # negative ids among the others: units like any other, everywhere
+    person = np.where(person % 3 == 0, -person, person)
     d = pd.DataFrame(
         {
             "person": person.astype(np.int64),
@@ -438,21 +440,39 @@ def test_engine_refuses_max_cells():
     )
 
 
-@pytest.mark.parametrize("bad", ["negative", "missing"])
-def test_engine_refuses_missing_or_negative_ids(bad):
+@pytest.mark.parametrize("bad", ["negative", "missing unit", "missing rid"])
+def test_engines_name_ids_by_value_as_memory_does(bad, request):
+    """A negative id is a unit like any other and a record without a unit
+    or a record id is left out, in every engine as in memory: the same
+    bounded true counts, and nothing refused because of one value."""
     d = RECORDS.copy()
     if bad == "negative":
-        d.loc[5, "person"] = -3
+        d.loc[d["person"] == d.loc[5, "person"], "person"] = -3
+    elif bad == "missing unit":
+        d["person"] = d["person"].astype("Int64")
+        d.loc[[5, 9], "person"] = pd.NA
     else:
         d["rid"] = d["rid"].astype("Int64")
-        d.loc[5, "rid"] = pd.NA
-    for kind in ("duckdb", "polars_lazy"):
-        # found by the query itself, before anything is released
-        src = _source(kind, None, d)
-        with pytest.raises(PlotninePrivateError, match="missing or neg"):
-            _released(PLOTS["count_dp"](src))
-        with pytest.raises(PlotninePrivateError, match="missing or neg"):
-            pp.dp_table(src, "c", eps=1, seed=1)
+        d.loc[[5, 9], "rid"] = pd.NA
+    want = _released(TRUE["count_dp"](_source("pandas", None, d)))
+    table = pp.dp_table(_source("pandas", None, d), "c", eps=HUGE, seed=1)
+    clean = RECORDS.drop(index=[5, 9]) if bad != "negative" else d
+    # the left-out records are as if they were not there
+    base = _released(TRUE["count_dp"](_source("pandas", None, clean)))
+    if bad != "negative":
+        assert want["count"].tolist() == base["count"].tolist()
+    # Spark reads negative ids with the floor division of the others; its
+    # NULL filter is narwhals' own, tested through DuckDB and Polars
+    kinds = ["duckdb", "polars_lazy"] + (
+        ["spark"] if bad == "negative" else []
+    )
+    for kind in kinds:
+        got = _released(TRUE["count_dp"](_source(kind, request, d)))
+        assert got["count"].tolist() == want["count"].tolist()
+        got_table = pp.dp_table(
+            _source(kind, request, d), "c", eps=HUGE, seed=1
+        )
+        assert got_table["count"].tolist() == table["count"].tolist()
 
 
 @pytest.mark.parametrize("name", ["count_dp", "binhex_dp", "count_ckm"])

@@ -12,6 +12,7 @@ from plotnine_private import layer_data
 from plotnine_private._compat import build
 from plotnine_private.door import layer_releases
 from plotnine_private.mechanisms.laplace import threshold_for
+from plotnine_private.mechanisms.session import current_session
 
 
 def _release(p, i=0):
@@ -104,13 +105,11 @@ def test_records_outside_xlim_leave_no_trace(mpg):
 
     from plotnine import xlim
 
-    from plotnine_private.mechanisms import release
-
     far = mpg.copy()
     far.loc[0, "hwy"] = 1000.0
 
     def run(data, stat, **params):
-        release._SOURCES.clear()  # a fresh session for each data set
+        current_session().sources.clear()  # a fresh session for each data set
         with warnings.catch_warnings(record=True) as ws:
             warnings.simplefilter("always")
             out = layer_data(

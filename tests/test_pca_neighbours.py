@@ -22,10 +22,10 @@ import plotnine_private as pp
 import plotnine_private.pca.fit as fit_module
 from plotnine_private import dp_pca, layer_data, privacy_report
 from plotnine_private._compat import build
-from plotnine_private.mechanisms import release
 from plotnine_private.mechanisms.discrete_gaussian import (
     discrete_gaussian_pmf,
 )
+from plotnine_private.mechanisms.session import current_session
 from plotnine_private.report import report_from_built
 from plotnine_private.stats.dp_pca_score import stat_dp_pca_score
 
@@ -64,7 +64,7 @@ def _stat_plot(data, **kw):
 
 def _fresh(make):
     """Build in a fresh session: no memory of earlier data objects."""
-    release._SOURCES.clear()
+    current_session().sources.clear()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         out = make()

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import plotnine_private as pp
-from plotnine_private.planning import CURVE_COLUMNS, true_histogram
+from plotnine_private.planning import true_histogram
 from plotnine_private.stats.fine_histogram import FineHistogram
 
 DRAWS = 8000
@@ -56,7 +56,7 @@ def _independent_curve_error(name, eps, n, seed=5, **params):
         FineHistogram(hist.edges, np.maximum(noisy, 0), noisy, info)
     )
     worst = np.zeros(DRAWS)
-    for col in CURVE_COLUMNS[name]:
+    for col in stat.DECLARATION.judged_by:
         t = truth[col].to_numpy(dtype=float)
         r = reps[col].to_numpy(dtype=float).reshape(DRAWS, -1)
         ok = np.isfinite(t)

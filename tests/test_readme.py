@@ -39,11 +39,9 @@ def test_first_code_block_has_exactly_two_commands():
 
 
 def test_output_checking_example_runs(tmp_path, monkeypatch):
-    from plotnine_private.mechanisms import keys
-
     monkeypatch.chdir(tmp_path)
-    # the example selects a key file: restore the selection afterwards
-    monkeypatch.setattr(keys, "_selected", keys._selected)
+    # the example selects a key file: the test's session (conftest)
+    # restores the selection afterwards
     blocks = _python_blocks()
     assert len(blocks) == 5
     scope: dict = {}
@@ -58,10 +56,7 @@ def test_output_checking_example_runs(tmp_path, monkeypatch):
 def test_ledger_example_runs_and_charges_what_it_says(
     tmp_path, monkeypatch, capsys
 ):
-    from plotnine_private import ledger_store
-
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(ledger_store, "_active", None)
     scope: dict = {}
     exec(compile(_python_blocks()[3], "README", "exec"), scope)
     assert "ledger budget exceeded" in capsys.readouterr().out
@@ -82,7 +77,10 @@ def test_planning_numbers_in_the_readme():
 def test_unit_example_bounds_each_person_and_names_them(capsys):
     scope: dict = {}
     exec(compile(_python_blocks()[4], "README", "exec"), scope)
-    line = "privacy unit: person, at most 5 records each"
+    line = (
+        "privacy unit: person, at most 5 records each; records without an "
+        "id left out"
+    )
     assert capsys.readouterr().out.strip() == line
     release = scope["report"].table.iloc[0]
     assert release["sensitivity"] == 10  # replace: 2 x 5 records

@@ -26,23 +26,24 @@ from plotnine.data import mpg as _mpg
 
 import plotnine_private as pp
 from plotnine_private.door import layer_releases
-from plotnine_private.mechanisms import keys, release
+from plotnine_private.mechanisms import keys
 from plotnine_private.mechanisms.release import (
     CKMCounts,
     LaplaceCounts,
     Query,
 )
+from plotnine_private.mechanisms.session import current_session
 
 PTAB = pp.create_cnt_ptable(D=3, V=1.5, js=1)
 
 
 @pytest.fixture(autouse=True)
 def fresh_session():
-    release._SOURCES.clear()
+    current_session().sources.clear()
     keys.use_key(None)
     yield
     keys.use_key(None)
-    release._SOURCES.clear()
+    current_session().sources.clear()
 
 
 def built(plot):
@@ -262,7 +263,7 @@ def test_count_noise_is_not_shared_between_neighbours(mpg_cat):
     )
 
     def noisy(d):
-        release._SOURCES.clear()
+        current_session().sources.clear()
         p = ggplot(d, aes("class")) + geom_bar(
             stat="count_dp", eps=1, seed=9, drop=False
         )

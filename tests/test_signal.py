@@ -186,3 +186,29 @@ def test_signal_warnings_come_from_released_values_only(monkeypatch):
     a = neighbours.snapshot(sleep_boxes(d, 1), ("y",))
     b = neighbours.snapshot(sleep_boxes(other, 1), ("y",))
     assert differences(a, b) == []
+
+
+def test_a_bounded_pca_warns_from_released_tiles_only():
+    """With a privacy unit, how many rows the units kept is private: the
+    warning counts the tiles shown, and one person with more rows leaves
+    it as it was."""
+    d = wine(178).assign(pid=np.arange(178) // 2)
+    more = pd.concat([d, d[d["pid"] == 0].assign(f0=9.0)], ignore_index=True)
+
+    def warned(data):
+        src = pp.source(data, unit="pid", max_records=2)
+        return signals(
+            ggplot(src)
+            + geom_tile(
+                stat="dp_pca_score",
+                columns=[f"f{i}" for i in range(13)],
+                eps=4,
+                delta=1e-5,
+                seed=1,
+            )
+        )
+
+    (msg,) = warned(d)
+    assert "the released tiles are 0 of the 20x20 frame's 400" in msg
+    assert "178" not in msg and "rows" not in msg
+    assert warned(more) == [msg]

@@ -45,6 +45,7 @@ from plotnine_private.mechanisms.randomness import (
     master_key,
 )
 from plotnine_private.mechanisms.release import Query
+from plotnine_private.mechanisms.session import current_session
 from plotnine_private.mechanisms.streams import (
     CellStreamsV2,
     stream_version,
@@ -265,14 +266,15 @@ def test_v3_tables_keep_the_cells_name_and_agree_across_label_forms(case):
     assert v3["identity"] != want["identity"]
     assert v3["digest"] != want["digest"]
     if case in ("python_str", "arrow_dtype", "object"):
-        engine._SOURCES.clear()  # another session: no seed-reuse warning
+        # another session: no seed-reuse warning
+        current_session().sources.clear()
         assert v3 == fingerprint("arrow_str", version=3)
 
 
 def test_a_domain_declared_in_another_order_is_another_release():
     cats = [f"L{i}" for i in range(120)]
     a, seen_a = _charged(lambda: dp_table(_declared(cats), "x", eps=1, seed=4))
-    engine._SOURCES.clear()
+    current_session().sources.clear()
     b, seen_b = _charged(
         lambda: dp_table(_declared(cats[::-1]), "x", eps=1, seed=4)
     )
@@ -290,7 +292,7 @@ def test_neighbouring_v3_tables_differ_in_counts_only():
     other = frame.copy()
     other.loc[17, "x"] = "L3" if other.loc[17, "x"] != "L3" else "L4"
     a, seen_a = _charged(lambda: dp_table(frame, "x", eps=1.0, seed=9))
-    engine._SOURCES.clear()
+    current_session().sources.clear()
     b, seen_b = _charged(lambda: dp_table(other, "x", eps=1.0, seed=9))
     assert a["x"].tolist() == b["x"].tolist()
     assert list(a.dtypes) == list(b.dtypes)
@@ -331,7 +333,7 @@ def test_a_v3_table_equals_the_plot_in_memory_and_in_duckdb(mpg):
     )
     bars = build(p).layers[0].data
     table = dp_table(d, "class", groups="drv", eps=1, seed=13)
-    engine._SOURCES.clear()
+    current_session().sources.clear()
     in_db = dp_table(
         duckdb_table(d.astype(str), levels),
         "class",
@@ -385,10 +387,8 @@ def test_a_release_names_its_cells_when_read_and_a_copy_drops_places():
     assert table.by_place() and copy.places is None and not copy.by_place()
 
 
-def test_without_an_active_ledger_no_charge_is_built(monkeypatch):
-    from plotnine_private import ledger_store
-
-    monkeypatch.setattr(ledger_store, "_active", None)
+def test_without_an_active_ledger_no_charge_is_built():
+    pp.use_ledger(None)  # the test's session restores it
     assert not engine.charging()  # the package's hook: not listening
     previous = engine.set_charge_hook([].extend)  # a plain hook: always
     try:

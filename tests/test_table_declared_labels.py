@@ -22,6 +22,7 @@ from plotnine_private import ckm_table, create_cnt_ptable, dp_table
 from plotnine_private.mechanisms.cellnames import (
     StrLabels,
 )
+from plotnine_private.mechanisms.session import current_session
 
 M = 2 * 10**4
 
@@ -311,7 +312,7 @@ def test_neighbouring_tables_of_buffered_labels_differ_in_counts_only():
     previous = engine.set_charge_hook(seen.extend)
     try:
         a = dp_table(frame, "x", groups="g", facets="f", eps=1.0, seed=4)
-        engine._SOURCES.clear()  # two sessions: no reuse warning
+        current_session().sources.clear()  # two sessions: no reuse warning
         b = dp_table(other, "x", groups="g", facets="f", eps=1.0, seed=4)
     finally:
         engine.set_charge_hook(previous)

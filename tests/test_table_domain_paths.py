@@ -88,7 +88,7 @@ def test_a_table_of_1e5_declared_cells_draws_the_plain_paths_numbers(
 ):
     # version 2 names every cell by its words; version 3 names a public
     # domain's cells by place and hashes each level once
-    monkeypatch.setattr(streams, "_VERSION", [version])
+    streams.use_stream_version(version)  # the test's session restores it
     rng = np.random.default_rng(5)
     labels = _labels(M)
     n = 3 * M

@@ -28,6 +28,9 @@ from plotnine_private.unit_cells import limit_cells
 
 LEVELS = list("abcdefgh")
 
+#: the unit in the report's words
+PID_WORDS = "pid, at most 5 records each; records without an id left out"
+
 
 def visits(n: int = 2000, people: int = 100, seed: int = 0) -> pd.DataFrame:
     """Records of ``people`` persons (about n / people each)."""
@@ -275,9 +278,9 @@ def test_report_names_the_unit_for_every_figure():
     df = visits()
     src = pp.source(df, unit="pid", max_records=5)
     r = pp.privacy_report(bars(src))
-    assert r.unit_line == "privacy unit: pid, at most 5 records each"
-    assert "privacy unit: pid, at most 5 records each" in str(r)
-    assert r.table["unit"].iloc[0] == "pid, at most 5 records each"
+    assert r.unit_line == f"privacy unit: {PID_WORDS}"
+    assert f"privacy unit: {PID_WORDS}" in str(r)
+    assert r.table["unit"].iloc[0] == PID_WORDS
     plain = pp.privacy_report(bars(df, seed=6))
     assert plain.unit_line == "privacy unit: one row"
     assert any("a person with k rows" in n for n in plain.notes)
@@ -288,7 +291,7 @@ def test_report_names_the_unit_for_every_figure():
     assert "one row (layer 0 of plot 2)" in both.unit_line
     cells = pp.source(df, unit="pid", max_records=5, max_cells=2)
     assert pp.privacy_report(bars(cells)).unit_line.endswith(
-        "in at most 2 cells of a layer"
+        "in at most 2 cells of a layer; records without an id left out"
     )
 
 
@@ -297,15 +300,13 @@ def test_bundle_records_the_unit(tmp_path, key_file):
     pp.save_release(bars(src), tmp_path / "b", dpi=20)
     meta = json.loads((tmp_path / "b" / "results.json").read_text())
     out = meta["results"]["output_0"]["properties"]
-    assert out["privacy_unit"] == "pid, at most 5 records each"
-    assert out["releases"][0]["unit"] == "pid, at most 5 records each"
+    assert out["privacy_unit"] == PID_WORDS
+    assert out["releases"][0]["unit"] == PID_WORDS
     report = meta["plotnine_private"]["privacy_report"]
-    assert (
-        report["privacy_unit"] == "privacy unit: pid, at most 5 records each"
-    )
+    assert report["privacy_unit"] == f"privacy unit: {PID_WORDS}"
 
 
-def test_ledger_rows_carry_the_unit_and_bound(tmp_path):
+def test_ledger_rows_carry_the_unit_and_bound(tmp_path, ledger_key):
     path = tmp_path / "l.sqlite"
     pp.use_ledger(path, dataset="visits", cap_eps=10)
     try:

@@ -114,3 +114,22 @@ def test_a_private_range_protects_the_unit(charges):
     release = layer_releases(built.layers[0])[0]
     assert release.family == "range" and release.sensitivity == K
     assert release.details["records"] == K
+
+
+def test_max_cells_does_not_lower_the_score_threshold():
+    """The score grid's cells are not limited per unit, so a declared
+    max_cells must not lower the sparse histogram's threshold: a tile only
+    one person reaches would show far more often than delta allows (95 of
+    300 releases at delta 0.1 with max_cells=1)."""
+    from plotnine_private.mechanisms.histogram import sparse_threshold
+
+    def threshold(**unit):
+        src = pp.source(PEOPLE, unit="pid", max_records=K, **unit)
+        r = dp_pca(src, eps=3, delta=1e-5, seed=2)
+        hist = next(x for x in r.releases if x.family == "pca:histogram")
+        return hist.details["threshold"], hist.eps, hist.delta
+
+    got, eps, delta = threshold(max_cells=1)
+    assert got == threshold()[0]
+    assert got == sparse_threshold(eps, delta, K, None)
+    assert got > sparse_threshold(eps, delta, K, 1)

@@ -12,7 +12,8 @@ import numpy as np
 import pandas as pd
 import polars as pl
 
-from plotnine_private.door import bound_rows, content_ids
+from plotnine_private.door import bound_rows
+from plotnine_private.identifiers import content_ids
 from plotnine_private.units import Unit, UnitFrame
 
 UNIT = Unit("pid", max_records=2)

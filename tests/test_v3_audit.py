@@ -32,7 +32,7 @@ from plotnine.data import mpg as _mpg
 from test_neighbours import declared
 
 import plotnine_private as pp
-from plotnine_private import dp_table, ledger_store
+from plotnine_private import dp_table
 from plotnine_private._compat import build
 from plotnine_private.cells import assemble, categorical_dimension, cell_table
 from plotnine_private.mechanisms import release as engine
@@ -40,6 +40,7 @@ from plotnine_private.mechanisms.cellnames import StrLabels, cell_words
 from plotnine_private.mechanisms.magnitudes import LaplaceSums
 from plotnine_private.mechanisms.place_streams import column_digest
 from plotnine_private.mechanisms.records import Release
+from plotnine_private.mechanisms.session import current_session
 from plotnine_private.mechanisms.streams import use_stream_version
 
 
@@ -109,7 +110,7 @@ def test_levels_given_as_a_numpy_array_draw_what_a_list_draws():
     frame = pd.DataFrame({"x": x})
     out = []
     for levels in (cats, np.array(cats)):
-        engine._SOURCES.clear()
+        current_session().sources.clear()
         seen: list = []
         previous = engine.set_charge_hook(seen.extend)
         try:
@@ -358,7 +359,7 @@ def test_a_release_record_reads_like_a_plain_dataclass():
 def _releases_of_a_session(mpg) -> dict:
     """A table, a histogram with a private range and a PCA score on given
     directions, drawn in a fresh session."""
-    engine._SOURCES.clear()
+    current_session().sources.clear()
     cols = ["displ", "cty", "hwy"]
     directions = pd.DataFrame(np.eye(3), index=cols, columns=cols)
     table = dp_table(mpg, "class", **EPS)["count"].tolist()
@@ -378,11 +379,11 @@ def _releases_of_a_session(mpg) -> dict:
 
 
 def test_the_noise_is_the_same_whether_a_ledger_listens_or_not(
-    tmp_path, mpg, monkeypatch
+    tmp_path, mpg, monkeypatch, ledger_key
 ):
     # no ledger: the engine builds no charge and skips the digests it
     # needs only for one; the digests that key the noise are taken anyway
-    monkeypatch.setattr(ledger_store, "_active", None)
+    pp.use_ledger(None)  # the test's session restores it
     assert not engine.charging()
     without = _releases_of_a_session(mpg)
     with pp.use_ledger(tmp_path / "l.sqlite", dataset="mpg"):
@@ -395,7 +396,7 @@ def test_the_noise_is_the_same_whether_a_ledger_listens_or_not(
 
 
 def test_a_hook_set_by_the_user_is_told_of_every_release(mpg, monkeypatch):
-    monkeypatch.setattr(ledger_store, "_active", None)
+    pp.use_ledger(None)  # the test's session restores it
     seen: list = []
     previous = engine.set_charge_hook(seen.extend)  # no listening()
     try:
@@ -413,7 +414,7 @@ def test_ckm_draws_nothing_and_is_the_same_under_every_stream_version():
     out = {}
     for version in (1, 2, 3):
         with use_stream_version(version):
-            engine._SOURCES.clear()
+            current_session().sources.clear()
             table = pp.ckm_table(
                 data, "class", rkey="rk", ptable=ptable, groups="drv"
             )

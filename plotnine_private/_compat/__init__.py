@@ -63,6 +63,7 @@ from plotnine.mapping.aes import aes
 from plotnine.scales.scale_continuous import scale_continuous
 
 from .._panel_codes import _small_panel
+from ..validation import check_flat_columns
 from .layer_init import init_layer
 from .selfcheck import self_check
 from .versions import PLOTNINE_VERSION as PLOTNINE_VERSION
@@ -346,9 +347,12 @@ def _patch(owner, name: str, make) -> None:
 @contextlib.contextmanager
 def _mapped_group():
     """Keep the evaluated ``group`` column of a layer (``aes(group=
-    "var")``) before plotnine's ``add_group`` turns it into ids of the
-    observed values; yields a list that holds it after the call (empty
-    when no group is mapped)."""
+    "var")``) instead of plotnine's ``add_group``, which would number the
+    interaction of every discrete column row by row (most of a private
+    count's time at 10**7 rows, and it sorts values of mixed kinds, so
+    one record's odd value could make it raise); yields a list that holds
+    the column after the call (empty when no group is mapped). A private
+    layer's groups come from its released cells."""
     module = plotnine.layer
     original = module.add_group
     kept: list = []
@@ -356,7 +360,7 @@ def _mapped_group():
     def add_group(data):
         if "group" in data.columns:
             kept.append(data["group"].copy())
-        return original(data)
+        return data
 
     module.add_group = add_group
     try:
@@ -376,13 +380,12 @@ def _compute_aesthetics(hooks: DoorHooks):
             if not hooks.is_private(self):
                 return original(self, plot)
             rows = self.data
+            check_flat_columns(type(self.stat).__name__, rows)
             with quiet(), _mapped_group() as mapped:
                 original(self, plot)
                 # groups of a private layer come from its released cells:
-                # plotnine's ids (of the observed values) go, the values
-                # of a mapped group="var" stay (a dimension of the cells)
-                if "group" in self.data.columns:
-                    del self.data["group"]
+                # the values of a mapped group="var" stay (a dimension of
+                # the cells); plotnine numbers no rows
                 if mapped:
                     self.data["group"] = mapped[0]  # aligned on the index
                 # the scales' transforms (log10, sqrt, dates) are applied

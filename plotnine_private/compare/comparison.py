@@ -12,11 +12,18 @@ from typing import TYPE_CHECKING, Any, cast
 from plotnine import coord_cartesian, ggtitle, labs, theme
 
 from .._compat import Built
+from ..declarations import registered
 from ..door import is_private
 from ..exceptions import PlotninePrivateError
 from ..mechanisms.ptable import PTable
 from ..noise import NoiseIntervals, intervals_of_built
-from .families import CKM_KEYS, DP_KEYS, FAMILIES, family_of
+from .families import (
+    CKM_KEYS,
+    DP_KEYS,
+    family_declaration,
+    family_of,
+    family_stats,
+)
 from .scales import join_discrete, other_scales, position_limits
 from .versions import built, version
 
@@ -59,15 +66,6 @@ def _check_twin(kind: str, params: Any) -> dict | None:
     return dict(params)
 
 
-#: the interval variable a caption states, per family with one
-CAPTIONED = {
-    "density": (("density",), "density band"),
-    "ecdf": (("ecdf",), "ECDF band"),
-    "boxplot": (("lower", "middle", "upper"), "quartiles"),
-    "summary": (("y",), "y"),
-}
-
-
 def interval_caption(built_plot: Built, level: float) -> str:
     """What the drawn values of the curve, box and summary layers are
     within (the widest half-width of their interval variables, at the
@@ -75,9 +73,12 @@ def interval_caption(built_plot: Built, level: float) -> str:
     parts = []
     for lyr in built_plot.layers:
         fam = family_of(lyr.stat) if is_private(lyr) else None
-        if fam is None or fam[0] not in CAPTIONED:
+        if fam is None:
             continue
-        cols, words = CAPTIONED[fam[0]]
+        decl = family_declaration(fam[0])
+        if not decl.caption:
+            continue
+        cols, words = decl.judged_by, decl.caption
         data = lyr.data
         half = max(
             (
@@ -94,6 +95,18 @@ def interval_caption(built_plot: Built, level: float) -> str:
         if part not in parts:
             parts.append(part)
     return "; ".join(parts)
+
+
+def _compared() -> str:
+    """The families compare takes, in words (from their declarations)."""
+    titles = list(
+        dict.fromkeys(
+            e.declaration.title
+            for e in registered(aliases=False)
+            if e.declaration.compare
+        )
+    )
+    return ", ".join(titles[:-1]) + " and " + titles[-1]
 
 
 # --------------------------------------------------------------------------
@@ -265,12 +278,11 @@ def compare(
             if fam is None:
                 raise _fail(
                     f"{type(lyr.stat).__name__} has no unperturbed "
-                    "counterpart here; compare works for the count, bin, "
-                    "bin2d, binhex, sum, density, ECDF, boxplot, summary "
-                    "and DP PCA score stats."
+                    f"counterpart here; compare works for the {_compared()} "
+                    "stats."
                 )
             kinds.add(fam[1])
-            if FAMILIES[fam[0]][2] is None:
+            if family_stats(fam[0])[2] is None:
                 no_ckm.append(type(lyr.stat).__name__)
     if not kinds:
         raise _fail(

@@ -1,8 +1,10 @@
 """Which stat each private stat becomes in each panel of a comparison.
 
-``FAMILIES`` maps a family to its three stats: the unperturbed (plotnine's
-own, or :class:`stat_pca_score_plain` for the private PCA), the DP and the
-CKM one (``None`` where the family has no CKM version). :func:`plain_params`
+:func:`family_stats` gives a family's three stats, read from its
+declaration (:mod:`plotnine_private.declarations`): the unperturbed (its
+``counterpart``, plotnine's own or ours, such as
+:class:`stat_pca_score_plain` for the private PCA), the DP and the CKM one
+(``None`` where the family has no CKM version). :func:`plain_params`
 and :func:`twin_params` give the parameters that make a swapped stat draw
 on the same public grid as the private layer (bins, fine-histogram limits,
 bandwidth, summary function).
@@ -14,38 +16,20 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from plotnine.stats import (
-    stat_bin,
-    stat_bin_2d,
-    stat_boxplot,
-    stat_count,
-    stat_density,
-    stat_ecdf,
-    stat_sum,
-    stat_summary,
-)
 
+from .._compat import registered as plotnine_stat
 from .._compat import unregister
+from ..declarations import Declaration, declared, twin
 from ..stats.base import count_labels
-from ..stats.bin import stat_bin_ckm, stat_bin_dp
-from ..stats.bin2d import stat_bin2d_ckm, stat_bin2d_dp
-from ..stats.bin_hex import stat_bin_hex
-from ..stats.binhex import stat_binhex_ckm, stat_binhex_dp
-from ..stats.boxplot import stat_boxplot_ckm, stat_boxplot_dp
-from ..stats.count import stat_count_ckm, stat_count_dp
-from ..stats.density import stat_density_ckm, stat_density_dp
-from ..stats.dp_pca_score import stat_dp_pca_score
-from ..stats.ecdf import stat_ecdf_ckm, stat_ecdf_dp
-from ..stats.sum import stat_sum_ckm, stat_sum_dp
-from ..stats.summary import stat_summary_ckm, stat_summary_dp
 from .plain_pca import stat_pca_score_plain
 
 __all__ = [
     "CKM_KEYS",
     "DP_KEYS",
-    "FAMILIES",
+    "family_stats",
     "MECHANISM_KEYS",
     "PRIVATE_ONLY",
+    "family_declaration",
     "family_of",
     "plain_params",
     "twin_params",
@@ -100,28 +84,54 @@ def _labelled(base):
     return cls
 
 
-# family -> (plain, dp, ckm)
-FAMILIES: dict[str, tuple[type, type, type | None]] = {
-    "count": (_labelled(stat_count), stat_count_dp, stat_count_ckm),
-    "bin": (_labelled(stat_bin), stat_bin_dp, stat_bin_ckm),
-    "bin2d": (_labelled(stat_bin_2d), stat_bin2d_dp, stat_bin2d_ckm),
-    "binhex": (_labelled(stat_bin_hex), stat_binhex_dp, stat_binhex_ckm),
-    "sum": (_labelled(stat_sum), stat_sum_dp, stat_sum_ckm),
-    "density": (stat_density, stat_density_dp, stat_density_ckm),
-    "ecdf": (stat_ecdf, stat_ecdf_dp, stat_ecdf_ckm),
-    "boxplot": (stat_boxplot, stat_boxplot_dp, stat_boxplot_ckm),
-    "summary": (stat_summary, stat_summary_dp, stat_summary_ckm),
-    "pca": (stat_pca_score_plain, stat_dp_pca_score, None),
-}
+#: the unperturbed stats made so far (one class per counterpart)
+_PLAIN: dict[str, type] = {}
+#: counterparts of our own that plotnine's registry of stat names leaves
+#: out (a name there would be usable as ``stat="..."``)
+_UNREGISTERED = {"pca_score_plain": stat_pca_score_plain}
+
+
+def family_declaration(family: str) -> Declaration:
+    """The declaration of a registered family."""
+    entry = twin(family, "dp") or twin(family, "ckm")
+    assert entry is not None, family
+    return entry.declaration
+
+
+def _plain(family: str) -> type:
+    """The counterpart of a family, made once (with ``count_label`` where
+    the declaration asks for it)."""
+    if family not in _PLAIN:
+        entry = twin(family, "dp") or twin(family, "ckm")
+        assert entry is not None, family
+        decl = entry.declaration
+        base = _UNREGISTERED.get(decl.counterpart) or plotnine_stat(
+            f"stat_{decl.counterpart}"
+        )
+        if base is None:
+            raise TypeError(
+                f"{entry.name}: its declared counterpart "
+                f"stat_{decl.counterpart} is not a registered stat."
+            )
+        _PLAIN[family] = _labelled(base) if decl.counterpart_labels else base
+    return _PLAIN[family]
+
+
+def family_stats(family: str) -> tuple[type, type, type | None]:
+    """(unperturbed, DP, CKM) stats of a declared family; CKM is None
+    where the family has none."""
+    dp, ckm = twin(family, "dp"), twin(family, "ckm")
+    assert dp is not None, family
+    return _plain(family), dp.cls, None if ckm is None else ckm.cls
 
 
 def family_of(stat) -> tuple[str, str] | None:
-    """(family, "dp" / "ckm") of a private stat, or None."""
-    for fam, (_, dp, ckm) in FAMILIES.items():
-        if isinstance(stat, dp):
-            return fam, "dp"
-        if ckm is not None and isinstance(stat, ckm):
-            return fam, "ckm"
+    """(family, "dp" / "ckm") of a private stat that ``compare`` takes,
+    or None."""
+    for cls in type(stat).__mro__:
+        entry = declared(cls)
+        if entry is not None and entry.declaration.compare:
+            return entry.declaration.family, entry.mechanism
     return None
 
 
@@ -187,10 +197,9 @@ def plain_params(
             "kernel": p["kernel"],
             "n": p["n"],
         }
-    if family == "ecdf":
-        return {"pad": p["pad"]}
-    if family == "boxplot":
-        return {"coef": p["coef"], "width": p["width"]}
+    copied = family_declaration(family).counterpart_params
+    if copied:
+        return {k: p[k] for k in copied}
     if family == "summary":
         return _summary_fun(stat)
     # pca: the private layer's default features, read the same way

@@ -18,10 +18,10 @@ from .._compat import (
 )
 from ..door import is_private, layer_build
 from .families import (
-    FAMILIES,
     MECHANISM_KEYS,
     PRIVATE_ONLY,
     family_of,
+    family_stats,
     plain_params,
     twin_params,
 )
@@ -95,7 +95,7 @@ def version(
         if fam is None:
             continue
         family, kind = fam
-        plain, dp, ckm = FAMILIES[family]
+        plain, dp, ckm = family_stats(family)
         stat = original.layers[i].stat
         kept = layer_build(original.layers[i])
         released = [] if kept is None else kept.releases

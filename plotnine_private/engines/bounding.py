@@ -11,10 +11,10 @@ the choice is a window (row number over the unit, ordered by the hash)
 and a filter, and only the cells leave the engine.
 
 An engine has no row positions and no text hash: the unit and the
-record identifier must be whole-number columns (integer types), and
-their values >= 0 (a negative value or a missing one is counted in the
-same query and refused before anything is released, as a missing unit
-is in memory).
+record identifier must be whole-number columns (integer types, checked
+from the schema before any query). Each value names itself, negative
+ones too, as in memory (:mod:`plotnine_private.identifiers`); a record
+whose unit or record identifier is missing is left out.
 """
 
 from __future__ import annotations
@@ -27,15 +27,11 @@ from ..mechanisms.idhash import SPAN, key_ints, pair_keys
 from ..units import Unit
 
 __all__ = [
-    "BAD_UNIT",
     "bounded_frame",
     "check_unit_columns",
-    "check_unit_rows",
     "order_key_stages",
 ]
 
-#: the aggregate counting records with a missing or negative identifier
-BAD_UNIT = "_ubad"
 _KEY = "_uord"
 _RANK = "_urank"
 
@@ -74,7 +70,7 @@ def order_key_stages(
 ) -> list[dict[str, Any]]:
     """Projections (applied in turn) ending with the column ``name``:
     :func:`~plotnine_private.mechanisms.bounding.order_keys` of two
-    narwhals integer expressions (identifiers in ``[0, 2**62)``).
+    narwhals integer expressions (int64 identifiers of any sign).
 
     >>> import narwhals as nw, polars as pl, numpy as np
     >>> from plotnine_private.mechanisms.bounding import order_keys
@@ -144,50 +140,25 @@ def check_unit_columns(name: str, src: Any) -> None:
             )
 
 
-def bounded_frame(src: Any) -> tuple[Any, Any]:
+def bounded_frame(src: Any) -> Any:
     """``src.frame`` with each unit's records bounded (the frame itself
-    when the unit is one row), and the expression that marks a record
-    with a missing or negative identifier (None without a unit): sum it
-    as :data:`BAD_UNIT` beside the counts, then :func:`check_unit_rows`.
+    when the unit is one row).
 
-    The bad records are all kept (in a partition of their own) so that
-    their count reaches the aggregation; the release is then refused."""
+    A record whose unit or record identifier is missing (NULL) is left
+    out, as in memory: it belongs to no unit the bound could count. Every
+    other identifier, negative ones too, is a unit of its own."""
     import narwhals as nw
 
     unit: Unit = src.unit
     if unit.column is None or unit.record_id is None:
         # one row a unit (check_unit_columns refused a unit without ids)
-        return src.frame, None
+        return src.frame
     u = nw.col(unit.column).cast(nw.Int64)
     r = nw.col(unit.record_id).cast(nw.Int64)
-    bad = (u.is_null() | r.is_null() | (u < 0) | (r < 0)).fill_null(True)
-    zero = nw.lit(0, dtype=nw.Int64)
-    frame = src.frame.with_columns(
-        _upart=nw.when(bad).then(nw.lit(-1, dtype=nw.Int64)).otherwise(u),
-        _urec=nw.when(bad).then(zero).otherwise(r),
-    )
-    part = nw.col("_upart")
-    # the hash of a bad record's unit is that of 0: never negative
-    clean = nw.when(part < 0).then(zero).otherwise(part)
-    for stage in order_key_stages(
-        clean, nw.col("_urec"), unit.salt, _KEY, unit.bounding
-    ):
+    frame = src.frame.filter(~u.is_null() & ~r.is_null())
+    for stage in order_key_stages(u, r, unit.salt, _KEY, unit.bounding):
         frame = frame.with_columns(**stage)
-    rank = nw.col(_KEY).rank("ordinal").over("_upart")
-    frame = frame.with_columns(**{_RANK: rank}).filter(
-        (nw.col(_RANK) <= unit.max_records) | (part < 0)
+    rank = nw.col(_KEY).rank("ordinal").over(unit.column)
+    return frame.with_columns(**{_RANK: rank}).filter(
+        nw.col(_RANK) <= unit.max_records
     )
-    return frame, part < 0
-
-
-def check_unit_rows(name: str, grouped_rows: Any, unit: Unit) -> None:
-    """The error of a missing or negative unit or record identifier,
-    after the query and before anything is released."""
-    if BAD_UNIT in grouped_rows and int(grouped_rows[BAD_UNIT].sum()):
-        raise PlotninePrivateError(
-            f"{name}(): the privacy unit {unit.column!r} or the record "
-            f"identifier {unit.record_id!r} is missing or negative in some "
-            "records; in an engine both must be whole numbers >= 0 in "
-            "every record. Fill or drop those records in the engine, or "
-            "derive ids with a lookup table (row_number() OVER ())."
-        )

@@ -30,6 +30,7 @@ __all__ = [
     "key_scale",
     "record_key_expr",
     "record_keys_sql",
+    "id_keys",
     "round_keys",
     "row_keys",
 ]
@@ -61,8 +62,20 @@ def row_keys(
         raise ParameterError(
             "row_id values must be >= 0: number the records 0, 1, 2, ..."
         )
+    return id_keys(arr, seed, digits, integer_range)
+
+
+def id_keys(
+    codes: np.ndarray,
+    seed: Any,
+    digits: int = 8,
+    integer_range: int | None = None,
+) -> np.ndarray:
+    """Record keys of int64 identifier codes (any sign: a unit's code,
+    :func:`~plotnine_private.identifiers.id_codes`), as :func:`row_keys`
+    computes them."""
     scale = key_scale(digits, integer_range)
-    ints = _key_ints(arr, seed, scale)
+    ints = _key_ints(np.asarray(codes, dtype=np.int64), seed, scale)
     return ints if integer_range is not None else ints / scale
 
 
@@ -71,8 +84,11 @@ def record_key_expr(
     seed: Any,
     digits: int = 8,
     integer_range: int | None = None,
+    missing: int | None = None,
 ):
-    """A narwhals expression of the record keys of column ``row_id``.
+    """A narwhals expression of the record keys of column ``row_id``
+    (``missing``: the code a missing identifier takes; None keeps it
+    missing).
 
     Works on every narwhals backend (DuckDB, Polars, PySpark, Ibis):
     ``nw.from_native(t).with_columns(record_key_expr("id", seed=7)
@@ -81,7 +97,10 @@ def record_key_expr(
     import narwhals as nw
 
     scale = key_scale(digits, integer_range)
-    ints = _key_ints(nw.col(row_id).cast(nw.Int64), seed, scale)
+    ident = nw.col(row_id).cast(nw.Int64)
+    if missing is not None:
+        ident = ident.fill_null(nw.lit(int(missing), dtype=nw.Int64))
+    ints = _key_ints(ident, seed, scale)
     if integer_range is not None:
         return ints
     return ints.cast(nw.Float64) / float(scale)

@@ -50,14 +50,12 @@ from ..families import (
     outside_as_nan,
 )
 from ..mechanisms.cellnames import value_bytes
-from ..mechanisms.release import CellTable, LaplaceCounts
+from ..mechanisms.release import CellTable
 from ..stats.domains import RowsNeeded
 from ..validation import fail
 from .bounding import (
-    BAD_UNIT,
     bounded_frame,
     check_unit_columns,
-    check_unit_rows,
 )
 from .key_sums import RecordKeys, key_integers, key_sums
 
@@ -66,10 +64,6 @@ __all__ = [
     "grouped",
     "release_in_engine",
 ]
-
-#: families whose release needs only a count (and key sum) per cell; a
-#: summary needs each record's y
-_COUNTED = frozenset({"count", "bin", "bin2d", "binhex", "sum", "fine"})
 
 
 # --------------------------------------------------------------------------
@@ -145,15 +139,13 @@ def grouped(
     where: Any = None,
     having: Any = None,
     stages: Sequence[dict[str, Any]] = (),
-    flags: dict[str, Any] | None = None,
 ) -> pd.DataFrame:
     """One row per combination of ``keys`` (name -> expression) and of
     the last of ``stages`` (projections applied in turn, each computing
     its columns once from the previous ones) with ``_n`` records; ``_w``
     (sum of ``weight``), ``_wbad`` (invalid weights); the exact sums of
     the record keys' integers (read them with :func:`key_sums`) and
-    ``_kbad`` (invalid keys) when asked; and for each of ``flags`` (name
-    -> boolean expression) the number of records where it holds.
+    ``_kbad`` (invalid keys) when asked.
     ``where`` filters the records, ``having`` the grouped rows (by their
     key names), both in the engine. Collected to pandas: the only thing
     that leaves the engine.
@@ -162,7 +154,7 @@ def grouped(
     records are so many that such a sum could pass ``2**63``, the query
     is run again with the 24-bit halves summed apart."""
     whole = rkey is not None and rkey.bound <= _WHOLE_KEYS
-    args = (frame, keys, weight, where, having, stages, flags)
+    args = (frame, keys, weight, where, having, stages)
     if rkey is None:
         return _grouped(*args, None)
     result = _grouped(*args, key_integers(rkey.expr, rkey.ptable, whole))
@@ -171,7 +163,7 @@ def grouped(
     return result
 
 
-def _grouped(frame, keys, weight, where, having, stages, flags, rkey):
+def _grouped(frame, keys, weight, where, having, stages, rkey):
     import narwhals as nw
 
     if weight is not None:
@@ -192,9 +184,6 @@ def _grouped(frame, keys, weight, where, having, stages, flags, rkey):
             .cast(nw.Int64)
         )
         aggs += [nw.col("_w").sum(), nw.col("_wbad").sum()]
-    for flag, expr in (flags or {}).items():
-        cols[flag] = expr.cast(nw.Int64)
-        aggs.append(nw.col(flag).sum())
     names = [*keys, *(stages[-1] if stages else {})]
     if rkey is not None:
         # the key integers' projections beside the cells' (one pass)
@@ -414,8 +403,10 @@ def release_in_engine(
     from ..stats.base import PrivateCountStat
 
     name = type(stat).__name__
-    family = getattr(stat, "FAMILY", None)
-    if not isinstance(stat, PrivateCountStat) or family not in _COUNTED:
+    # families whose release needs only a count (and key sum) per cell
+    # declare it (a summary needs each record's y)
+    decl = getattr(stat, "DECLARATION", None)
+    if not isinstance(stat, PrivateCountStat) or not (decl and decl.engine):
         raise _needs_rows(name, "this stat needs the rows themselves.")
     check_unit_columns(name, src)
     # per-build state goes to ``build``, on a copy of the stat
@@ -486,7 +477,7 @@ def release_in_engine(
         import narwhals as nw
 
         weight = nw.col(cols["weight"])
-    frame, bad_unit = bounded_frame(src)
+    frame = bounded_frame(src)
     g = grouped(
         frame,
         {**pkeys, **gkeys},
@@ -495,11 +486,9 @@ def release_in_engine(
         where=where,
         having=having,
         stages=fstages,
-        flags=None if bad_unit is None else {BAD_UNIT: bad_unit},
     )
     if keep is not None and not filtered:
         g = _drop_outside(g, list(fstages[-1]))
-    check_unit_rows(name, g, src.unit)
     check_aggregates(name, g)
     panel = pfinish(g)
     gdims = [
@@ -527,7 +516,7 @@ def _plain_col(column: str):
 
 
 def is_dp(mechanism) -> bool:
-    return isinstance(mechanism, LaplaceCounts)
+    return bool(mechanism.formal)
 
 
 def source_groups(
@@ -561,15 +550,13 @@ def source_groups(
         for i, c in enumerate(names)
         if (levels := src.declared_levels(c)) is not None
     ]
-    frame, bad_unit = bounded_frame(src)
+    frame = bounded_frame(src)
     g = grouped(
         frame,
         keys,
         rkey=rk,
         having=_all(inside),
-        flags=None if bad_unit is None else {BAD_UNIT: bad_unit},
     )
-    check_unit_rows(name, g, src.unit)
     check_aggregates(name, g)
     rows = pd.DataFrame({c: _plain(g[f"_c{i}"]) for i, c in enumerate(names)})
     return (

@@ -24,7 +24,7 @@ import pandas as pd
 
 from ..exceptions import PlotninePrivateError
 from ..units import ONE_ROW, Unit, UnitFrame, make_unit
-from ..validation import is_polars_frame
+from ..validation import check_flat_columns, is_polars_frame
 
 __all__ = ["Source", "is_source", "source"]
 
@@ -237,6 +237,7 @@ def source(
             )
         obj = obj.table(table)
     if isinstance(obj, pd.DataFrame) or is_polars_frame(obj):
+        check_flat_columns("source", obj)
         if levels:
             raise PlotninePrivateError(
                 "source(): levels= is for tables in an engine; declare the "

@@ -72,7 +72,8 @@ def _even_index(v: np.ndarray, breaks: np.ndarray, closed: str):
     would put it (rounding in the division can be off by one)."""
     nb = len(breaks) - 1
     step = (breaks[-1] - breaks[0]) / nb
-    with np.errstate(invalid="ignore"):
+    # a value far outside (1e308) overflows to inf: nan_to_num below
+    with np.errstate(invalid="ignore", over="ignore"):
         guess = np.floor((v - breaks[0]) / step)
     guess = np.nan_to_num(guess, nan=-2.0, posinf=nb + 1, neginf=-2.0)
     idx = np.clip(guess, -1, nb).astype(np.int64)

@@ -13,52 +13,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from plotnine import (
-    aes,
-    after_stat,
-    geom_errorbar,
-    geom_ribbon,
-)
+import plotnine
+from plotnine import aes, after_stat
 
+from ..declarations import declared, registered
 from ..exceptions import PlotninePrivateError
 
 __all__ = ["geom_noise"]
-
-#: stat family -> (geom, the mapped interval variables, default params)
-_DRAW: dict[str, tuple[Any, dict[str, str], dict[str, Any]]] = {
-    "count": (geom_errorbar, {"ymin": "low", "ymax": "high"}, {"width": 0.3}),
-    "bin": (geom_errorbar, {"ymin": "low", "ymax": "high"}, {"width": 0.0}),
-    "density": (
-        geom_ribbon,
-        {"ymin": "low", "ymax": "high"},
-        {"alpha": 0.3, "outline_type": "full", "size": 0},
-    ),
-    "ecdf": (
-        geom_ribbon,
-        {"ymin": "low", "ymax": "high"},
-        {"alpha": 0.3, "size": 0},
-    ),
-    "boxplot": (
-        geom_errorbar,
-        {"ymin": "low", "ymax": "high"},
-        {"width": 0.3, "color": "firebrick"},
-    ),
-    "summary": (
-        geom_errorbar,
-        {"ymin": "low", "ymax": "high"},
-        {"width": 0.2},
-    ),
-}
-
-#: the variable drawn by default per family
-_VARIABLE = {
-    "count": "count",
-    "bin": "count",
-    "density": "density",
-    "ecdf": "ecdf",
-    "boxplot": "middle",
-    "summary": "y",
-}
 
 
 def geom_noise(
@@ -100,26 +61,26 @@ def geom_noise(
     >>> bool((data["ymin"] <= data["ymax"]).all())
     True
     """
-    family, _, mech = str(stat).rpartition("_")
-    if mech not in ("dp", "ckm") or family not in _DRAW:
+    entry = declared(str(stat))
+    draw = None if entry is None else entry.declaration.noise_geom
+    if entry is None or draw is None:
+        drawn = sorted(
+            e.name
+            for e in registered(aliases=False)
+            if e.mechanism == "dp" and e.declaration.noise_geom is not None
+        )
         raise PlotninePrivateError(
             f"geom_noise(): stat={stat!r} has no drawn interval; use one of "
-            f"{sorted(f + '_dp' for f in _DRAW)} (or their _ckm twins). "
+            f"{drawn} (or their _ckm twins). "
             "Tiles and hexagons carry count_low/count_high for labels: "
             "aes(label=after_stat('count_high'))."
         )
-    geom, ends, defaults = _DRAW[family]
-    var = _VARIABLE[family] if variable is None else str(variable)
-    interval = aes(
-        **{
-            ae: after_stat(
-                f"{var}_{end}" if family != "summary" else f"y_{end}"
-            )
-            for ae, end in ends.items()
-        }
-    )
-    if family in ("density", "ecdf"):
+    var = draw.variable if variable is None else str(variable)
+    of = draw.variable if draw.fixed else var
+    interval = aes(ymin=after_stat(f"{of}_low"), ymax=after_stat(f"{of}_high"))
+    if draw.geom == "ribbon":
         interval = aes(**interval, y=after_stat(var))
     if mapping is not None:
         interval = aes(**{**mapping, **interval})
-    return geom(interval, data, stat=stat, **{**defaults, **params})
+    geom = getattr(plotnine, f"geom_{draw.geom}")
+    return geom(interval, data, stat=stat, **{**draw.params, **params})

@@ -32,7 +32,6 @@ Only numpy here; the engines' expression twin is in
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 import numpy as np
@@ -53,7 +52,6 @@ __all__ = [
     "labels",
     "order_keys",
     "pair_seed",
-    "unit_integers",
 ]
 
 #: the public labels of the orders a unit's records are kept in, by the
@@ -85,48 +83,6 @@ def _check_bounding(bounding: str) -> None:
         )
 
 
-def unit_integers(values: Any, name: str = "unit") -> np.ndarray:
-    """Integer identifiers in ``[0, 2**62)`` for ``values``.
-
-    Whole numbers >= 0 are their own identifier (what an engine computes
-    too). Other values (strings, negative numbers) get a 62-bit hash of
-    their text, in memory only; missing values are refused.
-
-    >>> unit_integers(np.array([3, 1])).tolist()
-    [3, 1]
-    """
-    arr = np.asarray(values)
-    if arr.dtype.kind in "iu":
-        if arr.size and arr.min() < 0:
-            return _text_hash(arr)
-        return arr.astype(np.int64)
-    if arr.dtype.kind == "f":
-        if not np.all(np.isfinite(arr)):
-            raise ParameterError(
-                f"{name} has missing values: every record needs a unit."
-            )
-        if np.all(arr == np.floor(arr)) and (
-            arr.min() >= 0 if arr.size else 1
-        ):
-            return arr.astype(np.int64)
-    return _text_hash(arr, name)
-
-
-def _text_hash(arr: np.ndarray, name: str = "unit") -> np.ndarray:
-    uniq, inverse = np.unique(arr.astype(object), return_inverse=True)
-    out = np.empty(len(uniq), dtype=np.int64)
-    for i, v in enumerate(uniq):
-        if v is None or (isinstance(v, float) and v != v):
-            raise ParameterError(
-                f"{name} has missing values: every record needs a unit."
-            )
-        digest = hashlib.blake2b(
-            repr(v).encode(), digest_size=8, person=b"pnp-unit-id"
-        ).digest()
-        out[i] = int.from_bytes(digest, "big") >> 2
-    return out[inverse.ravel()]
-
-
 def order_keys(
     units: np.ndarray,
     records: np.ndarray,
@@ -135,7 +91,8 @@ def order_keys(
 ) -> np.ndarray:
     """Each record's place in its unit's keyed order (int64, in
     ``[0, 2**63)`` for ``v2``, ``[0, SPAN)`` for ``v1``); ``units`` and
-    ``records`` from :func:`unit_integers`."""
+    ``records`` int64 codes (:func:`plotnine_private.identifiers.
+    id_codes`)."""
     _check_bounding(bounding)
     if bounding == "v2":
         seed = pair_seed(salt)

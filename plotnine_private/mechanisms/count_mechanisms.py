@@ -9,7 +9,7 @@ out of :mod:`.release`, which re-exports these names.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -18,7 +18,13 @@ from .cell_table import CellTable
 from .errors import ParameterError
 from .place_streams import table_streams
 
-__all__ = ["CKMCounts", "LaplaceCounts", "check_bound"]
+__all__ = [
+    "CKMCounts",
+    "CountMechanism",
+    "LaplaceCounts",
+    "Mechanism",
+    "check_bound",
+]
 
 
 def check_bound(records: Any, cells: Any) -> None:
@@ -40,6 +46,54 @@ def check_bound(records: Any, cells: Any) -> None:
             f"max_cells ({cells}) must not exceed max_records ({records}): "
             "a unit's records fall in at most max_records cells."
         )
+
+
+class Mechanism(Protocol):
+    """What the release engine and the stats read of a mechanism (the
+    counts' and the totals' alike), in place of asking its class.
+
+    ``formal``: whether it has a formal guarantee (keyed noise, an eps in
+    its privacy map); ``stream``: the name of its keyed stream; ``name``:
+    its name in a release record; ``adjacency`` and ``sensitivity``: the
+    neighbouring relation its map assumes and the noise's calibration
+    (None without a guarantee).
+    ``privacy_map(public, multiplicity)`` gives ``(eps, delta)``;
+    ``parameters()`` the public parts of a query; ``perturb(table, key)``
+    the released values.
+    """
+
+    formal: bool
+    stream: str
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def adjacency(self) -> str | None: ...
+
+    @property
+    def sensitivity(self) -> float | None: ...
+
+    def privacy_map(
+        self, public: bool, multiplicity: int = 1
+    ) -> tuple[float | None, float]: ...
+
+    def parameters(self) -> dict[str, Any]: ...
+
+    def perturb(self, table: Any, key: Any) -> Any: ...
+
+
+class CountMechanism(Mechanism, Protocol):
+    """A mechanism on counts, which a stat can bound to a privacy unit and
+    divide between the parts of one layer."""
+
+    def bounded(
+        self, records: int, cells: int | None = None
+    ) -> CountMechanism: ...
+
+    def after_spending(self, eps: float) -> CountMechanism: ...
+
+    def split(self, share: float) -> tuple[Any, Any]: ...
 
 
 @dataclass(frozen=True)
@@ -130,6 +184,27 @@ class LaplaceCounts:
             self.eps, self.delta, self.adjacency, self.noise, records, cells
         )
 
+    #: a formal guarantee: keyed noise and a privacy map with an eps
+    formal = True
+    #: the name of its keyed stream
+    stream = "counts"
+
+    @property
+    def name(self) -> str:
+        """The mechanism's name in a release record (its noise)."""
+        return self.noise
+
+    def after_spending(self, eps: float) -> LaplaceCounts:
+        """What is left once ``eps`` of it was spent elsewhere (a private
+        range paid out of a layer's budget)."""
+        return self.with_eps(self.eps - eps) if eps else self
+
+    def split(self, share: float) -> tuple[LaplaceCounts, LaplaceCounts]:
+        """Two mechanisms whose eps add up to this one's: ``share`` of it,
+        and the rest (sequential composition)."""
+        part = self.with_eps(self.eps * share)
+        return part, self.with_eps(self.eps - part.eps)
+
     def parameters(self) -> dict[str, Any]:
         """Public parameters that belong to a query (the unit's bound
         only where a unit keeps more than one record, so that releases of
@@ -219,6 +294,26 @@ class CKMCounts:
 
     ptable: Any
     threshold: float | None = None
+
+    #: no formal guarantee: no eps, nothing drawn from a keyed stream
+    formal = False
+    stream = "counts"
+    name = "ckm"
+    adjacency = None
+    sensitivity = None
+
+    def bounded(self, records: int, cells: int | None = None) -> CKMCounts:
+        """The same: the Cell Key Method has no sensitivity to scale (a
+        unit's records share its key, :func:`add_record_keys`)."""
+        return self
+
+    def after_spending(self, eps: float) -> CKMCounts:
+        """The same: nothing to spend."""
+        return self
+
+    def split(self, share: float) -> tuple[CKMCounts, CKMCounts]:
+        """The same mechanism twice: no budget to divide."""
+        return self, self
 
     def privacy_map(self, public: bool, multiplicity: int = 1):
         """``(None, 0.0)``: the Cell Key Method has no formal guarantee,

@@ -143,6 +143,7 @@ class InversionTable:
         return int(self.ascending.size)
 
 
+# a memo of a pure function of (t, s): the same in every session
 @functools.lru_cache(maxsize=64)
 def inversion_table(t: int, s: int) -> InversionTable | None:
     """The table of ``DLap(t/s)`` (``t, s`` coprime), or ``None`` when it

@@ -71,8 +71,10 @@ def _cube(a):
 
 def key_ints(ident, seed: Any, scale: int = SPAN, stage=None):
     """The keyed hash of ``ident`` in ``[0, scale)``: ``ident`` is a numpy
-    int64 array (values in ``[0, 2**62)``) or a narwhals integer
-    expression; both evaluate the same integer operations.
+    int64 array or a narwhals integer expression; both evaluate the same
+    integer operations (floor division: a negative identifier's words
+    are in ``[0, P)`` as any other's; identifiers that differ by a
+    multiple of ``P**2`` hash alike).
 
     ``stage`` (optional) takes a dict of named intermediate values and
     returns the values to go on with: an engine turns them into columns
@@ -130,12 +132,23 @@ def key_ints_array(ident: Any, seed: Any, scale: int = SPAN) -> np.ndarray:
 _CHUNK = 1 << 17
 
 
-def _key_ints_chunk(ident: np.ndarray, k: list, scale: int) -> np.ndarray:
+def _words(ident: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(ident mod P, (ident div P) mod P)`` of int64 identifiers as
+    uint64, with floor division (Python's, and the engines'), so a
+    negative identifier has words in ``[0, P)`` as any other."""
+    if len(ident) and int(ident.min()) < 0:
+        high, low = np.divmod(ident, np.int64(PRIME))
+        return low.astype(np.uint64), np.mod(high, PRIME).astype(np.uint64)
     u = ident.astype(np.uint64)
     x1 = u // _P
     x0 = u - x1 * _P
-    tmp = np.empty_like(u)
-    _reduce(x1, tmp)
+    _reduce(x1, np.empty_like(u))
+    return x0, x1
+
+
+def _key_ints_chunk(ident: np.ndarray, k: list, scale: int) -> np.ndarray:
+    x0, x1 = _words(ident)
+    tmp = np.empty_like(x0)
     chains = []
     for base in (0, 4):
         a = x0 + k[base]  # < 2P
@@ -213,11 +226,8 @@ def unit_parts_array(units: Any, seed: Any) -> np.ndarray:
     alone): computed once per unit, then :func:`pair_keys_array` per
     record."""
     k = [np.uint64(v) for v in round_keys(seed)]
-    u = np.asarray(units, dtype=np.int64).astype(np.uint64)
-    tmp = np.empty_like(u)
-    u1 = u // _P
-    u0 = u - u1 * _P
-    _reduce(u1, tmp)
+    u0, u1 = _words(np.asarray(units, dtype=np.int64))
+    tmp = np.empty_like(u0)
     a = _cube_in_place(u0 + k[0], tmp)  # < 2P
     a += u1
     a += k[1]
@@ -243,11 +253,9 @@ def pair_keys_array(
 
 
 def _pair_chunk(c: np.ndarray, records: np.ndarray, k: list) -> np.ndarray:
-    r = records.astype(np.uint64)
+    r = records.astype(np.uint64)  # two's complement: low bits as mod
+    r0, r1 = _words(records)
     tmp = np.empty_like(r)
-    r1 = r // _P
-    r0 = r - r1 * _P
-    _reduce(r1, tmp)
     a = c.astype(np.uint64)
     a += r0
     a += k[2]

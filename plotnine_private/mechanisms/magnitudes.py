@@ -170,9 +170,14 @@ class LaplaceSums:
     noise: str = "discrete_laplace"
     records: int = 1
 
-    #: the engine treats this as a DP mechanism with its own stream
-    DP = True
-    STREAM = "sums"
+    #: a formal guarantee, drawn from a stream of its own
+    formal = True
+    stream = "sums"
+
+    @property
+    def name(self) -> str:
+        """The mechanism's name in a release record (its noise)."""
+        return self.noise
 
     def __post_init__(self):
         lap.check_laplace_options(self.adjacency, self.noise)
@@ -328,6 +333,13 @@ class CKMMagnitudes:
     magnifier: str = "top_contr"
     p: float = 0.1
     same_key: bool = False
+
+    #: no formal guarantee: no eps, nothing drawn from a keyed stream
+    formal = False
+    stream = "sums"
+    name = "ckm"
+    adjacency = None
+    sensitivity = None
 
     def __post_init__(self):
         if getattr(self.ptable, "kind", None) != "magnitudes":

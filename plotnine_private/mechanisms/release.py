@@ -45,12 +45,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from .cell_table import CellTable, data_digest
-from .count_mechanisms import CKMCounts, LaplaceCounts
-from .keys import Secret
+from .count_mechanisms import CKMCounts, LaplaceCounts, Mechanism
+from .keys import Secret, kept_identity
 from .query import Query, cells_name
 from .randomness import derive_key
 from .records import Release, Released
-from .sources import _SOURCES as _SOURCES  # re-export: tests clear it
+from .session import (
+    UNSET,
+    current_session,
+    package_charge_hook,
+    update_session,
+)
 from .sources import check_source
 
 __all__ = [
@@ -155,18 +160,22 @@ class Charge:
         )
 
 
-# the hook is set by the package (its ledger); the core only calls it
-_CHARGE_HOOK: Callable[[Sequence[Charge]], None] | None = None
+def _charge_hook() -> Callable[[Sequence[Charge]], None] | None:
+    """The current session's hook: one it set, or the package's (its
+    ledger, installed at import); the core only calls it."""
+    hook = current_session().charge_hook
+    return package_charge_hook() if hook is UNSET else hook
 
 
 def set_charge_hook(
     hook: Callable[[Sequence[Charge]], None] | None,
 ) -> Callable[[Sequence[Charge]], None] | None:
-    """Set the function told of every release before its noise is drawn;
-    returns the previous one. The hook may raise to refuse the release
-    (the ledger raises ``BudgetExceededError``): then nothing is drawn."""
-    global _CHARGE_HOOK
-    previous, _CHARGE_HOOK = _CHARGE_HOOK, hook
+    """Set the function told of every release of the current session
+    (:mod:`.session`) before its noise is drawn; returns the previous
+    one. The hook may raise to refuse the release (the ledger raises
+    ``BudgetExceededError``): then nothing is drawn."""
+    previous = _charge_hook()
+    update_session(charge_hook=hook)
     return previous
 
 
@@ -175,7 +184,7 @@ def charging() -> bool:
     computing digests and names otherwise). A hook with a
     ``listening()`` method says by it whether it records anything now
     (the ledger: only while one is active)."""
-    hook = _CHARGE_HOOK
+    hook = _charge_hook()
     listening = getattr(hook, "listening", None)
     return hook is not None and (listening is None or bool(listening()))
 
@@ -183,15 +192,16 @@ def charging() -> bool:
 def charge(charges: Sequence[Charge]) -> None:
     """Tell the hook of releases about to be drawn (all or none: a PCA's
     components are charged in one call)."""
-    if _CHARGE_HOOK is not None and charges:
-        _CHARGE_HOOK(tuple(charges))
+    hook = _charge_hook()
+    if hook is not None and charges:
+        hook(tuple(charges))
 
 
 # -- the engine --------------------------------------------------------------
 def release_cells(
     query: Query,
     table: CellTable,
-    mechanism: Any,
+    mechanism: Mechanism,
     *,
     domain: str,
     panels: str = "single panel",
@@ -208,11 +218,10 @@ def release_cells(
     table
         The cells with their true aggregates.
     mechanism
-        :class:`LaplaceCounts` or :class:`CKMCounts`, or a mechanism with
-        the same methods (``privacy_map``, ``parameters``, ``perturb``):
-        the magnitude mechanisms of
-        :mod:`~plotnine_private.mechanisms.magnitudes` set ``DP = True``
-        (a formal guarantee, keyed noise) and their own ``STREAM`` name.
+        Any :class:`~.count_mechanisms.Mechanism`: the counts' and the
+        totals' (:mod:`~plotnine_private.mechanisms.magnitudes`); its
+        ``formal`` says whether noise is drawn from a keyed stream (its
+        ``stream``) and charged with an eps.
     domain
         Words for the report: where the cells came from.
     panels
@@ -223,9 +232,7 @@ def release_cells(
     details
         Extra words for the report.
     """
-    is_dp = isinstance(mechanism, LaplaceCounts) or bool(
-        getattr(mechanism, "DP", False)
-    )
+    is_dp = mechanism.formal
     secret = query.secret() if is_dp else None
     digest: bytes | None = None  # of the cells: taken once, if needed
     if secret is not None:  # is_dp
@@ -236,7 +243,7 @@ def release_cells(
             secret,
             identity,
             digest,
-            getattr(mechanism, "STREAM", "counts"),
+            mechanism.stream,
         )
     else:
         # CKM draws nothing: its identity is for the report only (the same
@@ -247,7 +254,7 @@ def release_cells(
         identity = h.hexdigest()
         key = None
     eps, delta = mechanism.privacy_map(table.public, table.multiplicity)
-    mech_name = mechanism.noise if is_dp else "ckm"
+    mech_name = mechanism.name
     if charging():  # the digest and the cells' name cost a pass each
         charge_secret = secret if secret is not None else query.secret()
         charge(
@@ -259,7 +266,7 @@ def release_cells(
                     mech_name,
                     eps,
                     delta,
-                    mechanism.adjacency if is_dp else None,
+                    mechanism.adjacency,
                 )
             ]
         )
@@ -280,13 +287,18 @@ def release_cells(
         kind = domain if table.public else "observed"
         composition = "no formal guarantee (CKM)"
     release = Release(
-        identity=identity,
+        # a seed-only identity is kept blinded (kept_identity)
+        identity=identity
+        if secret is None
+        else kept_identity(secret, identity),
         family=query.family,
         mechanism=mech_name,
         eps=eps,
         delta=delta,
-        adjacency=mechanism.adjacency if is_dp else None,
-        sensitivity=float(mechanism.sensitivity) if is_dp else None,
+        adjacency=mechanism.adjacency,
+        sensitivity=None
+        if mechanism.sensitivity is None
+        else float(mechanism.sensitivity),
         domain=kind,
         cells=int(keep.sum()),
         policy=secret.policy if secret is not None else "record keys",

@@ -14,13 +14,9 @@ from typing import Any
 from .errors import PrivacyWarning
 from .keys import Secret
 from .query import Query
+from .session import current_session
 
 __all__ = ["check_source"]
-
-
-# a seed names one release: the data object each (secret, identity) was
-# first released on, by object identity (weak, so frames can be freed)
-_SOURCES: dict[tuple, Any] = {}
 
 
 def _ref(obj: Any):
@@ -37,7 +33,8 @@ def check_source(
     identity: str | None = None,
 ) -> None:
     """Warn when a seed is reused for the same query on another data frame
-    object in this session (object identity, never content). ``identity``
+    object in this session (:mod:`.session`; object identity, never
+    content). ``identity``
     is ``query.identity(secret)`` if the caller has it (a large declared
     domain takes a while to hash).
 
@@ -49,17 +46,21 @@ def check_source(
         return
     if identity is None:
         identity = query.identity(secret)
+    # a seed names one release: the session's registry keeps the data
+    # object each (secret, identity) was first released on, by object
+    # identity (weak, so frames can be freed)
+    sources = current_session().sources
     slot = (secret.policy, secret.key_id, secret.label, identity)
-    known = _SOURCES.get(slot)
+    known = sources.get(slot)
     if known is None or known() is None:
         # first sight, or the earlier frame is gone: that frame is the
         # source of this release from now on
         if known is not None and known() is None:
             _warn_reuse(query, secret)
-        _SOURCES[slot] = _ref(data_object)
+        sources[slot] = _ref(data_object)
         return
     if known() is not data_object:
-        _SOURCES[slot] = _ref(data_object)
+        sources[slot] = _ref(data_object)
         _warn_reuse(query, secret)
 
 

@@ -1,4 +1,4 @@
-"""Versions of the per-cell keyed streams, and the process-wide choice.
+"""Versions of the per-cell keyed streams, and the session's choice.
 
 Every release records the version of the streams its noise came from
 (:attr:`~plotnine_private.mechanisms.release.Release.stream_version`), and
@@ -45,6 +45,7 @@ import numpy as np
 
 from .errors import ParameterError
 from .randomness import CellStreams, _key_words, siphash24
+from .session import current_session, update_session
 
 __all__ = [
     "STREAM_VERSIONS",
@@ -56,7 +57,6 @@ __all__ = [
 
 #: the stream versions this package can draw from
 STREAM_VERSIONS = (1, 2, 3)
-_VERSION = [3]
 
 
 def stream_version() -> int:
@@ -65,7 +65,7 @@ def stream_version() -> int:
     >>> stream_version() in STREAM_VERSIONS
     True
     """
-    return _VERSION[0]
+    return current_session().stream_version
 
 
 def _check(version: int) -> int:
@@ -83,14 +83,15 @@ def _restoring(previous: int) -> Iterator[None]:
     try:
         yield
     finally:
-        _VERSION[0] = previous
+        update_session(stream_version=previous)
 
 
 def use_stream_version(version: int):
     """Draw new releases from streams of ``version`` (1, 2 or 3).
 
-    Sets the process-wide version and returns a context manager that
-    restores the previous one on exit, so both forms work::
+    Sets the version of the current session (this thread or asyncio
+    task: :mod:`.session`) and returns a context manager that restores
+    the previous one on exit, so both forms work::
 
         use_stream_version(2)            # from now on
         with use_stream_version(2):      # inside the block only
@@ -99,8 +100,8 @@ def use_stream_version(version: int):
     Versions 1 and 2 reproduce the numbers of releases made before the
     next version existed; version 1 is about four times slower.
     """
-    previous = _VERSION[0]
-    _VERSION[0] = _check(version)
+    checked = _check(version)
+    previous = update_session(stream_version=checked).stream_version
     return _restoring(previous)
 
 

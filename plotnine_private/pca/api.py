@@ -119,18 +119,18 @@ def dp_pca(
     scree_version
         Version of the eigenvalue release: ``"v2"`` (the default) pairs
         the rows of the Kendall design's random order (faster, other
-        numbers, the same clip level); ``"v1"``
-        reproduces the eigenvalues of releases made before v2 (same
-        seed, key and data). Same privacy map; the release records its
-        version, and the two versions of one query are two releases.
+        numbers, the same clip level); ``"v1"`` keeps the method (and
+        the identity) of releases made before v2. Same privacy map; the
+        release records its version, and the two versions of one query
+        are two releases.
     frame_version
         Version of the score frame: ``"v2"`` (the default) searches the
         radius at a level lowered from 0.99 when the frame budget is
         small for ``n`` (a public level), so that its noisy target passes
         every distance in at most 1% of releases (with v1 at n = 500 a
         radius 10x the largest distance or more came in about 2 of 1000);
-        ``"v1"`` reproduces the frames (and the identity) of releases
-        made before v2. Same privacy map, two releases.
+        ``"v1"`` keeps the method (and the identity) of the frames of
+        releases made before v2. Same privacy map, two releases.
 
     Returns
     -------
@@ -193,8 +193,8 @@ def dp_score(
     ``dp_pca(...).directions``), no loading budget is spent: all of
     ``eps``/``delta`` go to the score, and ``shares`` must be ``None``.
     Other parameters as in :func:`dp_pca` (``split``: the deprecated old
-    name of ``shares``; ``frame_version``: ``"v1"`` reproduces the frames
-    of releases made before v2).
+    name of ``shares``; ``frame_version``: ``"v1"`` keeps the method of the
+    frames of releases made before v2).
     """
     fn = "dp_score"
     eps, delta = check_budget(fn, eps, delta)
@@ -291,7 +291,10 @@ def make_settings(
         estimator=estimator,
         directions=v,
         records=unit.max_records,
-        cells=unit.max_cells,
+        # the score grid's cells are not limited per unit (max_cells
+        # bounds a layer's declared cells, which a PCA has none of): the
+        # sparse threshold counts max_records cells per unit
+        cells=None,
         scree_version=check_scree_version(fn, scree_version),
         frame_version=check_frame_version(fn, frame_version),
     )

@@ -46,12 +46,13 @@ from ..mechanisms.histogram import (
     score_grid,
     sparse_threshold,
 )
-from ..mechanisms.keys import Secret
+from ..mechanisms.keys import Secret, kept_identity
 from ..mechanisms.pca import (
     PrivateEigenvalues,
     private_directions,
     private_eigenvalues,
     private_scree,
+    project,
 )
 from ..mechanisms.quantile import FRAME_TAIL, PrivateFrame, private_frame
 from ..mechanisms.randomness import derive_key, keyed_permutation
@@ -236,7 +237,7 @@ def release_eigenvalues(
             key = stream(data_digest(named, v[:, :k]), "scree", version)
             eigen = _scree_v2_values(settings, x, v, rows, key)
         else:
-            y = x @ v[:, :k]
+            y = project(x, v[:, :k])
             eigen = private_eigenvalues(
                 y,
                 eps,
@@ -487,6 +488,23 @@ def _charges(
     ]
 
 
+def _sample_key(
+    secret: Secret, stream: Callable[..., bytes], noisy: np.ndarray
+) -> bytes:
+    """The key of a result's synthetic samples, which the result keeps.
+
+    Sampling is post-processing of the released counts: its stream is
+    named by them, never by the data. Under a key file (or a session) it
+    is also keyed by the secret. A key drawn from a seed-only secret
+    would let whoever holds a pickled result test guessed seeds offline,
+    so then the key is named by the released counts alone (public to
+    whoever holds the result anyway).
+    """
+    if secret.policy == "seed-only":
+        return derive_key(data_digest(noisy), "synthetic", "seed-only")
+    return stream(data_digest(noisy), "synthetic")
+
+
 def fit_pca(
     settings: Settings,
     x: np.ndarray,
@@ -519,7 +537,9 @@ def fit_pca(
         charge(
             _charges(settings, x, partition, query, secret, identity, x_digest)
         )
-    record = _Recorder(identity, secret, query.source, partition.panels)
+    # what the records and the result keep (a seed-only identity blinded)
+    kept = kept_identity(secret, identity)
+    record = _Recorder(kept, secret, query.source, partition.panels)
     releases: list[Release] = []
     v, rel, rows = release_directions(
         settings, x, stream, record, partition, x_digest
@@ -531,7 +551,7 @@ def fit_pca(
     del rows  # a copy of x in the design's order: not kept
     releases += [rel] if rel is not None else []
     a, b = settings.axes[0] - 1, settings.axes[1] - 1
-    scores = x @ v[:, [a, b]]
+    scores = project(x, v[:, [a, b]])
     frame, grid, rel = release_frame(
         settings, scores, stream, record, partition
     )
@@ -548,10 +568,8 @@ def fit_pca(
         grid=grid,
         histogram=hist,
         releases=releases,
-        identity=identity,
+        identity=kept,
         offset=(float(offset[0]), float(offset[1])),
-        # sampling is post-processing of the released counts: its stream
-        # is named by them, never by the data
-        sample_key=stream(data_digest(hist.noisy), "synthetic"),
+        sample_key=_sample_key(secret, stream, hist.noisy),
         scores=scores,
     )

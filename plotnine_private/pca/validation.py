@@ -21,6 +21,7 @@ from ..cells import categorical_dimension
 from ..door import declared_levels
 from ..mechanisms.finite import all_finite
 from ..validation import (
+    check_flat_columns,
     fail,
     is_integer,
     is_polars_frame,
@@ -216,6 +217,7 @@ def _numeric(col: pd.Series) -> bool:
 
 def as_frame(fn: str, data: Any) -> pd.DataFrame:
     """A DataFrame from a DataFrame or a 2-D array (columns X1..Xp)."""
+    check_flat_columns(fn, data)
     if isinstance(data, pd.DataFrame):
         return data
     if hasattr(data, "declared_levels"):  # a table in an engine

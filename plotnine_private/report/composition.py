@@ -122,7 +122,7 @@ def unit_words(unit: Unit) -> str:
     """A unit in words for the report.
 
     >>> unit_words(Unit("person_id", 5))
-    'person_id, at most 5 records each'
+    'person_id, at most 5 records each; records without an id left out'
     >>> unit_words(ONE_ROW)
     'one row'
     """
@@ -134,8 +134,10 @@ def unit_words(unit: Unit) -> str:
         if unit.max_cells is None
         else f" in at most {unit.max_cells} cells of a layer"
     )
+    # the rule of plotnine_private.identifiers, said where it applies
     return (
-        f"{unit.column}, at most {unit.max_records} record{plural} each{cells}"
+        f"{unit.column}, at most {unit.max_records} record{plural} each"
+        f"{cells}; records without an id left out"
     )
 
 

@@ -51,11 +51,11 @@ from ..cells import (
     categorical_dimension,
     cell_query,
 )
+from ..declarations import Declared
 from ..door import Door, LayerBuild, level_label
-from ..mechanisms.bounding import unit_integers
+from ..identifiers import id_codes
 from ..mechanisms.errors import PrivacyWarning
 from ..mechanisms.release import (
-    LaplaceCounts,
     Query,
     Release,
     Released,
@@ -156,7 +156,7 @@ def count_labels(count: pd.Series) -> np.ndarray:
     )
 
 
-class PrivateCountStat(GroupingMixin, stat):
+class PrivateCountStat(Declared, GroupingMixin, stat):
     """Base of all private count stats (not registered under a stat name).
 
     Subclasses implement :meth:`domain` and :meth:`shape_output`.
@@ -320,7 +320,7 @@ class PrivateCountStat(GroupingMixin, stat):
         self.check_input(data)
         data = self.drop_missing(data)
         mechanism = self.make_mechanism()
-        if isinstance(mechanism, LaplaceCounts):
+        if mechanism.formal:
             warn_eps_scale(self, self.params.get("total"), mechanism)
         key_ints = self.record_key_integers(data)
         self.build.records = data
@@ -328,9 +328,8 @@ class PrivateCountStat(GroupingMixin, stat):
         spent = sum(
             r.eps or 0.0 for r in self.build.releases if r.family == "range"
         )
-        if spent and isinstance(mechanism, LaplaceCounts):
-            # a private range was paid out of this layer's eps
-            mechanism = mechanism.with_eps(mechanism.eps - spent)
+        # a private range was paid out of this layer's eps
+        mechanism = mechanism.after_spending(spent)
         gcols = self.group_columns(data)
         gdims = [
             categorical_dimension(c, data[c], door.declared.get(c))
@@ -343,7 +342,7 @@ class PrivateCountStat(GroupingMixin, stat):
             weight = self.checked_weights(data["weight"])
         dims = [panel, *gdims, fdim]
         kept = self.cells_kept(dims, data, door)
-        if kept is not None and isinstance(mechanism, LaplaceCounts):
+        if kept is not None:
             # each unit now opens at most max_cells cells: the threshold
             # of an undeclared domain may count that many
             mechanism = mechanism.bounded(
@@ -370,9 +369,8 @@ class PrivateCountStat(GroupingMixin, stat):
         unit = door.unit
         if unit.max_cells is None or door.rows is None:
             return None
-        units = unit_integers(
-            door.rows.loc[data.index, unit.column].to_numpy(), unit.name
-        )
+        # the door left out records without a unit: every code is a unit
+        units, _ = id_codes(door.rows.loc[data.index, unit.column])
         return limit_cells(
             dims, units, unit.max_cells, unit.salt, unit.bounding
         )

@@ -11,6 +11,12 @@ from plotnine.doctools import document
 from plotnine.mapping.evaluation import after_stat
 
 from .._compat import stat_arguments
+from ..declarations import (
+    BINNED_INTERVALS,
+    BINNED_NOISY,
+    Declaration,
+    NoiseGeom,
+)
 from ..families import Bins
 from .base import (
     CKM_PARAMS,
@@ -63,6 +69,18 @@ class _BinFamily(PrivateCountStat):
     """Counts per bin of a continuous x over public bin edges."""
 
     FAMILY = "bin"
+    DECLARATION = Declaration(
+        family="bin",
+        example={"aes": {"x": "num"}, "params": {"breaks": (10, 20, 30, 45)}},
+        title="bin",
+        counterpart="bin",
+        noisy=BINNED_NOISY,
+        intervals=BINNED_INTERVALS,
+        plan="count",
+        noise_geom=NoiseGeom("errorbar", "count", {"width": 0.0}),
+        counterpart_labels=True,
+        engine=True,
+    )
     QUERY_PARAMS = ("range_share",)
 
     REQUIRED_AES = {"x"}

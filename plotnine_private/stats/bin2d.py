@@ -13,6 +13,7 @@ from plotnine.mapping.evaluation import after_stat
 from plotnine.scales.scale_discrete import scale_discrete
 
 from ..cells import tile_frame
+from ..declarations import BINNED_INTERVALS, BINNED_NOISY, Declaration
 from ..families import Bins, Grid
 from .base import (
     CKM_PARAMS,
@@ -134,6 +135,20 @@ class _Bin2dFamily(TwoAxisBins, PrivateCountStat):
     BIN_RULE = "bin_2d"
 
     FAMILY = "bin2d"
+    DECLARATION = Declaration(
+        family="bin2d",
+        example={
+            "aes": {"x": "num", "y": "num2"},
+            "params": {"breaks": ((10, 25, 45), (5, 20, 35))},
+        },
+        title="bin2d",
+        counterpart="bin_2d",
+        noisy=BINNED_NOISY,
+        intervals=BINNED_INTERVALS,
+        plan="count",
+        counterpart_labels=True,
+        engine=True,
+    )
     QUERY_PARAMS = ("range_share",)
 
     REQUIRED_AES = {"x", "y"}

@@ -20,6 +20,7 @@ import pandas as pd
 from plotnine.doctools import document
 from plotnine.mapping.evaluation import after_stat
 
+from ..declarations import BINNED_INTERVALS, BINNED_NOISY, Declaration
 from ..families import Hexes
 from ..mechanisms.errors import ParameterError
 from ..mechanisms.hexbin import (
@@ -61,6 +62,21 @@ class _BinhexFamily(TwoAxisBins, PrivateCountStat):
     """Counts per hexagon of a lattice fixed by public inputs."""
 
     FAMILY = "binhex"
+    DECLARATION = Declaration(
+        family="binhex",
+        shown_by_noise=True,
+        example={
+            "aes": {"x": "num", "y": "num2"},
+            "params": {"limits": ((10, 45), (5, 35)), "binwidth": (10, 10)},
+        },
+        title="binhex",
+        counterpart="bin_hex",
+        noisy=BINNED_NOISY,
+        intervals=BINNED_INTERVALS,
+        plan="count",
+        counterpart_labels=True,
+        engine=True,
+    )
     QUERY_PARAMS = ("range_share",)
 
     REQUIRED_AES = {"x", "y"}

@@ -8,6 +8,7 @@ import pandas as pd
 from plotnine.doctools import document
 from plotnine.scales.scale_discrete import scale_discrete
 
+from ..declarations import Declaration, NoiseGeom
 from ..smoothing import monotone_cdf, quantiles
 from ..validation import fail as _fail
 from ..validation import is_real
@@ -61,7 +62,43 @@ class _BoxplotFamily(FineFamily):
             for end in ("low", "high")
         ),
     }
-    INTERVALS = ("ymin", "lower", "middle", "upper", "ymax")
+    DECLARATION = Declaration(
+        family="boxplot",
+        plan_inputs=("limits",),
+        example={
+            "aes": {"x": "cat", "y": "num"},
+            "params": {"limits": (10, 45), "bins": 16},
+        },
+        title="boxplot",
+        counterpart="boxplot",
+        # a box's notches and varwidth: functions of its released
+        # quartiles and n
+        noisy=frozenset(
+            {
+                "lower",
+                "middle",
+                "upper",
+                "ymin",
+                "ymax",
+                "ymin_final",
+                "ymax_final",
+                "notchlower",
+                "notchupper",
+                "relvarwidth",
+                "n",
+            }
+        ),
+        intervals=("ymin", "lower", "middle", "upper", "ymax"),
+        plan="curve",
+        judged_by=("lower", "middle", "upper"),
+        caption="quartiles",
+        noise_geom=NoiseGeom(
+            "errorbar", "middle", {"width": 0.3, "color": "firebrick"}
+        ),
+        counterpart_params=("coef", "width"),
+        engine=True,
+    )
+    INTERVALS = DECLARATION.intervals
 
     def interval_range(self) -> tuple[float, float]:
         edges = self.build.fine.edges  # the public limits, transformed like y

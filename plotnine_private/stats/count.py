@@ -8,6 +8,7 @@ from plotnine.doctools import document
 from plotnine.mapping.evaluation import after_stat
 
 from ..cells import object_column
+from ..declarations import Declaration, NoiseGeom
 from ..families import count_levels
 from .base import (
     CKM_PARAMS,
@@ -51,6 +52,18 @@ class _CountFamily(PrivateCountStat):
     """
 
     FAMILY = "count"
+    DECLARATION = Declaration(
+        family="count",
+        example={"aes": {"x": "cat"}},
+        title="count",
+        counterpart="count",
+        noisy=frozenset({"count", "noisy_count", "count_label", "prop"}),
+        intervals=("count", "prop"),
+        plan="count",
+        noise_geom=NoiseGeom("errorbar", "count", {"width": 0.3}),
+        counterpart_labels=True,
+        engine=True,
+    )
     HIDDEN_WORD = "categories"
     REQUIRED_AES = {"x"}
     DEFAULT_AES = {"y": after_stat("count"), "weight": None}

@@ -8,6 +8,7 @@ import pandas as pd
 from plotnine.doctools import document
 from plotnine.mapping.evaluation import after_stat
 
+from ..declarations import Declaration, NoiseGeom
 from ..smoothing import kernel_name, kernel_smooth, monotone_cdf
 from ..validation import fail as _fail
 from ..validation import is_real
@@ -31,6 +32,37 @@ class _DensityFamily(FineFamily):
     """A kernel smooth of the released fine histogram of x."""
 
     AXIS = "x"
+    DECLARATION = Declaration(
+        family="density",
+        plan_inputs=("limits",),
+        example={
+            "aes": {"x": "num"},
+            "params": {"limits": (10, 45), "bins": 16},
+        },
+        title="density",
+        counterpart="density",
+        noisy=frozenset(
+            {
+                "count",
+                "noisy_count",
+                "count_label",
+                "density",
+                "scaled",
+                "ndensity",
+                "n",
+            }
+        ),
+        intervals=("density", "count"),
+        plan="curve",
+        judged_by=("density",),
+        caption="density band",
+        noise_geom=NoiseGeom(
+            "ribbon",
+            "density",
+            {"alpha": 0.3, "outline_type": "full", "size": 0},
+        ),
+        engine=True,
+    )
     REQUIRED_AES = {"x"}
     DEFAULT_AES = {"y": after_stat("density"), "weight": None}
     BASE_PARAMS = {

@@ -27,6 +27,7 @@ from plotnine.stats.binning import breaks_from_bins, breaks_from_binwidth
 from ..exceptions import PlotninePrivateError
 from ..families import bin_index  # moved; kept importable here
 from ..mechanisms.errors import PrivacyWarning
+from ..mechanisms.keys import kept_identity
 from ..mechanisms.ranges import private_range, range_privacy_map
 from ..mechanisms.release import (
     Charge,
@@ -385,7 +386,7 @@ def _private_axis(
         (lo, hi), bins, binwidth, center, boundary, stat.name, axis
     )
     release = Release(
-        identity=identity,
+        identity=kept_identity(secret, identity),
         family="range",
         mechanism="durfee_quantile",
         eps=eps_charged,

@@ -24,6 +24,7 @@ from plotnine.stats.stat import stat
 
 from .._compat import keep_checked_params
 from ..cells import Dimension, categorical_dimension
+from ..declarations import Declaration, Declared
 from ..door import Door, LayerBuild, level_label
 from ..mechanisms.synthetic import adjust_of_scale
 from ..pca.api import check_frame_version, make_settings, score_shares
@@ -59,7 +60,7 @@ _CELL_COLUMNS = ["xmin", "xmax", "ymin", "ymax", "x", "y", "count", "prob"]
 
 
 @document
-class stat_dp_pca_score(stat):
+class stat_dp_pca_score(Declared, stat):
     """
     Differentially private PCA score histogram (or synthetic points)
 
@@ -129,8 +130,8 @@ class stat_dp_pca_score(stat):
         Omit cells whose released probability is 0 (else they would be
         drawn with the smallest alpha of the scale).
     frame_version : {"v2", "v1"}, default="v2"
-        Version of the private frame (as in `dp_pca`): "v1" reproduces
-        the frames of releases made before v2.
+        Version of the private frame (as in `dp_pca`): "v1" keeps the
+        method of the frames of releases made before v2.
     split : dict, default=None
         Deprecated: the old name of `shares`.
     bandwidth_scale : float, default=None
@@ -158,6 +159,28 @@ class stat_dp_pca_score(stat):
     DEFAULT_AES = {"alpha": after_stat("prob")}
     #: the build the stat's copy works for (see ``release_at_door``)
     build: LayerBuild
+    DECLARATION = Declaration(
+        family="pca",
+        plan_inputs=("delta",),
+        example={
+            "aes": {},
+            "params": {
+                "columns": ["num", "num2", "num3"],
+                "delta": 1e-5,
+                "bins": (4, 4),
+                "drop_zero": False,
+            },
+        },
+        title="DP PCA score",
+        counterpart="pca_score_plain",
+        # the axes and the frame are released too: every position
+        noisy=frozenset(
+            {"count", "prob", "x", "y", "xmin", "xmax", "ymin", "ymax"}
+            | {"PC1", "PC2"}
+        ),
+        intervals=("count", "prob"),
+        plan="pca",
+    )
     DEFAULT_PARAMS = {
         "geom": "rect",
         "position": "identity",
@@ -356,7 +379,9 @@ class stat_dp_pca_score(stat):
         self.build.releases = list(fit.releases)
         cells = _cell_rows(fit, partition, groups, door)
         self.add_intervals(cells)
-        self.warn_thin(cells, len(data))
+        # rows are public only when each is its own unit (replace-one):
+        # how many rows a bounded unit kept is not
+        self.warn_thin(cells, None if door.unit.bounded else len(data))
         a, b = settings.axes
         if p["output"] == "synthetic":
             n = len(x) if p["n_sample"] is None else p["n_sample"]
@@ -370,15 +395,28 @@ class stat_dp_pca_score(stat):
         out[f"PC{b}"] = out["y"]
         return out
 
-    def warn_thin(self, cells: pd.DataFrame, n_rows: int) -> None:
+    def warn_thin(self, cells: pd.DataFrame, n_rows: int | None) -> None:
         """Say so when the released tiles hold less than half the layer's
-        rows (public under replace-one adjacency): the frame asks more
-        tiles than the records can fill above the noise."""
+        rows (``n_rows``, public under replace-one adjacency) or, where
+        rows are bounded per unit (``n_rows`` None: how many a unit kept
+        is private), when less than a quarter of the frame's tiles are
+        shown: the frame asks more tiles than the records can fill above
+        the noise. Either way the test reads released values only."""
         shown = float(cells["count"].sum()) if len(cells) else 0.0
-        if shown >= 0.5 * n_rows:
-            return
         p = self.params
         bx, by = p["bins"] if np.ndim(p["bins"]) else (p["bins"],) * 2
+        if n_rows is None:
+            lit = int((cells["count"] > 0).sum()) if len(cells) else 0
+            if lit >= 0.25 * bx * by:
+                return
+            held = f"are {lit} of the {bx}x{by} frame's {bx * by}"
+        elif shown >= 0.5 * n_rows:
+            return
+        else:
+            held = (
+                f"hold {shown:.0f} of the layer's {n_rows} rows over a "
+                f"{bx}x{by} frame"
+            )
         hist = [
             r for r in self.build.releases if r.family.endswith("histogram")
         ]
@@ -389,8 +427,7 @@ class stat_dp_pca_score(stat):
             else "the tiles' noise is as large as their counts"
         )
         warnings.warn(
-            f"{_NAME}: the released tiles hold {shown:.0f} of the layer's "
-            f"{n_rows} rows over a {bx}x{by} frame ({why}): the score plot "
+            f"{_NAME}: the released tiles {held} ({why}): the score plot "
             "shows too little to read. Use coarser bins (e.g. bins=(8, "
             "8)), more eps (plan it with pp.accuracy('dp_pca_score', "
             "...)) or more records.",

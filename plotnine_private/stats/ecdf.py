@@ -8,6 +8,7 @@ import pandas as pd
 from plotnine.doctools import document
 from plotnine.mapping.evaluation import after_stat
 
+from ..declarations import Declaration, NoiseGeom
 from ..smoothing import monotone_cdf
 from ..validation import fail as _fail
 from ..validation import is_real
@@ -39,7 +40,25 @@ class _EcdfFamily(FineFamily):
         "band": "pointwise",
     }
     CREATES = {"ecdf", "n", "ecdf_low", "ecdf_high"}
-    INTERVALS = ("ecdf",)
+    DECLARATION = Declaration(
+        family="ecdf",
+        plan_inputs=("limits",),
+        example={
+            "aes": {"x": "num"},
+            "params": {"limits": (10, 45), "bins": 16},
+        },
+        title="ECDF",
+        counterpart="ecdf",
+        noisy=frozenset({"ecdf", "n"}),
+        intervals=("ecdf",),
+        plan="curve",
+        judged_by=("ecdf",),
+        caption="ECDF band",
+        noise_geom=NoiseGeom("ribbon", "ecdf", {"alpha": 0.3, "size": 0}),
+        counterpart_params=("pad",),
+        engine=True,
+    )
+    INTERVALS = DECLARATION.intervals
 
     def interval_range(self) -> tuple[float, float]:
         return 0.0, 1.0

@@ -24,7 +24,7 @@ import pandas as pd
 
 from ..cells import cell_table
 from ..families import Bins
-from ..mechanisms.release import LaplaceCounts, release_cells
+from ..mechanisms.release import release_cells
 from ..validation import fail as _fail
 from ..validation import is_real
 from .base import FamilyCells, PrivateCountStat, validate_range
@@ -249,12 +249,7 @@ class FineFamily(PrivateCountStat):
         gtable, _ = cell_table(
             dims, groups, n, weighted, key_sum, False, table.multiplicity
         )
-        group_mech = mechanism
-        if isinstance(mechanism, LaplaceCounts):
-            group_mech = mechanism.with_eps(
-                mechanism.eps * self.params["group_share"]
-            )
-            mechanism = mechanism.with_eps(mechanism.eps - group_mech.eps)
+        group_mech, mechanism = mechanism.split(self.params["group_share"])
         query = self.query(door, fam, gdims, group_mech)
         shown = release_cells(
             dataclasses.replace(query, family=f"{self.FAMILY}:groups"),

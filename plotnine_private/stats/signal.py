@@ -20,6 +20,7 @@ import math
 import warnings
 from typing import Any
 
+from ..declarations import twin
 from ..mechanisms.errors import PrivacyWarning
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "ZERO_SHARE",
     "SignalWarning",
     "expected_abs_noise",
+    "planned_name",
     "warn",
     "warn_box_width",
     "warn_density_zero",
@@ -53,6 +55,14 @@ class SignalWarning(PrivacyWarning):
 #: above this eps a release gives little protection: one record can make
 #: an output e**10 (about 22,000) times more likely
 EPS_HIGH = 10.0
+
+
+def planned_name(stat: Any) -> str:
+    """The name to plan a stat's family with (``pp.eps_for(name, ...)``):
+    the DP stat of its declared family."""
+    decl = getattr(stat, "DECLARATION", None)
+    entry = None if decl is None else twin(decl.family, "dp")
+    return "<the DP stat>" if entry is None else entry.name
 
 
 def warn(name: str, message: str) -> None:
@@ -163,8 +173,8 @@ def warn_box_width(stat: Any, out: Any, level: float) -> None:
         f"{stat.name}: the {level:.0%} interval of a quartile spans up to "
         f"{share:.0%} of the limits ({lo:g}, {hi:g}) for {int(bad.sum())} "
         f"box(es) ({which}): the boxes show noise, not quartiles. Use more "
-        "eps (plan it with pp.eps_for('boxplot_dp', error=..., n=...)), "
-        "fewer fine bins (bins=...), or fewer boxes.",
+        f"eps (plan it with pp.eps_for({planned_name(stat)!r}, error=..., "
+        "n=...)), fewer fine bins (bins=...), or fewer boxes.",
         SignalWarning,
         stacklevel=3,
     )
@@ -180,8 +190,9 @@ def warn_density_zero(stat: Any, out: Any, level: float) -> None:
         f"{stat.name}: the {level:.0%} band of {len(bad)} of "
         f"{len(zero)} group(s) includes 0 over {float(bad.min()):.0%} or "
         "more of the curve: the released density cannot be told from "
-        "noise. Use more eps (plan it with pp.eps_for('density_dp', "
-        "...)), fewer fine bins (bins=64), a wider bandwidth (adjust=2) "
+        "noise. Use more eps (plan it with "
+        f"pp.eps_for({planned_name(stat)!r}, ...)), fewer fine bins "
+        "(bins=64), a wider bandwidth (adjust=2) "
         "or fewer groups.",
         SignalWarning,
         stacklevel=3,

@@ -10,6 +10,7 @@ import pandas as pd
 from plotnine.doctools import document
 from plotnine.mapping.evaluation import after_stat
 
+from ..declarations import Declaration
 from ..families import Observed, PointAxis, Points
 from .base import (
     CKM_PARAMS,
@@ -47,6 +48,21 @@ class _SumFamily(PrivateCountStat):
     """
 
     FAMILY = "sum"
+    DECLARATION = Declaration(
+        family="sum",
+        shown_by_noise=True,
+        example={
+            "aes": {"x": "num", "y": "num2"},
+            "params": {"limits": ((10, 45), (5, 35)), "resolution": (5, 5)},
+        },
+        title="sum",
+        counterpart="sum",
+        noisy=frozenset({"n", "noisy_n", "prop"}),
+        intervals=("n",),
+        plan="count",
+        counterpart_labels=True,
+        engine=True,
+    )
     REQUIRED_AES = {"x", "y"}
     DEFAULT_AES = {"size": after_stat("n"), "weight": 1}
     BASE_PARAMS = {

@@ -17,6 +17,7 @@ from plotnine.scales.scale_discrete import scale_discrete
 from plotnine.stats import stat_summary as _pn_stat_summary
 
 from ..cells import assemble, categorical_dimension
+from ..declarations import Declaration, NoiseGeom
 from ..mechanisms.magnitudes import SumTable
 from ..units import with_unit
 from ..validation import fail, is_real, validate_choice, validate_range
@@ -69,6 +70,22 @@ class _SummaryFamily(_CountFamily):
     """
 
     FAMILY = "summary"
+    DECLARATION = Declaration(
+        family="summary",
+        plan_inputs=("bounds",),
+        example={
+            "aes": {"x": "cat", "y": "num"},
+            "params": {"bounds": (10, 45)},
+        },
+        title="summary",
+        counterpart="summary",
+        noisy=frozenset({"y", "ymin", "ymax", "n", "sum"}),
+        intervals=("y",),
+        plan="summary",
+        judged_by=("y",),
+        caption="y",
+        noise_geom=NoiseGeom("errorbar", "y", {"width": 0.2}, fixed=True),
+    )
     REQUIRED_AES = {"x", "y"}
     DEFAULT_AES: dict = {}
     BASE_PARAMS = {

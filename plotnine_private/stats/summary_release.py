@@ -35,6 +35,7 @@ from .base import CKMMixin
 from .signal import (
     SignalWarning,
     expected_abs_noise,
+    planned_name,
     validate_total,
     warn_eps_scale,
 )
@@ -273,8 +274,9 @@ class _DPSummary(_SummaryFamily):
                 f"{self.name}: {int(gone.sum())} cell(s) have a released "
                 f"record count whose {p['level']:.0%} interval (+-{h}) "
                 "includes 0: a mean there is noise, so they are not drawn. "
-                "Use more eps (plan it with pp.eps_for('summary_dp', "
-                "error=..., n=..., bounds=...)), a smaller sum_share or "
+                "Use more eps (plan it with "
+                f"pp.eps_for({planned_name(self)!r}, error=..., n=..., "
+                "bounds=...)), a smaller sum_share or "
                 "fewer levels or groups.",
                 SignalWarning,
                 stacklevel=3,

@@ -254,6 +254,7 @@ def _params(spec: TableSpec) -> dict:
     }
 
 
+# memos of pure functions of the spec: the same in every session
 @functools.lru_cache(maxsize=64)
 def _create_cached(spec: TableSpec) -> PTable:
     """Build (once per parameters) the table of a validated spec."""
