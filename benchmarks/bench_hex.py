@@ -36,7 +36,7 @@ from plotnine import aes, geom_bin_2d, ggplot  # noqa: E402
 
 import plotnine_private.geoms.hex  # noqa: E402, F401 (registers)
 from plotnine_private.geoms.hex import geom_hex  # noqa: E402
-from plotnine_private.mechanisms.hexbin import (  # noqa: E402
+from plotnine_private.mechanisms.domains.hexbin import (  # noqa: E402
     hex_assign,
     hex_cell_counts,
 )

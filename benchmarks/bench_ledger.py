@@ -19,8 +19,8 @@ import time
 from pathlib import Path
 
 import plotnine_private as pp
-from plotnine_private import ledger_store
-from plotnine_private.mechanisms.release import Charge
+from plotnine_private.ledger import store as ledger_store
+from plotnine_private.mechanisms.release.engine import Charge
 
 
 def _charge(i: int) -> Charge:

@@ -20,17 +20,17 @@ import time
 import numpy as np
 import pandas as pd
 
-from plotnine_private.mechanisms.histogram import (
+from plotnine_private.mechanisms.pca.directions import (
+    private_directions,
+    spherical_kendall,
+)
+from plotnine_private.mechanisms.pca.histogram import (
     grid_counts,
     private_histogram,
     score_grid,
 )
-from plotnine_private.mechanisms.pca import (
-    private_directions,
-    spherical_kendall,
-)
-from plotnine_private.mechanisms.quantile import private_frame
-from plotnine_private.mechanisms.randomness import derive_key
+from plotnine_private.mechanisms.pca.quantile import private_frame
+from plotnine_private.mechanisms.streams.randomness import derive_key
 from plotnine_private.pca import dp_pca
 
 # a fixed stream key per experiment (the release engine derives real ones

@@ -12,10 +12,10 @@ the median and 90th percentile over keys of
 
 Methods:
 
-* ``old``: the range before ``mechanisms/ranges.py``: signed Durfee
+* ``old``: the range before ``mechanisms/domains/ranges.py``: signed Durfee
   quantiles at 0.01 and 0.99 with ``eps/2`` each, divided by 1.5 under
   replace, crossed ends widened to width 1;
-* ``new``: :func:`plotnine_private.mechanisms.ranges.private_range`.
+* ``new``: :func:`plotnine_private.mechanisms.domains.ranges.private_range`.
 
 Run: ``python benchmarks/bench_range.py [--keys 200] [--quick]``;
 ``--layer`` instead prints the table a user sees: n = 200, 1000, 10000 at
@@ -31,9 +31,9 @@ import warnings
 import numpy as np
 from plotnine.data import mpg
 
-from plotnine_private.mechanisms.quantile import signed_quantile
-from plotnine_private.mechanisms.randomness import derive_key
-from plotnine_private.mechanisms.ranges import private_range
+from plotnine_private.mechanisms.domains.ranges import private_range
+from plotnine_private.mechanisms.pca.quantile import signed_quantile
+from plotnine_private.mechanisms.streams.randomness import derive_key
 
 SHAPES = {
     "U(0,100)": lambda rng, n: rng.uniform(0, 100, n),

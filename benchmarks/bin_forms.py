@@ -101,7 +101,7 @@ def hex_forms(path: str) -> dict:
 
     from plotnine_private.engines.push import grouped
     from plotnine_private.families import CELL, Hexes
-    from plotnine_private.mechanisms.hexbin import hex_lattice
+    from plotnine_private.mechanisms.domains.hexbin import hex_lattice
 
     (x0, x1), (y0, y1) = BOX
     bw = ((x1 - x0) / BINS, (y1 - y0) / BINS)

@@ -56,21 +56,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from run import make_data, stat_pairs  # noqa: E402
 
 from plotnine_private import dp_table  # noqa: E402
-from plotnine_private.mechanisms import laplace as lap  # noqa: E402
-from plotnine_private.mechanisms.place_streams import (  # noqa: E402
-    PlaceStreams,
-)
 from plotnine_private.mechanisms.ptable import create_cnt_ptable  # noqa: E402
 from plotnine_private.mechanisms.ptable.build import (  # noqa: E402
     _create_cached,
 )
-from plotnine_private.mechanisms.randomness import (  # noqa: E402
+from plotnine_private.mechanisms.samplers import laplace as lap  # noqa: E402
+from plotnine_private.mechanisms.streams.places import (  # noqa: E402
+    PlaceStreams,
+)
+from plotnine_private.mechanisms.streams.randomness import (  # noqa: E402
     _labels_digest,
     _prefixed_labels,
     cell_words,
     derive_key,
 )
-from plotnine_private.mechanisms.streams import (  # noqa: E402
+from plotnine_private.mechanisms.streams.versions import (  # noqa: E402
     cell_streams,
     use_stream_version,
 )
@@ -176,9 +176,9 @@ def _table_stages() -> list[tuple[Any, str, str]]:
     """(owner, attribute, label) of the stages of a ``dp_table`` call,
     outer stages first; a label's indent says which stage it is in."""
     from plotnine_private import cells, tables
-    from plotnine_private.mechanisms import cellnames, count_mechanisms
-    from plotnine_private.mechanisms import place_streams as places
-    from plotnine_private.mechanisms import release as engine
+    from plotnine_private.mechanisms.naming import cellnames
+    from plotnine_private.mechanisms.release import count_mechanisms, engine
+    from plotnine_private.mechanisms.streams import places
 
     return [
         (tables, "_declared_labels", "labels from Arrow's buffers"),

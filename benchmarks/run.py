@@ -36,8 +36,8 @@ from plotnine import (
 
 import plotnine_private as pp
 from plotnine_private.cells import Dimension, assemble
-from plotnine_private.mechanisms import laplace as lap
-from plotnine_private.mechanisms.randomness import (
+from plotnine_private.mechanisms.samplers import laplace as lap
+from plotnine_private.mechanisms.streams.randomness import (
     CellStreams,
     cell_words,
     derive_key,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from . import stats as stats  # callable: pp.stats() lists every stat
 from ._compat import DoorHooks, install_hooks, layer_data
 from ._version import __version__ as __version__
-from .bundle import save_release
+from .bundle.saving import save_release
 from .compare import Comparison, compare
 from .declarations import Declaration, NoiseGeom
 from .door import facet_skeleton, is_private, release_layer
@@ -21,14 +21,8 @@ from .exceptions import (
 )
 from .geoms.hex import geom_hex
 from .geoms.noise import geom_noise
-from .ledger_book import LedgerBook, ledger, rebind_ledger
-from .ledger_store import use_ledger
-from .mechanisms.ckm import (
-    RecordKeyWarning,
-    cell_keys,
-    record_key_integers,
-)
-from .mechanisms.keys import create_key, use_key
+from .ledger.book import LedgerBook, ledger, rebind_ledger
+from .ledger.store import use_ledger
 from .mechanisms.ptable import (
     PTable,
     PTableVarianceWarning,
@@ -36,8 +30,14 @@ from .mechanisms.ptable import (
     create_num_ptable,
     read_ptable,
 )
-from .mechanisms.release import Release
-from .mechanisms.streams import stream_version, use_stream_version
+from .mechanisms.ptable.ckm import (
+    RecordKeyWarning,
+    cell_keys,
+    record_key_integers,
+)
+from .mechanisms.release.engine import Release
+from .mechanisms.streams.keys import create_key, use_key
+from .mechanisms.streams.versions import stream_version, use_stream_version
 from .noise import NoiseIntervals, noise_caption, noise_interval
 from .pca import DPPCAResult, dp_pca, dp_score
 from .planning import accuracy, eps_for
@@ -58,7 +58,6 @@ from .stats.bin2d import (
     stat_bin_2d_ckm,
     stat_bin_2d_dp,
 )
-from .stats.bin_hex import stat_bin_hex, stat_binhex
 from .stats.binhex import (
     stat_bin_hex_ckm,
     stat_bin_hex_dp,
@@ -70,9 +69,10 @@ from .stats.count import stat_count_ckm, stat_count_dp
 from .stats.density import stat_density_ckm, stat_density_dp
 from .stats.dp_pca_score import stat_dp_pca_score
 from .stats.ecdf import stat_ecdf_ckm, stat_ecdf_dp
+from .stats.hex_counts import stat_bin_hex, stat_binhex
 from .stats.signal import SignalWarning
 from .stats.sum import stat_sum_ckm, stat_sum_dp
-from .stats.summary import stat_summary_ckm, stat_summary_dp
+from .stats.summary.stat import stat_summary_ckm, stat_summary_dp
 from .tables import ckm_table, dp_table
 
 

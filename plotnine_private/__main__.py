@@ -28,7 +28,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from .exceptions import PlotninePrivateError
-    from .ledger_book import ledger
+    from .ledger.book import ledger
 
     try:
         book = ledger(args.path, args.dataset)

@@ -4,7 +4,7 @@ A domain is a product of :class:`Dimension` s (panel, groups, the family's
 cells: categories, bins, hexagons). :func:`assemble` maps every record to
 its cell with integer codes only (no per-record strings or Python loops),
 counts records, sums weights and CKM record keys exactly per cell, and
-returns a :class:`~plotnine_private.mechanisms.release.CellTable` whose
+returns a :class:`~plotnine_private.mechanisms.release.engine.CellTable` whose
 cells are named by their content (the noise-stream words). Plots, tables
 and engine sources all assemble cells here, so the same data give the same
 cells, and the release engine the same noise, whichever asked.
@@ -26,14 +26,14 @@ import pandas as pd
 
 from .exceptions import PlotninePrivateError
 from .identifiers import factorized
-from .mechanisms.cellnames import value_bytes
-from .mechanisms.place_streams import (
+from .mechanisms.naming.cellnames import value_bytes
+from .mechanisms.release.engine import CellTable, Query
+from .mechanisms.streams.places import (
     PlaceDomain,
     content_words,
     place_index,
     whole_domain,
 )
-from .mechanisms.release import CellTable, Query
 
 
 def level_label(value: Any) -> str:
@@ -125,7 +125,8 @@ class Dimension:
         For each record, its level (-1: outside the domain, not counted).
     content
         Columns (one value per level) that name a level in the noise
-        words (:func:`~plotnine_private.mechanisms.randomness.cell_words`):
+        words
+        (:func:`~plotnine_private.mechanisms.streams.randomness.cell_words`):
         the level values themselves, or bin edges.
     values
         The level values to show (categories, bin centres...).
@@ -485,7 +486,7 @@ def cell_table(
     cells are a whole public domain in place order (every dimension
     public, ``arange`` of its size, as :func:`assemble` lists them), they
     are also named by place
-    (:class:`~plotnine_private.mechanisms.place_streams.PlaceDomain`),
+    (:class:`~plotnine_private.mechanisms.streams.places.PlaceDomain`),
     and their words are made only if read."""
     sizes = [d.size for d in dims]
     ncell = len(cells)

@@ -30,7 +30,7 @@ from ._compat import keep_build, kept_build, layer_mapping, layer_own_data
 from .cells import level_label
 from .exceptions import PlotninePrivateError
 from .identifiers import content_ids, id_codes
-from .mechanisms.bounding import bounded_mask
+from .mechanisms.release.bounding import bounded_mask
 from .units import ONE_ROW, Unit, UnitFrame, unit_of
 from .validation import from_polars
 
@@ -227,7 +227,8 @@ class LayerBuild:
     records
         The layer's rows at the door.
     releases
-        The layer's :class:`~plotnine_private.mechanisms.release.Release`
+        The layer's
+        :class:`~plotnine_private.mechanisms.release.engine.Release`
         records, in the order they were made.
     axis_cache
         Each axis's bins (public or privately estimated), computed once a
@@ -456,7 +457,8 @@ def bound_rows(
 ) -> np.ndarray:
     """Which of a layer's rows their privacy unit keeps (a boolean array):
     the ``unit.max_records`` with the smallest public keyed hash of (unit,
-    record) (:func:`~plotnine_private.mechanisms.bounding.bounded_mask`);
+    record)
+    (:func:`~plotnine_private.mechanisms.release.bounding.bounded_mask`);
     a record is its ``record_id`` or, without one, a hash of its content
     (:func:`content_ids`).
 

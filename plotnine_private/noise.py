@@ -1,7 +1,7 @@
 """Noise you can see: the interval of each private layer's noise.
 
 :func:`noise_interval` reads the release records a build of the plot
-produces (:class:`~plotnine_private.mechanisms.release.Release`: the
+produces (:class:`~plotnine_private.mechanisms.release.engine.Release`: the
 mechanism, its scale, eps and delta) and, for CKM layers, the layer's
 p-table. Those are public parameters: the interval never depends on the
 data, only on how the noise is drawn.
@@ -332,7 +332,7 @@ def noise_interval(plot: Any, level: float = 0.95) -> NoiseIntervals:
     >>> pp.noise_interval(p).caption()
     'noise: ±6 (95%) for count_dp eps=1'
     """
-    from .ledger_store import suspended
+    from .ledger.store import suspended
     from .report.figures import built_figures, is_several
 
     level = _check_level(level)

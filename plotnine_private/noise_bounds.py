@@ -16,12 +16,12 @@ import numpy as np
 import pandas as pd
 
 from .exceptions import PlotninePrivateError
-from .mechanisms.discrete_gaussian import discrete_gaussian_pmf
 from .mechanisms.ptable import ons_pcv
+from .mechanisms.samplers.discrete_gaussian import discrete_gaussian_pmf
 
 if TYPE_CHECKING:
     from .mechanisms.ptable import PTable
-    from .mechanisms.release import Release
+    from .mechanisms.release.engine import Release
 
 __all__ = [
     "ckm_interval",

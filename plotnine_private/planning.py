@@ -34,9 +34,9 @@ import numpy as np
 
 from .declarations import Registered, registered
 from .exceptions import PlotninePrivateError, PrivacyWarning
-from .mechanisms.count_mechanisms import check_bound
 from .mechanisms.errors import ParameterError
-from .mechanisms.laplace import ADJACENCY_SENSITIVITY
+from .mechanisms.release.count_mechanisms import check_bound
+from .mechanisms.samplers.laplace import ADJACENCY_SENSITIVITY
 from .noise_bounds import (
     _check_level,
     dgauss_interval,
@@ -243,7 +243,7 @@ def _pca_accuracy(
     calibration="analytic",
     split=None,
 ) -> float:
-    from .mechanisms.histogram import histogram_sigma
+    from .mechanisms.pca.histogram import histogram_sigma
     from .pca.fit import Budget
     from .pca.validation import check_shares
 
@@ -281,8 +281,8 @@ def _summary_accuracy(
     resolution=None,
     levels=("a",),
 ) -> float:
-    from .mechanisms.magnitudes import LaplaceSums
-    from .stats.summary import stat_summary_dp
+    from .mechanisms.release.magnitudes import LaplaceSums
+    from .stats.summary.stat import stat_summary_dp
 
     _need("bounds", bounds, "the public (lo, hi) of y")
     with warnings.catch_warnings():

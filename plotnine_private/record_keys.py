@@ -3,7 +3,8 @@
 :func:`add_record_keys` draws them (numpy) or derives them from a row
 identifier (:mod:`plotnine_private.engines.keys`, the same keys in pandas,
 polars and every engine). The per-cell arithmetic on keys is in
-:mod:`plotnine_private.mechanisms.ckm`; this module is the data-frame side.
+:mod:`plotnine_private.mechanisms.ptable.ckm`; this module is the data-frame
+side.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ import pandas as pd
 from .engines import keys as row_key_fn
 from .engines.source import is_source
 from .identifiers import MISSING_CODE, id_codes
-from .mechanisms.ckm import RecordKeyWarning, key_scale
 from .mechanisms.errors import ParameterError
+from .mechanisms.ptable.ckm import RecordKeyWarning, key_scale
 from .units import UnitFrame, unit_of
 from .validation import frame_type_fix, is_polars_frame
 

@@ -13,11 +13,11 @@ from contextlib import contextmanager
 from typing import Any
 
 from .exceptions import PlotninePrivateError
-from .ledger_store import use_ledger
-from .mechanisms.keys import use_key
-from .mechanisms.release import Charge, set_charge_hook
+from .ledger.store import use_ledger
+from .mechanisms.release.engine import Charge, set_charge_hook
 from .mechanisms.session import Session, current_session, session_of
-from .mechanisms.streams import use_stream_version
+from .mechanisms.streams.keys import use_key
+from .mechanisms.streams.versions import use_stream_version
 
 __all__ = ["session"]
 
@@ -71,7 +71,7 @@ def session(
         :func:`~plotnine_private.use_stream_version`).
     charge_hook
         A function told of every release before its noise is drawn (see
-        :func:`~plotnine_private.mechanisms.release.set_charge_hook`).
+        :func:`~plotnine_private.mechanisms.release.engine.set_charge_hook`).
     fresh
         Start a new record of the seeds used (the one-seed-per-release
         warning forgets earlier data frames) and of the releases charged.

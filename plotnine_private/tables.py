@@ -31,10 +31,10 @@ from .engines.source import is_source
 from .exceptions import PlotninePrivateError
 from .families import Levels, count_levels
 from .identifiers import id_codes
-from .mechanisms.cellnames import StrLabels
-from .mechanisms.ckm import record_key_integers
-from .mechanisms.laplace import DEFAULT_DELTA
-from .mechanisms.release import CKMCounts, LaplaceCounts, release_cells
+from .mechanisms.naming.cellnames import StrLabels
+from .mechanisms.ptable.ckm import record_key_integers
+from .mechanisms.release.engine import CKMCounts, LaplaceCounts, release_cells
+from .mechanisms.samplers.laplace import DEFAULT_DELTA
 from .unit_cells import limit_cells
 from .units import UnitFrame, unit_of
 from .validation import (

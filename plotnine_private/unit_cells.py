@@ -13,10 +13,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from .cells import Dimension, combined_codes
-from .mechanisms.bounding import cells_mask
-from .mechanisms.cellnames import cell_words
-from .mechanisms.idhash import SPAN
-from .mechanisms.idhash import key_ints as id_hash
+from .mechanisms.naming.cellnames import cell_words
+from .mechanisms.naming.idhash import SPAN
+from .mechanisms.naming.idhash import key_ints as id_hash
+from .mechanisms.release.bounding import cells_mask
 
 __all__ = ["cell_ids", "limit_cells"]
 
@@ -76,7 +76,8 @@ def limit_cells(
 ) -> np.ndarray:
     """Which records their privacy unit keeps when it may fall in at most
     ``max_cells`` cells of the domain (``units``: each record's unit as
-    an integer; :func:`~plotnine_private.mechanisms.bounding.cells_mask`
+    an integer;
+    :func:`~plotnine_private.mechanisms.release.bounding.cells_mask`
     on the cells' content). Records outside the domain open no cell and
     are kept (they are not counted)."""
     code, bad = combined_codes(dims)

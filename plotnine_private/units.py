@@ -3,7 +3,7 @@
 ``pp.source(data, unit="person_id", max_records=k)`` declares that the
 data's records belong to privacy units (people, households, firms) named
 by the column ``unit``, and that each unit keeps at most ``k`` of them
-before any aggregation (:mod:`plotnine_private.mechanisms.bounding`).
+before any aggregation (:mod:`plotnine_private.mechanisms.release.bounding`).
 Every mechanism then protects a whole unit: its sensitivity is ``k``
 times that of one record. Without a declaration the unit is one row
 (:data:`ONE_ROW`), as before.
@@ -23,10 +23,10 @@ from typing import Any
 import pandas as pd
 
 from .exceptions import PlotninePrivateError
-from .mechanisms.bounding import BOUNDINGS
-from .mechanisms.count_mechanisms import check_bound
 from .mechanisms.errors import ParameterError
-from .mechanisms.release import Query
+from .mechanisms.release.bounding import BOUNDINGS
+from .mechanisms.release.count_mechanisms import check_bound
+from .mechanisms.release.engine import Query
 
 __all__ = [
     "ONE_ROW",

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .exceptions import PlotninePrivateError, PrivacyWarning
-from .mechanisms import laplace as lap
+from .mechanisms.samplers import laplace as lap
 
 __all__ = [
     "as_ptable",

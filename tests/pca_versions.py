@@ -33,7 +33,7 @@ def charged(make, *args, **kw) -> tuple[object, list[str]]:
     """``make(*args, **kw)`` and the identities its releases were charged
     under (a result keeps a seed-only identity blinded by the session;
     the charge hook is told the query's own)."""
-    from plotnine_private.mechanisms import release as engine
+    from plotnine_private.mechanisms.release import engine
 
     seen: list = []
     previous = engine.set_charge_hook(seen.extend)

@@ -15,7 +15,7 @@ from plotnine_private import PlotninePrivateError, layer_data
 from plotnine_private._compat import build
 from plotnine_private.door import layer_releases
 from plotnine_private.geoms.hex import geom_hex
-from plotnine_private.mechanisms.hexbin import (
+from plotnine_private.mechanisms.domains.hexbin import (
     hex_assign,
     hex_centres,
     hex_lattice,

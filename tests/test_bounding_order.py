@@ -26,14 +26,7 @@ from plotnine_private.door import _kept_labels, layer_releases
 from plotnine_private.engines.bounding import order_key_stages
 from plotnine_private.exceptions import PlotninePrivateError
 from plotnine_private.identifiers import content_ids, value_words
-from plotnine_private.mechanisms.bounding import (
-    BOUNDINGS,
-    bounded_mask,
-    cells_mask,
-    labels,
-    order_keys,
-)
-from plotnine_private.mechanisms.idhash import (
+from plotnine_private.mechanisms.naming.idhash import (
     LOW,
     PRIME,
     SPAN,
@@ -42,7 +35,14 @@ from plotnine_private.mechanisms.idhash import (
     pair_keys_array,
     unit_parts_array,
 )
-from plotnine_private.mechanisms.release import Query
+from plotnine_private.mechanisms.release.bounding import (
+    BOUNDINGS,
+    bounded_mask,
+    cells_mask,
+    labels,
+    order_keys,
+)
+from plotnine_private.mechanisms.release.engine import Query
 from plotnine_private.units import ONE_ROW, Unit, with_unit
 
 duckdb = pytest.importorskip("duckdb")

@@ -24,7 +24,7 @@ from plotnine import (
 )
 
 import plotnine_private as pp
-from plotnine_private.bundle import redact_seeds, save_release
+from plotnine_private.bundle.saving import redact_seeds, save_release
 from plotnine_private.exceptions import (
     BudgetExceededError,
     PlotninePrivateError,
@@ -343,4 +343,4 @@ def test_refuses_a_non_empty_folder(cars, tmp_path):
     ],
 )
 def test_every_form_of_seed_is_redacted(code):
-    assert "90210" not in pp.bundle.redact_seeds(code)
+    assert "90210" not in pp.bundle.saving.redact_seeds(code)

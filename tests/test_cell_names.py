@@ -22,7 +22,7 @@ from plotnine import aes, facet_grid, geom_bar, ggplot
 
 import plotnine_private as pp
 from plotnine_private._compat import build
-from plotnine_private.mechanisms.randomness import (
+from plotnine_private.mechanisms.streams.randomness import (
     CellStreams,
     cell_words,
     derive_key,

@@ -8,14 +8,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from plotnine_private.mechanisms.ckm import (
+from plotnine_private.mechanisms.errors import ParameterError
+from plotnine_private.mechanisms.ptable import PTable, create_cnt_ptable
+from plotnine_private.mechanisms.ptable.ckm import (
     RecordKeyWarning,
     cell_keys,
     perturb_counts,
     record_key_integers,
 )
-from plotnine_private.mechanisms.errors import ParameterError
-from plotnine_private.mechanisms.ptable import PTable, create_cnt_ptable
 from plotnine_private.record_keys import add_record_keys
 
 SCALE = 10**8

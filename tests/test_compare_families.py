@@ -30,7 +30,7 @@ from plotnine_private.compare.plain_pca import (
 from plotnine_private.stats.boxplot import stat_boxplot_ckm
 from plotnine_private.stats.density import stat_density_ckm, stat_density_dp
 from plotnine_private.stats.ecdf import stat_ecdf_ckm
-from plotnine_private.stats.summary import stat_summary_ckm
+from plotnine_private.stats.summary.stat import stat_summary_ckm
 
 PTAB = pp.create_cnt_ptable(D=5, V=2.01, js=2)
 NUM = pp.create_num_ptable(D=5, V=2, step=4, icat=[1, 3, 5])

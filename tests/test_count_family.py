@@ -436,7 +436,7 @@ def test_noise_variance_per_cell_follows_adjacency(adjacency, sens):
     # probability ALPHA (normal approximation with the exact kurtosis)
     expected, kurtosis = dlap_moments(sens / 1.0)
     assert expected == pytest.approx(
-        pp.mechanisms.laplace.dlap_variance(sens / 1.0)
+        pp.mechanisms.samplers.laplace.dlap_variance(sens / 1.0)
     )
     lo, hi = variance_ratio_bounds(len(noise), kurtosis, ALPHA)
     assert lo < noise.var() / expected < hi

@@ -8,9 +8,9 @@ import hashlib
 import numpy as np
 import pytest
 
-from plotnine_private.mechanisms.cell_table import data_digest
-from plotnine_private.mechanisms.query import Query, _public
-from plotnine_private.mechanisms.randomness import _canonical
+from plotnine_private.mechanisms.release.cell_table import data_digest
+from plotnine_private.mechanisms.release.query import Query, _public
+from plotnine_private.mechanisms.streams.randomness import _canonical
 
 
 def _reference_digest(*arrays):

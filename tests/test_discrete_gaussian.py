@@ -10,9 +10,9 @@ import pytest
 from alpha import ALPHA
 from scipy import stats
 
-from plotnine_private.mechanisms import discrete_gaussian as dg
 from plotnine_private.mechanisms.errors import ParameterError
-from plotnine_private.mechanisms.randomness import (
+from plotnine_private.mechanisms.samplers import discrete_gaussian as dg
+from plotnine_private.mechanisms.streams.randomness import (
     CellStreams,
     cell_words,
     derive_key,

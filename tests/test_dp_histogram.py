@@ -8,14 +8,8 @@ import numpy as np
 import pytest
 from alpha import ALPHA, gaussian_sd_ratio_bounds
 
-from plotnine_private.mechanisms.discrete_gaussian import (
-    discrete_gaussian,
-    discrete_gaussian_sigma,
-    rational_variance,
-)
 from plotnine_private.mechanisms.errors import ParameterError
-from plotnine_private.mechanisms.gaussian import classic_gaussian_sigma
-from plotnine_private.mechanisms.histogram import (
+from plotnine_private.mechanisms.pca.histogram import (
     ALL_ZERO_MESSAGE,
     gaussian_counts,
     gaussian_histogram,
@@ -29,8 +23,19 @@ from plotnine_private.mechanisms.histogram import (
     sparse_histogram,
     sparse_threshold,
 )
-from plotnine_private.mechanisms.randomness import cell_words, derive_key
-from plotnine_private.mechanisms.streams import cell_streams
+from plotnine_private.mechanisms.samplers.discrete_gaussian import (
+    discrete_gaussian,
+    discrete_gaussian_sigma,
+    rational_variance,
+)
+from plotnine_private.mechanisms.samplers.gaussian import (
+    classic_gaussian_sigma,
+)
+from plotnine_private.mechanisms.streams.randomness import (
+    cell_words,
+    derive_key,
+)
+from plotnine_private.mechanisms.streams.versions import cell_streams
 
 
 def key(label):

@@ -16,9 +16,9 @@ from plotnine import aes, facet_wrap, geom_rect, ggplot
 from plotnine_private import layer_data
 from plotnine_private._compat import build
 from plotnine_private.exceptions import PlotninePrivateError, PrivacyWarning
-from plotnine_private.mechanisms.keys import secret_for
-from plotnine_private.mechanisms.release import Release
+from plotnine_private.mechanisms.release.engine import Release
 from plotnine_private.mechanisms.session import current_session
+from plotnine_private.mechanisms.streams.keys import secret_for
 from plotnine_private.pca import DPPCAResult, dp_pca, dp_score
 from plotnine_private.pca.display import sample_sizes
 from plotnine_private.stats.dp_pca_score import stat_dp_pca_score
@@ -596,7 +596,7 @@ def test_stat_reads_features_of_the_right_rows(gau):
 
 
 def test_key_file_policy_reaches_every_release(gau, tmp_path, monkeypatch):
-    from plotnine_private.mechanisms import keys
+    from plotnine_private.mechanisms.streams import keys
 
     keys.use_key(keys.create_key(tmp_path / "pp.key"))
     r = dp_pca(gau, COLS, eps=5, delta=1e-4, seed=1)

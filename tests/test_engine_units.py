@@ -31,7 +31,10 @@ from plotnine_private.door import layer_build, layer_releases
 from plotnine_private.engines import Source, source
 from plotnine_private.engines.bounding import order_key_stages
 from plotnine_private.exceptions import PlotninePrivateError
-from plotnine_private.mechanisms.bounding import bounded_mask, order_keys
+from plotnine_private.mechanisms.release.bounding import (
+    bounded_mask,
+    order_keys,
+)
 from plotnine_private.units import Unit
 
 duckdb = pytest.importorskip("duckdb")

@@ -40,7 +40,7 @@ from plotnine_private.engines import (
 )
 from plotnine_private.exceptions import PlotninePrivateError
 from plotnine_private.families import integer_keys, outside_as_nan
-from plotnine_private.mechanisms.ckm import record_key_integers
+from plotnine_private.mechanisms.ptable.ckm import record_key_integers
 
 duckdb = pytest.importorskip("duckdb")
 pl = pytest.importorskip("polars")

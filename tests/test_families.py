@@ -21,7 +21,7 @@ from plotnine_private.families import (
     integer_keys,
     outside_as_nan,
 )
-from plotnine_private.mechanisms.hexbin import SQRT3, hex_lattice
+from plotnine_private.mechanisms.domains.hexbin import SQRT3, hex_lattice
 from plotnine_private.stats.domains import _bin2d_edges
 
 SEEDS = [0, 1, 2]
@@ -376,7 +376,7 @@ def test_record_key_integers_in_engines(kind, modulus):
     """Each record's key integer (high and low halves) and its validity,
     in DuckDB and Polars, equal numpy's (mechanisms.ckm)."""
     from plotnine_private.engines.push import key_integers
-    from plotnine_private.mechanisms.ckm import record_key_integers
+    from plotnine_private.mechanisms.ptable.ckm import record_key_integers
 
     rng = np.random.default_rng(11)
     if kind == "uniform":
@@ -422,7 +422,7 @@ def test_key_sums_whole_or_in_halves(kind, modulus, monkeypatch):
     whole (one int64 sum) or in 24-bit halves, and the halves are taken
     when so many records could overflow the whole sum."""
     from plotnine_private.engines import push
-    from plotnine_private.mechanisms.ckm import record_key_integers
+    from plotnine_private.mechanisms.ptable.ckm import record_key_integers
 
     rng = np.random.default_rng(5)
     n = 5000

@@ -33,17 +33,17 @@ from plotnine.data import mpg
 from scipy.special import ndtr, ndtri
 
 import plotnine_private as pp
-from plotnine_private.mechanisms.discrete_gaussian import (
+from plotnine_private.mechanisms.pca.directions import private_eigenvalues
+from plotnine_private.mechanisms.pca.histogram import histogram_sigma
+from plotnine_private.mechanisms.samplers.discrete_gaussian import (
     discrete_gaussian_pmf,
 )
-from plotnine_private.mechanisms.gaussian import (
+from plotnine_private.mechanisms.samplers.gaussian import (
     gaussian_resolution,
     round_to_resolution,
 )
-from plotnine_private.mechanisms.histogram import histogram_sigma
-from plotnine_private.mechanisms.laplace import dlap_pmf
-from plotnine_private.mechanisms.pca import private_eigenvalues
-from plotnine_private.mechanisms.randomness import keyed_normal
+from plotnine_private.mechanisms.samplers.laplace import dlap_pmf
+from plotnine_private.mechanisms.streams.randomness import keyed_normal
 
 CANDIDATES = np.arange(0, 11)  # the unknown record's cell: 0..10 others
 

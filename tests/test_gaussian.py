@@ -7,7 +7,7 @@ import itertools
 import pytest
 
 from plotnine_private.mechanisms.errors import ParameterError
-from plotnine_private.mechanisms.gaussian import (
+from plotnine_private.mechanisms.samplers.gaussian import (
     analytic_gaussian_sigma,
     classic_gaussian_sigma,
     gaussian_delta,

@@ -27,11 +27,11 @@ from plotnine.exceptions import PlotnineError
 from plotnine.geoms.geom import geom
 
 import plotnine_private.geoms.hex as geom_hex_module
-import plotnine_private.stats.bin_hex as stat_module
+import plotnine_private.stats.hex_counts as stat_module
 from plotnine_private._compat import build
 from plotnine_private.exceptions import PlotninePrivateError
 from plotnine_private.geoms.hex import geom_hex
-from plotnine_private.stats.bin_hex import stat_bin_hex, stat_binhex
+from plotnine_private.stats.hex_counts import stat_bin_hex, stat_binhex
 
 SQRT3 = math.sqrt(3)
 PAD = 1e-6  # ggplot2's padding of the hexbin bounds

@@ -7,8 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from plotnine_private.mechanisms.errors import ParameterError
-from plotnine_private.mechanisms.hexbin import (
+from plotnine_private.mechanisms.domains.hexbin import (
     default_binwidth,
     ggplot2_bounds,
     hex_assign,
@@ -17,6 +16,7 @@ from plotnine_private.mechanisms.hexbin import (
     hex_lattice,
     hex_vertices,
 )
+from plotnine_private.mechanisms.errors import ParameterError
 
 SQRT3 = math.sqrt(3)
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from plotnine_private.mechanisms.ckm import record_key_integers
 from plotnine_private.mechanisms.errors import ParameterError
+from plotnine_private.mechanisms.ptable.ckm import record_key_integers
 
 _RNG = np.random.default_rng(7)
 

@@ -20,9 +20,9 @@ from neighbours import mixed_ids
 from plotnine import aes, geom_bar, ggplot
 
 import plotnine_private as pp
-from plotnine_private import ledger_store as ledger_module
 from plotnine_private.__main__ import main as cli
-from plotnine_private.mechanisms.release import LaplaceCounts
+from plotnine_private.ledger import store as ledger_module
+from plotnine_private.mechanisms.release.engine import LaplaceCounts
 from plotnine_private.mechanisms.session import UNSET, update_session
 
 # a ledger needs a key file; each test has its own (the key records the

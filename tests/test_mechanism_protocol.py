@@ -10,12 +10,15 @@ from pathlib import Path
 import pytest
 
 import plotnine_private as pp
-from plotnine_private.mechanisms import count_mechanisms, magnitudes
-from plotnine_private.mechanisms.count_mechanisms import (
+from plotnine_private.mechanisms.release import count_mechanisms, magnitudes
+from plotnine_private.mechanisms.release.count_mechanisms import (
     CKMCounts,
     LaplaceCounts,
 )
-from plotnine_private.mechanisms.magnitudes import CKMMagnitudes, LaplaceSums
+from plotnine_private.mechanisms.release.magnitudes import (
+    CKMMagnitudes,
+    LaplaceSums,
+)
 
 PACKAGE = Path(pp.__file__).parent
 CLASSES = {

@@ -10,9 +10,9 @@ import pytest
 from alpha import ALPHA, dlap_moments, mean_bound, variance_ratio_bounds
 from scipy import stats
 
-from plotnine_private.mechanisms import laplace as lap
 from plotnine_private.mechanisms.errors import ParameterError
-from plotnine_private.mechanisms.randomness import (
+from plotnine_private.mechanisms.samplers import laplace as lap
+from plotnine_private.mechanisms.streams.randomness import (
     CellStreams,
     cell_words,
     chacha_block,

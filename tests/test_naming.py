@@ -17,8 +17,8 @@ import plotnine_private as pp
 from plotnine_private import PlotninePrivateError, layer_data
 from plotnine_private._compat import build
 from plotnine_private.door import layer_releases
-from plotnine_private.mechanisms.laplace import DEFAULT_DELTA
-from plotnine_private.mechanisms.release import LaplaceCounts
+from plotnine_private.mechanisms.release.engine import LaplaceCounts
+from plotnine_private.mechanisms.samplers.laplace import DEFAULT_DELTA
 from plotnine_private.pca import dp_pca, dp_score
 from plotnine_private.stats.dp_pca_score import stat_dp_pca_score
 

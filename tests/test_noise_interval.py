@@ -31,12 +31,12 @@ from plotnine import (
 
 import plotnine_private as pp
 from plotnine_private import PlotninePrivateError, layer_data
-from plotnine_private.mechanisms.histogram import (
+from plotnine_private.mechanisms.pca.histogram import (
     gaussian_counts,
     histogram_sigma,
     sparse_counts,
 )
-from plotnine_private.mechanisms.laplace import dlap_pmf
+from plotnine_private.mechanisms.samplers.laplace import dlap_pmf
 from plotnine_private.noise import (
     ckm_interval,
     dlap_interval,

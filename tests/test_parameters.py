@@ -11,7 +11,7 @@ import plotnine_private as pp
 from plotnine_private import layer_data
 from plotnine_private._compat import build
 from plotnine_private.door import layer_releases
-from plotnine_private.mechanisms.laplace import threshold_for
+from plotnine_private.mechanisms.samplers.laplace import threshold_for
 from plotnine_private.mechanisms.session import current_session
 
 

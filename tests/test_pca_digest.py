@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-import plotnine_private.mechanisms.release as engine
+import plotnine_private.mechanisms.release.engine as engine
 import plotnine_private.pca.fit as fit_mod
 from plotnine_private.pca import dp_pca
 

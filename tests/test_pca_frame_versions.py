@@ -26,18 +26,21 @@ from plotnine_private import layer_data
 from plotnine_private._compat import build
 from plotnine_private.door import layer_releases
 from plotnine_private.exceptions import PlotninePrivateError
-from plotnine_private.mechanisms import quantile as qm
 from plotnine_private.mechanisms.errors import ParameterError
-from plotnine_private.mechanisms.quantile import (
+from plotnine_private.mechanisms.pca import quantile as qm
+from plotnine_private.mechanisms.pca.quantile import (
     FRAME_TAIL,
     private_frame,
     tail_level,
     upper_quantile,
 )
-from plotnine_private.mechanisms.randomness import _key_words, derive_key
 from plotnine_private.mechanisms.session import current_session
-from plotnine_private.mechanisms.siphash import siphash24
-from plotnine_private.mechanisms.streams import use_stream_version
+from plotnine_private.mechanisms.streams.randomness import (
+    _key_words,
+    derive_key,
+)
+from plotnine_private.mechanisms.streams.siphash import siphash24
+from plotnine_private.mechanisms.streams.versions import use_stream_version
 from plotnine_private.pca import dp_pca, dp_score
 from plotnine_private.pca.api import make_settings
 from plotnine_private.pca.inputs import pca_query

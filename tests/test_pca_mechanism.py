@@ -10,14 +10,14 @@ from alpha import ALPHA, gaussian_sd_ratio_bounds
 from scipy import stats
 
 from plotnine_private.mechanisms.errors import ParameterError
-from plotnine_private.mechanisms.pca import (
+from plotnine_private.mechanisms.pca.directions import (
     kendall_sensitivity,
     private_directions,
     private_eigenvalues,
     spherical_kendall,
     symmetric_gaussian_noise,
 )
-from plotnine_private.mechanisms.randomness import derive_key
+from plotnine_private.mechanisms.streams.randomness import derive_key
 
 
 def key(label):
@@ -52,7 +52,7 @@ def test_exact_matches_brute_force_with_blocks():
 
 
 def test_blocking_does_not_change_the_result(monkeypatch):
-    import plotnine_private.mechanisms.pca as mod
+    import plotnine_private.mechanisms.pca.directions as mod
 
     rng = np.random.default_rng(1)
     x = rng.normal(size=(301, 3))
@@ -261,8 +261,8 @@ def test_exact_is_accurate_for_near_duplicates_far_from_origin():
     "p, product_rows", [(3, None), (3, 7), (40, None), (33, None)]
 )
 def test_incomplete_matches_its_pair_design(monkeypatch, p, product_rows):
-    import plotnine_private.mechanisms.pca as mod
-    from plotnine_private.mechanisms.randomness import keyed_uniform
+    import plotnine_private.mechanisms.pca.directions as mod
+    from plotnine_private.mechanisms.streams.randomness import keyed_uniform
 
     if product_rows is not None:
         monkeypatch.setattr(mod, "_SMALL_PRODUCT", product_rows * p * p)

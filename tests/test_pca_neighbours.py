@@ -22,7 +22,7 @@ import plotnine_private as pp
 import plotnine_private.pca.fit as fit_module
 from plotnine_private import dp_pca, layer_data, privacy_report
 from plotnine_private._compat import build
-from plotnine_private.mechanisms.discrete_gaussian import (
+from plotnine_private.mechanisms.samplers.discrete_gaussian import (
     discrete_gaussian_pmf,
 )
 from plotnine_private.mechanisms.session import current_session

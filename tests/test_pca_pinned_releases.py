@@ -23,7 +23,7 @@ import pandas as pd
 import pytest
 from pca_versions import charged, query_identity
 
-from plotnine_private.mechanisms.streams import use_stream_version
+from plotnine_private.mechanisms.streams.versions import use_stream_version
 from plotnine_private.pca import dp_pca, dp_score
 
 

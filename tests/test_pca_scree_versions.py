@@ -22,17 +22,17 @@ from pca_versions import (
 )
 
 from plotnine_private.exceptions import PlotninePrivateError
-from plotnine_private.mechanisms.randomness import (
-    derive_key,
-    keyed_permutation,
-)
-from plotnine_private.mechanisms.scree import (
+from plotnine_private.mechanisms.pca.scree import (
     pair_maxima,
     pair_variances,
     private_eigenvalues,
     private_scree,
 )
-from plotnine_private.mechanisms.streams import use_stream_version
+from plotnine_private.mechanisms.streams.randomness import (
+    derive_key,
+    keyed_permutation,
+)
+from plotnine_private.mechanisms.streams.versions import use_stream_version
 from plotnine_private.pca import dp_pca
 
 # pinned when projections became a fixed-order sum and directions a

@@ -38,7 +38,7 @@ def test_a_column_subset_not_in_one_block_is_copied_contiguous():
 
 @pytest.mark.parametrize("layout", ["C", "F", "strided"])
 def test_the_kendall_design_gathers_the_rows_in_their_layout(layout):
-    from plotnine_private.mechanisms.pca import _gather_rows
+    from plotnine_private.mechanisms.pca.directions import _gather_rows
 
     a = np.random.default_rng(2).normal(size=(301, 7))
     if layout == "strided":
@@ -56,7 +56,7 @@ def test_the_kendall_design_gathers_the_rows_in_their_layout(layout):
 
 @pytest.mark.parametrize("n", [1, 2, 1000, 1025, 300_000])
 def test_the_keyed_order_by_one_sort_is_the_stable_argsort(n):
-    from plotnine_private.mechanisms.randomness import (
+    from plotnine_private.mechanisms.streams.randomness import (
         derive_key,
         keyed_permutation,
         keyed_uniform,
@@ -74,7 +74,7 @@ def test_the_keyed_order_by_one_sort_is_the_stable_argsort(n):
 def test_the_order_of_draws_that_share_their_kept_bits_is_exact(n):
     """Draws equal in the bits a word keeps, or equal outright: the
     stable argsort's order (ties by index) either way."""
-    from plotnine_private.mechanisms.randomness import draw_order
+    from plotnine_private.mechanisms.streams.randomness import draw_order
 
     rng = np.random.default_rng(n)
     grid = rng.integers(1, 2**54, size=n)

@@ -125,7 +125,7 @@ def test_summary_total_is_exact():
 
 
 def test_pca_tiles_match_the_gaussian_sampler():
-    from plotnine_private.mechanisms.histogram import gaussian_counts
+    from plotnine_private.mechanisms.pca.histogram import gaussian_counts
 
     eps, n, delta = 4.0, 178, 1e-5
     # half of eps and delta to the scores, 0.65 of that eps to the

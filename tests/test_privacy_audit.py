@@ -18,7 +18,7 @@ import pytest
 from scipy import stats
 
 from plotnine_private import dp_table
-from plotnine_private.mechanisms import laplace as lap
+from plotnine_private.mechanisms.samplers import laplace as lap
 
 ALPHA = 1e-6
 DRAWS = 50000

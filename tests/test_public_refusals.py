@@ -28,8 +28,8 @@ from plotnine.data import mpg
 import plotnine_private as pp
 from plotnine_private import layer_data
 from plotnine_private.exceptions import PlotninePrivateError
-from plotnine_private.mechanisms.magnitudes import laplace_halfwidth
-from plotnine_private.stats.summary import exact_totals
+from plotnine_private.mechanisms.release.magnitudes import laplace_halfwidth
+from plotnine_private.stats.summary.stat import exact_totals
 
 PTAB = pp.create_cnt_ptable(D=3, V=1.5, js=1)
 CLASSES = sorted(mpg["class"].unique())

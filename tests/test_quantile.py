@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 from plotnine_private.mechanisms.errors import ParameterError
-from plotnine_private.mechanisms.quantile import (
+from plotnine_private.mechanisms.pca.quantile import (
     private_frame,
     signed_quantile,
     upper_quantile,
 )
-from plotnine_private.mechanisms.randomness import derive_key
+from plotnine_private.mechanisms.streams.randomness import derive_key
 
 BIG = 1e9  # noise ~ 2e-9 counts: results are RNG-free (spec 7A)
 S1 = (np.arange(1, 502) - 251) / 50

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from plotnine_private.mechanisms import quantile as qm
-from plotnine_private.mechanisms.randomness import derive_key
+from plotnine_private.mechanisms.pca import quantile as qm
+from plotnine_private.mechanisms.streams.randomness import derive_key
 
 
 def _cases():
@@ -94,7 +94,7 @@ def test_a_guess_too_far_off_gives_up_for_the_sort(monkeypatch):
 
 
 def _bin_cases():
-    from plotnine_private.mechanisms.histogram import score_grid
+    from plotnine_private.mechanisms.pca.histogram import score_grid
 
     rng = np.random.default_rng(8)
     g = score_grid((-3.7, 4.1), (0.0, 1.0), (23, 1))
@@ -114,7 +114,7 @@ def _bin_cases():
 
 @pytest.mark.parametrize(("name", "v", "breaks"), list(_bin_cases()))
 def test_bin_index_is_the_clamped_search(name, v, breaks):
-    from plotnine_private.mechanisms.histogram import _bin_index
+    from plotnine_private.mechanisms.pca.histogram import _bin_index
 
     m = len(breaks) - 1
     want = np.clip(np.searchsorted(breaks, v, side="left"), 1, m) - 1

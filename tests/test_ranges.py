@@ -1,4 +1,4 @@
-"""The private axis range (mechanisms/ranges.py): cost, determinism,
+"""The private axis range (mechanisms/domains/ranges.py): cost, determinism,
 accuracy at small n, an empirical privacy audit, and input errors."""
 
 from __future__ import annotations
@@ -10,14 +10,17 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from plotnine_private.mechanisms import ranges
-from plotnine_private.mechanisms.errors import ParameterError
-from plotnine_private.mechanisms.randomness import derive_key, siphash24
-from plotnine_private.mechanisms.ranges import (
+from plotnine_private.mechanisms.domains import ranges
+from plotnine_private.mechanisms.domains.ranges import (
     END_LEVEL,
     end_distance,
     private_range,
     range_privacy_map,
+)
+from plotnine_private.mechanisms.errors import ParameterError
+from plotnine_private.mechanisms.streams.randomness import (
+    derive_key,
+    siphash24,
 )
 
 BIG = 1e9  # noise ~ 1e-8 counts: the result no longer depends on the key

@@ -26,13 +26,13 @@ from plotnine.data import mpg as _mpg
 
 import plotnine_private as pp
 from plotnine_private.door import layer_releases
-from plotnine_private.mechanisms import keys
-from plotnine_private.mechanisms.release import (
+from plotnine_private.mechanisms.release.engine import (
     CKMCounts,
     LaplaceCounts,
     Query,
 )
 from plotnine_private.mechanisms.session import current_session
+from plotnine_private.mechanisms.streams import keys
 
 PTAB = pp.create_cnt_ptable(D=3, V=1.5, js=1)
 

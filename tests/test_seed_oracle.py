@@ -19,8 +19,8 @@ from keyfile import without_key
 from plotnine import aes, geom_bar, ggplot
 
 import plotnine_private as pp
-from plotnine_private.mechanisms import release as engine
-from plotnine_private.mechanisms.keys import secret_for
+from plotnine_private.mechanisms.release import engine
+from plotnine_private.mechanisms.streams.keys import secret_for
 
 SEED = 90210  # a literal that appears nowhere else in these outputs
 LEVELS = ["2seater", "compact", "midsize", "minivan", "pickup"]

@@ -15,13 +15,13 @@ import pandas as pd
 import pytest
 
 import plotnine_private as pp
-from plotnine_private.mechanisms import release as engine
-from plotnine_private.mechanisms.keys import (
+from plotnine_private.mechanisms.release import engine
+from plotnine_private.mechanisms.session import current_session
+from plotnine_private.mechanisms.streams.keys import (
     KEY_ENV,
     current_key_id,
     current_key_path,
 )
-from plotnine_private.mechanisms.session import current_session
 
 PACKAGE = Path(pp.__file__).resolve().parent
 
@@ -35,7 +35,7 @@ ALLOWED_STATE = {
     # import (wiring, not a setting)
     ("_compat/__init__.py", "_INSTALLED"),
     # memo: a rotation's shift counts as arrays, per (dtype, bits)
-    ("mechanisms/siphash.py", "_SHIFTS"),
+    ("mechanisms/streams/siphash.py", "_SHIFTS"),
     # memo: the mask bounding a source frame's units (held weakly), a
     # function of the units, their records and the unit's public salt;
     # no key or other session setting enters it (door.bound_rows)
@@ -57,17 +57,17 @@ ALLOWED_CACHES = {
     # plotnine's installed mean_se, probed once per process
     ("_compat/__init__.py", "mean_se_uses_sample_variance"),
     # the inversion table of a discrete Laplace scale
-    ("mechanisms/dlap_inversion.py", "inversion_table"),
+    ("mechanisms/samplers/dlap_inversion.py", "inversion_table"),
     # a key file's bytes, by resolved path and modification time
-    ("mechanisms/keys.py", "_read_key"),
+    ("mechanisms/streams/keys.py", "_read_key"),
     # the scrypt stretch of a seed label
-    ("mechanisms/keys.py", "_stretched"),
+    ("mechanisms/streams/keys.py", "_stretched"),
     # p-tables and their variance search, from their parameters
     ("mechanisms/ptable/build.py", "_create_cached"),
     ("mechanisms/ptable/build.py", "_variance_shortfall"),
     # encodings of a tuple of labels
-    ("mechanisms/randomness.py", "_prefixed_labels"),
-    ("mechanisms/randomness.py", "_labels_digest"),
+    ("mechanisms/streams/randomness.py", "_prefixed_labels"),
+    ("mechanisms/streams/randomness.py", "_labels_digest"),
     # the parsed statements of a source text
     ("statements.py", "_statements"),
     # public simulations under a fixed public seed
@@ -281,7 +281,7 @@ def _check(paths: list, seen: dict) -> None:
 
 
 def _what_is_seen() -> tuple:
-    from plotnine_private.ledger_store import _current
+    from plotnine_private.ledger.store import _current
 
     active = _current()
     return (

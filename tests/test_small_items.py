@@ -251,7 +251,7 @@ def test_statement_finder_parses_once_and_answers_as_a_fresh_parse():
 def test_save_release_falls_back_to_the_line_without_source(
     mpg, tmp_path, monkeypatch, key_file
 ):
-    from plotnine_private import bundle
+    from plotnine_private.bundle import saving as bundle
 
     monkeypatch.setattr(bundle, "statement_at", lambda src, line: None)
     p = ggplot(mpg, aes("class")) + geom_bar(stat="count_dp", eps=1, seed=5)

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 from cellname_reference import words_by_definition
 
-import plotnine_private.mechanisms.pca as pca_mod
-from plotnine_private.mechanisms.cellnames import cell_words
-from plotnine_private.mechanisms.pca import spherical_kendall
-from plotnine_private.mechanisms.randomness import (
+import plotnine_private.mechanisms.pca.directions as pca_mod
+from plotnine_private.mechanisms.naming.cellnames import cell_words
+from plotnine_private.mechanisms.pca.directions import spherical_kendall
+from plotnine_private.mechanisms.streams.randomness import (
     derive_key,
     master_key,
     siphash24,
@@ -48,7 +48,7 @@ def test_the_reference_vectors_hold_on_the_plain_path_too():
 
 
 def test_a_tuple_of_labels_is_encoded_as_item_by_item():
-    from plotnine_private.mechanisms.randomness import _canonical
+    from plotnine_private.mechanisms.streams.randomness import _canonical
 
     labels = ["a", "", "é", "x" * 300] * 20  # long enough for one buffer
     want = b"t:" + b"".join(
@@ -79,7 +79,7 @@ def test_label_columns_are_named_as_value_by_value():
 
 
 def test_the_keyed_order_is_the_stable_sorts_with_and_without_ties():
-    from plotnine_private.mechanisms.randomness import (
+    from plotnine_private.mechanisms.streams.randomness import (
         keyed_permutation,
         keyed_uniform,
         stable_argsort,
@@ -100,7 +100,7 @@ def test_the_keyed_order_is_the_stable_sorts_with_and_without_ties():
 def test_few_messages_hashed_on_integers_equal_the_array_path(
     wide, monkeypatch
 ):
-    import plotnine_private.mechanisms.siphash as sip
+    import plotnine_private.mechanisms.streams.siphash as sip
 
     rng = np.random.default_rng(7)
     fn = siphash24_128 if wide else siphash24

@@ -13,16 +13,16 @@ import pyarrow as pa
 import pytest
 from cellname_reference import words_by_definition
 
-import plotnine_private.mechanisms.row_order as ordering
+import plotnine_private.mechanisms.naming.row_order as ordering
 import plotnine_private.tables as tables
-from plotnine_private.mechanisms.cellnames import (
+from plotnine_private.mechanisms.naming.cellnames import (
     StrLabels,
     _Dense,
     _Ragged,
     cell_words,
     cell_words_at,
 )
-from plotnine_private.mechanisms.randomness import (
+from plotnine_private.mechanisms.streams.randomness import (
     _canonical,
     _canonical_chunks,
 )

@@ -19,19 +19,19 @@ from test_mechanisms_laplace import _chi_square_pmf
 
 import plotnine_private as pp
 from plotnine_private import dp_table
-from plotnine_private.mechanisms import discrete_gaussian as dg
-from plotnine_private.mechanisms import dlap_inversion as inv
-from plotnine_private.mechanisms import laplace as lap
 from plotnine_private.mechanisms.errors import ParameterError
-from plotnine_private.mechanisms.randomness import (
+from plotnine_private.mechanisms.release.engine import Query
+from plotnine_private.mechanisms.samplers import discrete_gaussian as dg
+from plotnine_private.mechanisms.samplers import dlap_inversion as inv
+from plotnine_private.mechanisms.samplers import laplace as lap
+from plotnine_private.mechanisms.streams.randomness import (
     CellStreams,
     cell_words,
     derive_key,
     master_key,
     siphash24,
 )
-from plotnine_private.mechanisms.release import Query
-from plotnine_private.mechanisms.streams import (
+from plotnine_private.mechanisms.streams.versions import (
     CellStreamsV2,
     cell_streams,
     stream_version,

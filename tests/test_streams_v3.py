@@ -25,12 +25,14 @@ import plotnine_private as pp
 from plotnine_private import dp_table
 from plotnine_private._compat import build
 from plotnine_private.cells import assemble, categorical_dimension
-from plotnine_private.mechanisms import discrete_gaussian as dg
-from plotnine_private.mechanisms import dlap_inversion as inv
-from plotnine_private.mechanisms import laplace as lap
-from plotnine_private.mechanisms import release as engine
-from plotnine_private.mechanisms.cellnames import StrLabels, cell_words
-from plotnine_private.mechanisms.place_streams import (
+from plotnine_private.mechanisms.naming.cellnames import StrLabels, cell_words
+from plotnine_private.mechanisms.release import engine
+from plotnine_private.mechanisms.release.engine import Query
+from plotnine_private.mechanisms.samplers import discrete_gaussian as dg
+from plotnine_private.mechanisms.samplers import dlap_inversion as inv
+from plotnine_private.mechanisms.samplers import laplace as lap
+from plotnine_private.mechanisms.session import current_session
+from plotnine_private.mechanisms.streams.places import (
     SEGMENT_BITS,
     PlaceStreams,
     column_digest,
@@ -39,14 +41,12 @@ from plotnine_private.mechanisms.place_streams import (
     place_index,
     table_streams,
 )
-from plotnine_private.mechanisms.randomness import (
+from plotnine_private.mechanisms.streams.randomness import (
     CellStreams,
     derive_key,
     master_key,
 )
-from plotnine_private.mechanisms.release import Query
-from plotnine_private.mechanisms.session import current_session
-from plotnine_private.mechanisms.streams import (
+from plotnine_private.mechanisms.streams.versions import (
     CellStreamsV2,
     stream_version,
     use_stream_version,

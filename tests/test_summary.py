@@ -30,16 +30,16 @@ from scipy import stats
 import plotnine_private as pp
 from plotnine_private._compat import build
 from plotnine_private.exceptions import PlotninePrivateError
-from plotnine_private.mechanisms import laplace as lap
-from plotnine_private.mechanisms.magnitudes import (
+from plotnine_private.mechanisms.release.engine import Query, release_cells
+from plotnine_private.mechanisms.release.magnitudes import (
     CKMMagnitudes,
     LaplaceSums,
     SumTable,
     laplace_halfwidth,
     rotate_key,
 )
-from plotnine_private.mechanisms.randomness import cell_words
-from plotnine_private.mechanisms.release import Query, release_cells
+from plotnine_private.mechanisms.samplers import laplace as lap
+from plotnine_private.mechanisms.streams.randomness import cell_words
 from plotnine_private.report import report_from_built
 
 ALPHA = 1e-6  # every randomised check below holds with prob >= 1 - ALPHA

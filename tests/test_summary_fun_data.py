@@ -14,10 +14,13 @@ from scipy import stats
 
 import plotnine_private as pp
 from plotnine_private._compat import build
-from plotnine_private.mechanisms.ckm import record_key_integers
-from plotnine_private.mechanisms.magnitudes import CKMMagnitudes, SumTable
-from plotnine_private.mechanisms.randomness import cell_words
-from plotnine_private.stats import summary_data
+from plotnine_private.mechanisms.ptable.ckm import record_key_integers
+from plotnine_private.mechanisms.release.magnitudes import (
+    CKMMagnitudes,
+    SumTable,
+)
+from plotnine_private.mechanisms.streams.randomness import cell_words
+from plotnine_private.stats.summary import data as summary_data
 
 CLASSES = sorted(_mpg["class"].unique())
 CNT = pp.create_cnt_ptable(D=3, V=1.5, js=1)
@@ -159,7 +162,7 @@ def test_ckm_perturbs_the_squares_as_a_magnitude_cell(monkeypatch):
         return real(stat, n, t, q, t_bound, q_bound)
 
     monkeypatch.setattr(
-        "plotnine_private.stats.summary_release.ckm_interval", spy
+        "plotnine_private.stats.summary.release.ckm_interval", spy
     )
     data = pp.layer_data(
         private(CARS, "summary_ckm", fun_data="mean_cl_normal", drop=False)

@@ -16,10 +16,10 @@ import pyarrow as pa
 import pytest
 
 import plotnine_private as pp
-import plotnine_private.mechanisms.release as engine
+import plotnine_private.mechanisms.release.engine as engine
 import plotnine_private.tables as tables
 from plotnine_private import ckm_table, create_cnt_ptable, dp_table
-from plotnine_private.mechanisms.cellnames import (
+from plotnine_private.mechanisms.naming.cellnames import (
     StrLabels,
 )
 from plotnine_private.mechanisms.session import current_session

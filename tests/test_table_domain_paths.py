@@ -10,16 +10,16 @@ import pytest
 from cellname_reference import words_by_definition
 
 import plotnine_private.cells as cells_mod
-import plotnine_private.mechanisms.cellnames as cellnames
-import plotnine_private.mechanisms.place_streams as place_streams
-import plotnine_private.mechanisms.randomness as randomness
-import plotnine_private.mechanisms.streams as streams
+import plotnine_private.mechanisms.naming.cellnames as cellnames
+import plotnine_private.mechanisms.streams.places as place_streams
+import plotnine_private.mechanisms.streams.randomness as randomness
+import plotnine_private.mechanisms.streams.versions as streams
 from plotnine_private import dp_table
-from plotnine_private.mechanisms.cellnames import (
+from plotnine_private.mechanisms.naming.cellnames import (
     cell_words,
     cell_words_at,
 )
-from plotnine_private.mechanisms.randomness import _canonical
+from plotnine_private.mechanisms.streams.randomness import _canonical
 
 M = 10**5
 
@@ -131,7 +131,10 @@ def test_declared_categories_find_their_levels_by_cell_name(
 
 
 def test_the_cells_digest_ignores_order_and_constant_columns_change_nothing():
-    from plotnine_private.mechanisms.release import CellTable, data_digest
+    from plotnine_private.mechanisms.release.engine import (
+        CellTable,
+        data_digest,
+    )
 
     rng = np.random.default_rng(1)
     words = rng.integers(0, 4, size=(500, 3)).astype(np.uint64)

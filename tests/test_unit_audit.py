@@ -38,10 +38,13 @@ from scipy import stats
 
 import plotnine_private as pp
 from plotnine_private._compat import build
-from plotnine_private.mechanisms.bounding import bounded_mask
-from plotnine_private.mechanisms.cellnames import cell_words
-from plotnine_private.mechanisms.magnitudes import LaplaceSums, SumTable
-from plotnine_private.mechanisms.release import Query, release_cells
+from plotnine_private.mechanisms.naming.cellnames import cell_words
+from plotnine_private.mechanisms.release.bounding import bounded_mask
+from plotnine_private.mechanisms.release.engine import Query, release_cells
+from plotnine_private.mechanisms.release.magnitudes import (
+    LaplaceSums,
+    SumTable,
+)
 
 EPS = 1.0
 K = 5  # records one person keeps

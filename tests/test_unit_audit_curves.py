@@ -30,10 +30,10 @@ from scipy import stats
 
 import plotnine_private as pp
 from plotnine_private._compat import build
-from plotnine_private.mechanisms.magnitudes import SumTable
-from plotnine_private.mechanisms.randomness import cell_words
+from plotnine_private.mechanisms.release.magnitudes import SumTable
+from plotnine_private.mechanisms.streams.randomness import cell_words
 from plotnine_private.stats import base as stat_base
-from plotnine_private.stats import summary_release
+from plotnine_private.stats.summary import release as summary_release
 
 ALPHA = 1e-6
 DRAWS = 50000

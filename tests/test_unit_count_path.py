@@ -16,14 +16,14 @@ import plotnine_private as pp
 from plotnine_private._compat import build
 from plotnine_private.cells import categorical_dimension
 from plotnine_private.door import layer_releases
-from plotnine_private.mechanisms import laplace as lap
-from plotnine_private.mechanisms.bounding import (
+from plotnine_private.mechanisms.errors import ParameterError
+from plotnine_private.mechanisms.release.bounding import (
     bounded_mask,
     cells_mask,
     order_keys,
 )
-from plotnine_private.mechanisms.errors import ParameterError
-from plotnine_private.mechanisms.magnitudes import LaplaceSums
+from plotnine_private.mechanisms.release.magnitudes import LaplaceSums
+from plotnine_private.mechanisms.samplers import laplace as lap
 from plotnine_private.unit_cells import limit_cells
 
 LEVELS = list("abcdefgh")
@@ -389,7 +389,7 @@ def test_the_docs_table_of_records_kept_is_what_its_code_prints(capsys):
 
 
 def test_the_fast_hash_equals_the_engine_hash_at_the_edges():
-    from plotnine_private.mechanisms.idhash import (
+    from plotnine_private.mechanisms.naming.idhash import (
         PRIME,
         SPAN,
         key_ints,

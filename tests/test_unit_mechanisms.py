@@ -12,25 +12,25 @@ import pytest
 from alpha import ALPHA, dlap_moments, variance_ratio_bounds
 from scipy import stats
 
+from plotnine_private.mechanisms.domains.ranges import private_range
 from plotnine_private.mechanisms.errors import ParameterError
-from plotnine_private.mechanisms.gaussian import gaussian_sigma
-from plotnine_private.mechanisms.histogram import (
+from plotnine_private.mechanisms.pca.directions import (
+    kendall_sensitivity,
+    private_directions,
+    private_eigenvalues,
+)
+from plotnine_private.mechanisms.pca.histogram import (
     histogram_sigma,
     private_histogram,
     sparse_counts,
     sparse_threshold,
 )
-from plotnine_private.mechanisms.pca import (
-    kendall_sensitivity,
-    private_directions,
-    private_eigenvalues,
-)
-from plotnine_private.mechanisms.quantile import (
+from plotnine_private.mechanisms.pca.quantile import (
     private_frame,
     signed_quantile,
     upper_quantile,
 )
-from plotnine_private.mechanisms.ranges import private_range
+from plotnine_private.mechanisms.samplers.gaussian import gaussian_sigma
 
 RNG = np.random.default_rng(44)
 X = RNG.normal(50, 10, 400)

@@ -17,8 +17,8 @@ import plotnine_private as pp
 from plotnine_private import dp_pca, dp_score, layer_data
 from plotnine_private._compat import build
 from plotnine_private.door import layer_releases
-from plotnine_private.mechanisms import release as engine
-from plotnine_private.mechanisms.pca import kendall_sensitivity
+from plotnine_private.mechanisms.pca.directions import kendall_sensitivity
+from plotnine_private.mechanisms.release import engine
 from plotnine_private.stats.dp_pca_score import stat_dp_pca_score
 
 K = 2
@@ -121,7 +121,7 @@ def test_max_cells_does_not_lower_the_score_threshold():
     max_cells must not lower the sparse histogram's threshold: a tile only
     one person reaches would show far more often than delta allows (95 of
     300 releases at delta 0.1 with max_cells=1)."""
-    from plotnine_private.mechanisms.histogram import sparse_threshold
+    from plotnine_private.mechanisms.pca.histogram import sparse_threshold
 
     def threshold(**unit):
         src = pp.source(PEOPLE, unit="pid", max_records=K, **unit)

@@ -13,8 +13,8 @@ import polars as pl
 import pytest
 
 import plotnine_private as pp
-from plotnine_private.mechanisms.ckm import RecordKeyWarning
 from plotnine_private.mechanisms.errors import ParameterError
+from plotnine_private.mechanisms.ptable.ckm import RecordKeyWarning
 from plotnine_private.units import UnitFrame
 
 RNG = np.random.default_rng(20261201)

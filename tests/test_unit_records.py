@@ -51,7 +51,7 @@ def test_removing_another_unit_keeps_the_same_records():
 
 def test_position_ids_would_not_be_stable():
     # the control: naming records by position changes other units' choice
-    from plotnine_private.mechanisms.bounding import bounded_mask
+    from plotnine_private.mechanisms.release.bounding import bounded_mask
 
     frame = _people()
     smaller = frame[frame["pid"] != 0].reset_index(drop=True)

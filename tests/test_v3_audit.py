@@ -35,13 +35,13 @@ import plotnine_private as pp
 from plotnine_private import dp_table
 from plotnine_private._compat import build
 from plotnine_private.cells import assemble, categorical_dimension, cell_table
-from plotnine_private.mechanisms import release as engine
-from plotnine_private.mechanisms.cellnames import StrLabels, cell_words
-from plotnine_private.mechanisms.magnitudes import LaplaceSums
-from plotnine_private.mechanisms.place_streams import column_digest
-from plotnine_private.mechanisms.records import Release
+from plotnine_private.mechanisms.naming.cellnames import StrLabels, cell_words
+from plotnine_private.mechanisms.release import engine
+from plotnine_private.mechanisms.release.magnitudes import LaplaceSums
+from plotnine_private.mechanisms.release.records import Release
 from plotnine_private.mechanisms.session import current_session
-from plotnine_private.mechanisms.streams import use_stream_version
+from plotnine_private.mechanisms.streams.places import column_digest
+from plotnine_private.mechanisms.streams.versions import use_stream_version
 
 
 def _words(column) -> bytes:

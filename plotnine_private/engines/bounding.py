@@ -1,11 +1,12 @@
 """Bounded contributions inside an engine (DuckDB, Polars, Spark).
 
-The engine twin of :mod:`plotnine_private.mechanisms.bounding`: before a
+The engine twin of :mod:`plotnine_private.mechanisms.release.bounding`: before
+a
 private layer or table groups a :class:`~.source.Source`'s records into
 cells, each privacy unit keeps its ``max_records`` records with the
 smallest public keyed hash of (unit, record). The hash is the very
-integer arithmetic of :func:`~plotnine_private.mechanisms.bounding.
-order_keys` (:func:`~plotnine_private.mechanisms.idhash.key_ints` is
+integer arithmetic of :func:`~plotnine_private.mechanisms.release.bounding.
+order_keys` (:func:`~plotnine_private.mechanisms.naming.idhash.key_ints` is
 duck-typed), so the engine keeps the records the in-memory path keeps;
 the choice is a window (row number over the unit, ordered by the hash)
 and a filter, and only the cells leave the engine.
@@ -22,8 +23,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..exceptions import PlotninePrivateError
-from ..mechanisms.bounding import labels, pair_seed
-from ..mechanisms.idhash import SPAN, key_ints, pair_keys
+from ..mechanisms.naming.idhash import SPAN, key_ints, pair_keys
+from ..mechanisms.release.bounding import labels, pair_seed
 from ..units import Unit
 
 __all__ = [
@@ -38,7 +39,7 @@ _RANK = "_urank"
 
 class _Stages:
     """Projections a keyed hash is computed in (the ``stage`` hook of
-    :func:`~plotnine_private.mechanisms.idhash.key_ints`): each call
+    :func:`~plotnine_private.mechanisms.naming.idhash.key_ints`): each call
     becomes one projection of fresh columns, so every intermediate value
     is computed once per record."""
 
@@ -69,11 +70,11 @@ def order_key_stages(
     bounding: str = "v2",
 ) -> list[dict[str, Any]]:
     """Projections (applied in turn) ending with the column ``name``:
-    :func:`~plotnine_private.mechanisms.bounding.order_keys` of two
+    :func:`~plotnine_private.mechanisms.release.bounding.order_keys` of two
     narwhals integer expressions (int64 identifiers of any sign).
 
     >>> import narwhals as nw, polars as pl, numpy as np
-    >>> from plotnine_private.mechanisms.bounding import order_keys
+    >>> from plotnine_private.mechanisms.release.bounding import order_keys
     >>> lf = nw.from_native(pl.LazyFrame({"u": [3, 3], "r": [0, 1]}))
     >>> for st in order_key_stages(nw.col("u"), nw.col("r"), None, "k"):
     ...     lf = lf.with_columns(**st)

@@ -1,7 +1,7 @@
 """The exact sums of CKM record keys per group, computed in an engine.
 
 A record's key integer is what
-:func:`~plotnine_private.mechanisms.ckm.record_key_integers` gives in
+:func:`~plotnine_private.mechanisms.ptable.ckm.record_key_integers` gives in
 memory (8 digits of a uniform key, or an ONS integer key); the engine
 projects it from the key column as a double (exact below 2**53) and sums
 it as an integer in the same pass as the counts (:func:`~plotnine_private.
@@ -44,7 +44,8 @@ class RecordKeys:
 
 def key_integers(expr, ptable, whole: bool = False) -> Stages:
     """Projections of the CKM key integers (as
-    :func:`~plotnine_private.mechanisms.ckm.record_key_integers` with its
+    :func:`~plotnine_private.mechanisms.ptable.ckm.record_key_integers` with
+    its
     default 8 digits) and ``_kbad`` (1 for an invalid key); the last
     stage holds what is summed: ``_ksum``, the integer (``whole``), or
     ``_khi`` and ``_klo``, its high and low 24 bits (so that their sums

@@ -1,6 +1,6 @@
 """Record keys from a row identifier, the same in numpy and in any engine.
 
-:func:`~plotnine_private.mechanisms.ckm.add_record_keys` without
+:func:`~plotnine_private.mechanisms.ptable.ckm.add_record_keys` without
 ``row_id`` draws keys with numpy's generator: they cannot be drawn again
 inside a database. With ``row_id=`` the key of a record is a keyed
 function of its (integer) row identifier, written with integer ``+``,
@@ -8,7 +8,7 @@ function of its (integer) row identifier, written with integer ``+``,
 compute the very same keys (:func:`row_keys`, :func:`record_key_expr`,
 :func:`record_keys_sql`).
 
-The function is :func:`plotnine_private.mechanisms.idhash.key_ints`
+The function is :func:`plotnine_private.mechanisms.naming.idhash.key_ints`
 (the key integer is its value ``mod 10**digits`` or ``mod
 integer_range``): a pseudorandom function for statistical purposes, not a
 cryptographic one, so keep the seed secret, like the keys.
@@ -20,10 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from ..mechanisms.ckm import key_scale
 from ..mechanisms.errors import ParameterError
-from ..mechanisms.idhash import PRIME, round_keys
-from ..mechanisms.idhash import key_ints as _key_ints
+from ..mechanisms.naming.idhash import PRIME, round_keys
+from ..mechanisms.naming.idhash import key_ints as _key_ints
+from ..mechanisms.ptable.ckm import key_scale
 
 __all__ = [
     "PRIME",

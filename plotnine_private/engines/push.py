@@ -9,7 +9,8 @@ lattices (bin, bin2d, hex, sum's grid). The engine groups by them and
 returns one row per non-empty combination with its record count, weighted
 count and exact record-key sums (split in 24-bit halves, summed as
 integers). :func:`assemble_counts` turns those rows into the same
-:class:`~plotnine_private.mechanisms.release.CellTable` that ``assemble``
+:class:`~plotnine_private.mechanisms.release.engine.CellTable` that
+``assemble``
 makes from the records, and the same release engine perturbs it: equal
 data, seed and key give equal numbers whatever held the rows.
 
@@ -49,8 +50,8 @@ from ..families import (
     merge_stages,
     outside_as_nan,
 )
-from ..mechanisms.cellnames import value_bytes
-from ..mechanisms.release import CellTable
+from ..mechanisms.naming.cellnames import value_bytes
+from ..mechanisms.release.engine import CellTable
 from ..stats.domains import RowsNeeded
 from ..validation import fail
 from .bounding import (

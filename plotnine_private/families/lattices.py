@@ -10,7 +10,7 @@ import numpy as np
 
 from ..cells import chunked_codes, grid_codes
 from ..exceptions import PlotninePrivateError
-from ..mechanisms.hexbin import SQRT3, hex_assign
+from ..mechanisms.domains.hexbin import SQRT3, hex_assign
 from .base import (
     CELL,
     Family,
@@ -30,7 +30,7 @@ __all__ = ["Hexes", "PointAxis", "Points", "rint_stages"]
 @dataclass(frozen=True, eq=False)
 class Hexes(Family):
     """The hexagons of a lattice over a box (binhex): a record in the box
-    goes to its hexagon (:func:`~plotnine_private.mechanisms.hexbin.
+    goes to its hexagon (:func:`~plotnine_private.mechanisms.domains.hexbin.
     hex_assign`), numbered by its place in ``(row, col)``."""
 
     xlim: tuple[float, float]

@@ -11,8 +11,8 @@ from plotnine.geoms.geom import geom
 from plotnine.geoms.geom_polygon import geom_polygon
 
 from .._compat import SIZE_FACTOR, resolution, to_rgba
-from ..mechanisms.hexbin import SQRT3, hex_vertices
-from ..stats.bin_hex import keep_upstream, upstream_class
+from ..mechanisms.domains.hexbin import SQRT3, hex_vertices
+from ..stats.hex_counts import keep_upstream, upstream_class
 
 if typing.TYPE_CHECKING:
     from matplotlib.axes import Axes

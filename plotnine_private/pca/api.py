@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 
 from ..door import bound_rows, level_label
-from ..mechanisms.quantile import FRAME_VERSIONS
-from ..mechanisms.scree import SCREE_VERSIONS
+from ..mechanisms.pca.quantile import FRAME_VERSIONS
+from ..mechanisms.pca.scree import SCREE_VERSIONS
 from ..units import ONE_ROW, Unit, UnitFrame, unit_of, with_unit
 from ..validation import fail, renamed, validate_seed
 from .display import released_cells, shown_groups

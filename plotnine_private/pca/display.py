@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..cells import tile_frame
-from ..mechanisms.synthetic import allocate_group_sizes, sample_histogram
+from ..mechanisms.pca.synthetic import allocate_group_sizes, sample_histogram
 from .inputs import Partition
 
 if TYPE_CHECKING:

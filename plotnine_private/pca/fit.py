@@ -1,7 +1,8 @@
 """The run of a private PCA: directions, eigenvalues, frame, histograms.
 
 One function per step, each releasing through one mechanism and
-recording one engine :class:`~plotnine_private.mechanisms.release.Release`:
+recording one engine
+:class:`~plotnine_private.mechanisms.release.engine.Release`:
 
 1. :func:`release_directions`: g-DPPCA (Gaussian noise on the spherical
    Kendall matrix), ``eps_loading, delta_loading``;
@@ -14,7 +15,7 @@ recording one engine :class:`~plotnine_private.mechanisms.release.Release`:
 
 Identity and noise follow the release engine (``docs/privacy-model.md``,
 "Release identity, keys and seeds"): the
-:class:`~plotnine_private.mechanisms.release.Query` of the whole PCA is
+:class:`~plotnine_private.mechanisms.release.engine.Query` of the whole PCA is
 public (columns, budget, split, bins, method, axes, groups and their
 declared levels, facets...); each component's identity is the query's
 identity plus the component's name, and each component's noise stream is
@@ -38,7 +39,14 @@ from typing import Any
 import numpy as np
 
 from ..mechanisms.errors import ParameterError
-from ..mechanisms.histogram import (
+from ..mechanisms.pca.directions import (
+    PrivateEigenvalues,
+    private_directions,
+    private_eigenvalues,
+    private_scree,
+    project,
+)
+from ..mechanisms.pca.histogram import (
     ReleasedHistogram,
     ScoreGrid,
     grid_cells,
@@ -46,17 +54,8 @@ from ..mechanisms.histogram import (
     score_grid,
     sparse_threshold,
 )
-from ..mechanisms.keys import Secret, kept_identity
-from ..mechanisms.pca import (
-    PrivateEigenvalues,
-    private_directions,
-    private_eigenvalues,
-    private_scree,
-    project,
-)
-from ..mechanisms.quantile import FRAME_TAIL, PrivateFrame, private_frame
-from ..mechanisms.randomness import derive_key, keyed_permutation
-from ..mechanisms.release import (
+from ..mechanisms.pca.quantile import FRAME_TAIL, PrivateFrame, private_frame
+from ..mechanisms.release.engine import (
     Charge,
     Query,
     Release,
@@ -67,6 +66,8 @@ from ..mechanisms.release import (
     keyed_digest,
     stream_key,
 )
+from ..mechanisms.streams.keys import Secret, kept_identity
+from ..mechanisms.streams.randomness import derive_key, keyed_permutation
 from ..validation import fail
 from .inputs import (
     FRAME_SHARE,

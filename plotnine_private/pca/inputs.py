@@ -10,9 +10,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..mechanisms.quantile import FRAME_VERSIONS
-from ..mechanisms.release import Query, data_digest
-from ..mechanisms.scree import SCREE_VERSIONS
+from ..mechanisms.pca.quantile import FRAME_VERSIONS
+from ..mechanisms.pca.scree import SCREE_VERSIONS
+from ..mechanisms.release.engine import Query, data_digest
 
 __all__ = [
     "FRAME_SHARE",

@@ -12,11 +12,11 @@ import pandas as pd
 
 from ..door import level_label
 from ..mechanisms.errors import ParameterError
-from ..mechanisms.histogram import ScoreGrid, grid_counts
-from ..mechanisms.quantile import PrivateFrame
-from ..mechanisms.randomness import derive_key
-from ..mechanisms.release import Release
-from ..mechanisms.synthetic import NO_MASS_MESSAGE, adjust_of_scale
+from ..mechanisms.pca.histogram import ScoreGrid, grid_counts
+from ..mechanisms.pca.quantile import PrivateFrame
+from ..mechanisms.pca.synthetic import NO_MASS_MESSAGE, adjust_of_scale
+from ..mechanisms.release.engine import Release
+from ..mechanisms.streams.randomness import derive_key
 from ..validation import fail, renamed, validate_seed
 from .display import sample_rows, sample_sizes
 from .plots import PLOTS
@@ -50,7 +50,7 @@ class DPPCAResult:
         Budget table: rows loading, scree, frame, histogram, total;
         columns eps, delta, mechanism.
     releases
-        One engine :class:`~plotnine_private.mechanisms.release.Release`
+        One engine :class:`~plotnine_private.mechanisms.release.engine.Release`
         per mechanism (directions, eigenvalues, frame, histogram).
     groups
         Group levels shown: the declared ones in their order, or (groups

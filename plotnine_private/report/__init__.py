@@ -1,7 +1,8 @@
 """The privacy report of a plot and its plot-level budget.
 
 Each private layer records typed
-:class:`~plotnine_private.mechanisms.release.Release` s while the plot is
+:class:`~plotnine_private.mechanisms.release.engine.Release` s while the plot
+is
 built (the release engine decides their identity and cost);
 :func:`privacy_report` builds a copy of the plot and composes them:
 

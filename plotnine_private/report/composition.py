@@ -18,7 +18,7 @@ from ..door import layer_build, layer_releases
 from ..units import ONE_ROW, Unit
 
 if TYPE_CHECKING:
-    from ..mechanisms.release import Release
+    from ..mechanisms.release.engine import Release
 
 __all__ = [
     "COLUMNS",

@@ -14,9 +14,9 @@ into released cells, before plotnine trains a scale or lays out a panel.
    counts, weighted counts and exact record-key sums per cell, by integer
    codes; every cell of a public domain, only non-empty ones otherwise.
 3. **Release** by the engine
-   (:func:`~plotnine_private.mechanisms.release.release_cells`) with the
-   layer's mechanism, :class:`~plotnine_private.mechanisms.release.
-   LaplaceCounts` (DP) or :class:`~plotnine_private.mechanisms.release.
+   (:func:`~plotnine_private.mechanisms.release.engine.release_cells`) with the
+   layer's mechanism, :class:`~plotnine_private.mechanisms.release.engine.
+   LaplaceCounts` (DP) or :class:`~plotnine_private.mechanisms.release.engine.
    CKMCounts`: the only thing in which a DP stat and its CKM twin differ.
    The engine decides the release's public identity from the query
    (:meth:`PrivateCountStat.query`) and records a typed ``Release``.
@@ -55,7 +55,7 @@ from ..declarations import Declared
 from ..door import Door, LayerBuild, level_label
 from ..identifiers import id_codes
 from ..mechanisms.errors import PrivacyWarning
-from ..mechanisms.release import (
+from ..mechanisms.release.engine import (
     Query,
     Release,
     Released,
@@ -266,7 +266,8 @@ class PrivateCountStat(Declared, GroupingMixin, stat):
         -------
         LaplaceCounts or CKMCounts
             An object with ``parameters()``, ``privacy_map()`` and
-            ``perturb()`` (see :mod:`plotnine_private.mechanisms.release`).
+            ``perturb()`` (see
+            :mod:`plotnine_private.mechanisms.release.engine`).
         """
         raise NotImplementedError
 

@@ -5,10 +5,11 @@ One hexagon lattice per layer, anchored at the lower-left corner of the
 public box ``limits=((xmin, xmax), (ymin, ymax))`` (or the scale limits,
 or, for DP only, a private range estimate), shared by all groups and
 panels. The domain is every hexagon that a point of the box can fall in
-(:func:`~plotnine_private.mechanisms.hexbin.hex_lattice`); DP noises all of
+(:func:`~plotnine_private.mechanisms.domains.hexbin.hex_lattice`); DP noises
+all of
 them, empty ones included; CKM perturbs the non-empty ones (zeros stay
 zero). Geometry as ggplot2's ``stat_bin_hex`` (R package hexbin's
-lattice; :mod:`plotnine_private.mechanisms.hexbin`).
+lattice; :mod:`plotnine_private.mechanisms.domains.hexbin`).
 """
 
 from __future__ import annotations
@@ -22,12 +23,12 @@ from plotnine.mapping.evaluation import after_stat
 
 from ..declarations import BINNED_INTERVALS, BINNED_NOISY, Declaration
 from ..families import Hexes
-from ..mechanisms.errors import ParameterError
-from ..mechanisms.hexbin import (
+from ..mechanisms.domains.hexbin import (
     bins_pair,
     binwidth_pair,
     hex_lattice,
 )
+from ..mechanisms.errors import ParameterError
 from .base import (
     CKM_PARAMS,
     DP_PARAMS,
@@ -39,13 +40,13 @@ from .base import (
     validate_range_share,
 )
 from .bin2d import TwoAxisBins, _Bin2dFamily, per_axis
-from .bin_hex import HEX_COLUMNS, hex_geometry, user_mapping_wins
 from .dates import (
     check_width,
     refuse_date_objects,
     width_in_axis_units,
 )
 from .domains import axis_breaks
+from .hex_counts import HEX_COLUMNS, hex_geometry, user_mapping_wins
 
 if TYPE_CHECKING:
     from plotnine.iapi import pos_scales

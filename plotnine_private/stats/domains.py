@@ -7,7 +7,8 @@ The order of precedence is the same for every binned stat:
    ``scale_x_continuous(limits=)``), cut by ``bins`` or ``binwidth``
    (public);
 3. DP stats only: a range estimated under DP from the data
-   (:func:`~plotnine_private.mechanisms.ranges.private_range`: a private
+   (:func:`~plotnine_private.mechanisms.domains.ranges.private_range`: a
+   private
    centre and two ends, widened), charged to the layer as a share
    ``range_share`` of its eps. Records outside it are clamped into the edge
    bins, so each record is in exactly one bin.
@@ -26,10 +27,9 @@ from plotnine.stats.binning import breaks_from_bins, breaks_from_binwidth
 
 from ..exceptions import PlotninePrivateError
 from ..families import bin_index  # moved; kept importable here
+from ..mechanisms.domains.ranges import private_range, range_privacy_map
 from ..mechanisms.errors import PrivacyWarning
-from ..mechanisms.keys import kept_identity
-from ..mechanisms.ranges import private_range, range_privacy_map
-from ..mechanisms.release import (
+from ..mechanisms.release.engine import (
     Charge,
     Release,
     charge,
@@ -37,6 +37,7 @@ from ..mechanisms.release import (
     keyed_digest,
     stream_key,
 )
+from ..mechanisms.streams.keys import kept_identity
 from ..units import with_unit
 from ..validation import fail as _fail
 from .dates import (

@@ -26,7 +26,7 @@ from .._compat import keep_checked_params
 from ..cells import Dimension, categorical_dimension
 from ..declarations import Declaration, Declared
 from ..door import Door, LayerBuild, level_label
-from ..mechanisms.synthetic import adjust_of_scale
+from ..mechanisms.pca.synthetic import adjust_of_scale
 from ..pca.api import check_frame_version, make_settings, score_shares
 from ..pca.display import released_cells, sample_rows, shown_groups
 from ..pca.display import sample_sizes as _sample_sizes

@@ -24,7 +24,7 @@ import pandas as pd
 
 from ..cells import cell_table
 from ..families import Bins
-from ..mechanisms.release import release_cells
+from ..mechanisms.release.engine import release_cells
 from ..validation import fail as _fail
 from ..validation import is_real
 from .base import FamilyCells, PrivateCountStat, validate_range

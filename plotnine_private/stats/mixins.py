@@ -12,9 +12,9 @@ from typing import Any
 
 import pandas as pd
 
-from ..mechanisms.ckm import record_key_integers
-from ..mechanisms.laplace import DEFAULT_DELTA
-from ..mechanisms.release import CKMCounts, LaplaceCounts
+from ..mechanisms.ptable.ckm import record_key_integers
+from ..mechanisms.release.engine import CKMCounts, LaplaceCounts
+from ..mechanisms.samplers.laplace import DEFAULT_DELTA
 from ..units import ONE_ROW, Unit
 from ..validation import (
     as_ptable,

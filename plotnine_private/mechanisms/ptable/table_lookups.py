@@ -69,7 +69,7 @@ class PTableLookups:
             Unweighted counts (>= 0).
         key_sums : array of int
             Exact integer sums of the cells' integer-scaled record keys
-            (:func:`~plotnine_private.mechanisms.ckm.record_key_integers`).
+            (:func:`~plotnine_private.mechanisms.ptable.ckm.record_key_integers`).
             The cell key is ``key_sums mod key_modulus``; for uniform
             tables it stands for ``cell_key / key_modulus`` in [0, 1).
         key_modulus : int, optional

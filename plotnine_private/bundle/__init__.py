@@ -1,0 +1,1 @@
+"""Bundles for output checking: saving, their tables, their checks."""

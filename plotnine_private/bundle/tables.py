@@ -1,0 +1,103 @@
+"""The released table of a layer: its cells' identity (panel, facet
+values, group, positions, category labels) and the values it released,
+as a bundle writes them."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+from plotnine.scales.scale_discrete import scale_discrete
+
+from .._compat import Built
+from ..door import LAYOUT_COLUMNS
+
+__all__ = ["released_table"]
+
+# columns that identify a cell, in the order written
+_IDENTITY_1D = ["x", "xmin", "xmax", "width"]
+_IDENTITY_2D = ["y", "ymin", "ymax", "height"]
+# what a private layer may never write (unclipped noise, raw values)
+_FORBIDDEN = re.compile(r"noisy|raw|true|rkey|key_sum", re.IGNORECASE)
+
+
+# --------------------------------------------------------------------------
+# the released table of a layer
+# --------------------------------------------------------------------------
+def _level_columns(built: Built, data: pd.DataFrame) -> dict[str, list]:
+    """Category labels of discrete aesthetics, recovered from the scales.
+
+    The built layer data holds mapped values (positions 1, 2, ... for a
+    discrete x, colours for fill); a checker wants the categories.
+    """
+    out: dict[str, list] = {}
+    x = built.layout.panel_scales_x[0] if built.layout.panel_scales_x else None
+    if isinstance(x, scale_discrete) and "x" in data.columns:
+        limits = list(x.final_limits)
+        pos = np.rint(data["x"].to_numpy(dtype=float)).astype(int) - 1
+        ok = (pos >= 0) & (pos < len(limits))
+        out["x_level"] = [
+            limits[p] if good else None for p, good in zip(pos, ok)
+        ]
+    for sc in built.scales.non_position_scales():
+        if not isinstance(sc, scale_discrete):
+            continue
+        limits = list(sc.final_limits)
+        try:
+            mapped = list(sc.map(pd.Series(limits, dtype=object)))
+        except Exception:  # noqa: BLE001 - labels are a convenience
+            continue
+        if len(set(map(str, mapped))) != len(mapped):
+            continue  # not invertible
+        inverse = {str(m): lim for m, lim in zip(mapped, limits)}
+        for ae in sc.aesthetics:
+            if ae in data.columns:
+                found = [inverse.get(str(v)) for v in data[ae].to_numpy()]
+                if any(f is not None for f in found):
+                    out[f"{ae}_level"] = found
+    return out
+
+
+def released_table(built: Built, i: int) -> pd.DataFrame:
+    """The cells released by layer ``i`` of a built plot.
+
+    Cell identity (panel, facet values, group, positions, category labels)
+    and the released values the stat creates (count, n, prop, density,
+    prob ...); never ``noisy_*`` columns.
+    """
+    lyr = built.layers[i]
+    stat = lyr.stat
+    data = lyr.data
+    two_d = "y" in getattr(stat, "REQUIRED_AES", set()) or "ymin" in getattr(
+        stat, "CREATES", set()
+    )
+    identity = _IDENTITY_1D + (_IDENTITY_2D if two_d else [])
+    values = sorted(
+        c
+        for c in getattr(stat, "CREATES", set())
+        if c in data.columns and c not in identity
+    )
+    table = pd.DataFrame(index=range(len(data)))
+    if "PANEL" in data.columns:
+        panel = data["PANEL"].reset_index(drop=True)
+        table["PANEL"] = panel.astype(object).to_numpy()
+        layout = built.layout.layout
+        facets = [c for c in layout.columns if c not in LAYOUT_COLUMNS]
+        if facets:
+            lut = layout.set_index("PANEL")[facets]
+            for c in facets:
+                table[c] = lut[c].reindex(panel).astype(object).to_numpy()
+    if "group" in data.columns:
+        table["group"] = data["group"].to_numpy()
+    levels = _level_columns(built, data)
+    for c in identity:
+        if c in data.columns:
+            table[c] = data[c].to_numpy()
+        if c == "x" and "x_level" in levels:
+            table["x_level"] = levels.pop("x_level")
+    for c, v in levels.items():
+        table[c] = v
+    for c in values:
+        table[c] = data[c].to_numpy()
+    return table[[c for c in table.columns if not _FORBIDDEN.search(c)]]

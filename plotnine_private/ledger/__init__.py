@@ -1,0 +1,1 @@
+"""The persistent privacy ledger: its file, its key binding, reading it."""

@@ -1,0 +1,732 @@
+"""The persistent privacy ledger of a data set (a SQLite file).
+
+``pp.use_ledger("ledger.sqlite", dataset="hospital", cap_eps=3)`` makes
+every release of this process a row of the ledger, charged to the data set
+*before* its noise is drawn:
+
+* **one row per release**: data set, release identity, the data digest
+  keyed by the secret, privacy unit and bound, family, mechanism, eps,
+  delta, adjacency, source, the public name of the released cells, when,
+  and the statement that made it (seeds hidden);
+* **the same release is free**: re-drawing the same query on the same data
+  under the same secret finds its row (same identity and keyed digest) and
+  charges nothing; a new query, or the same query on changed data, is a
+  new row;
+* **the cap**: a release that would take the data set's total past
+  ``cap_eps`` or ``cap_delta`` raises
+  :class:`~plotnine_private.exceptions.BudgetExceededError` and draws
+  nothing; the figure is not drawn and no file is written;
+* **one transaction**: the check and the charge run inside ``BEGIN
+  IMMEDIATE`` (SQLite's write lock), so processes drawing at once queue
+  and never spend more than the cap together.
+
+A ledger needs a key file (an error naming ``create_key`` otherwise):
+without one the seed is the only secret, and the identity and digest
+kept to recognise a repeated release would let whoever holds the file
+test guessed seeds. The key file records which ledger each data set is
+charged to (:mod:`.ledger_binding`): a deleted, moved, copied or
+truncated ledger is refused before anything is drawn. A ledger written
+by an earlier version is migrated when first opened (``_prepare``).
+
+The release engine calls :func:`_charge_releases` through its charge hook
+(installed as every session's default hook,
+:func:`~plotnine_private.mechanisms.session.install_charge_hook`); the
+mechanisms core knows nothing of SQLite. The ledger in use, whether it is
+suspended and the releases charged so far are fields of the session
+(:mod:`~plotnine_private.mechanisms.session`): each thread or asyncio
+task has its own. Nothing here reads the data: the
+rows hold public facts and a keyed digest.
+
+The environment variable ``PLOTNINE_PRIVATE_LEDGER`` selects a ledger when
+:func:`use_ledger` was not called: ``PATH?dataset=NAME&cap_eps=X&
+cap_delta=Y`` (the query part as in a URL; ``dataset`` is required, the
+caps are optional).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import secrets
+import sqlite3
+import sys
+from collections.abc import Sequence
+from contextlib import closing
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs
+
+from ..exceptions import BudgetExceededError, PlotninePrivateError
+from ..mechanisms.release.engine import Charge
+from ..mechanisms.session import (
+    UNSET,
+    current_session,
+    install_charge_hook,
+    update_session,
+)
+from ..mechanisms.streams.keys import current_key_path
+from ..report.composition import exceeds, fmt
+from ..statements import redact_seeds, statement_at
+from .binding import (
+    Spent,
+    check_binding,
+    normal_name,
+    record_binding,
+    recorded,
+)
+
+__all__ = [
+    "COLUMNS",
+    "LEDGER_ENV",
+    "suspended",
+    "use_ledger",
+]
+
+#: environment variable naming a ledger: PATH?dataset=NAME&cap_eps=X
+LEDGER_ENV = "PLOTNINE_PRIVATE_LEDGER"
+
+COLUMNS = [
+    "id",
+    "dataset",
+    "identity",
+    "digest",
+    "unit",
+    "bound",
+    "family",
+    "mechanism",
+    "eps",
+    "delta",
+    "adjacency",
+    "source",
+    "cells",
+    "at",
+    "what",
+]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS ledger (
+    id TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    created TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS datasets (
+    dataset TEXT PRIMARY KEY,
+    cap_eps REAL,
+    cap_delta REAL,
+    created TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS releases (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    dataset TEXT NOT NULL REFERENCES datasets(dataset),
+    identity TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    unit TEXT NOT NULL,
+    bound INTEGER NOT NULL,
+    family TEXT NOT NULL,
+    mechanism TEXT NOT NULL,
+    eps REAL,
+    delta REAL NOT NULL,
+    adjacency TEXT,
+    source TEXT NOT NULL,
+    cells TEXT NOT NULL,
+    at TEXT NOT NULL,
+    what TEXT NOT NULL,
+    UNIQUE (dataset, identity, digest)
+);
+"""
+
+# a writer waits this long for another process's transaction
+_TIMEOUT = 60.0
+
+
+# --------------------------------------------------------------------------
+# the file
+# --------------------------------------------------------------------------
+# the ledger's format: 2 has a ledger id and keeps nothing seed-derived
+_VERSION = 2
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    # autocommit mode: every transaction is an explicit BEGIN IMMEDIATE
+    try:
+        con = sqlite3.connect(path, timeout=_TIMEOUT, isolation_level=None)
+        # a row rewritten (a migration) leaves no old bytes in the file
+        con.execute("PRAGMA secure_delete = ON")
+    except sqlite3.DatabaseError as err:
+        raise _damaged(path, err) from None
+    con.row_factory = sqlite3.Row
+    return con
+
+
+def _damaged(path: Path, err: Exception) -> PlotninePrivateError:
+    return PlotninePrivateError(
+        f"the ledger {path.name!r} cannot be read as a ledger ({err}): it "
+        "was truncated, overwritten or is not a ledger. Restore it from a "
+        "backup; nothing was drawn."
+    )
+
+
+def _prepare(con: sqlite3.Connection) -> bool:
+    """Make the tables (and the ledger's random id) if missing; migrate a
+    ledger of an earlier version. Returns whether it migrated one."""
+    tables = {
+        r[0]
+        for r in con.execute(
+            "SELECT name FROM sqlite_master WHERE type='table'"
+        )
+    }
+    for statement in _SCHEMA.split(";"):
+        if statement.strip():
+            con.execute(statement)
+    if con.execute("SELECT 1 FROM ledger").fetchone() is not None:
+        return False
+    con.execute(
+        "INSERT INTO ledger VALUES (?, ?, ?)",
+        (secrets.token_hex(16), _VERSION, _now()),
+    )
+    if "releases" not in tables:
+        return False
+    # version 1 kept identities and digests keyed by the secret (a seed's
+    # scrypt without a key file) and statements whose seeds a pattern had
+    # missed (loops, comprehensions), with no way left to trace them:
+    # each row keeps its cost and gets a random identity (the release is
+    # charged again if drawn again); its statement is not kept
+    rows = con.execute("SELECT id FROM releases").fetchall()
+    con.executemany(
+        "UPDATE releases SET identity = ?, digest = '', what = ? WHERE id = ?",
+        [("v1 " + secrets.token_hex(12), _MIGRATED, r["id"]) for r in rows],
+    )
+    return True
+
+
+# the statement of a row written before version 2
+_MIGRATED = "<written before version 2: statement not kept>"
+
+
+def _ledger_id(con: sqlite3.Connection) -> str:
+    return str(con.execute("SELECT id FROM ledger").fetchone()[0])
+
+
+class _Transaction:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on an error): the
+    write lock is taken before anything is read, so the check of the cap
+    and the charge see and leave one consistent ledger."""
+
+    def __init__(self, con: sqlite3.Connection, path: Path | None = None):
+        self.con = con
+        self.path = path
+        self.migrated = False
+
+    def __enter__(self) -> sqlite3.Connection:
+        try:
+            self.con.execute("BEGIN IMMEDIATE")
+            self.migrated = _prepare(self.con)
+        except sqlite3.DatabaseError as err:
+            if self.con.in_transaction:
+                self.con.execute("ROLLBACK")
+            raise _damaged(self.path or Path("?"), err) from None
+        return self.con
+
+    def __exit__(self, kind, value, tb) -> None:
+        self.con.execute("ROLLBACK" if kind else "COMMIT")
+        if self.migrated and not kind:
+            self.con.execute("VACUUM")  # no old row's bytes stay behind
+
+
+def _check_cap(name: str, value: Any) -> float | None:
+    if value is None:
+        return None
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or value < 0
+    ):
+        raise PlotninePrivateError(
+            f"use_ledger(): {name} must be a finite number >= 0 or None (no "
+            f"cap), got {value!r}."
+        )
+    return float(value)
+
+
+def _skeleton(dataset: str) -> str:
+    return "".join(ch for ch in normal_name(dataset) if ch.isalnum())
+
+
+def _dataset_name(
+    con: sqlite3.Connection, dataset: str, path: Path, where: str
+) -> str:
+    """The name the ledger knows ``dataset`` by: a name already in the
+    file that differs in case or spaces only is that name; one that
+    differs in punctuation only (``hospital-2024``, ``hospital_2024``)
+    is refused, as a likely second name for one data set (two names
+    would be two budgets)."""
+    names = [r[0] for r in con.execute("SELECT dataset FROM datasets")]
+    for name in names:
+        if normal_name(name) == normal_name(dataset):
+            return str(name)
+    near = [n for n in names if _skeleton(n) == _skeleton(dataset)]
+    if near:
+        raise PlotninePrivateError(
+            f"{where}: dataset={dataset!r} differs from the data set "
+            f"{near[0]!r} of the ledger {path.name!r} in punctuation only; "
+            "two names for one data set would give it two budgets. Give "
+            f"dataset={near[0]!r} if it is the same data set, or a name "
+            "that differs in letters or digits if it is another."
+        )
+    return " ".join(dataset.split())
+
+
+def _register(
+    con: sqlite3.Connection,
+    dataset: str,
+    cap_eps: float | None,
+    cap_delta: float | None,
+    path: Path,
+    opened: _Active | None = None,
+) -> tuple[float | None, float | None]:
+    """The data set's caps: recorded on first use, then the file's
+    (``opened``: the caps known when the ledger was selected, for a data
+    set missing from the file at a charge)."""
+    row = con.execute(
+        "SELECT cap_eps, cap_delta FROM datasets WHERE dataset = ?",
+        (dataset,),
+    ).fetchone()
+    if row is None and opened is not None:
+        cap_eps, cap_delta = opened.cap_eps, opened.cap_delta
+    if cap_eps is not None and cap_delta is None:
+        cap_delta = 0.0  # as privacy_budget: pure eps-DP unless said
+    if row is None:
+        con.execute(
+            "INSERT INTO datasets VALUES (?, ?, ?, ?)",
+            (dataset, cap_eps, cap_delta, _now()),
+        )
+        return cap_eps, cap_delta
+    stored = (row["cap_eps"], row["cap_delta"])
+    given = (cap_eps, cap_delta)
+    if cap_eps is not None and given != stored:
+        raise PlotninePrivateError(
+            f"use_ledger(): the ledger {path.name!r} records cap_eps="
+            f"{fmt(stored[0])}, cap_delta={fmt(stored[1])} for the data "
+            f"set {dataset!r}, not cap_eps={fmt(cap_eps)}, cap_delta="
+            f"{fmt(cap_delta)}. The cap belongs to the data set: omit "
+            "cap_eps to use the recorded one, or change it deliberately "
+            "with pp.ledger(path).set_cap(dataset, eps=..., delta=...)."
+        )
+    return stored
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+# --------------------------------------------------------------------------
+# the active ledger
+# --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Active:
+    path: Path
+    dataset: str
+    # the caps when it was opened: a file deleted since then is made
+    # again with them, never without a cap
+    cap_eps: float | None = None
+    cap_delta: float | None = None
+
+
+# The session's fields (mechanisms/session.py): ``ledger``, the ledger
+# chosen with use_ledger() (an _Active; None: none; UNSET: the
+# environment's); ``suspended``, open suspended() blocks (inside
+# noise_interval(): builds that show no released value charge nothing);
+# ``recent``, identity -> keyed digest of the releases charged (or found)
+# in this session: which ledger rows a bundle of a build copies.
+
+
+class use_ledger:  # noqa: N801 - a function to the user, a context too
+    """Charge every release of this session to a data set's ledger.
+
+    ``pp.use_ledger("ledger.sqlite", dataset="hospital", cap_eps=3)``;
+    ``pp.use_ledger(None)`` stops charging. As a context manager
+    (``with pp.use_ledger(...):``) the previous choice comes back at the
+    end of the block.
+
+    Parameters
+    ----------
+    path
+        The SQLite file (created if missing), or ``None``.
+    dataset
+        The name of the data set the releases are drawn from; its releases
+        and its cap are kept apart from other data sets in the same file.
+    cap_eps, cap_delta
+        The most the data set may spend over all its releases, recorded
+        in the file on first use (later calls may omit them; a different
+        value is refused: change it with
+        :meth:`~plotnine_private.LedgerBook.set_cap`).
+        ``cap_delta`` defaults to 0 when ``cap_eps`` is given. Without
+        caps the ledger records and never refuses.
+
+    A release under a ledger needs a key file (:func:`create_key`,
+    :func:`use_key`), which records the ledger each data set is charged
+    to: a release whose ledger was deleted, moved, copied or truncated
+    since is refused before anything is drawn (see
+    :func:`~plotnine_private.rebind_ledger`). Data set names are
+    compared after folding case and spaces.
+
+    Raises
+    ------
+    PlotninePrivateError
+        A missing ``dataset``, a bad cap, a cap other than the file's, or
+        a name that differs from one in the file in punctuation only.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike | None,
+        *,
+        dataset: str | None = None,
+        cap_eps: float | None = None,
+        cap_delta: float | None = None,
+    ):
+        chosen = opened_ledger(path, dataset, cap_eps, cap_delta)
+        self._previous = update_session(ledger=chosen).ledger
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        update_session(ledger=self._previous)
+
+    def __repr__(self) -> str:
+        a = _current()
+        return "use_ledger(None)" if a is None else f"<ledger {a.dataset!r}>"
+
+
+def opened_ledger(
+    path: str | os.PathLike | None,
+    dataset: str | None = None,
+    cap_eps: float | None = None,
+    cap_delta: float | None = None,
+    where: str = "use_ledger",
+) -> _Active | None:
+    """The session's record of the ledger ``use_ledger(path, ...)``
+    chooses (checked and registered now), or ``None``."""
+    if path is None:
+        return None
+    return _open(Path(path), dataset, cap_eps, cap_delta, where)
+
+
+def _open(
+    path: Path,
+    dataset: Any,
+    cap_eps: Any,
+    cap_delta: Any,
+    where: str,
+) -> _Active:
+    if not isinstance(dataset, str) or not dataset.strip():
+        raise PlotninePrivateError(
+            f"{where}: dataset must name the data set the releases come "
+            f"from (e.g. dataset='hospital episodes 2024'), got {dataset!r}."
+        )
+    eps = _check_cap("cap_eps", cap_eps)
+    delta = _check_cap("cap_delta", cap_delta)
+    if delta is not None and delta >= 1:
+        raise PlotninePrivateError(
+            f"{where}: cap_delta must be below 1, got {cap_delta!r}."
+        )
+    if path.exists() and path.is_dir():
+        raise PlotninePrivateError(
+            f"{where}: the ledger path {path.name!r} is a folder; give a "
+            "file such as 'ledger.sqlite'."
+        )
+    key = current_key_path()
+    rec = None if key is None else recorded(key, dataset)
+    # a data set new to this file takes the cap its key recorded
+    known = None if rec is None else _Active(path, dataset, *_caps_of(rec))
+    with closing(_connect(path)) as con, _Transaction(con, path):
+        dataset = _dataset_name(con, dataset, path, where)
+        caps = _register(con, dataset, eps, delta, path, known)
+    return _Active(path.resolve(), dataset, *caps)
+
+
+def _from_environment() -> _Active | None:
+    value = os.environ.get(LEDGER_ENV)
+    if not value:
+        return None
+    path, _, query = value.partition("?")
+    fields = {k: v[-1] for k, v in parse_qs(query).items()}
+    unknown = sorted(set(fields) - {"dataset", "cap_eps", "cap_delta"})
+    if unknown:
+        raise PlotninePrivateError(
+            f"{LEDGER_ENV}: unknown field(s) {', '.join(unknown)}; the "
+            "format is PATH?dataset=NAME&cap_eps=X&cap_delta=Y."
+        )
+
+    def number(name: str) -> float | None:
+        if name not in fields:
+            return None
+        try:
+            return float(fields[name])
+        except ValueError:
+            raise PlotninePrivateError(
+                f"{LEDGER_ENV}: {name} must be a number, got {fields[name]!r}."
+            ) from None
+
+    return _open(
+        Path(path),
+        fields.get("dataset"),
+        number("cap_eps"),
+        number("cap_delta"),
+        f"{LEDGER_ENV}={value!r}",
+    )
+
+
+def remember_caps(
+    path: Path, dataset: str, cap_eps: float | None, cap_delta: float | None
+) -> None:
+    """A cap changed in the file (``set_cap``) is the active ledger's cap
+    from now on (in this session)."""
+    a = current_session().ledger
+    if isinstance(a, _Active) and (a.path, a.dataset) == (
+        path.resolve(),
+        dataset,
+    ):
+        update_session(ledger=_Active(a.path, a.dataset, cap_eps, cap_delta))
+
+
+def _current() -> _Active | None:
+    active = current_session().ledger
+    if active is UNSET:
+        active = _from_environment()
+        update_session(ledger=active)
+    return active
+
+
+class suspended:  # noqa: N801 - a context manager
+    """Charge nothing inside the block: for builds whose output is public
+    parameters only (``noise_interval``), never for a figure or table.
+    It suspends the current session only (this thread or task)."""
+
+    def __enter__(self) -> None:
+        update_session(suspended=current_session().suspended + 1)
+
+    def __exit__(self, *exc: object) -> None:
+        update_session(suspended=current_session().suspended - 1)
+
+
+def _suspended() -> bool:
+    return current_session().suspended > 0
+
+
+def recent_charges() -> dict[str, str]:
+    """identity -> keyed digest of the releases this session charged (or
+    found) in its ledger."""
+    return current_session().recent
+
+
+# --------------------------------------------------------------------------
+# the charge
+# --------------------------------------------------------------------------
+# frames of these packages are machinery: the statement that made a
+# release is the first frame outside them
+_MACHINERY = (
+    "plotnine",
+    "plotnine_private",
+    "matplotlib",
+    "pandas",
+    "numpy",
+    "IPython",
+    "ipykernel",
+    "multiprocessing",
+    "concurrent",
+    "threading",
+    "runpy",
+    "importlib",
+)
+
+
+def _what() -> str:
+    """The statement that made the release, seeds hidden (which figure or
+    table it belongs to)."""
+    import linecache
+
+    frame = sys._getframe(1)
+    while frame is not None:
+        module = str(frame.f_globals.get("__name__", ""))
+        if module.split(".")[0] not in _MACHINERY:
+            name = frame.f_code.co_filename
+            lines = linecache.getlines(name, frame.f_globals)
+            text = statement_at("".join(lines), frame.f_lineno)
+            if not text:
+                text = linecache.getline(name, frame.f_lineno).strip()
+            if not text:
+                return "<source not available>"
+            # parsed and written back with its seeds hidden, then on one
+            # line; cut after that, so no cut can hide a seed from parsing
+            return " ".join(redact_seeds(text).split())[:300]
+        frame = frame.f_back  # type: ignore[assignment]
+    return "<source not available>"
+
+
+def _charge_releases(charges: Sequence[Charge]) -> None:
+    """The release engine's charge hook: record the new releases of the
+    active data set, or refuse them all, in one transaction."""
+    if _suspended():
+        return
+    active = _current()
+    if active is None:
+        return
+    key = _key_for(active)
+    if not active.path.exists():
+        # a bound ledger that is gone is refused before a new file is made
+        check_binding(key, active.path, active.dataset, None, Spent(0, 0, 0))
+    with closing(_connect(active.path)) as con, _Transaction(con, active.path):
+        cap_eps, cap_delta = _register(
+            con, active.dataset, None, None, active.path, active
+        )
+        ledger_id = _ledger_id(con)
+        before = _spent(con, active.dataset)
+        bound = check_binding(
+            key, active.path, active.dataset, ledger_id, before
+        )
+        new: list[Charge] = []
+        for c in charges:
+            seen = con.execute(
+                "SELECT 1 FROM releases WHERE dataset = ? AND identity = ? "
+                "AND digest = ?",
+                (active.dataset, c.identity, c.digest),
+            ).fetchone()
+            if seen is None and c not in new:
+                new.append(c)
+        if new:
+            _refuse_over_cap(active, before, new, (cap_eps, cap_delta))
+            _insert(con, active.dataset, new)
+        after = _spent(con, active.dataset) if new else before
+    recent = current_session().recent
+    for c in charges:
+        recent[c.identity] = c.digest
+    if bound is None or new:
+        # after the commit: a key that lags behind its ledger only makes
+        # the next check weaker, never a false refusal
+        record_binding(
+            key,
+            active.path,
+            active.dataset,
+            ledger_id,
+            after,
+            (cap_eps, cap_delta),
+        )
+
+
+def _refuse_over_cap(
+    active: _Active,
+    before: Spent,
+    new: Sequence[Charge],
+    caps: tuple[float | None, float | None],
+) -> None:
+    cap_eps, cap_delta = caps
+    eps = math.fsum(c.eps or 0.0 for c in new)
+    delta = math.fsum(c.delta for c in new)
+    over_eps = cap_eps is not None and exceeds(before.eps + eps, cap_eps)
+    over_delta = cap_delta is not None and exceeds(
+        before.delta + delta, cap_delta
+    )
+    if over_eps or over_delta:
+        raise BudgetExceededError(
+            f"ledger budget exceeded: the data set {active.dataset!r} "
+            f"has spent eps={fmt(before.eps)}, delta={fmt(before.delta)} "
+            f"of its cap eps={fmt(cap_eps)}, delta={fmt(cap_delta)}; "
+            f"this release ({', '.join(sorted({c.family for c in new}))}"
+            f") would add eps={fmt(eps)}, delta={fmt(delta)}. Nothing "
+            "was drawn. Re-draw a release already in the ledger (same "
+            "query, seed and data) instead, lower eps, or raise the "
+            "cap with pp.ledger(path).set_cap(dataset, eps=...)."
+        )
+
+
+def _insert(
+    con: sqlite3.Connection, dataset: str, new: Sequence[Charge]
+) -> None:
+    at, what = _now(), _what()
+    con.executemany(
+        "INSERT INTO releases (dataset, identity, digest, unit, bound, "
+        "family, mechanism, eps, delta, adjacency, source, cells, at, "
+        "what) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (
+                dataset,
+                c.identity,
+                c.digest,
+                c.unit,
+                c.bound,
+                c.family,
+                c.mechanism,
+                c.eps,
+                c.delta,
+                c.adjacency,
+                c.source,
+                c.cells,
+                at,
+                what,
+            )
+            for c in new
+        ],
+    )
+
+
+def _caps_of(rec: dict[str, Any]) -> tuple[float | None, float | None]:
+    """The caps a key file recorded for a data set."""
+    eps, delta = rec.get("cap_eps"), rec.get("cap_delta")
+    return (
+        None if eps is None else float(eps),
+        None if delta is None else float(delta),
+    )
+
+
+def _spent(con: sqlite3.Connection, dataset: str) -> Spent:
+    eps, delta, n = con.execute(
+        "SELECT COALESCE(SUM(eps), 0), COALESCE(SUM(delta), 0), COUNT(*) "
+        "FROM releases WHERE dataset = ?",
+        (dataset,),
+    ).fetchone()
+    return Spent(float(eps), float(delta), int(n))
+
+
+def _key_for(active: _Active) -> Path:
+    """The key file in use; a ledger refuses to charge without one.
+
+    Without a key file a seed is the only secret, and whatever the
+    ledger kept to recognise a repeated release (an identity, a digest)
+    would be a function of the seed and the public query: whoever holds
+    the file could test guessed seeds against it. A key file also
+    records which ledger each data set is charged to (see
+    :mod:`.ledger_binding`)."""
+    key = current_key_path()
+    if key is None:
+        raise PlotninePrivateError(
+            f"ledger {active.path.name!r} (data set {active.dataset!r}): a "
+            "ledger needs a key file, and none is in use. Without one the "
+            "seed is the only secret, and what the ledger keeps to "
+            "recognise a repeated release would let whoever holds the "
+            "file test guessed seeds. Create a key once and keep it apart "
+            "from the code and the ledger: pp.create_key('~/.plotnine_"
+            "private.key'), then pp.use_key(that path) or set "
+            "PLOTNINE_PRIVATE_KEY_FILE. Nothing was drawn."
+        )
+    return key
+
+
+class _LedgerHook:
+    """The charge hook (:func:`_charge_releases`), which tells the engine
+    when it records nothing (no active ledger, or suspended): then the
+    engine builds no charge (a charge names the cells: a declared domain
+    of 10**6 labels takes 0.05 s)."""
+
+    def __call__(self, charges: Sequence[Charge]) -> None:
+        _charge_releases(charges)
+
+    def listening(self) -> bool:
+        return not _suspended() and _current() is not None
+
+
+install_charge_hook(_LedgerHook())

@@ -1,0 +1,1 @@
+"""Where cells lie: hexagon and grid geometry, private ranges."""

@@ -1,0 +1,1 @@
+"""Names of cells, ids and rows that key the noise."""

@@ -1,0 +1,599 @@
+"""Cell names: the injective, typed encoding that names a cell's noise
+stream (:func:`cell_words`, used by
+:class:`~plotnine_private.mechanisms.streams.randomness.CellStreams`).
+
+A cell is named by the typed, length-prefixed encoding of its content, so
+two different cells never share a name (joined text did: the panels
+("x|y", "z") and ("x", "y|z"), the float 4.0 and the string "4.0", True
+and "True", 2**53 and 2**53 + 1 written as floats). Each value is one tag
+word, ``(type << 56) | payload length in bytes``, then its payload padded
+to whole little-endian 64-bit words. Numbers are named by their exact
+value: an integral finite float is the integer it equals (4 and 4.0 are
+one level, as pandas has them), any other float its IEEE bits (one NaN).
+
+NumPy only (no pandas): pandas values are recognised by what they are
+(``datetime`` subclasses, ``NaT``/``NA`` by type name).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import numbers
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .encoding import narrowest, only_str, utf8_runs
+
+__all__ = [
+    "StrLabels",
+    "cell_words",
+    "cell_words_at",
+    "column_runs",
+    "every_row",
+    "narrowest",
+    "only_str",
+    "utf8_runs",
+    "value_bytes",
+]
+
+_U64 = np.uint64
+
+
+_T_NONE, _T_BOOL, _T_INT, _T_BIGINT, _T_FLOAT = 1, 2, 3, 4, 5
+_T_STR, _T_BYTES, _T_TIME, _T_TIME_UTC, _T_DATE = 6, 7, 8, 9, 10
+_T_DURATION, _T_NAT, _T_TUPLE, _T_OTHER = 11, 12, 13, 14
+_NAN_BITS = np.float64("nan").view(_U64)
+_EPOCH_ORDINAL = 719163  # date(1970, 1, 1).toordinal()
+_NS_PER = {
+    "W": 604_800 * 10**9,
+    "D": 86_400 * 10**9,
+    "h": 3_600 * 10**9,
+    "m": 60 * 10**9,
+    "s": 10**9,
+    "ms": 10**6,
+    "us": 10**3,
+    "ns": 1,
+}
+
+
+def _tagged(tag: int, payload: bytes) -> bytes:
+    pad = -len(payload) % 8
+    head = ((tag << 56) | len(payload)).to_bytes(8, "little")
+    return head + payload + bytes(pad)
+
+
+def _int_bytes(value: int) -> bytes:
+    if -(2**63) <= value < 2**63:
+        return _tagged(_T_INT, value.to_bytes(8, "little", signed=True))
+    size = (value.bit_length() + 8) // 8
+    return _tagged(_T_BIGINT, value.to_bytes(size, "little", signed=True))
+
+
+def _ns_bytes(tag: int, ns: int) -> bytes:
+    # 128 bits: nanoseconds of years 1..9999 overflow 64
+    return _tagged(tag, ns.to_bytes(16, "little", signed=True))
+
+
+def _datetime_ns(value: Any) -> tuple[int, int]:
+    tag = _T_TIME
+    if value.tzinfo is not None and value.utcoffset() is not None:
+        value = value.astimezone(_dt.timezone.utc)
+        tag = _T_TIME_UTC
+    seconds = (
+        (value.toordinal() - _EPOCH_ORDINAL) * 86_400
+        + value.hour * 3_600
+        + value.minute * 60
+        + value.second
+    )
+    ns = (
+        seconds * 10**9
+        + value.microsecond * 1_000
+        + int(getattr(value, "nanosecond", 0))
+    )
+    return tag, ns
+
+
+def _numpy_time_ns(value: Any) -> int | None:
+    """Nanoseconds of a datetime64/timedelta64 scalar (None for NaT)."""
+    if np.isnat(value):
+        return None
+    unit, count = np.datetime_data(value.dtype)
+    if unit in ("Y", "M"):
+        value = value.astype("datetime64[D]")
+        unit, count = "D", 1
+    return int(value.astype(np.int64)) * _NS_PER[unit] * count
+
+
+def value_bytes(value: Any) -> bytes:
+    """The typed, self-delimiting encoding of one cell value.
+
+    Distinct values have distinct encodings (values equal as numbers are
+    one value), and no encoding is a prefix of another, so a cell's
+    columns concatenated name it injectively.
+
+    >>> value_bytes(4) == value_bytes(4.0)
+    True
+    >>> value_bytes(4.0) == value_bytes("4.0")
+    False
+    >>> value_bytes(True) == value_bytes(1)
+    False
+    >>> value_bytes(2**53) == value_bytes(2**53 + 1)
+    False
+    """
+    if value is None or type(value).__name__ == "NAType":
+        return _tagged(_T_NONE, b"")
+    if type(value).__name__ == "NaTType":
+        return _tagged(_T_NAT, b"")
+    if isinstance(value, (bool, np.bool_)):
+        return _tagged(_T_BOOL, bytes([bool(value)]))
+    if isinstance(value, (int, np.integer)):
+        return _int_bytes(int(value))
+    if isinstance(value, (float, np.floating)):
+        f = float(value)
+        if f == f and abs(f) != float("inf") and f == int(f):
+            return _int_bytes(int(f))
+        bits = _NAN_BITS if f != f else np.float64(f).view(_U64)
+        return _tagged(_T_FLOAT, int(bits).to_bytes(8, "little"))
+    if isinstance(value, str):
+        return _tagged(_T_STR, value.encode("utf-8"))
+    if isinstance(value, (bytes, bytearray)):
+        return _tagged(_T_BYTES, bytes(value))
+    if isinstance(value, np.datetime64):
+        ns = _numpy_time_ns(value)
+        return _tagged(_T_NAT, b"") if ns is None else _ns_bytes(_T_TIME, ns)
+    if isinstance(value, np.timedelta64):
+        ns = _numpy_time_ns(value)
+        return (
+            _tagged(_T_NAT, b"") if ns is None else _ns_bytes(_T_DURATION, ns)
+        )
+    if isinstance(value, _dt.datetime):
+        return _ns_bytes(*_datetime_ns(value))
+    if isinstance(value, _dt.date):
+        return _tagged(_T_DATE, value.toordinal().to_bytes(8, "little"))
+    if isinstance(value, _dt.timedelta):
+        us = (value.days * 86_400 + value.seconds) * 10**6
+        ns = (us + value.microseconds) * 1_000
+        ns += int(getattr(value, "nanoseconds", 0))
+        return _ns_bytes(_T_DURATION, ns)
+    if isinstance(value, tuple):
+        return _tagged(_T_TUPLE, b"".join(map(value_bytes, value)))
+    if isinstance(value, numbers.Integral):
+        return _int_bytes(int(value))
+    # anything else: its type and text (rare: labels are the types above)
+    kind = type(value)
+    text = f"{kind.__module__}.{kind.__qualname__}\0{value}"
+    return _tagged(_T_OTHER, text.encode("utf-8"))
+
+
+def _number_words(arr: np.ndarray) -> np.ndarray | None:
+    """``(n, 2)`` words of a numeric column, vectorised (None: some value
+    needs the general path, e.g. an integer beyond 64 bits)."""
+    n = len(arr)
+    out = np.empty((n, 2), dtype=_U64)
+    int_tag = _U64((_T_INT << 56) | 8)
+    if arr.dtype.kind == "b":
+        out[:, 0] = (_T_BOOL << 56) | 1
+        out[:, 1] = arr.astype(_U64)
+        return out
+    if arr.dtype.kind == "u":
+        if n and arr.max() >= 2**63:
+            return None
+        arr = arr.astype(np.int64)
+    if arr.dtype.kind == "i":
+        out[:, 0] = int_tag
+        out[:, 1] = arr.astype(np.int64).view(_U64)
+        return out
+    f = arr.astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        whole = np.isfinite(f) & (np.floor(f) == f)
+    if np.any(whole & (np.abs(f) >= 2.0**63)):
+        return None
+    out[:, 0] = np.where(whole, int_tag, _U64((_T_FLOAT << 56) | 8))
+    ints = np.where(whole, f, 0.0).astype(np.int64).view(_U64)
+    bits = np.where(np.isnan(f), _NAN_BITS, f.view(_U64))
+    out[:, 1] = np.where(whole, ints, bits)
+    return out
+
+
+class _Ragged:
+    """Words of a column of values of several lengths: every value's words
+    one after the other (``flat``), and how many each has (``widths``)."""
+
+    def __init__(self, flat: np.ndarray, widths: np.ndarray):
+        self.flat, self.widths = flat, widths
+
+    def __len__(self) -> int:
+        return len(self.widths)
+
+
+class _Dense:
+    """Words of a column of values of several lengths, one row a value
+    padded with zero words to the longest (``words``), and how many
+    words each value has (``widths``)."""
+
+    def __init__(self, words: np.ndarray, widths: np.ndarray):
+        self.words, self.widths = words, widths
+
+    def __len__(self) -> int:
+        return len(self.widths)
+
+
+# the low b bytes of a word, b = 0..8
+_LOW_BYTES = np.array([(1 << (8 * b)) - 1 for b in range(9)], dtype=np.uint64)
+
+
+# "s:" in bytes 4 and 5 of a little-endian word
+_S_COLON = np.uint64(int.from_bytes(b"\0\0\0\0s:\0\0", "little"))
+
+
+class StrLabels:
+    """Plain strings kept as one UTF-8 buffer: ``data`` (uint8) holds
+    every label's bytes one after the other and ``offsets`` (int64, one
+    more than the labels) where each starts and the last ends.
+
+    A declared domain of 10**6 labels is named from these two arrays
+    (its cells' words, :meth:`words`; its bytes in a query's identity,
+    :meth:`prefixed`) without a Python object per label. The names are
+    those of the labels as ``str`` values (:func:`value_bytes`).
+
+    >>> labels = StrLabels.of(["ab", "é", ""])
+    >>> len(labels), labels.tolist(), labels[1]
+    (3, ['ab', 'é', ''], 'é')
+    """
+
+    __slots__ = ("_digest", "_prefixed", "_words", "data", "offsets")
+
+    def __init__(self, offsets: np.ndarray, data: np.ndarray):
+        offsets = np.asarray(offsets, dtype=np.int64)
+        data = np.asarray(data, dtype=np.uint8)
+        if (
+            offsets.ndim != 1
+            or not len(offsets)
+            or offsets[0] != 0
+            or offsets[-1] != len(data)
+            or bool((offsets[1:] < offsets[:-1]).any())
+        ):
+            raise ValueError(
+                "StrLabels: offsets must rise from 0 to len(data)"
+            )
+        self.offsets, self.data = offsets, data
+        self._prefixed: bytes | None = None
+        self._digest: bytes | None = None
+        self._words: _Dense | _Ragged | None = None
+
+    @classmethod
+    def of(cls, values: Sequence[str]) -> StrLabels:
+        """The labels of plain ``str`` values (one encoding pass)."""
+        data, lens = utf8_runs(values)
+        offsets = np.zeros(len(lens) + 1, dtype=np.int64)
+        np.cumsum(lens, out=offsets[1:])
+        return cls(offsets, data)
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    @property
+    def lengths(self) -> np.ndarray:
+        """Each label's length in bytes."""
+        return np.diff(self.offsets)
+
+    def __getitem__(self, i: int) -> str:
+        i = range(len(self))[i]  # an index error as a list gives it
+        a, b = self.offsets[i], self.offsets[i + 1]
+        return self.data[a:b].tobytes().decode("utf-8")
+
+    def tolist(self) -> list[str]:
+        """The labels as Python strings (one object each: for the slow
+        paths only)."""
+        raw = self.data.tobytes()
+        at = self.offsets.tolist()
+        return [raw[a:b].decode("utf-8") for a, b in zip(at[:-1], at[1:])]
+
+    def __iter__(self):
+        return iter(self.tolist())
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, StrLabels):
+            return NotImplemented
+        return bool(
+            np.array_equal(self.offsets, other.offsets)
+            and np.array_equal(self.data, other.data)
+        )
+
+    def __hash__(self) -> int:
+        return hash(self.prefixed())
+
+    def __repr__(self) -> str:
+        return f"StrLabels({len(self)} labels)"
+
+    def _payload(
+        self, k: int | np.ndarray, label: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Payload word ``k`` of each label (of those in ``label``): its
+        bytes ``8k .. 8k + 7`` as a little-endian word, zero past its
+        end."""
+        n = len(self.data)
+        if label is None:
+            start = self.offsets[:-1] + 8 * k
+            left = self.offsets[1:] - start
+        else:
+            start = self.offsets[label] + 8 * k
+            left = self.offsets[label + 1] - start
+        if n < 8:
+            buf = np.zeros(8, dtype=np.uint8)
+            buf[:n] = self.data
+            data, n = buf, 8
+        else:
+            data = np.ascontiguousarray(self.data)
+        # the little-endian word at every byte offset of the data (a
+        # view): one gather reads a word at any offset; a word that would
+        # pass the end is read at the last 8 bytes and shifted into place
+        at_byte = np.ndarray((n - 7,), dtype="<u8", buffer=data, strides=(1,))
+        raw = at_byte[np.minimum(start, n - 8)].astype(_U64, copy=False)
+        late = np.flatnonzero(start > n - 8)
+        if late.size:
+            over = np.minimum(start[late] - (n - 8), 7)
+            raw[late] >>= (8 * over).astype(_U64)
+        raw &= np.take(_LOW_BYTES, np.clip(left, 0, 8))
+        return raw
+
+    def words(self) -> _Dense | _Ragged:
+        """The :func:`value_bytes` words of each label: one row each,
+        padded to the longest (:class:`_Dense`), unless one long label
+        would make those rows much wider than the words themselves."""
+        if self._words is None:
+            self._words = self._make_words()
+        return self._words
+
+    def _make_words(self) -> _Dense | _Ragged:
+        lens = self.lengths
+        n = len(lens)
+        pads = (lens + 7) >> 3  # words of payload
+        widths = 1 + pads
+        tags = (_T_STR << 56) | lens.astype(_U64)
+        most = int(pads.max()) if n else 0
+        if n * (1 + most) <= 2 * int(widths.sum()) + 64:
+            dense = np.zeros((n, 1 + most), dtype=_U64)
+            dense[:, 0] = tags
+            for k in range(most):
+                if k == 0 or bool((pads > k).all()):
+                    dense[:, 1 + k] = self._payload(k)
+                else:
+                    has = np.flatnonzero(pads > k)
+                    dense[has, 1 + k] = self._payload(k, has)
+            return _Dense(dense, widths)
+        flat = np.empty(int(widths.sum()), dtype=_U64)
+        heads = np.cumsum(widths) - widths
+        flat[heads] = tags
+        label = np.repeat(np.arange(n), pads)
+        k = np.arange(label.size) - np.repeat(np.cumsum(pads) - pads, pads)
+        flat[np.repeat(heads + 1, pads) + k] = self._payload(k, label)
+        return _Ragged(flat, widths)
+
+    def prefixed(self) -> bytes:
+        """Each label's length + 2 as 4 little-endian bytes, ``b"s:"``
+        and its UTF-8 bytes, joined: the labels' bytes in a query's
+        identity (:func:`~.randomness._canonical` of a tuple of them)."""
+        if self._prefixed is None:
+            self._prefixed = self._make_prefixed()
+        return self._prefixed
+
+    def digest(self) -> bytes:
+        """32-byte BLAKE2b of the labels (count, lengths at their
+        narrowest width, bytes), made once: what stream version 3 names a
+        domain of labels by (:mod:`.place_streams`), in one pass."""
+        if self._digest is None:
+            h = hashlib.blake2b(digest_size=32, person=b"pnp-str-labels")
+            lens = narrowest(self.lengths)
+            h.update(b"%d %s " % (len(self), lens.dtype.str.encode()))
+            h.update(lens.data)
+            h.update(np.ascontiguousarray(self.data).data)
+            self._digest = h.digest()
+        return self._digest
+
+    def _make_prefixed(self) -> bytes:
+        lens = self.lengths
+        n = len(lens)
+        if not n:
+            return b""
+        words = self.words()
+        if isinstance(words, _Dense):
+            # each label's row of words with its tag word replaced by its
+            # head (length + 2 in 4 bytes, then "s:", then 2 spare bytes),
+            # as bytes; the spare bytes and those past the label's end are
+            # left out
+            rows = words.words.astype("<u8")  # a copy
+            rows[:, 0] = (lens + 2).astype(np.uint64) | _S_COLON
+            # which bytes of a row are kept, for each length a label can
+            # have: one row of this table per label is gathered (a
+            # comparison per byte of every row took 10 times as long)
+            place = np.arange(8 * rows.shape[1])
+            kept = place < np.arange(8, 8 * rows.shape[1] + 1)[:, None]
+            kept[:, 6:8] = False
+            inside = np.take(kept, lens, axis=0)
+            return rows.view(np.uint8).reshape(n, -1)[inside].tobytes()
+        head = np.empty((n, 6), dtype=np.uint8)
+        head[:, :4] = (lens + 2).astype("<u4").view(np.uint8).reshape(n, 4)
+        head[:, 4:] = np.frombuffer(b"s:", dtype=np.uint8)
+        size = lens + 6  # length, "s:", bytes
+        out = np.empty(int(size.sum()), dtype=np.uint8)
+        heads = np.cumsum(size) - size
+        is_head = np.zeros(out.size, dtype=bool)
+        for k in range(6):  # 6 passes over the labels, none over bytes
+            out[heads + k] = head[:, k]
+            is_head[heads + k] = True
+        out[~is_head] = self.data
+        return out.tobytes()
+
+
+def _object_words(values: list) -> _Ragged:
+    """The words of :func:`value_bytes` of any values; a value repeated
+    as one object (a panel's tuple in every cell) is encoded once."""
+    seen: dict[int, bytes] = {}
+    enc = []
+    for v in values:
+        b = seen.get(id(v))
+        if b is None:
+            b = seen[id(v)] = value_bytes(v)
+        enc.append(b)
+    widths = np.fromiter(
+        (len(b) >> 3 for b in enc), dtype=np.int64, count=len(enc)
+    )
+    flat = np.frombuffer(b"".join(enc), dtype="<u8").astype(_U64)
+    return _Ragged(flat, widths)
+
+
+def _column_words(col: Any) -> np.ndarray | _Ragged | _Dense:
+    """Words of one column: an ``(n, 2)`` array (numbers), else the
+    variable-length words of each value."""
+    if isinstance(col, StrLabels):
+        return col.words()
+    if isinstance(col, np.ndarray) and col.dtype.kind in "biuf":
+        words = _number_words(col)
+        if words is not None:
+            return words
+    values = col.tolist() if isinstance(col, np.ndarray) else list(col)
+    if isinstance(col, np.ndarray) and col.dtype.kind in "mM":
+        values = list(col)  # numpy scalars: tolist() would give integers
+    if only_str(values):
+        return StrLabels.of(values).words()
+    return _object_words(values)
+
+
+def column_runs(col: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Each value's number of words and all the values' words one after
+    the other (:func:`value_bytes` as words): the column's names, once
+    per value, whatever the column's type."""
+    words = _column_words(col)
+    if isinstance(words, np.ndarray):  # one width: (values, k)
+        return np.full(len(words), words.shape[1]), words.ravel()
+    if isinstance(words, _Ragged):
+        return words.widths, words.flat
+    inside = np.arange(words.words.shape[1]) < words.widths[:, None]
+    return words.widths, words.words[inside]
+
+
+def _as_block(part: Any) -> Any:
+    """Words whose values all have one width, as a block (a panel's one
+    tuple, labels of one length, padded labels that all fill their row):
+    written a column at a time, not a word at a time."""
+    if isinstance(part, _Ragged) and len(part):
+        width = int(part.widths[0])
+        if width and bool((part.widths == width).all()):
+            return part.flat.reshape(len(part), width)
+    dense = isinstance(part, _Dense) and len(part)
+    if dense and int(part.widths.min()) == part.words.shape[1]:
+        return part.words
+    return part
+
+
+def every_row(row: np.ndarray, size: int) -> bool:
+    """Whether ``row`` is ``0, 1, ..., size - 1`` (a declared domain's own
+    cells, each level once in order): no gather is needed."""
+    if len(row) != size or not size or row[0] != 0 or row[-1] != size - 1:
+        return False
+    return bool((np.diff(row) == 1).all())
+
+
+def cell_words(*columns: Sequence[Any] | np.ndarray) -> np.ndarray:
+    """Name cells: an ``(n, m)`` uint64 array, one row a cell.
+
+    Row ``i`` is the concatenation of :func:`value_bytes` of the cell's
+    value in each column (as little-endian words), padded with zero words
+    to the longest row of the call. The encodings are self-delimiting, so
+    distinct cells of one call have distinct rows; the width is fixed by
+    the cells named together (every release's stream key also carries a
+    digest of its cells, so a cell's noise is not meant to carry over to
+    another set of cells). Columns that are not numpy arrays are taken
+    value by value, never coerced by numpy (``[4.0, "4.0"]`` would become
+    two equal strings).
+
+    >>> cell_words([1.5, 2.5], ["a", "b"]).shape
+    (2, 4)
+    >>> w = cell_words(np.array(["x", "x|y"], object), np.array(["y|z", "z"],
+    ...                object))
+    >>> bool((w[0] != w[1]).any())
+    True
+    """
+    if not columns:
+        raise ValueError("cell_words needs at least one column")
+    n = len(columns[0])
+    if any(len(c) != n for c in columns):
+        raise ValueError("cell_words: columns differ in length")
+    rows = np.arange(n)
+    return cell_words_at(columns, [rows] * len(columns))
+
+
+def cell_words_at(
+    columns: Sequence[Sequence[Any] | np.ndarray],
+    rows: Sequence[np.ndarray],
+) -> np.ndarray:
+    """:func:`cell_words` of the cells whose value in column ``j`` is
+    ``columns[j][rows[j]]``: each distinct value is encoded once (a
+    declared domain names its 10**6 labels once, not once per cell of a
+    product with the panels and groups).
+
+    >>> a = cell_words_at([["p"], ["x", "yz"]], [np.array([0, 0]),
+    ...                   np.array([1, 0])])
+    >>> a.tolist() == cell_words(["p", "p"], ["yz", "x"]).tolist()
+    True
+    """
+    if not columns or len(columns) != len(rows):
+        raise ValueError("cell_words_at needs one row index per column")
+    n = len(rows[0])
+    if any(len(r) != n for r in rows):
+        raise ValueError("cell_words: columns differ in length")
+    parts = [_as_block(_column_words(c)) for c in columns]
+    if n == 0:
+        return np.zeros((0, 2 * len(columns)), dtype=_U64)
+    # a column's width per cell: one number while every value has it
+    widths: list[Any] = []
+    # padded blocks are written whole (their zero words past a value's
+    # end are overwritten by the next column's, or are the row's
+    # padding): room for the widest block, cut to the widest row
+    room: Any = 0
+    for part, row in zip(parts, rows):
+        if isinstance(part, np.ndarray):
+            widths.append(part.shape[1])
+            room = room + part.shape[1]
+        else:
+            widths.append(part.widths[row])
+            dense = isinstance(part, _Dense)
+            room = room + (part.words.shape[1] if dense else widths[-1])
+    out = np.zeros((n, int(np.max(room))), dtype=_U64)
+    at: Any = 0  # where each cell's next column starts (one number: all)
+    cells = np.arange(n)
+    for part, row, width in zip(parts, rows, widths):
+        block = part.words if isinstance(part, _Dense) else part
+        if isinstance(block, np.ndarray):
+            if np.ndim(at) == 0:
+                a = int(at)
+                span = slice(a, a + block.shape[1])
+                if len(block) == 1:  # one value (a single panel)
+                    out[:, span] = block[0]
+                elif every_row(row, len(block)):  # each level in order
+                    out[:, span] = block
+                else:
+                    out[:, span] = np.take(block, row, axis=0)
+            else:
+                for j in range(block.shape[1]):
+                    out[cells, at + j] = block[row, j]
+        else:
+            # word k of a cell's value sits at column at + k of its row,
+            # read from the value's run in the flat words
+            starts = np.cumsum(part.widths) - part.widths
+            cell = np.repeat(cells, width)
+            place = np.arange(cell.size) - np.repeat(
+                np.cumsum(width) - width, width
+            )
+            out[cell, (at[cell] if np.ndim(at) else at) + place] = part.flat[
+                np.repeat(starts[row], width) + place
+            ]
+        at = at + width
+        if np.ndim(at) and bool((at == at[0]).all()):
+            at = int(at[0])
+    wide = int(np.max(at))
+    return out if wide == out.shape[1] else out[:, :wide].copy()

@@ -1,0 +1,1 @@
+"""The private PCA's mechanisms: directions, scree, frame, points."""

@@ -1,0 +1,1 @@
+"""The release engine: queries, cell tables, mechanisms, records."""

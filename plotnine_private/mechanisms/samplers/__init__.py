@@ -1,0 +1,1 @@
+"""Exact samplers and calibrations of the noise distributions."""

@@ -1,0 +1,1 @@
+"""Keyed noise streams: the secret, the stream versions, SipHash."""

@@ -1,0 +1,1 @@
+"""The private summaries: ``stat_summary_dp`` and ``_ckm``."""

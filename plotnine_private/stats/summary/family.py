@@ -1,0 +1,391 @@
+"""The family of the private summaries, shared by the DP and CKM twins.
+
+:class:`_SummaryFamily`: its parameters (``fun``, ``bounds``, the grid),
+the input checks, the release at the door of totals and counts per cell,
+and the shaping of released estimates like plotnine's ``stat_summary``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import sys
+
+import numpy as np
+import pandas as pd
+from plotnine.scales.scale_discrete import scale_discrete
+from plotnine.stats import stat_summary as _pn_stat_summary
+
+from ...cells import assemble, categorical_dimension
+from ...declarations import Declaration, NoiseGeom
+from ...mechanisms.release.magnitudes import SumTable
+from ...units import with_unit
+from ...validation import fail, is_real, validate_choice, validate_range
+from ..count import _CountFamily
+from .data import check_fun_data, square_table
+from .quantiles import QUANTILE_FUNS, quantile_probs, quantile_twin
+from .totals import default_resolution, exact_totals
+
+#: the largest grid value of one record (a public limit on bounds /
+#: resolution): totals of up to _MAX_RECORDS records stay exact in int64
+_MAX_BOUND = 2**31
+#: the most records one layer may hold (an implementation limit, checked
+#: on the layer's rows before anything is dropped)
+_MAX_RECORDS = 2**31
+
+_pn_summary_module = sys.modules[_pn_stat_summary.__module__]
+
+#: plotnine's y functions (callables) that have a private release
+_FUNCTIONS = {
+    np.mean: "mean",
+    np.nanmean: "mean",
+    np.sum: "sum",
+    np.nansum: "sum",
+    "mean": "mean",
+    "sum": "sum",
+}
+
+
+def _quantile_kind(fun) -> str | None:
+    """ "median", "quantile", "percentile" (plotnine's fun_y), or
+    "median_hilow" (its fun_data), else None."""
+    if fun is None:
+        return None
+    if fun == "median_hilow" or fun is getattr(
+        _pn_summary_module, "median_hilow", None
+    ):
+        return "median_hilow"
+    try:
+        return QUANTILE_FUNS.get(fun)
+    except TypeError:  # unhashable
+        return None
+
+
+class _SummaryFamily(_CountFamily):
+    """Mean or total of a clamped y per x level (and group, panel).
+
+    The x domain follows `stat_count_dp` (``levels=``, a declared
+    Categorical, user scale limits); group aesthetics and panels
+    multiply it.
+    """
+
+    FAMILY = "summary"
+    DECLARATION = Declaration(
+        family="summary",
+        plan_inputs=("bounds",),
+        example={
+            "aes": {"x": "cat", "y": "num"},
+            "params": {"bounds": (10, 45)},
+        },
+        title="summary",
+        counterpart="summary",
+        noisy=frozenset({"y", "ymin", "ymax", "n", "sum"}),
+        intervals=("y",),
+        plan="summary",
+        judged_by=("y",),
+        caption="y",
+        noise_geom=NoiseGeom("errorbar", "y", {"width": 0.2}, fixed=True),
+    )
+    REQUIRED_AES = {"x", "y"}
+    DEFAULT_AES: dict = {}
+    BASE_PARAMS = {
+        "geom": "pointrange",
+        "position": "identity",
+        "na_rm": False,
+        "width": None,
+        "levels": None,
+        "fun": "mean",
+        "bounds": None,
+        "resolution": None,
+        "errorbar": "noise",
+        "level": 0.95,
+        "drop": False,
+        # medians and quantiles: fine bins of the box plots' histogram
+        "bins": 128,
+        # plotnine's name: fun_y is fun
+        "fun_y": None,
+        # plotnine's names: fun_data with fun_args are released (see
+        # summary_data); fun_ymin/fun_ymax are refused (check_fun)
+        "fun_data": None,
+        "fun_ymin": None,
+        "fun_ymax": None,
+        "fun_args": None,
+    }
+    CREATES = {"y", "ymin", "ymax", "y_low", "y_high", "n", "sum", "width"}
+    QUERY_PARAMS: tuple[str, ...] = ("fun", "bounds")
+
+    # -- parameters ----------------------------------------------------
+    def check_fun(self) -> None:
+        """``fun`` (or plotnine's ``fun_y``) as "mean" or "sum";
+        ``fun_data`` (with ``fun_args``) as one of the released
+        functions; ``fun_ymin``/``fun_ymax`` are refused with the private
+        alternative. Idempotent (the DP twin checks it first)."""
+        p = self.params
+        name = self.name
+        if p.get("probs") is not None:
+            return  # a quantile summary, resolved already
+        if p.get("fun_y") is not None:
+            if p.get("fun_data") is not None:
+                # plotnine ignores fun_data then; say so instead
+                raise fail(
+                    name,
+                    f"fun_y={p['fun_y']!r} and fun_data={p['fun_data']!r} "
+                    "both given (plotnine would ignore fun_data): drop one.",
+                )
+            # plotnine 0.15 calls the y function fun_y (a callable)
+            p["fun"] = p.pop("fun_y")
+        p["fun"] = _FUNCTIONS.get(p["fun"], p["fun"])
+        for param in ("fun_ymin", "fun_ymax"):
+            if p.get(param) is not None:
+                raise fail(
+                    name,
+                    f"{param}={p[param]!r} is not released privately: the "
+                    "end of a bar from a function of the records (a "
+                    "minimum, a maximum) would disclose them. Drop "
+                    f"{param}; use fun_data='mean_cl_normal' (or "
+                    "'mean_se', 'mean_sdl') for bars that hold the "
+                    "sampling and the noise, or errorbar='noise' for the "
+                    "noise interval of the mean.",
+                )
+        kind = _quantile_kind(p["fun"])
+        if _quantile_kind(p.get("fun_data")) == "median_hilow":
+            kind, p["fun_data"] = "median", None
+            p["probs"] = quantile_probs(name, kind, p["fun_args"], True)
+        elif kind is not None:
+            p["probs"] = quantile_probs(name, kind, p["fun_args"], False)
+        if kind is not None:
+            # the box plots' fine histogram releases it (summary_quantiles)
+            p["fun"], p["fun_args"] = "quantile", None
+            return
+        validate_choice(name, "fun", p["fun"], ("mean", "sum"))
+        if p.get("fun_data") is None:
+            if p.get("fun_args") is not None:
+                raise fail(
+                    name,
+                    f"fun_args={p['fun_args']!r} needs fun_data (the "
+                    "released functions take mult or confidence_interval"
+                    "): give fun_data='mean_se', 'mean_cl_normal' or "
+                    "'mean_sdl', or drop fun_args.",
+                )
+            return
+        if p["fun"] != "mean":
+            raise fail(
+                name,
+                f"fun_data={p['fun_data']!r} releases a mean and its "
+                f"interval; fun={p['fun']!r} cannot go with it. Drop "
+                "fun (or fun_y).",
+            )
+        p["fun_data"], p["fun_args"] = check_fun_data(
+            name, p["fun_data"], p["fun_args"]
+        )
+
+    def validate_params(self) -> None:
+        self.check_fun()
+        p = self.params
+        name = self.name
+        if p["bounds"] is None:
+            raise fail(
+                name,
+                "bounds is required: the public range (lo, hi) of y, known "
+                "without looking at the data (e.g. bounds=(0, 50) for "
+                "highway mpg). Values outside it are clamped to it; the "
+                "noise is calibrated to it.",
+            )
+        lo, hi = validate_range(name, "bounds", p["bounds"])
+        p["bounds"] = (lo, hi)
+        r = p["resolution"]
+        if r is None:
+            r = default_resolution(lo, hi)
+        elif not is_real(r) or not (math.isfinite(r) and r > 0):
+            raise fail(
+                name,
+                f"resolution must be a number > 0 (the public grid y is "
+                f"rounded to), got {r!r}.",
+            )
+        p["resolution"] = float(r)
+        k_lo, k_hi = self.grid_limits()
+        if k_hi - k_lo < 1:
+            raise fail(
+                name,
+                f"resolution={r!r} is coarser than bounds={p['bounds']!r}: "
+                "use a resolution well below hi - lo (default: (hi - lo) / "
+                "1000 rounded down to a power of ten).",
+            )
+        if max(abs(k_lo), abs(k_hi)) > _MAX_BOUND:
+            raise fail(
+                name,
+                f"resolution={r!r} is too fine for bounds={p['bounds']!r}: "
+                "(hi - lo) / resolution must stay below 2**31; use a "
+                "coarser resolution.",
+            )
+        validate_choice(name, "errorbar", p["errorbar"], ("noise", None))
+        lev = p["level"]
+        if not is_real(lev) or not 0 < lev < 1:
+            raise fail(
+                name,
+                f"level must be a number in (0, 1), got {lev!r} (e.g. 0.95 "
+                "for 95% error bars).",
+            )
+        super().validate_params()
+
+    def center(self) -> float:
+        """Public centre of the grid (0 unless a DP mean is released)."""
+        return 0.0
+
+    def grid_limits(self) -> tuple[int, int]:
+        lo, hi = self.params["bounds"]
+        c, r = self.center(), self.params["resolution"]
+        return (
+            int(math.floor((lo - c) / r + 0.5)),
+            int(math.floor((hi - c) / r + 0.5)),
+        )
+
+    def grid_values(self, y: np.ndarray) -> np.ndarray:
+        """Grid value of each record: y clamped to the bounds, centred
+        and rounded to the resolution (exact integers)."""
+        lo, hi = self.params["bounds"]
+        c, r = self.center(), self.params["resolution"]
+        k_lo, k_hi = self.grid_limits()
+        k = np.floor((np.clip(y, lo, hi) - c) / r + 0.5)
+        return np.clip(k, k_lo, k_hi).astype(np.int64)
+
+    # -- the door ------------------------------------------------------
+    def check_input(self, data: pd.DataFrame) -> None:
+        super().check_input(data)
+        if "weight" in data.columns:
+            raise fail(
+                self.name,
+                "the weight aesthetic is not supported: totals and means "
+                "are of unweighted records. Remove aes(weight=...).",
+            )
+        y = data["y"]
+        if not pd.api.types.is_numeric_dtype(y) or pd.api.types.is_bool_dtype(
+            y
+        ):
+            raise fail(
+                self.name,
+                f"y must be numeric (it is summarised with fun="
+                f"{self.params['fun']!r}); got dtype {y.dtype}.",
+            )
+        scale = getattr(self.build.door.scales, "y", None)
+        if isinstance(scale, scale_discrete):
+            raise fail(self.name, "y is on a discrete scale; map a number.")
+        trans = getattr(scale, "trans", None)
+        if isinstance(trans, str):  # plotnine keeps e.g. "identity" as text
+            tname = trans
+        else:
+            tname = type(trans).__name__ if trans is not None else "identity"
+        if "identity" not in tname:
+            raise fail(
+                self.name,
+                "a transformed y scale (log10, sqrt ...) is not supported: "
+                "bounds are in data units. Use coord_trans(y=...) instead.",
+            )
+
+    def release_rows(self, data: pd.DataFrame) -> pd.DataFrame:
+        """Release totals and counts of the layer's cells (see the module
+        docstring), then shape them like plotnine's ``stat_summary``."""
+        if self.params["fun"] == "quantile":
+            return quantile_twin(self).release_at_door(data, self.build)
+        door = self.build.door
+        self.check_input(data)
+        if len(data) > _MAX_RECORDS:
+            # the rows before missing values are dropped: how many are
+            # missing never decides
+            raise fail(
+                self.name,
+                f"a layer holds at most {_MAX_RECORDS} records for exact "
+                "totals; aggregate or split the data.",
+            )
+        data = self.drop_missing(data)
+        self.build.records = data
+        fam = self.family_cells(data, door.scales)
+        gdims = [
+            categorical_dimension(c, data[c], door.declared.get(c))
+            for c in self.group_columns(data)
+        ]
+        self.check_domain(fam, gdims)
+        panel = self.panel_dimension(data, door)
+        fdim = fam.dimension()
+        dims = [panel, *gdims, fdim]
+        k = self.grid_values(data["y"].to_numpy(dtype=float))
+        bound = max(abs(v) for v in self.grid_limits())
+        table, idx = assemble(
+            dims,
+            key_ints=self.record_key_integers(data),
+            multiplicity=door.multiplicity,
+        )
+        totals = exact_totals(dims, idx, k, self.grid_limits()[0])
+        sums = SumTable(
+            words=table.words,
+            n=table.n,
+            public=table.public,
+            multiplicity=table.multiplicity,
+            total=totals,
+        )
+        self.add_ckm_columns(sums, dims, idx, k, data)
+        squares = None
+        if self.params["fun_data"] is not None:
+            squares = square_table(
+                self, sums, dims, idx, data["y"].to_numpy(dtype=float)
+            )
+        est = self.release(door, fam, gdims, table, sums, bound, squares)
+        if not table.public:
+            self.warn_undeclared(fam, gdims, self.build.releases[-1])
+        cells = self.cell_frame(
+            fam, panel, gdims, idx, table, est["keep_release"], door
+        )
+        return self.shape(cells, est)
+
+    def check_domain(self, fam, gdims) -> None:
+        """DP needs a public domain (see `stat_summary_dp`)."""
+
+    def add_ckm_columns(self, sums, dims, idx, k, data) -> None:
+        """CKM: the largest contribution and the magnitude key sums."""
+
+    def release(
+        self, door, fam, gdims, table, sums, bound, squares=None
+    ) -> dict:
+        """Release the cells; ``squares`` (with ``fun_data``): the table
+        of squares, the largest square and its grid unit."""
+        raise NotImplementedError  # pragma: no cover
+
+    def sub_query(self, family, door, fam, gdims, mechanism):
+        q = with_unit(self.query(door, fam, gdims, mechanism), door.unit)
+        return dataclasses.replace(q, family=f"summary:{family}")
+
+    def shape(self, cells, est: dict) -> pd.DataFrame:
+        lo, hi = self.params["bounds"]
+        frame = cells.frame.copy()
+        frame["y"] = est["y"]
+        # the interval variables, whatever errorbar draws
+        frame["y_low"], frame["y_high"] = est["ymin"], est["ymax"]
+        if self.params["errorbar"] is None:
+            frame["ymin"], frame["ymax"] = est["y"], est["y"]
+        elif self.params["fun_data"] is not None:
+            frame["ymin"], frame["ymax"] = est["data_min"], est["data_max"]
+        else:
+            frame["ymin"], frame["ymax"] = est["ymin"], est["ymax"]
+        frame["n"] = est["n"]
+        frame["sum"] = est["sum"]
+        if "present" in est:  # not drawn: released n is noise
+            gone = ~est["present"]
+            frame.loc[gone, ["y", "ymin", "ymax"]] = np.nan
+        # a cell released with n = 0 has no mean to draw (plotnine has no
+        # row for a combination without records): post-processing
+        keep = est["keep"]
+        if self.params["drop"]:
+            keep = keep & ~(np.asarray(est["n"], dtype=float) <= 0)
+        frame = frame[keep].reset_index(drop=True)
+        if not self.build.discrete_x:
+            frame["x"] = frame["x"].astype(float)
+        else:
+            order = list(self.build.x_order)
+            shown = set(frame["x"].tolist())
+            frame["x"] = pd.Categorical(
+                frame["x"],
+                categories=order
+                if cells.public
+                else [v for v in order if v in shown],
+            )
+        return frame
