@@ -125,7 +125,10 @@ class Declaration:
         have it), so a label mapping works on the unperturbed panel.
     counterpart_params
         Parameters the counterpart takes over from the private layer as
-        they are (``coef``, ``width`` of a box plot).
+        they are (``coef``, ``width`` of a box plot). Arguments computed
+        from the layer's build (a density's bandwidth rule as a number)
+        come from the stat's method ``counterpart_arguments(kept)``, where
+        it has one (``kept``: :func:`~plotnine_private.door.layer_build`).
     engine
         Released from per-cell counts alone, so a lazy source (DuckDB,
         Polars, Spark; ``pp.source``) computes it in the engine.

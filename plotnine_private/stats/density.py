@@ -41,6 +41,7 @@ class _DensityFamily(FineFamily):
         },
         title="density",
         counterpart="density",
+        counterpart_params=("adjust", "kernel", "n"),
         noisy=frozenset(
             {
                 "count",
@@ -210,6 +211,15 @@ class _DensityFamily(FineFamily):
         elif bw == "bins":
             bw = 4 * (hi - lo) / (len(edges) - 1)
         return float(bw) * float(p["adjust"])
+
+    def counterpart_arguments(self, kept) -> dict:
+        """What the unperturbed counterpart (``pp.compare``) takes beyond
+        the declared ``counterpart_params``: the bandwidth rule on public
+        inputs as the number it was on this build (``kept``: the layer's
+        build, with its fine histogram), so the two curves smooth
+        alike."""
+        edges = kept.fine.edges
+        return {"bw": self.bandwidth(edges) / float(self.params["adjust"])}
 
     def linear_designs(self, hist: FineHistogram) -> dict:
         # the kernel weights of each fine count at each grid point: the
