@@ -41,6 +41,8 @@ class _DensityFamily(FineFamily):
         },
         title="density",
         counterpart="density",
+        geoms="`geom_density`, `geom_line`, `geom_area`",
+        plan_bounds="the whole curve of a group of `n` records",
         counterpart_params=("adjust", "kernel", "n"),
         noisy=frozenset(
             {

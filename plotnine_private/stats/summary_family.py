@@ -79,6 +79,14 @@ class _SummaryFamily(_CountFamily):
         },
         title="summary",
         counterpart="summary",
+        geoms=(
+            "`geom_pointrange`, `geom_col`, `geom_errorbar`, `geom_point` "
+            '(`fun="mean"` or `"sum"` of y clamped to public '
+            "`bounds=(lo, hi)`; noise error bars)"
+        ),
+        plan_bounds=(
+            "a cell's total (exact) or its mean over `n` records (simulated)"
+        ),
         noisy=frozenset({"y", "ymin", "ymax", "n", "sum"}),
         intervals=("y",),
         plan="summary",
