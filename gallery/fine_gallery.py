@@ -1,10 +1,12 @@
-"""Gallery: densities, ECDFs and box plots from a private fine histogram.
+"""Gallery: densities, ECDFs, box plots and violins from a private fine
+histogram.
 
 ``render(cars, gems, outdir)`` writes, each unperturbed | DP | CKM:
 
 * ``density.png``  diamond prices by cut (public limits 0-20000)
 * ``ecdf.png``     highway mileage by drive (public limits 10-50)
 * ``boxplot.png``  diamond prices by cut (public limits 0-20000)
+* ``violin.png``   diamond prices by cut (public limits 0-20000)
 
 The unperturbed panels use plotnine's own stats, whose bandwidth, ECDF
 steps, whiskers and outliers come from the records; the private panels
@@ -22,6 +24,7 @@ from plotnine import (
     geom_boxplot,
     geom_density,
     geom_step,
+    geom_violin,
     ggplot,
     ggtitle,
     labs,
@@ -29,6 +32,7 @@ from plotnine import (
     theme,
     theme_bw,
     xlim,
+    ylim,
 )
 
 import plotnine_private as pp
@@ -110,6 +114,33 @@ def boxplots(gems, out: Path) -> Path:
     )
 
 
+def violins(gems, out: Path) -> Path:
+    bw = 300  # public: dollars, as the densities'
+    look = {"fill": "#c6dbef", "draw_quantiles": [0.5]}
+    base = ggplot(gems, aes("cut", "price"))
+    plain = base + geom_violin(bw=bw, trim=False, **look) + ylim(*PRICE)
+    dp = base + geom_violin(
+        stat="violin_dp", limits=PRICE, bw=bw, eps=1, seed=11, **look
+    )
+    ckm = ggplot(gems, aes("cut", "price", rkey="rk")) + geom_violin(
+        stat="violin_ckm", limits=PRICE, bw=bw, ptable=PTABLE, **look
+    )
+    return _save(
+        [
+            plain + ggtitle("unperturbed (stat_ydensity, bw = 300)"),
+            dp + ggtitle("DP: violin_dp, eps = 1, 256 fine bins"),
+            ckm + ggtitle("CKM: violin_ckm"),
+        ],
+        out / "violin.png",
+        width=16,
+    )
+
+
 def render(cars, gems, out: Path) -> list[Path]:
     out = Path(out)
-    return [densities(gems, out), ecdfs(cars, out), boxplots(gems, out)]
+    return [
+        densities(gems, out),
+        ecdfs(cars, out),
+        boxplots(gems, out),
+        violins(gems, out),
+    ]

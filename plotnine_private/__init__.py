@@ -73,6 +73,7 @@ from .stats.hex_counts import stat_bin_hex, stat_binhex
 from .stats.signal import SignalWarning
 from .stats.sum import stat_sum_ckm, stat_sum_dp
 from .stats.summary.stat import stat_summary_ckm, stat_summary_dp
+from .stats.violin import stat_violin_ckm, stat_violin_dp
 from .tables import ckm_table, dp_table
 
 
@@ -174,6 +175,8 @@ __all__ = [
     "stat_sum_dp",
     "stat_summary_ckm",
     "stat_summary_dp",
+    "stat_violin_ckm",
+    "stat_violin_dp",
     "stream_version",
     "use_key",
     "use_ledger",

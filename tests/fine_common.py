@@ -1,4 +1,4 @@
-"""Shared checks of the fine-histogram stats (density, ecdf, boxplot)."""
+"""Shared checks of the fine-histogram stats (density, ecdf, boxplot...)."""
 
 from __future__ import annotations
 
@@ -13,25 +13,22 @@ from scipy import stats
 
 import plotnine_private as pp
 from plotnine_private._compat import build
+from plotnine_private.declarations import registered
 from plotnine_private.door import layer_build
 
 PTAB = pp.create_cnt_ptable(D=3, V=1.5, js=1)
 DRIVES = ["4", "f", "r"]
 
 #: computed columns of these stats that carry released numbers (added to
-#: the neighbour harness's list for these tests only)
-FINE_NOISY = {
-    "scaled",
-    "ecdf",
-    "lower",
-    "middle",
-    "upper",
-    "notchlower",
-    "notchupper",
-    "relvarwidth",
-    "ymin_final",
-    "ymax_final",
-}
+#: the neighbour harness's list for these tests only): what every stat of
+#: the fine query family declares, so a new one is covered
+FINE_NOISY = frozenset().union(
+    *(
+        e.declaration.noisy
+        for e in registered()
+        if getattr(e.cls, "FAMILY", None) == "fine"
+    )
+)
 
 
 def cars() -> pd.DataFrame:

@@ -90,3 +90,25 @@ def test_unit_example_bounds_each_person_and_names_them(capsys):
     # the noise of three bars (scale 10 each)
     assert abs(bars["count"].sum() - kept) < 3 * 10 * 8
     assert kept < len(scope["visits"])
+
+
+def test_tables_of_stats_are_generated_from_the_declarations():
+    """The README's table of stats and the planning table of
+    docs/choosing-eps.md are the declarations' (tools/doc_tables.py):
+    every registered family has its row."""
+    import importlib.util
+
+    path = README.parent / "tools" / "doc_tables.py"
+    spec = importlib.util.spec_from_file_location("doc_tables", path)
+    tables = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tables)
+    for doc, name, make in tables.TABLES:
+        text = (README.parent / doc).read_text()
+        assert tables.updated(text, name, make()) == text, (
+            f"{doc} is behind the declarations: run python tools/doc_tables.py"
+        )
+    families = {e.declaration.family for e in pp.declarations.registered()}
+    table = tables.stat_table()
+    for family in families:
+        entry = pp.declarations.twin(family, "dp")
+        assert f"`{entry.name}`" in table, family

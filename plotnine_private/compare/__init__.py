@@ -8,13 +8,14 @@ not for release"; only the private panels may leave.
 
 How the panels are made from one plot with private layers:
 
-* **unperturbed**: every private stat is swapped for its plotnine
-  counterpart (``count``, ``bin``, ``bin_2d``, our non-private
-  ``bin_hex``, ``sum``, ``density``, ``ecdf``, ``boxplot``,
-  ``summary``; for the DP PCA score an ordinary PCA of the rows, its
-  scores binned alike), on the edges the private layer used (so bars and
-  tiles line up), with the private density's bandwidth and kernel and the
-  summary's function (exact, drawn without a range);
+* **unperturbed**: every private stat is swapped for the counterpart
+  its declaration names (``pp.stats()["counterpart"]``: plotnine's own,
+  our non-private ``bin_hex``, or for the DP PCA score an ordinary PCA
+  of the rows, its scores binned alike), on the edges the private layer
+  used (so bars and tiles line up), with the declared
+  ``counterpart_params`` and the stat's own ``counterpart_arguments``
+  (a density's bandwidth as a number) and the summary's function
+  (exact, drawn without a range);
 * **DP**: DP layers as they are; CKM layers become their DP twin with the
   parameters of ``dp=dict(eps=..., seed=...)``;
 * **CKM**: CKM layers as they are; DP layers become their CKM twin with

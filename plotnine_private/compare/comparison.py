@@ -225,10 +225,11 @@ def compare(
     Parameters
     ----------
     plot
-        A ggplot with private layers of any family: count, bin, bin2d,
-        binhex, sum, density, ECDF, boxplot, summary (``_dp`` or
-        ``_ckm``) or the DP PCA score (which has no CKM version: the CKM
-        panel is then left out, with a note); not modified.
+        A ggplot with private layers (``_dp`` or ``_ckm``) of any
+        family whose declaration allows it (``pp.stats()["compare"]``:
+        every registered family, the DP PCA score included, which has no
+        CKM version: the CKM panel is then left out, with a note); not
+        modified.
     dp
         Parameters of the DP twin of CKM layers: ``eps`` (required),
         ``seed``, ``delta``, ``adjacency``, ``noise``, ``range_share``.

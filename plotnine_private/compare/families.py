@@ -187,19 +187,14 @@ def plain_params(
     if family in ("count", "bin", "bin2d", "binhex", "sum"):
         return {} if ranged else _bin_edges(stat, family, kept)["plain"]
     p = stat.params
-    if family == "density":
-        # the private bandwidth (a public rule) as a number, so the two
-        # curves smooth alike
-        edges = kept.fine.edges
-        return {
-            "bw": stat.bandwidth(edges) / float(p["adjust"]),
-            "adjust": p["adjust"],
-            "kernel": p["kernel"],
-            "n": p["n"],
-        }
-    copied = family_declaration(family).counterpart_params
+    copied = {k: p[k] for k in family_declaration(family).counterpart_params}
+    # a family whose counterpart needs arguments computed from the build
+    # (a density's bandwidth rule as a number) says so itself
+    own = getattr(stat, "counterpart_arguments", None)
+    if own is not None:
+        return {**copied, **own(kept)}
     if copied:
-        return {k: p[k] for k in copied}
+        return copied
     if family == "summary":
         return _summary_fun(stat)
     # pca: the private layer's default features, read the same way

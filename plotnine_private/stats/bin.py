@@ -74,6 +74,8 @@ class _BinFamily(PrivateCountStat):
         example={"aes": {"x": "num"}, "params": {"breaks": (10, 20, 30, 45)}},
         title="bin",
         counterpart="bin",
+        geoms="`geom_histogram`, `geom_freqpoly`, `geom_text`",
+        plan_bounds="one cell's count",
         noisy=BINNED_NOISY,
         intervals=BINNED_INTERVALS,
         plan="count",

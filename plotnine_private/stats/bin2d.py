@@ -143,6 +143,8 @@ class _Bin2dFamily(TwoAxisBins, PrivateCountStat):
         },
         title="bin2d",
         counterpart="bin_2d",
+        geoms="`geom_bin_2d`, `geom_rect`, `geom_text`",
+        plan_bounds="one cell's count",
         noisy=BINNED_NOISY,
         intervals=BINNED_INTERVALS,
         plan="count",

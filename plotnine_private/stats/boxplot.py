@@ -71,6 +71,8 @@ class _BoxplotFamily(FineFamily):
         },
         title="boxplot",
         counterpart="boxplot",
+        geoms="`geom_boxplot` (never any outlier)",
+        plan_bounds="the worst of the three quartiles of a box of `n` records",
         # a box's notches and varwidth: functions of its released
         # quartiles and n
         noisy=frozenset(

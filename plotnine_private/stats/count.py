@@ -57,6 +57,8 @@ class _CountFamily(PrivateCountStat):
         example={"aes": {"x": "cat"}},
         title="count",
         counterpart="count",
+        geoms="`geom_bar`, `geom_text`, `geom_point`",
+        plan_bounds="one cell's count",
         noisy=frozenset({"count", "noisy_count", "count_label", "prop"}),
         intervals=("count", "prop"),
         plan="count",

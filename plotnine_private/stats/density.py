@@ -41,6 +41,9 @@ class _DensityFamily(FineFamily):
         },
         title="density",
         counterpart="density",
+        geoms="`geom_density`, `geom_line`, `geom_area`",
+        plan_bounds="the whole curve of a group of `n` records",
+        counterpart_params=("adjust", "kernel", "n"),
         noisy=frozenset(
             {
                 "count",
@@ -210,6 +213,15 @@ class _DensityFamily(FineFamily):
         elif bw == "bins":
             bw = 4 * (hi - lo) / (len(edges) - 1)
         return float(bw) * float(p["adjust"])
+
+    def counterpart_arguments(self, kept) -> dict:
+        """What the unperturbed counterpart (``pp.compare``) takes beyond
+        the declared ``counterpart_params``: the bandwidth rule on public
+        inputs as the number it was on this build (``kept``: the layer's
+        build, with its fine histogram), so the two curves smooth
+        alike."""
+        edges = kept.fine.edges
+        return {"bw": self.bandwidth(edges) / float(self.params["adjust"])}
 
     def linear_designs(self, hist: FineHistogram) -> dict:
         # the kernel weights of each fine count at each grid point: the

@@ -173,6 +173,15 @@ class stat_dp_pca_score(Declared, stat):
         },
         title="DP PCA score",
         counterpart="pca_score_plain",
+        geoms=(
+            "tiles or synthetic points; add `stat_dp_pca_score(...)` as a "
+            "layer"
+        ),
+        replaces="(PCA score plot)",
+        plan_bounds=(
+            "one tile's probability over `n` records (the axes and frame "
+            "are not covered)"
+        ),
         # the axes and the frame are released too: every position
         noisy=frozenset(
             {"count", "prob", "x", "y", "xmin", "xmax", "ymin", "ymax"}

@@ -49,6 +49,8 @@ class _EcdfFamily(FineFamily):
         },
         title="ECDF",
         counterpart="ecdf",
+        geoms="`geom_step`, `geom_line`",
+        plan_bounds="the whole curve of a group of `n` records",
         noisy=frozenset({"ecdf", "n"}),
         intervals=("ecdf",),
         plan="curve",

@@ -57,6 +57,8 @@ class _SumFamily(PrivateCountStat):
         },
         title="sum",
         counterpart="sum",
+        geoms="`geom_count`",
+        plan_bounds="one cell's count",
         noisy=frozenset({"n", "noisy_n", "prop"}),
         intervals=("n",),
         plan="count",

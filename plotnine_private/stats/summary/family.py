@@ -79,6 +79,14 @@ class _SummaryFamily(_CountFamily):
         },
         title="summary",
         counterpart="summary",
+        geoms=(
+            "`geom_pointrange`, `geom_col`, `geom_errorbar`, `geom_point` "
+            '(`fun="mean"` or `"sum"` of y clamped to public '
+            "`bounds=(lo, hi)`; noise error bars)"
+        ),
+        plan_bounds=(
+            "a cell's total (exact) or its mean over `n` records (simulated)"
+        ),
         noisy=frozenset({"y", "ymin", "ymax", "n", "sum"}),
         intervals=("y",),
         plan="summary",
@@ -105,7 +113,7 @@ class _SummaryFamily(_CountFamily):
         # plotnine's name: fun_y is fun
         "fun_y": None,
         # plotnine's names: fun_data with fun_args are released (see
-        # summary_data); fun_ymin/fun_ymax are refused (check_fun)
+        # data.py); fun_ymin/fun_ymax are refused (check_fun)
         "fun_data": None,
         "fun_ymin": None,
         "fun_ymax": None,
@@ -154,7 +162,7 @@ class _SummaryFamily(_CountFamily):
         elif kind is not None:
             p["probs"] = quantile_probs(name, kind, p["fun_args"], False)
         if kind is not None:
-            # the box plots' fine histogram releases it (summary_quantiles)
+            # the box plots' fine histogram releases it (quantiles.py)
             p["fun"], p["fun_args"] = "quantile", None
             return
         validate_choice(name, "fun", p["fun"], ("mean", "sum"))
