@@ -330,3 +330,30 @@ def check_ids_through_spark(request, monkeypatch):
     assert kept.is_cached
     src.invalidate()
     assert not kept.is_cached
+
+
+def test_memory_names_text_units_once_per_frame(monkeypatch):
+    """In memory a later figure of one frame compares its text unit
+    column with the one remembered instead of hashing every value again;
+    a column changed in place is named again (and bounds otherwise)."""
+    import plotnine_private.door as door
+
+    calls: list = []
+    real = door.id_codes
+
+    def counting(values):
+        calls.append(len(values))
+        return real(values)
+
+    monkeypatch.setattr(door, "id_codes", counting)
+    d = _ids("text").assign(c=lambda f: pd.Categorical(f["c"], COLOURS))
+    src = pp.source(d, **_unit("text"))
+    first = _layer(PLOTS["true"](src))
+    named = len(calls)
+    again = _layer(PLOTS["true"](src))
+    pd.testing.assert_frame_equal(again, first)
+    assert len(calls) == named == 2  # units and records, once
+    d.loc[d["c"] == "red", "person"] = "one person"
+    changed = _layer(PLOTS["true"](src))
+    assert len(calls) == 2 * named
+    assert changed["count"].tolist() != first["count"].tolist()
