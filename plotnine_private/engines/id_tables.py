@@ -15,8 +15,9 @@ the keyed order of :mod:`.bounding` keeps the records memory keeps.
 * A unit or record identifier that is not an integer column: the table
   has one row per distinct value (a missing value gets no row, so its
   records are left out by the inner join, as memory leaves them out).
-  Distinct units are 10**6 to 10**7 at most in practice: about a second
-  of Python per million (blake2b of each value's text).
+  Distinct units are 10**6 to 10**7 at most in practice: about four
+  seconds per million (reading them, blake2b of each value's text, the
+  join; ``benchmarks/bound_once.py``).
 * No ``record_id``: a record is named by its content. The engine
   fingerprints each row with its own 64-bit hash of every column (DuckDB
   ``hash``, Polars ``struct().hash``, Spark ``xxhash64``; used only to
