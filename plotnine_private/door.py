@@ -472,9 +472,15 @@ def bound_rows(
                 "privacy unit of pp.source(); a layer with its own data= "
                 "must have the unit's columns too."
             )
-    units, no_unit = id_codes(rows[unit.column])
     memo = _MASKS.get(source) if source is not None else None
     seen = None if memo is None else memo.get(unit)
+    values = _remembered(rows[unit.column])
+    if seen is not None and _same_values(seen[3], values):
+        # the same unit values again (a text column compared, not hashed
+        # again: its hashes cost far more than the comparison)
+        units, no_unit = seen[0], seen[1]
+    else:
+        units, no_unit = id_codes(rows[unit.column])
     if (
         seen is not None
         and np.array_equal(seen[0], units)
@@ -515,8 +521,32 @@ def bound_rows(
         )
     if source is not None:
         with contextlib.suppress(TypeError):  # cannot be held weakly
-            _MASKS.setdefault(source, {})[unit] = (units, no_unit, mask)
+            _MASKS.setdefault(source, {})[unit] = (
+                units,
+                no_unit,
+                mask,
+                values,
+            )
     return mask
+
+
+def _remembered(column: pd.Series) -> Any:
+    """A copy of a column of unit values that is costly to name again
+    (text, objects: each distinct value is hashed), None for numbers
+    (named by a cast). A copy, so a column changed in place is seen
+    changed (an Arrow-backed column's copy shares its immutable data)."""
+    dtype = column.dtype
+    if isinstance(dtype, np.dtype) and dtype.kind in "biufmM":
+        return None
+    return column.array.copy()
+
+
+def _same_values(a: Any, b: Any) -> bool:
+    """Whether two remembered columns (:func:`_remembered`) are equal,
+    value by value (missing values equal)."""
+    if a is None or b is None or type(a) is not type(b) or len(a) != len(b):
+        return False
+    return bool(a.equals(b))
 
 
 def _either(a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:

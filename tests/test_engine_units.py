@@ -413,27 +413,6 @@ def _unit(**kw):
     return {"column": "person", "max_records": K, "record_id": "rid", **kw}
 
 
-def test_engine_unit_needs_a_record_id():
-    _refused("duckdb", RECORDS, "needs record_id=", **_unit(record_id=None))
-
-
-def test_engine_unit_and_record_id_must_be_whole_numbers():
-    d = RECORDS.assign(name=RECORDS["person"].astype(str))
-    _refused(
-        "duckdb",
-        d,
-        r"unit='name' is a column of String.*lookup table",
-        **_unit(column="name"),
-    )
-    d = RECORDS.assign(frid=RECORDS["rid"].astype(float))
-    _refused(
-        "polars_lazy",
-        d,
-        r"record_id='frid' is a column of Float64.*BIGINT",
-        **_unit(record_id="frid"),
-    )
-
-
 def test_engine_refuses_max_cells():
     _refused(
         "duckdb",

@@ -769,6 +769,14 @@ def test_privacy_unit_bounded_in_spark(request):
     check_same_numbers_through_spark("binhex_dp", request)
 
 
+def test_any_ids_bounded_in_spark(request, monkeypatch):
+    """Text and content-named ids in Spark (tests/test_engine_ids.py's
+    checks, run where Spark is already started)."""
+    from test_engine_ids import check_ids_through_spark
+
+    check_ids_through_spark(request, monkeypatch)
+
+
 # bin_dp at eps=1e4 (noise below a half) and sum_dp at eps=1: the noise
 # of a Spark TIMESTAMP (in the session's zone, UTC) equals a naive one's
 @pytest.mark.parametrize("kind", ["bin_dp", "sum_dp"])

@@ -11,11 +11,15 @@ duck-typed), so the engine keeps the records the in-memory path keeps;
 the choice is a window (row number over the unit, ordered by the hash)
 and a filter, and only the cells leave the engine.
 
-An engine has no row positions and no text hash: the unit and the
-record identifier must be whole-number columns (integer types, checked
-from the schema before any query). Each value names itself, negative
-ones too, as in memory (:mod:`plotnine_private.identifiers`); a record
-whose unit or record identifier is missing is left out.
+Identifiers are named as memory names them
+(:mod:`plotnine_private.identifiers`): an integer column names itself in
+the query (negative values too); any other column (text, non-whole
+floats, dates) is named through a table of its distinct values computed
+by memory's own function and joined back, and a record without a
+``record_id`` by its content (:mod:`.id_tables`). A record whose unit or
+record identifier is missing is left out. The window partitions by the
+unit's name and orders by the keyed hash of the (unit, record) names,
+so a unit's kept records depend on its own records only.
 """
 
 from __future__ import annotations
@@ -26,8 +30,12 @@ from ..exceptions import PlotninePrivateError
 from ..mechanisms.naming.idhash import SPAN, key_ints, pair_keys
 from ..mechanisms.release.bounding import labels, pair_seed
 from ..units import Unit
+from .id_tables import TABLE_ENGINES, coded, content_codes
 
 __all__ = [
+    "RECORD_CODE",
+    "UNIT_CODE",
+    "bound",
     "bounded_frame",
     "check_unit_columns",
     "order_key_stages",
@@ -97,10 +105,9 @@ def order_key_stages(
 
 def check_unit_columns(name: str, src: Any) -> None:
     """Refuse, from the table's schema alone (before any query), a unit
-    an engine cannot bound: no ``record_id``, or identifiers that are not
-    whole-number columns."""
-    import narwhals as nw
-
+    an engine cannot bound: ``max_cells``, and in an engine that cannot
+    join a table of names (:data:`~.id_tables.TABLE_ENGINES`: Ibis)
+    identifiers that are not integer columns or no ``record_id``."""
     unit: Unit = src.unit
     if not unit.bounded:
         return
@@ -113,53 +120,91 @@ def check_unit_columns(name: str, src: Any) -> None:
             f"then reaches at most max_records={unit.max_records} cells), "
             "or collect the rows into a pandas or polars DataFrame."
         )
+    if src.engine in TABLE_ENGINES:
+        return
     if unit.record_id is None:
         raise PlotninePrivateError(
             f"{name}(): a table in the {src.engine} engine with "
             f"unit={unit.column!r} needs record_id='<column>': a column "
-            "of whole numbers naming each record within its unit (an "
-            "engine has no row positions to choose records by). Add one "
-            "in the engine, e.g. SQL 'row_number() OVER () AS rid' "
-            "stored once with the table, and pass record_id='rid'."
+            "of whole numbers naming each record within its unit (only "
+            "DuckDB, Polars and Spark name records by their content). "
+            "Add one in the engine, e.g. SQL 'row_number() OVER () AS "
+            "rid' stored once with the table, and pass record_id='rid'."
         )
     schema = src.schema
     for what, col in (("unit", unit.column), ("record_id", unit.record_id)):
         dtype = schema[col]
         if not dtype.is_integer():
             raise PlotninePrivateError(
-                f"{name}(): {what}={col!r} is a column of {dtype}; in an "
-                "engine the unit and the record identifier must be "
-                "whole-number (integer) columns. Derive an integer id in "
-                "the engine, e.g. join a lookup table "
-                f"(SELECT DISTINCT {col}, row_number() OVER () AS "
-                f"{col}_id) and pass {what}='{col}_id'"
-                + (
-                    ", or cast a column of whole numbers to BIGINT."
-                    if dtype in (nw.Float64, nw.Float32)
-                    else "."
-                )
+                f"{name}(): {what}={col!r} is a column of {dtype}; in the "
+                f"{src.engine} engine the unit and the record identifier "
+                "must be whole-number (integer) columns (DuckDB, Polars "
+                "and Spark take any). Derive an integer id in the engine, "
+                "e.g. join a lookup table (SELECT DISTINCT "
+                f"{col}, row_number() OVER () AS {col}_id) and pass "
+                f"{what}='{col}_id'."
             )
+
+
+#: the columns of a record's unit code and record code in a bounded frame
+UNIT_CODE = "_ucode"
+RECORD_CODE = "_rcode"
+
+
+def _ids(src: Any, frame: Any, column: str, code: str) -> Any:
+    """``frame`` with ``code``, memory's int64 name of ``column``'s values,
+    records whose value is missing left out: an integer column names
+    itself (cast in the query), any other is named through a table of
+    its distinct values (:func:`~.id_tables.coded`)."""
+    import narwhals as nw
+
+    if src.schema[column].is_integer():
+        named = frame.filter(~nw.col(column).is_null())
+        return named.with_columns(**{code: nw.col(column).cast(nw.Int64)})
+    return coded(frame, src.engine, column, code)
 
 
 def bounded_frame(src: Any) -> Any:
     """``src.frame`` with each unit's records bounded (the frame itself
-    when the unit is one row).
+    when the unit is one row); with ``keep_bounded`` the rows bounded by
+    the first call, kept in the engine (:meth:`~.source.Source.
+    bounded_rows`).
 
-    A record whose unit or record identifier is missing (NULL) is left
-    out, as in memory: it belongs to no unit the bound could count. Every
-    other identifier, negative ones too, is a unit of its own."""
+    A record whose unit or record identifier is missing (NULL, or NaN in
+    a float column) is left out, as in memory: it belongs to no unit the
+    bound could count. Every other identifier, negative ones and text
+    too, is named as memory names it (:mod:`.id_tables`)."""
+    if not src.unit.bounded:
+        return src.frame
+    return src.bounded_rows()
+
+
+def bound(src: Any) -> Any:
+    """The bounded rows of ``src`` as a lazy query (:func:`bounded_frame`
+    without the kept rows)."""
     import narwhals as nw
 
     unit: Unit = src.unit
-    if unit.column is None or unit.record_id is None:
-        # one row a unit (check_unit_columns refused a unit without ids)
-        return src.frame
-    u = nw.col(unit.column).cast(nw.Int64)
-    r = nw.col(unit.record_id).cast(nw.Int64)
-    frame = src.frame.filter(~u.is_null() & ~r.is_null())
+    assert unit.column is not None  # a bounded unit names its column
+    frame = _ids(src, src.frame, unit.column, UNIT_CODE)
+    u = nw.col(UNIT_CODE)
+    if unit.record_id is not None:
+        frame = _ids(src, frame, unit.record_id, RECORD_CODE)
+    else:
+        # named by content, for the units over the bound only
+        over = nw.col(UNIT_CODE).count().over(UNIT_CODE) > unit.max_records
+        frame = content_codes(
+            frame,
+            src.engine,
+            list(src.columns),
+            over,
+            RECORD_CODE,
+            unit.bounding,
+        )
+    r = nw.col(RECORD_CODE)
     for stage in order_key_stages(u, r, unit.salt, _KEY, unit.bounding):
         frame = frame.with_columns(**stage)
-    rank = nw.col(_KEY).rank("ordinal").over(unit.column)
+    rank = nw.col(_KEY).rank("ordinal").over(UNIT_CODE)
     return frame.with_columns(**{_RANK: rank}).filter(
         nw.col(_RANK) <= unit.max_records
     )

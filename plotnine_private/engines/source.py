@@ -17,6 +17,7 @@ release through :mod:`plotnine_private.engines.push`.
 from __future__ import annotations
 
 import glob as _glob
+import itertools
 import os
 from typing import Any
 
@@ -27,6 +28,11 @@ from ..units import ONE_ROW, Unit, UnitFrame, make_unit
 from ..validation import check_flat_columns, is_polars_frame
 
 __all__ = ["Source", "is_source", "source"]
+
+#: numbers of the DuckDB temporary tables of kept bounded rows
+_KEPT = itertools.count()
+#: engines that can keep bounded rows (``keep_bounded=True``)
+KEEP_ENGINES = ("duckdb", "polars", "pyspark")
 
 
 class Source:
@@ -44,13 +50,17 @@ class Source:
         engine: str,
         levels: dict | None = None,
         unit: Unit = ONE_ROW,
+        keep_bounded: bool = False,
     ):
         self.frame = frame
         self.native = native
         self.engine = engine
         self.levels = dict(levels or {})
         self.unit = unit
+        self.keep_bounded = keep_bounded
         self._empty: pd.DataFrame | None = None
+        self._kept: Any = None
+        self._kept_table: str | None = None
 
     def __repr__(self) -> str:
         cols = ", ".join(self.columns)
@@ -109,14 +119,68 @@ class Source:
 
     def with_columns(self, *exprs: Any, **named: Any) -> Source:
         """A source with more columns (narwhals expressions), e.g. stored
-        record keys: ``src.with_columns(rkey=record_key_expr("id", 7))``."""
+        record keys: ``src.with_columns(rkey=record_key_expr("id", 7))``
+        (rows kept by ``keep_bounded`` are not shared: the new source
+        bounds its own rows, which a record's content may name)."""
         return Source(
             self.frame.with_columns(*exprs, **named),
             self.native,
             self.engine,
             self.levels,
             self.unit,
+            self.keep_bounded,
         )
+
+    def bounded_rows(self) -> Any:
+        """The rows each unit keeps (a narwhals LazyFrame): bounded in the
+        query of each figure, or with ``keep_bounded=True`` once, by the
+        first figure, and kept in the engine for every later one (a
+        DuckDB temporary table, a Spark ``persist``, a collected Polars
+        frame) until :meth:`invalidate`."""
+        from .bounding import bound
+
+        if not self.keep_bounded:
+            return bound(self)
+        if self._kept is None:
+            self._kept = self._keep(bound(self).select(*self.columns))
+        return self._kept
+
+    def _keep(self, frame: Any) -> Any:
+        import narwhals as nw
+
+        native = frame.to_native()
+        if self.engine == "duckdb":
+            name = f"_pnp_bounded_{next(_KEPT)}"
+            native.query(
+                "_pnp_rows",
+                f"CREATE TEMP TABLE {name} AS SELECT * FROM _pnp_rows",
+            )
+            self._kept_table = name
+            return nw.from_native(
+                native.query("_pnp_rows", f"SELECT * FROM {name}")
+            )
+        if self.engine == "polars":
+            return nw.from_native(native.collect().lazy())
+        # Spark: cached by the first query that reads it
+        return nw.from_native(native.persist())
+
+    def invalidate(self) -> None:
+        """Forget the rows kept by ``keep_bounded`` (drop the DuckDB
+        temporary table, unpersist the Spark frame, free the Polars
+        frame): call it when the table changed, or to free the engine's
+        memory. The next figure bounds the rows again (and keeps them).
+        Nothing to do without ``keep_bounded``."""
+        kept, self._kept = self._kept, None
+        if kept is None:
+            return
+        native = kept.to_native()
+        if self._kept_table is not None:
+            native.query(
+                "_pnp_rows", f"DROP TABLE IF EXISTS {self._kept_table}"
+            )
+            self._kept_table = None
+        elif self.engine == "pyspark":
+            native.unpersist()
 
 
 def is_source(obj: Any) -> bool:
@@ -151,6 +215,7 @@ def source(
     record_id: str | None = None,
     salt: int | str | None = None,
     bounding: str = "v2",
+    keep_bounded: bool = False,
 ) -> Source | UnitFrame:
     """A lazy data source for ``ggplot`` and the private tables.
 
@@ -195,6 +260,14 @@ def source(
         default, one keyed hash of (unit, record)) or ``"v1"`` (the
         first order, two nested hashes: it keeps the records, and so
         the release identities, of figures made before ``v2``).
+    keep_bounded
+        Bound once, draw many (DuckDB, Polars, Spark, with ``unit``): the
+        first figure keeps the rows each unit keeps in the engine (a
+        DuckDB temporary table, a Spark ``persist``, a collected Polars
+        frame) and every later figure of this source reads them instead
+        of bounding again. Call :meth:`Source.invalidate` when the table
+        changes (or to free the engine's memory). A frame in memory
+        always remembers the records its units keep: nothing to ask.
 
     Returns
     -------
@@ -223,6 +296,7 @@ def source(
                 obj.engine,
                 {**obj.levels, **(levels or {})},
                 make_unit(obj.columns, *declared) if unit else obj.unit,
+                keep_bounded or obj.keep_bounded,
             )
         )
     if isinstance(obj, (str, os.PathLike)):
@@ -265,7 +339,14 @@ def source(
         )
     columns = list(frame.collect_schema().names())
     return _checked(
-        Source(frame, native, engine, levels, make_unit(columns, *declared))
+        Source(
+            frame,
+            native,
+            engine,
+            levels,
+            make_unit(columns, *declared),
+            keep_bounded,
+        )
     )
 
 
@@ -275,4 +356,18 @@ def _checked(src: Source) -> Source:
     from .bounding import check_unit_columns
 
     check_unit_columns("source", src)
+    if src.keep_bounded:
+        if not src.unit.bounded:
+            raise PlotninePrivateError(
+                "source(): keep_bounded=True keeps the rows each privacy "
+                "unit keeps, and there is no unit: give unit='<column>' "
+                "and max_records=k, or leave keep_bounded out."
+            )
+        if src.engine not in KEEP_ENGINES:
+            raise PlotninePrivateError(
+                f"source(): keep_bounded=True is not supported for a "
+                f"table in the {src.engine} engine (DuckDB, Polars and "
+                "Spark keep bounded rows); leave keep_bounded out (each "
+                "figure then bounds in its own query)."
+            )
     return src
