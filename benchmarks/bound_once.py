@@ -99,7 +99,7 @@ def best(fn, repeats: int) -> float:
 
 class _Sql:
     """An SQL integer expression with ``+ * // %`` (what
-    :func:`~plotnine_private.mechanisms.idhash.pair_keys` uses), so the
+    :func:`~plotnine_private.mechanisms.naming.idhash.pair_keys` uses), so the
     keyed order is written as SQL by hand, a subquery a round."""
 
     def __init__(self, text: str):
@@ -127,8 +127,8 @@ class _Sql:
 
 
 def keyed_floor_sql(base: str, k: int) -> str:
-    from plotnine_private.mechanisms.bounding import pair_seed
-    from plotnine_private.mechanisms.idhash import pair_keys
+    from plotnine_private.mechanisms.naming.idhash import pair_keys
+    from plotnine_private.mechanisms.release.bounding import pair_seed
 
     selects: list[str] = []
 
@@ -224,7 +224,7 @@ def bench_memory(path, rows, units, ids, args, pp) -> None:
     import pandas as pd
 
     from plotnine_private.identifiers import id_codes
-    from plotnine_private.mechanisms.bounding import order_keys
+    from plotnine_private.mechanisms.release.bounding import order_keys
 
     d = relation(duckdb.connect(), path, units, ids).df()
     d["g"] = pd.Categorical(d["g"], categories=LEVELS)
