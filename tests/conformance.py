@@ -206,6 +206,84 @@ def check_save_release(entry: Registered, folder) -> None:
     assert list(folder.glob("layer_0_*.csv")), entry.name
 
 
+def check_engine(entry: Registered) -> None:
+    """A stat an engine computes (``engine=True``) releases on a lazy
+    Polars source the numbers it releases in memory; another is refused
+    there with the package's error, before any query."""
+    import polars as pl
+
+    d = frame()
+    lazy = pl.from_pandas(d).lazy()
+    lazy = lazy.with_columns(pl.col("cat").cast(pl.Enum(["a", "b", "c"])))
+    with using_key(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if not entry.declaration.engine:
+            try:
+                pp.layer_data(plot(entry, pp.source(lazy)), 0)
+            except pp.PlotninePrivateError as err:
+                assert "needs the rows" in str(err), (entry.name, str(err))
+                return
+            raise AssertionError(f"{entry.name}: an engine computed it")
+        memory = pp.layer_data(plot(entry, d), 0)
+        engine = pp.layer_data(plot(entry, pp.source(lazy)), 0)
+    pd.testing.assert_frame_equal(
+        engine.reset_index(drop=True), memory.reset_index(drop=True)
+    )
+
+
+#: released cells (all seeds together) a coverage smoke test reads at
+#: least, the share of them whose interval must hold the noise-free value,
+#: and the most seeds it draws for them
+COVERED_CELLS, COVERED_SHARE, MAX_SEEDS = 60, 0.8, 12
+
+
+def check_interval_coverage(entry: Registered) -> None:
+    """Smoke test of the intervals: a DP stat's declared intervals at
+    their default level (95%) hold the value its layer releases without
+    noise (eps=1e6, same cells) in at least 80% of 60+ cells over a few
+    seeds: the kit's stats hold it in 87-100%; with twice the noise their
+    intervals assume, most fall to 74-78% (counts and summaries, whose
+    small cells are clipped at 0, to 87%: their own tests bound them).
+    Stats whose noise picks the cells shown, or places them
+    (the PCA's axes and frame), are left to their own tests: their cells
+    differ between the two releases."""
+    decl = entry.declaration
+    placed = "x" in decl.noisy or decl.shown_by_noise
+    if entry.mechanism != "dp" or not decl.intervals or placed:
+        return
+    exact_params = {**params(entry), "eps": 1e6}
+    mapping = dict(decl.example.get("aes", {}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exact = pp.layer_data(
+            ggplot(frame(), aes(**mapping)) + entry.cls(**exact_params), 0
+        )
+        held = total = 0
+        for seed in range(1, MAX_SEEDS + 1):
+            p = ggplot(frame(), aes(**mapping)) + entry.cls(
+                **{**params(entry), "seed": seed}
+            )
+            got = pp.layer_data(p, 0)
+            assert len(got) == len(exact), entry.name
+            for v in decl.intervals:
+                truth = exact[v].to_numpy(dtype=float)
+                low = got[f"{v}_low"].to_numpy(dtype=float)
+                high = got[f"{v}_high"].to_numpy(dtype=float)
+                # a relative slack for the noise-free value's own rounding
+                eps = 1e-6 * np.maximum(1, np.abs(truth))
+                held += int(
+                    ((low - eps <= truth) & (truth <= high + eps)).sum()
+                )
+                total += len(truth)
+            if total >= COVERED_CELLS:
+                break
+    assert total >= COVERED_CELLS or seed == MAX_SEEDS, entry.name
+    assert held >= COVERED_SHARE * total, (
+        f"{entry.name}: intervals held the noise-free value in "
+        f"{held} of {total} cells"
+    )
+
+
 def check_bad_parameter(entry: Registered) -> None:
     """A bad parameter is refused by the package's error naming it."""
     try:

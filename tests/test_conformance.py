@@ -23,6 +23,8 @@ CHECKS = [
     kit.check_geom_noise,
     kit.check_compare,
     kit.check_planning,
+    kit.check_engine,
+    kit.check_interval_coverage,
     kit.check_bad_parameter,
     kit.check_docstring,
 ]

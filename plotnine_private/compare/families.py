@@ -161,14 +161,6 @@ def _bin_edges(stat, family: str, kept: Any = None) -> dict:
     return {"plain": {}, "twin": {}}
 
 
-def _summary_fun(stat) -> dict[str, Any]:
-    """plotnine's ``stat_summary`` of the private summary's function:
-    the exact mean or total, drawn without a range (the private panels
-    draw the noise's)."""
-    fun = np.sum if stat.params.get("fun") == "sum" else np.mean
-    return {"fun_y": fun, "fun_ymin": fun, "fun_ymax": fun}
-
-
 def plain_params(
     stat,
     family: str,
@@ -184,19 +176,20 @@ def plain_params(
     layer's raw rows and ``used`` the columns its mapping and facets use
     (for the plain PCA, which reads unmapped feature columns).
     """
-    if family in ("count", "bin", "bin2d", "binhex", "sum"):
-        return {} if ranged else _bin_edges(stat, family, kept)["plain"]
+    decl = family_declaration(family)
     p = stat.params
-    copied = {k: p[k] for k in family_declaration(family).counterpart_params}
+    copied = {k: p[k] for k in decl.counterpart_params}
     # a family whose counterpart needs arguments computed from the build
-    # (a density's bandwidth rule as a number) says so itself
+    # (a density's bandwidth rule as a number, a summary's function) says
+    # so itself
     own = getattr(stat, "counterpart_arguments", None)
     if own is not None:
         return {**copied, **own(kept)}
-    if copied:
-        return copied
-    if family == "summary":
-        return _summary_fun(stat)
+    if decl.counterpart != "pca_score_plain":
+        # a count-like family: the bins its build used (none for a family
+        # without cached axes, or a private range: plotnine's own bins)
+        edges = {} if ranged else _bin_edges(stat, family, kept)["plain"]
+        return {**edges, **copied}
     # pca: the private layer's default features, read the same way
     columns = p["columns"] or [
         c

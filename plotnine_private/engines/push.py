@@ -39,6 +39,7 @@ from ..cells import (
     combined_codes,
     object_column,
 )
+from ..declarations import registered
 from ..door import Door, LayerBuild
 from ..exceptions import PlotninePrivateError
 from ..families import (
@@ -230,13 +231,20 @@ def check_aggregates(name: str, g: pd.DataFrame) -> None:
 # a private layer
 # --------------------------------------------------------------------------
 def _needs_rows(name: str, why: str) -> Exception:
+    # the families an engine computes, as their declarations say
+    families = ", ".join(
+        dict.fromkeys(
+            e.declaration.family
+            for e in registered(aliases=False)
+            if e.declaration.engine
+        )
+    )
     return fail(
         name,
         f"{why} A table in an engine only answers group-by queries. "
-        "Use a stat that aggregates (count, bin, bin2d, binhex, sum, "
-        "density, ecdf, boxplot, in "
-        "their _dp or _ckm forms), or collect the rows you need into a "
-        "pandas or polars DataFrame and plot that.",
+        f"Use a stat that aggregates ({families}, in their _dp or _ckm "
+        "forms), or collect the rows you need into a pandas or polars "
+        "DataFrame and plot that.",
     )
 
 

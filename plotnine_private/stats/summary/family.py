@@ -122,6 +122,13 @@ class _SummaryFamily(_CountFamily):
     CREATES = {"y", "ymin", "ymax", "y_low", "y_high", "n", "sum", "width"}
     QUERY_PARAMS: tuple[str, ...] = ("fun", "bounds")
 
+    def counterpart_arguments(self, kept) -> dict:
+        """What plotnine's ``stat_summary`` (``pp.compare``'s unperturbed
+        panel) takes: the exact mean or total as the point and both ends
+        (the private panels draw the noise's range)."""
+        fun = np.sum if self.params.get("fun") == "sum" else np.mean
+        return {"fun_y": fun, "fun_ymin": fun, "fun_ymax": fun}
+
     # -- parameters ----------------------------------------------------
     def check_fun(self) -> None:
         """``fun`` (or plotnine's ``fun_y``) as "mean" or "sum";
