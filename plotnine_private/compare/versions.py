@@ -47,10 +47,9 @@ def built(plot: ggplot) -> Built:
         return build(b)
 
 
-def _swap(lyr, cls, params: dict, drop: set, known: bool = False) -> None:
+def _swap(lyr, cls, params: dict, drop: set) -> None:
     """Give a layer a new stat of class ``cls``: the old stat's arguments
-    without ``drop`` (and, ``known``, only those ``cls`` takes), updated
-    with ``params``."""
+    that ``cls`` takes, without ``drop``, updated with ``params``."""
     old = lyr.stat
     kwargs = {
         k: v
@@ -62,8 +61,7 @@ def _swap(lyr, cls, params: dict, drop: set, known: bool = False) -> None:
         for k, v in old.params.items()
         if k not in drop and k in cls.DEFAULT_PARAMS
     )
-    if known:
-        kwargs = {k: v for k, v in kwargs.items() if k in cls.DEFAULT_PARAMS}
+    kwargs = {k: v for k, v in kwargs.items() if k in cls.DEFAULT_PARAMS}
     kwargs.update(params)
     kwargs = {k: v for k, v in kwargs.items() if v is not None or k in params}
     replace_stat(lyr, cls(**kwargs))
@@ -112,7 +110,6 @@ def version(
                 plain,
                 params,
                 MECHANISM_KEYS | PRIVATE_ONLY | MECHANISM_ONLY,
-                known=family == "pca",
             )
         elif target != kind:
             cls: Any = ckm if target == "ckm" else dp
