@@ -761,12 +761,14 @@ def test_privacy_unit_bounded_in_spark(request):
     numpy's, and a bounded figure equals the in-memory one (the checks of
     tests/test_engine_units.py, run where Spark is already started)."""
     from test_engine_units import (
+        check_ids_by_value,
         check_order_keys_equal_numpy,
         check_same_numbers_through_spark,
     )
 
     check_order_keys_equal_numpy("spark", request)
     check_same_numbers_through_spark("binhex_dp", request)
+    check_ids_by_value("negative", ["spark"], request)
 
 
 def test_any_ids_bounded_in_spark(request, monkeypatch):
