@@ -231,20 +231,24 @@ PEOPLE = 100
 FAR = 6
 
 
+LEVELS = [f"{t}{s}" for t in range(TRIALS) for s in "AB"] + ["Z"]
+
+
 def _trials() -> pd.DataFrame:
     """``TRIALS`` independent pairs of cells (A_i, B_i); each person of a
     trial has a record in both and keeps one (k = 1)."""
     n = TRIALS * PEOPLE
     pid = np.repeat(np.arange(n) + 1, 2)
     trial = pid // PEOPLE % TRIALS
-    side = np.tile(["A", "B"], n)
-    return pd.DataFrame(
-        {"pid": pid, "cell": [f"{t}{s}" for t, s in zip(trial, side)]}
-    )
+    side = np.tile([0, 1], n)
+    # cell "{trial}A" is code 2 * trial, "{trial}B" the next: the levels
+    # of _released_a, and "Z" last
+    cell = pd.Categorical.from_codes(2 * trial + side, categories=LEVELS)
+    return pd.DataFrame({"pid": pid, "cell": cell})
 
 
 def _released_a(frame: pd.DataFrame, seed: int) -> np.ndarray:
-    levels = [f"{t}{s}" for t in range(TRIALS) for s in "AB"] + ["Z"]
+    levels = LEVELS
     src = pp.source(frame, unit="pid", max_records=1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -262,10 +266,9 @@ def _released_a(frame: pd.DataFrame, seed: int) -> np.ndarray:
 
 def _kept_a(frame: pd.DataFrame) -> np.ndarray:
     keep = bound_rows("audit", frame, Unit("pid", 1))
-    kept = frame[keep]
-    a = kept["cell"].str.endswith("A")
-    trial = kept.loc[a, "cell"].str[:-1].astype(int)
-    return np.bincount(trial, minlength=TRIALS)
+    code = pd.Categorical(frame["cell"], categories=LEVELS).codes[keep]
+    a = code[(code % 2 == 0) & (code < 2 * TRIALS)]  # the cells "{t}A"
+    return np.bincount(a // 2, minlength=TRIALS)
 
 
 def _eps_lower_bound(
@@ -297,9 +300,11 @@ def test_audit_with_a_negative_id_holds_the_claimed_eps():
     control: the same D' with every other id renamed, which is what the
     old code did) it is several times the claim."""
     d = _trials()
-    newcomer = pd.DataFrame({"pid": [-1], "cell": ["Z"]})
+    newcomer = pd.DataFrame(
+        {"pid": [-1], "cell": pd.Categorical(["Z"], categories=LEVELS)}
+    )
     d2 = pd.concat([d, newcomer], ignore_index=True)
-    renamed = d2.assign(pid=d2["pid"].map(lambda v: f"id {v}"))
+    renamed = d2.assign(pid="id " + d2["pid"].astype(str))
     truth = _kept_a(d)
     moved = _kept_a(renamed) - truth
     assert (abs(moved) >= FAR).sum() > TRIALS // 4  # the renaming had power
