@@ -177,7 +177,12 @@ def _table_stages() -> list[tuple[Any, str, str]]:
     outer stages first; a label's indent says which stage it is in."""
     from plotnine_private import cells, tables
     from plotnine_private.mechanisms.naming import cellnames
-    from plotnine_private.mechanisms.release import count_mechanisms, engine
+    from plotnine_private.mechanisms.release import (
+        cell_table,
+        count_mechanisms,
+        engine,
+        query,
+    )
     from plotnine_private.mechanisms.streams import places
 
     return [
@@ -189,12 +194,12 @@ def _table_stages() -> list[tuple[Any, str, str]]:
         (engine.Query, "identity", "Query.identity"),
         (cellnames.StrLabels, "_make_prefixed", "  labels' prefixed bytes"),
         (cellnames.StrLabels, "digest", "  labels' digest (v3)"),
-        (engine, "_name_cells", "cells_name (BLAKE2b of the domain)"),
+        (query, "_name_cells", "cells_name (BLAKE2b of the domain)"),
         (engine.CellTable, "digest", "CellTable.digest"),
-        (engine, "row_order", "  row order (v1, v2)"),
-        (engine, "data_digest", "  BLAKE2b of the sorted cells (v1, v2)"),
+        (cell_table, "row_order", "  row order (v1, v2)"),
+        (cell_table, "data_digest", "  BLAKE2b of the sorted cells (v1, v2)"),
         (places.PlaceDomain, "digest", "  domain digest (v3)"),
-        (engine, "place_digest", "  digest in place order (v3)"),
+        (cell_table, "place_digest", "  digest in place order (v3)"),
         (count_mechanisms.LaplaceCounts, "perturb", "perturb"),
         (places.PlaceStreams, "heads", "  SHAKE-128 heads (v3)"),
         (lap, "discrete_laplace", "  exact discrete Laplace"),

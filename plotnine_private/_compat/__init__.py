@@ -51,7 +51,6 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 import pandas as pd
-import plotnine
 from plotnine._utils import SIZE_FACTOR, resolution, to_rgba
 from plotnine._utils.registry import Registry
 from plotnine.composition import Compose
@@ -60,6 +59,7 @@ from plotnine.facets.layout import Layout
 from plotnine.layer import Layers
 from plotnine.layer import layer as _layer
 from plotnine.mapping.aes import aes
+from plotnine.mapping.evaluation import evaluate
 from plotnine.scales.scale_continuous import scale_continuous
 
 from .._panel_codes import _small_panel
@@ -344,29 +344,26 @@ def _patch(owner, name: str, make) -> None:
     setattr(owner, name, patched)
 
 
-@contextlib.contextmanager
-def _mapped_group():
-    """Keep the evaluated ``group`` column of a layer (``aes(group=
-    "var")``) instead of plotnine's ``add_group``, which would number the
-    interaction of every discrete column row by row (most of a private
-    count's time at 10**7 rows, and it sorts values of mixed kinds, so
-    one record's odd value could make it raise); yields a list that holds
-    the column after the call (empty when no group is mapped). A private
-    layer's groups come from its released cells."""
-    module = plotnine.layer
-    original = module.add_group
-    kept: list = []
-
-    def add_group(data):
-        if "group" in data.columns:
-            kept.append(data["group"].copy())
-        return data
-
-    module.add_group = add_group
-    try:
-        yield kept
-    finally:
-        module.add_group = original
+def _evaluated_rows(lyr, plot) -> pd.DataFrame:
+    """plotnine's ``compute_aesthetics`` for a private layer, without its
+    work on every row: the mapping evaluated and the scales' defaults
+    added as plotnine does, ``PANEL`` attached, but no ``add_group``
+    (which numbers the interaction of every discrete column row by row,
+    most of a private count's time at 10**7 rows, and sorts values of
+    mixed kinds, so one record's odd value could make it raise: a private
+    layer's groups come from its released cells, and a mapped
+    ``group="var"`` column stays as a dimension of them), and plotnine's
+    stable sort by ``PANEL`` only where the rows are not in panel order
+    already (it is the identity then: 0.15 s at 10**7 rows)."""
+    evaled = evaluate(lyr.mapping._starting, lyr.data, plot.environment)
+    plot.scales.add_defaults(evaled, aes(**{str(c): c for c in evaled}))
+    if len(lyr.data) == 0 and len(evaled) > 0:
+        evaled["PANEL"] = 1
+    else:
+        evaled["PANEL"] = lyr.data["PANEL"]
+    if not evaled["PANEL"].is_monotonic_increasing:
+        evaled = evaled.sort_values("PANEL", kind="mergesort")
+    return evaled
 
 
 def _compute_aesthetics(hooks: DoorHooks):
@@ -381,13 +378,8 @@ def _compute_aesthetics(hooks: DoorHooks):
                 return original(self, plot)
             rows = self.data
             check_flat_columns(type(self.stat).__name__, rows)
-            with quiet(), _mapped_group() as mapped:
-                original(self, plot)
-                # groups of a private layer come from its released cells:
-                # the values of a mapped group="var" stay (a dimension of
-                # the cells); plotnine numbers no rows
-                if mapped:
-                    self.data["group"] = mapped[0]  # aligned on the index
+            with quiet():
+                self.data = _evaluated_rows(self, plot)
                 # the scales' transforms (log10, sqrt, dates) are applied
                 # here, on the rows, silently; plotnine's own pass skips
                 # this layer

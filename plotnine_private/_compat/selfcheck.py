@@ -16,6 +16,7 @@ from plotnine.facets.layout import Layout
 from plotnine.layer import Layers
 from plotnine.layer import layer as _layer
 from plotnine.mapping.aes import aes
+from plotnine.mapping.evaluation import evaluate
 from plotnine.scales.scale_continuous import scale_continuous
 
 from .layer_init import init_layer
@@ -74,8 +75,12 @@ CHECKS: list[tuple[str, Callable[[], bool]]] = [
     ("aes._starting (the mapping as written)", _mapping_written),
     ("ggplot._build()", lambda: hasattr(plotnine.ggplot, "_build")),
     (
-        "plotnine.layer.add_group(data)",
-        lambda: _takes(plotnine.layer.add_group, "data"),
+        "plotnine.mapping.evaluation.evaluate(aesthetics, data, env)",
+        lambda: _takes(evaluate, "aesthetics", "data", "env"),
+    ),
+    (
+        "ggplot.environment (the mapping's namespace)",
+        lambda: hasattr(plotnine.ggplot(), "environment"),
     ),
 ]
 
