@@ -58,7 +58,7 @@ from plotnine.facets.facet_null import facet_null
 from plotnine.facets.layout import Layout
 from plotnine.layer import Layers
 from plotnine.layer import layer as _layer
-from plotnine.mapping.aes import aes
+from plotnine.mapping.aes import ALL_AESTHETICS, aes
 from plotnine.mapping.evaluation import evaluate
 from plotnine.scales.scale_continuous import scale_continuous
 
@@ -87,6 +87,7 @@ __all__ = [
     "keep_build",
     "kept_build",
     "keep_checked_params",
+    "unknown_arguments",
     "layer_data",
     "layer_mapping",
     "layer_own_data",
@@ -120,6 +121,42 @@ def stat_arguments(stat_obj: Any) -> dict:
     them as ``_kwargs``, 0.16 as ``_raw_kwargs``)."""
     raw = getattr(stat_obj, "_raw_kwargs", None)
     return getattr(stat_obj, "_kwargs", {}) if raw is None else raw
+
+
+#: arguments of a layer that are neither a stat's parameters nor a geom's
+_LAYER_ARGUMENTS = frozenset(
+    {"mapping", "data", "geom", "stat", "position", "inherit_aes"}
+    | {"show_legend", "raster", "na_rm"}
+)
+
+
+def _geom_arguments() -> frozenset:
+    """Every name a plotnine geom takes as a parameter or an aesthetic
+    (plotnine passes a geom's arguments on to its stat); read each time,
+    as a geom defined later registers itself then."""
+    names: set[str] = set(ALL_AESTHETICS)
+    for name, cls in list(Registry.items()):
+        if not name.startswith("geom_"):
+            continue
+        names |= set(getattr(cls, "DEFAULT_PARAMS", {}))
+        names |= set(getattr(cls, "DEFAULT_AES", {}))
+        names |= set(getattr(cls, "NON_MISSING_AES", ()))
+        for ae in getattr(cls, "REQUIRED_AES", ()):
+            names |= set(ae.split("|"))
+    return frozenset(names)
+
+
+def unknown_arguments(stat_obj: Any) -> list[str]:
+    """The arguments a stat was made with that neither it, nor a layer,
+    nor any geom or aesthetic of plotnine knows (a typo: plotnine would
+    ignore ``esp=1`` silently)."""
+    known = set(stat_obj.DEFAULT_PARAMS) | _LAYER_ARGUMENTS
+    known |= set(getattr(stat_obj, "aesthetics", lambda: ())())
+    return sorted(
+        k
+        for k in stat_arguments(stat_obj)
+        if k not in known and k not in _geom_arguments()
+    )
 
 
 def keep_checked_params(stat_obj: Any) -> None:

@@ -35,6 +35,7 @@ and ``shape_output(cells, released) -> DataFrame``; then
 from __future__ import annotations
 
 import copy
+import difflib
 import warnings
 from typing import TYPE_CHECKING, Any
 
@@ -43,7 +44,12 @@ import pandas as pd
 from plotnine.scales.scale_discrete import scale_discrete
 from plotnine.stats.stat import stat
 
-from .._compat import keep_checked_params, scale_transform
+from .._compat import (
+    keep_checked_params,
+    scale_transform,
+    stat_arguments,
+    unknown_arguments,
+)
 from ..cells import (
     CHUNK,
     Dimension,
@@ -156,6 +162,30 @@ def count_labels(count: pd.Series) -> np.ndarray:
     )
 
 
+def refuse_unknown_arguments(stat_obj: Any) -> None:
+    """Refuse an argument no stat, layer or geom takes (plotnine would
+    drop ``esp=1`` or ``max_record=5`` silently, and the layer would be
+    drawn without what the user asked for), naming the closest
+    parameter."""
+    unknown = unknown_arguments(stat_obj)
+    if not unknown:
+        return
+    key = unknown[0]
+    value = stat_arguments(stat_obj)[key]
+    params = sorted(p for p in stat_obj.DEFAULT_PARAMS if p != "geom")
+    near = difflib.get_close_matches(key, params, n=1, cutoff=0.6)
+    fix = (
+        f"did you mean {near[0]}={value!r}?"
+        if near
+        else f"its parameters are {', '.join(params)}."
+    )
+    raise _fail(
+        type(stat_obj).__name__,
+        f"unknown parameter {key}={value!r} (plotnine would ignore it "
+        f"silently): {fix}",
+    )
+
+
 class PrivateCountStat(Declared, GroupingMixin, stat):
     """Base of all private count stats (not registered under a stat name).
 
@@ -178,6 +208,7 @@ class PrivateCountStat(Declared, GroupingMixin, stat):
     def __init__(self, mapping=None, data=None, **kwargs) -> None:
         validate_layer_data(type(self).__name__, mapping, data)
         super().__init__(mapping, data, **kwargs)
+        refuse_unknown_arguments(self)
         self.validate_params()
         keep_checked_params(self)
 

@@ -48,7 +48,7 @@ from ..validation import (
     validate_layer_data,
     validate_seed,
 )
-from .base import PrivateCountStat
+from .base import PrivateCountStat, refuse_unknown_arguments
 from .intervals import add_count_bounds, pca_noise_bounds, validate_level
 from .signal import SignalWarning
 
@@ -237,6 +237,7 @@ class stat_dp_pca_score(Declared, stat):
         if output == "synthetic" and "geom" not in kwargs:
             kwargs["geom"] = "point"
         super().__init__(mapping, data, **kwargs)
+        refuse_unknown_arguments(self)
         self._check_params()
         keep_checked_params(self)
         a, b = self.params["axes"]
