@@ -87,6 +87,7 @@ __all__ = [
     "keep_build",
     "kept_build",
     "keep_checked_params",
+    "given_arguments",
     "unknown_arguments",
     "layer_data",
     "layer_mapping",
@@ -154,9 +155,18 @@ def unknown_arguments(stat_obj: Any) -> list[str]:
     known |= set(getattr(stat_obj, "aesthetics", lambda: ())())
     return sorted(
         k
-        for k in stat_arguments(stat_obj)
+        for k in given_arguments(stat_obj)
         if k not in known and k not in _geom_arguments()
     )
+
+
+def given_arguments(stat_obj: Any) -> dict:
+    """The arguments of the call that made a stat: its own, and, for a
+    stat a geom made (``geom_bar(stat="count_dp", ...)``), the geom's,
+    of which plotnine passes on only those the stat declares."""
+    args = dict(stat_arguments(stat_obj))
+    geom = args.get("geom")
+    return {**getattr(geom, "_kwargs", {}), **args}
 
 
 def keep_checked_params(stat_obj: Any) -> None:

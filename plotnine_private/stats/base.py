@@ -45,9 +45,9 @@ from plotnine.scales.scale_discrete import scale_discrete
 from plotnine.stats.stat import stat
 
 from .._compat import (
+    given_arguments,
     keep_checked_params,
     scale_transform,
-    stat_arguments,
     unknown_arguments,
 )
 from ..cells import (
@@ -171,7 +171,7 @@ def refuse_unknown_arguments(stat_obj: Any) -> None:
     if not unknown:
         return
     key = unknown[0]
-    value = stat_arguments(stat_obj)[key]
+    value = given_arguments(stat_obj)[key]
     params = sorted(p for p in stat_obj.DEFAULT_PARAMS if p != "geom")
     near = difflib.get_close_matches(key, params, n=1, cutoff=0.6)
     fix = (
