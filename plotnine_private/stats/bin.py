@@ -170,7 +170,9 @@ class _BinFamily(PrivateCountStat):
                     [breaks[-1] + (breaks[-1] - breaks[-2])],
                 ]
             )
-        family = Bins(breaks, self.params["closed"], ab.clamp)
+        family = Bins(
+            breaks, self.params["closed"], ab.clamp, within=ab.within
+        )
         lo, hi = breaks[:-1], breaks[1:]
         frame = pd.DataFrame(
             {"x": (lo + hi) / 2, "xmin": lo, "xmax": hi, "width": hi - lo}

@@ -82,6 +82,13 @@ def dataset(name: str) -> pd.DataFrame:
             }
         )
         d["x"] = _cat(d["x"])
+    elif name == "edge4":  # one record below xlim(50, 90) (issue)
+        d = pd.DataFrame({"x": [49.0, 50.0, 51.0, 60.0]})
+    elif name == "square":  # records around xlim(4, 10) + ylim(4, 10)
+        rs = np.random.RandomState(4)
+        d = pd.DataFrame(
+            {"x": rs.uniform(3, 11, 300), "y": rs.uniform(3, 11, 300)}
+        )
     elif name == "ten":  # test_stat_ecdf
         d = pd.DataFrame({"x": np.arange(10.0)})
     elif name == "uniform":  # test_geom_density bounds
