@@ -191,7 +191,7 @@ class _BinFamily(PrivateCountStat):
     def shape_output(self, cells, released):
         frame = cells.frame.copy()
         # whole numbers as floats, as plotnine's stat_bin gives them
-        frame["count"] = np.rint(released.values).astype(np.float64)
+        frame["count"] = self.released_counts(released.values, np.float64)
         if self.DP:
             frame["noisy_count"] = released.noisy
         frame = frame[released.keep].reset_index(drop=True)

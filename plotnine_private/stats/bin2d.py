@@ -233,7 +233,7 @@ class _Bin2dFamily(TwoAxisBins, PrivateCountStat):
 
     def shape_output(self, cells, released):
         frame = cells.frame.copy()
-        frame["count"] = np.rint(released.values).astype(np.int64)
+        frame["count"] = self.released_counts(released.values)
         if self.DP:
             frame["noisy_count"] = released.noisy
         keep = released.keep

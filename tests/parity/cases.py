@@ -89,6 +89,14 @@ def dataset(name: str) -> pd.DataFrame:
         d = pd.DataFrame(
             {"x": rs.uniform(3, 11, 300), "y": rs.uniform(3, 11, 300)}
         )
+    elif name == "wts":  # weights that are not whole numbers (issue)
+        d = pd.DataFrame(
+            {
+                "x": pd.Categorical(list("aab"), categories=["a", "b"]),
+                "v": [1.0, 1.5, 4.0],
+                "w": [1.5, 1.6, 2.25],
+            }
+        )
     elif name == "ten":  # test_stat_ecdf
         d = pd.DataFrame({"x": np.arange(10.0)})
     elif name == "uniform":  # test_geom_density bounds
