@@ -97,6 +97,10 @@ def dataset(name: str) -> pd.DataFrame:
                 "w": [1.5, 1.6, 2.25],
             }
         )
+    elif name == "na3":  # a missing value of a declared category (issue)
+        d = pd.DataFrame(
+            {"x": pd.Categorical(["a", "b", None], categories=["a", "b"])}
+        )
     elif name == "ten":  # test_stat_ecdf
         d = pd.DataFrame({"x": np.arange(10.0)})
     elif name == "uniform":  # test_geom_density bounds
