@@ -241,6 +241,9 @@ class LayerBuild:
     hidden_cells
         Cells with records a CKM threshold hid (None under DP, where the
         number is not released).
+    weighted
+        Whether the layer counts weights (a mapped ``weight``, CKM only):
+        its released counts are then not whole numbers.
     """
 
     door: Door
@@ -251,6 +254,7 @@ class LayerBuild:
     x_order: list = field(default_factory=list)
     fine: Any = None
     hidden_cells: int | None = None
+    weighted: bool = False
 
     def done(self) -> BuiltLayer:
         """What the layer keeps: no rows and no door (a copy of the plot

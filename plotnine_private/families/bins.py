@@ -231,13 +231,16 @@ class Bins(Family):
 
     ``closed`` as in :func:`bin_index`; ``clamp``: records beyond the
     edges go to the edge bins (a private range, or a fine histogram's
-    ``outside="clamp"``) instead of being left out.
+    ``outside="clamp"``) instead of being left out. ``within``: the
+    user's scale limits, outside which records are left out even where
+    a bin reaches past them (plotnine censors them before any stat).
     """
 
     breaks: np.ndarray
     closed: str = "right"
     clamp: bool = False
     axis: str = "x"
+    within: tuple[float, float] | None = None
     form: EdgeForm | None = field(init=False, repr=False)
     whole_inner_keys = True
 
@@ -253,18 +256,31 @@ class Bins(Family):
         return len(self.breaks) - 1
 
     def codes(self, columns: Mapping[str, np.ndarray]) -> np.ndarray:
-        return bin_index(
-            columns[self.axis], self.breaks, self.closed, self.clamp
-        )
+        values = columns[self.axis]
+        idx = bin_index(values, self.breaks, self.closed, self.clamp)
+        if self.within is not None:
+            v = np.asarray(values, dtype=float)
+            lo, hi = self.within
+            idx[(v < lo) | (v > hi)] = -1
+        return idx
 
     def stages(self, columns: Mapping[str, Any], out: str = CELL) -> Stages:
         return self.index_stages(_float(columns[self.axis]), out)
+
+    def counted_range(self) -> tuple[float, float]:
+        """The values counted (without ``clamp``): the edges' span, cut
+        to ``within``."""
+        lo, hi = float(self.breaks[0]), float(self.breaks[-1])
+        if self.within is not None:
+            lo, hi = max(lo, self.within[0]), min(hi, self.within[1])
+        return lo, hi
 
     def domain_filter(self, columns: Mapping[str, Any]) -> Any:
         if self.clamp or self.form is None:
             return None
         x = _float(columns[self.axis])
-        return (x >= float(self.breaks[0])) & (x <= float(self.breaks[-1]))
+        lo, hi = self.counted_range()
+        return (x >= lo) & (x <= hi)
 
     def inner_stages(
         self, columns: Mapping[str, Any], out: str = CELL, *, engine: str = ""
@@ -306,7 +322,8 @@ class Bins(Family):
             )
             x, inside = nw.col(f"{out}_v"), nw.col(f"{out}_in")
         else:
-            inside = (x >= lo) & (x <= hi)
+            counted = self.counted_range()
+            inside = (x >= counted[0]) & (x <= counted[1])
         form = self.form
         if form is None:
             return [*stages, *self._compare_stages(x, inside, out)]

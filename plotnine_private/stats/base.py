@@ -429,11 +429,24 @@ class PrivateCountStat(Declared, GroupingMixin, stat):
             data_object=door.data_object,
         )
         self.build.releases.append(released.release)
+        self.build.weighted = table.weighted is not None
         self.build.hidden_cells = self.count_hidden(table, released)
         if not table.public:
             self.warn_undeclared(fam, gdims, released.release)
         cells = self.cell_frame(fam, panel, gdims, idx, table, released, door)
         return self.finish_output(cells, released)
+
+    def released_counts(self, values: np.ndarray, dtype=np.int64):
+        """Released counts as the layer shows them: whole numbers of
+        ``dtype`` (DP noise is an integer, and so is a CKM count), or, for
+        weighted counts (CKM: the perturbed count times the cell's mean
+        weight, as cellKey and Tau-Argus publish them), the floats
+        themselves, as plotnine shows weighted counts (weights 1.5 and
+        1.6 count 3.1). Whether a layer is weighted is public: its
+        mapping says so."""
+        if self.build.weighted:
+            return np.asarray(values, dtype=np.float64)
+        return np.rint(values).astype(dtype)
 
     def finish_output(self, cells: CellFrame, released: Released):
         """The layer's rows from its released cells: the family's
@@ -589,7 +602,9 @@ class PrivateCountStat(Declared, GroupingMixin, stat):
 
     def drop_missing(self, data: pd.DataFrame) -> pd.DataFrame:
         """Leave out records with missing or infinite positions (as plotnine
-        does), and records whose weight is missing, infinite, negative or
+        does for continuous ones; it shows a missing category as NA, which
+        the private twins do not: docs/parity.md, ``missing-level``), and
+        records whose weight is missing, infinite, negative or
         not a number, without any warning or error: either would tell
         whether some record is missing or outside the scale's domain, a
         fact about the data."""

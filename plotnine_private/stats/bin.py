@@ -170,7 +170,9 @@ class _BinFamily(PrivateCountStat):
                     [breaks[-1] + (breaks[-1] - breaks[-2])],
                 ]
             )
-        family = Bins(breaks, self.params["closed"], ab.clamp)
+        family = Bins(
+            breaks, self.params["closed"], ab.clamp, within=ab.within
+        )
         lo, hi = breaks[:-1], breaks[1:]
         frame = pd.DataFrame(
             {"x": (lo + hi) / 2, "xmin": lo, "xmax": hi, "width": hi - lo}
@@ -189,7 +191,7 @@ class _BinFamily(PrivateCountStat):
     def shape_output(self, cells, released):
         frame = cells.frame.copy()
         # whole numbers as floats, as plotnine's stat_bin gives them
-        frame["count"] = np.rint(released.values).astype(np.float64)
+        frame["count"] = self.released_counts(released.values, np.float64)
         if self.DP:
             frame["noisy_count"] = released.noisy
         frame = frame[released.keep].reset_index(drop=True)

@@ -193,14 +193,28 @@ class _Bin2dFamily(TwoAxisBins, PrivateCountStat):
         ay = self.axis("y", scales.y, mech, rows)
         nx, ny = len(ax.breaks) - 1, len(ay.breaks) - 1
         family = Grid(
-            Bins(ax.breaks, "left" if ax.calendar else "right", ax.clamp),
-            Bins(ay.breaks, "left" if ay.calendar else "right", ay.clamp, "y"),
+            Bins(
+                ax.breaks,
+                "left" if ax.calendar else "right",
+                ax.clamp,
+                within=ax.within,
+            ),
+            Bins(
+                ay.breaks,
+                "left" if ay.calendar else "right",
+                ay.clamp,
+                "y",
+                within=ay.within,
+            ),
         )
         gx = np.tile(np.arange(nx), ny)
         gy = np.repeat(np.arange(ny), nx)
+        # the cells are named by the edges that cut the records; the
+        # tiles are drawn at the edges shown (plotnine's grid)
         xmin, xmax = ax.breaks[:-1][gx], ax.breaks[1:][gx]
         ymin, ymax = ay.breaks[:-1][gy], ay.breaks[1:][gy]
-        frame = tile_frame(xmin, xmax, ymin, ymax)
+        sx, sy = ax.edges_shown, ay.edges_shown
+        frame = tile_frame(sx[:-1][gx], sx[1:][gx], sy[:-1][gy], sy[1:][gy])
         public = "private" not in ax.source and "private" not in ay.source
         source = (
             ax.source
@@ -219,7 +233,7 @@ class _Bin2dFamily(TwoAxisBins, PrivateCountStat):
 
     def shape_output(self, cells, released):
         frame = cells.frame.copy()
-        frame["count"] = np.rint(released.values).astype(np.int64)
+        frame["count"] = self.released_counts(released.values)
         if self.DP:
             frame["noisy_count"] = released.noisy
         keep = released.keep

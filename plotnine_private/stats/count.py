@@ -36,10 +36,6 @@ def _user_discrete_limits(scale) -> list | None:
     return list(limits)
 
 
-def _released_ints(values: np.ndarray) -> np.ndarray:
-    return np.rint(values).astype(np.int64)
-
-
 class _CountFamily(PrivateCountStat):
     """Counts per x value (and per fill/colour group, per facet).
 
@@ -155,7 +151,7 @@ class _CountFamily(PrivateCountStat):
 
     def shape_output(self, cells, released):
         frame = cells.frame.copy()
-        frame["count"] = _released_ints(released.values)
+        frame["count"] = self.released_counts(released.values)
         if self.DP:
             frame["noisy_count"] = released.noisy
         # a released 0 draws nothing: no zero-height bar (an outline would

@@ -91,6 +91,18 @@ class AxisBreaks:
     release: Release | None = None
     #: edges on calendar boundaries: bins are closed on the left
     calendar: bool = False
+    #: the edges to show where they differ from ``breaks`` (plotnine's
+    #: ``stat_bin_2d`` grid: records are cut at edges moved out by one
+    #: relative epsilon, the tiles are drawn at the grid's own edges)
+    shown: np.ndarray | None = None
+    #: user scale limits: records outside them are left out (plotnine
+    #: censors them before any stat) even where a bin reaches past them
+    within: tuple[float, float] | None = None
+
+    @property
+    def edges_shown(self) -> np.ndarray:
+        """The edges the layer shows (``shown``, else ``breaks``)."""
+        return self.breaks if self.shown is None else self.shown
 
 
 def user_limits(scale) -> tuple[float, float] | None:
@@ -108,20 +120,28 @@ def user_limits(scale) -> tuple[float, float] | None:
     return lo, hi
 
 
-def _bin2d_edges(rng, bins, binwidth) -> np.ndarray:
+def _bin2d_grid(rng, bins, binwidth) -> np.ndarray:
     """plotnine's ``stat_bin_2d`` grid over a range: edges on multiples
     of the width from the one at or below the low end (``bins`` sets the
-    width as range / bins) to past the high end."""
+    width as range / bins) to past the high end, by the same arange as
+    plotnine's, so the count of edges agrees to the last float. The tiles
+    are shown at these edges."""
     lo, hi = rng
     width = (hi - lo) / (30 if bins is None else bins)
     if binwidth is not None:
         width = binwidth
     start = np.floor(lo / width) * width
-    # the same arange as plotnine's, so the count of edges agrees to the
-    # last float; then each edge is moved out by one relative epsilon
-    # (the first one down), so that a value on an edge up to float error
-    # falls in the bin closed on its right
-    edges = np.arange(start, hi + width, width)
+    return np.arange(start, hi + width, width)
+
+
+def _bin2d_edges(rng, bins, binwidth) -> np.ndarray:
+    """The edges of :func:`_bin2d_grid` that cut the records: each moved
+    out by one relative epsilon (the first one down), so that a value on
+    an edge up to float error falls in the bin closed on its right, as
+    in plotnine. (The first of them lies below a low limit the grid
+    starts on, where the scale would censor a tile drawn there: the
+    tiles show the grid's own edges.)"""
+    edges = _bin2d_grid(rng, bins, binwidth)
     tiny = np.finfo(float).eps
     fuzzy = np.where(edges > 0, edges * (1 + tiny), edges * (1 - tiny))
     fuzzy[edges == 0] = tiny
@@ -141,10 +161,11 @@ def _breaks_over(
     scale=None,
     rule="exact",
 ):
-    """Edges over a public range. ``rule``: "exact" (``bins`` equal bins
-    spanning the range, for fine histograms and private ranges), "bin"
-    (plotnine's ``stat_bin``: end bins centred on the ends) or "bin_2d"
-    (plotnine's ``stat_bin_2d`` grid)."""
+    """Edges over a public range, and the edges to show where they
+    differ (else None). ``rule``: "exact" (``bins`` equal bins spanning
+    the range, for fine histograms and private ranges), "bin" (plotnine's
+    ``stat_bin``: end bins centred on the ends) or "bin_2d" (plotnine's
+    ``stat_bin_2d`` grid, shown at its own edges)."""
     plain = center is None and boundary is None and not is_date_axis(scale)
     if rule == "bin_2d" and plain and not isinstance(binwidth, CalendarStep):
         if binwidth is not None and not (
@@ -155,7 +176,19 @@ def _breaks_over(
             raise _fail(
                 name, f"bins must be a whole number >= 1, got {bins!r}."
             )
-        return _bin2d_edges(rng, bins, binwidth)
+        grid = _bin2d_edges(rng, bins, binwidth)
+        return grid, _bin2d_grid(rng, bins, binwidth)
+    return _edges_over(
+        rng, bins, binwidth, center, boundary, name, axis, scale, rule
+    ), None
+
+
+def _edges_over(
+    rng, bins, binwidth, center, boundary, name, axis, scale, rule
+):
+    """The edges of :func:`_breaks_over` by every rule but plotnine's
+    ``stat_bin_2d`` grid."""
+    plain = center is None and boundary is None and not is_date_axis(scale)
     if isinstance(binwidth, CalendarStep):
         if center is not None or boundary is not None:
             raise _fail(
@@ -286,11 +319,20 @@ def axis_breaks(
                 "limits <= 0 on a log scale); give limits inside the "
                 "scale's domain.",
             )
-        arr = _breaks_over(
+        arr, shown = _breaks_over(
             rng, bins, width, center, boundary, name, axis, scale, rule
         )
         return AxisBreaks(
-            arr, source, clamp=False, calendar=isinstance(width, CalendarStep)
+            arr,
+            source,
+            clamp=False,
+            calendar=isinstance(width, CalendarStep),
+            shown=shown,
+            within=(
+                (float(rng[0]), float(rng[1]))
+                if source == "public: scale limits"
+                else None
+            ),
         )
     if is_date_axis(scale):
         raise _fail(
@@ -383,7 +425,7 @@ def _private_axis(
         PrivacyWarning,
         stacklevel=2,
     )
-    arr = _breaks_over(
+    arr, _ = _breaks_over(
         (lo, hi), bins, binwidth, center, boundary, stat.name, axis
     )
     release = Release(

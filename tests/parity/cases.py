@@ -82,6 +82,25 @@ def dataset(name: str) -> pd.DataFrame:
             }
         )
         d["x"] = _cat(d["x"])
+    elif name == "edge4":  # one record below xlim(50, 90) (issue)
+        d = pd.DataFrame({"x": [49.0, 50.0, 51.0, 60.0]})
+    elif name == "square":  # records around xlim(4, 10) + ylim(4, 10)
+        rs = np.random.RandomState(4)
+        d = pd.DataFrame(
+            {"x": rs.uniform(3, 11, 300), "y": rs.uniform(3, 11, 300)}
+        )
+    elif name == "wts":  # weights that are not whole numbers (issue)
+        d = pd.DataFrame(
+            {
+                "x": pd.Categorical(list("aab"), categories=["a", "b"]),
+                "v": [1.0, 1.5, 4.0],
+                "w": [1.5, 1.6, 2.25],
+            }
+        )
+    elif name == "na3":  # a missing value of a declared category (issue)
+        d = pd.DataFrame(
+            {"x": pd.Categorical(["a", "b", None], categories=["a", "b"])}
+        )
     elif name == "ten":  # test_stat_ecdf
         d = pd.DataFrame({"x": np.arange(10.0)})
     elif name == "uniform":  # test_geom_density bounds

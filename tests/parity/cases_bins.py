@@ -248,6 +248,20 @@ add(
     )
 )
 
+add(
+    # xlim censors the record at 49 before the stat: the first bin, (49,
+    # 51] by plotnine's rule for binwidth=2, counts 50 and 51 only
+    Case(
+        "histogram-xlim-censored",
+        "bin",
+        "edge4",
+        {"x": "x"},
+        [L("geom_histogram", params={"binwidth": 2})],
+        extras=(x("xlim", 50, 90),),
+    ),
+    twin_image=True,
+)
+
 # -- bin_2d ---------------------------------------------------------------
 DIAG = ((1, 18), (1, 18))  # the data range
 add(
@@ -395,4 +409,18 @@ add(
         ],
         extras=(x("facet_wrap", "cut"),),
     )
+)
+add(
+    # the grid starts on the low limits: its first tiles are drawn from 4
+    # (within the limits), records are cut at edges moved out by one
+    # epsilon, and those outside the limits are censored
+    Case(
+        "bin2d-lim-grid",
+        "bin_2d",
+        "square",
+        {"x": "x", "y": "y"},
+        [L("geom_bin_2d", params={"bins": 30})],
+        extras=(x("xlim", 4, 10), x("ylim", 4, 10)),
+    ),
+    twin_image=True,
 )

@@ -34,6 +34,33 @@ add(
         [L("geom_bar")],
     )
 )
+# CKM perturbs the count and scales it by the cell's mean weight: weights
+# 1.5 and 1.6 count 3.1, as in plotnine (DP refuses weights: no DP case)
+add(
+    Case(
+        "bar-fractional-weights-ckm",
+        "count",
+        "wts",
+        {"x": "x", "weight": "w"},
+        [L("geom_bar")],
+        mech="ckm",
+    ),
+    ckm=False,
+)
+add(
+    Case(
+        "histogram-fractional-weights-ckm",
+        "bin",
+        "wts",
+        {"x": "v", "weight": "w"},
+        [L("geom_histogram", params={"bins": 3}, declare={"limits": (1, 4)})],
+        mech="ckm",
+    ),
+    ckm=False,
+)
+# plotnine draws a bar for the missing value; the private twins leave it
+# out (documented difference "missing-level")
+add(Case("bar-missing-level", "count", "na3", {"x": "x"}, [L("geom_bar")]))
 add(Case("bar-class", "count", "mpg", {"x": "class"}, [L("geom_bar")]))
 add(
     Case(

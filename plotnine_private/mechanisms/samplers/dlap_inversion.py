@@ -26,7 +26,10 @@ bucket that holds no ``f_m`` has one magnitude for all its ``u``; the other
 buckets (at most one per table entry) use a binary search. Tables are
 built once per scale and cached; for scales above about 1,500 (``ε`` below
 about ``10^-3`` at ``Δ = 2``) the table would pass 2**16 entries and the
-caller uses the CKS sampler on the cell's stream instead.
+caller uses the CKS sampler on the cell's stream instead. For scales below
+about 1/44 (``ε`` above about 88 at ``Δ = 2``) even ``f_1`` is 0: the table
+is empty, every ``u`` but 0 has magnitude 0, and ``u = 0`` (one cell in
+2**63) reads more words like any undecided head.
 """
 
 from __future__ import annotations
@@ -213,8 +216,14 @@ def _draw_chunk(streams, table: InversionTable, cells: np.ndarray, h):
         um = u[mixed]
         pos = np.searchsorted(table.ascending, um, side="right")
         mag[mixed] = table.size - pos
-        prev = table.ascending[np.maximum(pos - 1, 0)]
-        undecided = (um == 0) | ((pos > 0) & (prev == um))
+        # undecided: u = 0 (U may lie below every T_m past the table) or
+        # u equal to the largest entry not above it; an empty table
+        # (scales below about 1/44, where even f_1 = 0) has no entry
+        undecided = um == 0
+        on_entry = np.flatnonzero(pos > 0)
+        undecided[on_entry] |= (
+            table.ascending[pos[on_entry] - 1] == um[on_entry]
+        )
         for i in mixed[undecided].tolist():
             one = np.array([cells[i]])
 
