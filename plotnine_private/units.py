@@ -32,6 +32,7 @@ __all__ = [
     "ONE_ROW",
     "Unit",
     "UnitFrame",
+    "is_private_source",
     "make_unit",
     "unit_of",
     "with_unit",
@@ -181,9 +182,10 @@ def make_unit(
 class UnitFrame:
     """A pandas or polars frame in memory with its declared privacy unit.
 
-    plotnine converts it with :meth:`to_pandas` (every row: layers that
-    are not private see the data as before); private layers read
-    :attr:`unit`. Build it with :func:`plotnine_private.source`.
+    plotnine converts it with :meth:`to_pandas`; private layers read
+    :attr:`unit`, and a layer that is not private on it is refused when
+    the plot is built (:func:`~plotnine_private.door.refuse_raw_layers`).
+    Build it with :func:`plotnine_private.source`.
     """
 
     def __init__(self, data: Any, unit: Unit):
@@ -220,6 +222,13 @@ class UnitFrame:
 
     def __len__(self) -> int:
         return len(self.data)
+
+
+def is_private_source(data: Any) -> bool:
+    """Whether ``data`` came from ``pp.source(...)`` (a
+    :class:`UnitFrame` or a table in an engine): its records may only be
+    released through a private stat."""
+    return isinstance(getattr(data, "unit", None), Unit)
 
 
 def unit_of(data: Any) -> Unit:
