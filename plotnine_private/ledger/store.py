@@ -67,7 +67,7 @@ from ..mechanisms.session import (
     update_session,
 )
 from ..mechanisms.streams.keys import current_key_path
-from ..report.composition import exceeds, fmt
+from ..report.composition import fmt, shortfalls
 from ..statements import redact_seeds, statement_at
 from .binding import (
     Spent,
@@ -599,7 +599,9 @@ def _charge_releases(charges: Sequence[Charge]) -> None:
             if seen is None and c not in new:
                 new.append(c)
         if new:
-            _refuse_over_cap(active, before, new, (cap_eps, cap_delta))
+            _refuse_over_cap(
+                active, active.dataset, before, new, (cap_eps, cap_delta)
+            )
             _insert(con, active.dataset, new)
         after = _spent(con, active.dataset) if new else before
     recent = current_session().recent
@@ -620,28 +622,58 @@ def _charge_releases(charges: Sequence[Charge]) -> None:
 
 def _refuse_over_cap(
     active: _Active,
+    dataset: str,
     before: Spent,
     new: Sequence[Charge],
     caps: tuple[float | None, float | None],
 ) -> None:
+    """Raise :class:`BudgetExceededError` when ``new`` would take the data
+    set past its cap, naming each quantity that is short (eps, delta),
+    its numbers, and the fix for it."""
     cap_eps, cap_delta = caps
     eps = math.fsum(c.eps or 0.0 for c in new)
     delta = math.fsum(c.delta for c in new)
-    over_eps = cap_eps is not None and exceeds(before.eps + eps, cap_eps)
-    over_delta = cap_delta is not None and exceeds(
-        before.delta + delta, cap_delta
+    short = shortfalls(
+        (before.eps, before.delta), (eps, delta), (cap_eps, cap_delta)
     )
-    if over_eps or over_delta:
-        raise BudgetExceededError(
-            f"ledger budget exceeded: the data set {active.dataset!r} "
-            f"has spent eps={fmt(before.eps)}, delta={fmt(before.delta)} "
-            f"of its cap eps={fmt(cap_eps)}, delta={fmt(cap_delta)}; "
-            f"this release ({', '.join(sorted({c.family for c in new}))}"
-            f") would add eps={fmt(eps)}, delta={fmt(delta)}. Nothing "
-            "was drawn. Re-draw a release already in the ledger (same "
-            "query, seed and data) instead, lower eps, or raise the "
-            "cap with pp.ledger(path).set_cap(dataset, eps=...)."
+    if not short:
+        return
+    families = sorted({c.family for c in new})
+    eps_short = any(s.startswith("eps") for s in short)
+    delta_short = any(s.startswith("delta") for s in short)
+    fixes = []
+    if eps_short:
+        fixes.append(
+            "lower the eps of this release to at most "
+            f"{fmt(max((cap_eps or 0.0) - before.eps, 0.0))}, or re-draw "
+            "a release already in the ledger (same query, seed and data)"
         )
+    if delta_short:
+        why = (
+            "a private PCA always spends delta"
+            if any(f.startswith("pca") for f in families)
+            else "a layer spends delta when it thresholds the cells of "
+            "an undeclared domain: declare the levels (a Categorical "
+            "with categories=[...]) or give public breaks/limits to "
+            "spend none"
+        )
+        fixes.append(why)
+    need_eps = before.eps + eps if eps_short else cap_eps
+    need_delta = before.delta + delta if delta_short else cap_delta
+    fixes.append(
+        "or raise the cap deliberately: pp.ledger("
+        f"{active.path.name!r}).set_cap({dataset!r}, eps={fmt(need_eps)}, "
+        f"delta={fmt(need_delta)}) (set_cap sets both)"
+    )
+    quantity = " and ".join(
+        q for q, hit in (("eps", eps_short), ("delta", delta_short)) if hit
+    )
+    raise BudgetExceededError(
+        f"ledger budget exceeded: the data set {dataset!r} is short of "
+        f"{quantity} for this release ({', '.join(families)}): "
+        f"{'; '.join(short)}. Nothing was drawn. To draw it: "
+        f"{'; '.join(fixes)}."
+    )
 
 
 def _insert(
