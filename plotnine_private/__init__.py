@@ -15,6 +15,7 @@ from .declarations import Declaration, NoiseGeom
 from .door import (
     facet_skeleton,
     is_private,
+    label,
     refuse_raw_layers,
     release_layer,
 )
@@ -153,6 +154,7 @@ __all__ = [
     "geom_noise",
     "noise_caption",
     "noise_interval",
+    "label",
     "layer_data",
     "ledger",
     "rebind_ledger",

@@ -32,8 +32,16 @@ from .declarations import registered
 from .exceptions import PlotninePrivateError
 from .identifiers import content_ids, id_codes
 from .mechanisms.release.bounding import bounded_mask
-from .units import ONE_ROW, Unit, UnitFrame, is_private_source, unit_of
-from .validation import from_polars
+from .mechanisms.session import tagged
+from .units import (
+    ONE_ROW,
+    Unit,
+    UnitFrame,
+    dataset_of,
+    is_private_source,
+    unit_of,
+)
+from .validation import from_polars, validate_label
 
 if TYPE_CHECKING:
     from plotnine import ggplot
@@ -48,11 +56,14 @@ __all__ = [
     "release_layer",
     "declared_levels",
     "facet_skeleton",
+    "charged_as",
     "is_private",
+    "label",
     "level_label",
     "make_door",
     "private_twins",
     "refuse_raw_layers",
+    "release_label",
 ]
 
 # plotnine's own columns of a layout (0.16 adds the secondary axes)
@@ -214,6 +225,62 @@ def refuse_raw_layers(plot: ggplot, layers: Any) -> None:
         raise PlotninePrivateError(
             f"{where}: {fix}. Nothing was released or drawn."
         )
+
+
+#: where pp.label keeps a plot's label (plotnine copies a plot's
+#: attributes with it)
+PLOT_LABEL = "_pnp_label"
+
+
+def label(plot: ggplot, text: str) -> ggplot:
+    """Label the releases of a figure: ``pp.label(plot, "F01 flights by
+    carrier")``.
+
+    The label is shown in the ledger's rows (``pp.ledger(path)``, the
+    command line) and in the bundle's ``results.json``; it names the
+    figure for a reader, and is no part of any release's identity or
+    noise (relabelling a figure and drawing it again is not a new
+    release, and costs nothing). A layer's own ``label=`` parameter
+    takes precedence over the plot's.
+
+    Parameters
+    ----------
+    plot
+        A ggplot; it is labelled in place and returned.
+    text
+        One line of printable text, at most 200 characters.
+
+    Returns
+    -------
+    ggplot
+        ``plot``, labelled.
+    """
+    from plotnine import ggplot as _ggplot
+
+    if not isinstance(plot, _ggplot):
+        raise PlotninePrivateError(
+            f"label(): plot must be a ggplot, got {type(plot).__name__}; "
+            "label each plot of a composition (pp.label(a, ...), "
+            "pp.label(b, ...)) before composing them."
+        )
+    setattr(plot, PLOT_LABEL, validate_label("label", text))
+    return plot
+
+
+def release_label(plot: ggplot, lyr: layer) -> str | None:
+    """The label of a layer's releases: its own ``label=``, else the
+    plot's (:func:`label`), else None."""
+    own = getattr(lyr.stat, "params", {}).get("label")
+    return own if own is not None else getattr(plot, PLOT_LABEL, None)
+
+
+def charged_as(plot: ggplot, lyr: layer) -> Any:
+    """The block a layer releases in: its releases are charged to the
+    data set its source names (``pp.source(..., dataset=...)``) with its
+    label (:func:`release_label`)."""
+    return tagged(
+        dataset_of(_source_frame(plot, lyr)), release_label(plot, lyr)
+    )
 
 
 def _source_frame(plot: ggplot, lyr: layer) -> Any:
@@ -485,7 +552,8 @@ def release_layer(
             data = data[_kept_labels(rows.index, data.index, keep)]
             rows = rows[keep]
     build = LayerBuild(make_door(plot, lyr, rows))
-    out = lyr.stat.release_at_door(data, build)
+    with charged_as(plot, lyr):
+        out = lyr.stat.release_at_door(data, build)
     keep_build(lyr, build.done())
     return out
 
