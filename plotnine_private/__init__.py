@@ -12,7 +12,13 @@ from ._version import __version__ as __version__
 from .bundle.saving import save_release
 from .compare import Comparison, compare
 from .declarations import Declaration, NoiseGeom
-from .door import facet_skeleton, is_private, release_layer
+from .door import (
+    facet_skeleton,
+    is_private,
+    label,
+    refuse_raw_layers,
+    release_layer,
+)
 from .engines import record_key_expr, record_keys_sql, source
 from .exceptions import (
     BudgetExceededError,
@@ -100,6 +106,7 @@ install_hooks(
         skeleton=facet_skeleton,
         add_to_composition=add_to_composition,
         before_composition_draw=check_composition,
+        check_layers=refuse_raw_layers,
     )
 )
 
@@ -147,6 +154,7 @@ __all__ = [
     "geom_noise",
     "noise_caption",
     "noise_interval",
+    "label",
     "layer_data",
     "ledger",
     "rebind_ledger",

@@ -1,7 +1,8 @@
 """Command line: ``python -m plotnine_private ledger PATH``.
 
 Prints a privacy ledger (:func:`plotnine_private.ledger`): one row per
-release, the total per data set with its cap, and any mixed protection.
+release with its data set and label, the total per data set with its
+cap, and any mixed protection.
 """
 
 from __future__ import annotations

@@ -28,11 +28,20 @@ import pandas as pd
 
 from ._compat import keep_build, kept_build, layer_mapping, layer_own_data
 from .cells import level_label
+from .declarations import registered
 from .exceptions import PlotninePrivateError
 from .identifiers import content_ids, id_codes
 from .mechanisms.release.bounding import bounded_mask
-from .units import ONE_ROW, Unit, UnitFrame, unit_of
-from .validation import from_polars
+from .mechanisms.session import tagged
+from .units import (
+    ONE_ROW,
+    Unit,
+    UnitFrame,
+    dataset_of,
+    is_private_source,
+    unit_of,
+)
+from .validation import from_polars, validate_label
 
 if TYPE_CHECKING:
     from plotnine import ggplot
@@ -47,9 +56,14 @@ __all__ = [
     "release_layer",
     "declared_levels",
     "facet_skeleton",
+    "charged_as",
     "is_private",
+    "label",
     "level_label",
     "make_door",
+    "private_twins",
+    "refuse_raw_layers",
+    "release_label",
 ]
 
 # plotnine's own columns of a layout (0.16 adds the secondary axes)
@@ -148,6 +162,125 @@ def _source(plot: ggplot, lyr: layer) -> tuple[str, Any]:
     if callable(own):
         return f"layer {k} data (function of the plot's data)", plot.data
     return f"layer {k} data", own
+
+
+def private_twins(stat_obj: Any) -> list[str]:
+    """The private stats (``stat="..."`` names, DP first) that replace a
+    plotnine stat, from the registry's counterparts: ``["count_dp",
+    "count_ckm"]`` for ``stat_count``; empty for a stat without a twin
+    (``stat_identity``, ``stat_smooth``)."""
+    entries = registered(aliases=False)
+    for cls in type(stat_obj).__mro__:
+        name = cls.__name__.removeprefix("stat_")
+        found = [e.name for e in entries if e.declaration.counterpart == name]
+        if found:
+            return sorted(found, key=lambda n: (not n.endswith("_dp"), n))
+    return []
+
+
+def refuse_raw_layers(plot: ggplot, layers: Any) -> None:
+    """Refuse, before any layer is released or drawn, a layer that is not
+    private on data from ``pp.source(...)`` (a frame in memory with its
+    unit, or a table in an engine): plotnine's own stat (or
+    ``stat="identity"``) would draw the records themselves. A layer with
+    its own plain ``data=`` (numbers already released: a ``dp_table``, a
+    geom_text of a released table) and layers on a plain frame are left
+    to plotnine."""
+    for i, lyr in enumerate(layers):
+        if is_private(lyr) or getattr(lyr, "_pnp_unperturbed", False):
+            continue
+        if not is_private_source(_source_frame(plot, lyr)):
+            continue
+        geom = type(lyr.geom).__name__
+        stat = type(lyr.stat).__name__
+        plain = stat.removeprefix("stat_")
+        where = (
+            f"layer {i} ({geom} with stat={plain!r}) is on data from "
+            "pp.source(...), whose records are private"
+        )
+        twins = private_twins(lyr.stat)
+        if twins:
+            names = " or ".join(f"stat={t!r}" for t in twins)
+            fix = (
+                f"plotnine's {stat} would compute on the records "
+                "themselves and draw them unprotected. Use its private twin: "
+                f"{geom}(stat={twins[0]!r}, ...) ({names}; pp.stats() "
+                "lists each private stat and the plotnine stat it "
+                "replaces)"
+            )
+        elif plain == "identity":
+            fix = (
+                "stat='identity' would draw the records themselves. Use "
+                "a private stat (pp.stats()), or draw numbers already "
+                "released: give the layer its own data= (a pp.dp_table(...) "
+                "or pp.layer_data(...) table)"
+            )
+        else:
+            fix = (
+                f"plotnine's {stat} has no private twin and would "
+                "compute on the records themselves. Use a private stat "
+                "(pp.stats() lists them), or draw numbers already "
+                "released as the layer's own data="
+            )
+        raise PlotninePrivateError(
+            f"{where}: {fix}. Nothing was released or drawn."
+        )
+
+
+#: where pp.label keeps a plot's label (plotnine copies a plot's
+#: attributes with it)
+PLOT_LABEL = "_pnp_label"
+
+
+def label(plot: ggplot, text: str) -> ggplot:
+    """Label the releases of a figure: ``pp.label(plot, "F01 flights by
+    carrier")``.
+
+    The label is shown in the ledger's rows (``pp.ledger(path)``, the
+    command line) and in the bundle's ``results.json``; it names the
+    figure for a reader, and is no part of any release's identity or
+    noise (relabelling a figure and drawing it again is not a new
+    release, and costs nothing). A layer's own ``label=`` parameter
+    takes precedence over the plot's.
+
+    Parameters
+    ----------
+    plot
+        A ggplot; it is labelled in place and returned.
+    text
+        One line of printable text, at most 200 characters.
+
+    Returns
+    -------
+    ggplot
+        ``plot``, labelled.
+    """
+    from plotnine import ggplot as _ggplot
+
+    if not isinstance(plot, _ggplot):
+        raise PlotninePrivateError(
+            f"label(): plot must be a ggplot, got {type(plot).__name__}; "
+            "label each plot of a composition (pp.label(a, ...), "
+            "pp.label(b, ...)) before composing them."
+        )
+    setattr(plot, PLOT_LABEL, validate_label("label", text))
+    return plot
+
+
+def release_label(plot: ggplot, lyr: layer) -> str | None:
+    """The label of a layer's releases: its own ``label=``, else the
+    plot's (:func:`label`), else None."""
+    own = getattr(lyr.stat, "params", {}).get("label")
+    return own if own is not None else getattr(plot, PLOT_LABEL, None)
+
+
+def charged_as(plot: ggplot, lyr: layer) -> Any:
+    """The block a layer releases in: its releases are charged to the
+    data set its source names (``pp.source(..., dataset=...)``) with its
+    label (:func:`release_label`)."""
+    return tagged(
+        dataset_of(_source_frame(plot, lyr)), release_label(plot, lyr)
+    )
 
 
 def _source_frame(plot: ggplot, lyr: layer) -> Any:
@@ -423,7 +556,8 @@ def release_layer(
             data = data[_kept_labels(rows.index, data.index, keep)]
             rows = rows[keep]
     build = LayerBuild(make_door(plot, lyr, rows))
-    out = lyr.stat.release_at_door(data, build)
+    with charged_as(plot, lyr):
+        out = lyr.stat.release_at_door(data, build)
     keep_build(lyr, build.done())
     return out
 

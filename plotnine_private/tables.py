@@ -35,8 +35,9 @@ from .mechanisms.naming.cellnames import StrLabels
 from .mechanisms.ptable.ckm import record_key_integers
 from .mechanisms.release.engine import CKMCounts, LaplaceCounts, release_cells
 from .mechanisms.samplers.laplace import DEFAULT_DELTA
+from .mechanisms.session import tagged
 from .unit_cells import limit_cells
-from .units import UnitFrame, unit_of
+from .units import UnitFrame, dataset_of, unit_of
 from .validation import (
     as_ptable,
     check_flat_columns,
@@ -45,6 +46,7 @@ from .validation import (
     validate_choice,
     validate_delta,
     validate_eps,
+    validate_label,
     validate_seed,
     validate_threshold,
 )
@@ -433,6 +435,7 @@ def dp_table(
     adjacency: str = "replace",
     noise: str = "discrete_laplace",
     levels: Sequence[Any] | None = None,
+    label: str | None = None,
 ) -> pd.DataFrame:
     """A differentially private frequency table.
 
@@ -457,6 +460,9 @@ def dp_table(
         Facet columns, in facet order (declared levels required).
     eps, delta, seed, adjacency, noise, levels
         As in ``stat_count_dp``.
+    label
+        A label for the ledger and the bundle (``"T03 flights by
+        carrier"``); no part of the release's identity or noise.
 
     Returns
     -------
@@ -479,7 +485,10 @@ def dp_table(
         validate_choice(name, "noise", noise, ("discrete_laplace", "laplace")),
     )
     seed = validate_seed(name, seed)
-    return _release_table(name, data, x, groups, facets, levels, mech, seed)
+    with tagged(dataset_of(data), validate_label(name, label)):
+        return _release_table(
+            name, data, x, groups, facets, levels, mech, seed
+        )
 
 
 def ckm_table(
@@ -492,6 +501,7 @@ def ckm_table(
     facets: Sequence[str] | str | None = None,
     threshold: float | None = None,
     levels: Sequence[Any] | None = None,
+    label: str | None = None,
 ) -> pd.DataFrame:
     """A frequency table perturbed by the Cell Key Method.
 
@@ -511,6 +521,8 @@ def ckm_table(
         Column of record keys (``add_record_keys``).
     ptable, threshold
         As in ``stat_count_ckm``.
+    label
+        As in :func:`dp_table`.
 
     Examples
     --------
@@ -526,6 +538,7 @@ def ckm_table(
     mech = CKMCounts(
         as_ptable(name, ptable), validate_threshold(name, threshold)
     )
-    return _release_table(
-        name, data, x, groups, facets, levels, mech, None, rkey=rkey
-    )
+    with tagged(dataset_of(data), validate_label(name, label)):
+        return _release_table(
+            name, data, x, groups, facets, levels, mech, None, rkey=rkey
+        )

@@ -32,6 +32,8 @@ __all__ = [
     "ONE_ROW",
     "Unit",
     "UnitFrame",
+    "dataset_of",
+    "is_private_source",
     "make_unit",
     "unit_of",
     "with_unit",
@@ -181,21 +183,26 @@ def make_unit(
 class UnitFrame:
     """A pandas or polars frame in memory with its declared privacy unit.
 
-    plotnine converts it with :meth:`to_pandas` (every row: layers that
-    are not private see the data as before); private layers read
-    :attr:`unit`. Build it with :func:`plotnine_private.source`.
+    plotnine converts it with :meth:`to_pandas`; private layers read
+    :attr:`unit`, and a layer that is not private on it is refused when
+    the plot is built (:func:`~plotnine_private.door.refuse_raw_layers`).
+    Build it with :func:`plotnine_private.source`.
     """
 
-    def __init__(self, data: Any, unit: Unit):
+    def __init__(self, data: Any, unit: Unit, dataset: str | None = None):
         self.data = data
         self.unit = unit
+        #: the data set the ledger charges its releases to (None: the
+        #: ledger's own)
+        self.dataset = dataset
         self._pandas: pd.DataFrame | None = None
 
     def __repr__(self) -> str:
+        named = "" if self.dataset is None else f", data set {self.dataset!r}"
         return (
             f"<plotnine_private source (in memory, "
             f"{type(self.data).__module__.split('.')[0]}): unit "
-            f"{self.unit.describe()}>"
+            f"{self.unit.describe()}{named}>"
         )
 
     @property
@@ -220,6 +227,22 @@ class UnitFrame:
 
     def __len__(self) -> int:
         return len(self.data)
+
+
+def is_private_source(data: Any) -> bool:
+    """Whether ``data`` came from ``pp.source(...)`` (a
+    :class:`UnitFrame` or a table in an engine): its records may only be
+    released through a private stat."""
+    return isinstance(getattr(data, "unit", None), Unit)
+
+
+def dataset_of(data: Any) -> str | None:
+    """The data set a source names (``pp.source(..., dataset=...)``), or
+    None (not a source, or no name given)."""
+    if not is_private_source(data):
+        return None
+    name = getattr(data, "dataset", None)
+    return name if isinstance(name, str) else None
 
 
 def unit_of(data: Any) -> Unit:

@@ -19,6 +19,9 @@ from .exceptions import PlotninePrivateError, PrivacyWarning
 from .mechanisms.samplers import laplace as lap
 
 __all__ = [
+    "MAX_NAME",
+    "validate_dataset",
+    "validate_label",
     "as_ptable",
     "fail",
     "is_integer",
@@ -162,6 +165,63 @@ def validate_seed(name: str, seed: Any) -> int | str | None:
             "plotnine deep-copies parameters on every '+'.",
         )
     return int(seed)
+
+
+#: the longest label or data set name kept in the ledger
+MAX_NAME = 200
+
+
+def validate_label(name: str, label: Any) -> str | None:
+    """A release label (``label="F01 flights by carrier"``): None, or a
+    text of printable characters on one line, at most :data:`MAX_NAME`
+    long, returned with its outer spaces stripped. Public: it goes to the
+    ledger and the bundle as it is, never into a release's identity or
+    noise.
+
+    >>> validate_label("stat_count_dp", "  F01 flights by carrier ")
+    'F01 flights by carrier'
+    """
+    return _public_name(name, "label", label, "F01 flights by carrier")
+
+
+def validate_dataset(name: str, dataset: Any) -> str | None:
+    """A data set's name for the ledger (``dataset="flights"``): None, or
+    a text as :func:`validate_label` checks one."""
+    return _public_name(name, "dataset", dataset, "flights 2024")
+
+
+def _public_name(
+    name: str, param: str, value: Any, example: str
+) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise fail(
+            name,
+            f"{param} must be a text such as {param}={example!r} (or "
+            f"None), got {value!r} ({type(value).__name__}).",
+        )
+    text = value.strip()
+    if not text:
+        raise fail(
+            name,
+            f"{param}={value!r} is empty; give a text such as "
+            f"{param}={example!r}, or leave {param} out.",
+        )
+    if len(text) > MAX_NAME:
+        raise fail(
+            name,
+            f"{param} is {len(text)} characters long; keep it to at most "
+            f"{MAX_NAME} (e.g. {param}={example!r}).",
+        )
+    if not text.isprintable():
+        raise fail(
+            name,
+            f"{param}={value!r} holds a line break or another character "
+            "that is not printable; give one line of text, e.g. "
+            f"{param}={example!r}.",
+        )
+    return text
 
 
 def validate_choice(name: str, param: str, value: Any, choices) -> str:

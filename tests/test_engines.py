@@ -440,7 +440,9 @@ def test_expression_in_aes_is_refused():
 
 def test_non_private_layer_is_refused():
     plot = ggplot(_polars_source(), aes("x", "y")) + geom_point()
-    with pytest.raises(PlotninePrivateError, match="not private.*every row"):
+    with pytest.raises(
+        PlotninePrivateError, match=r"stat=.identity. would draw the records"
+    ):
         layer_data(plot)
 
 

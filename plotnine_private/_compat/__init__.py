@@ -21,8 +21,11 @@ and wrapped (the original always runs, nothing is re-implemented):
     still apply): plotnine's stats must not override ``compute_layer``;
   - ``Layers.transform`` runs on the layers not released that way (their
     positions were transformed at the door);
-  - ``Layout.setup`` shows the facet each private layer's skeleton (one
-    row per declared level combination) instead of its rows, by wrapping
+  - ``Layout.setup`` first lets the door refuse the plot
+    (``DoorHooks.check_layers``: a layer that is not private on a private
+    source), before any layer computes anything; then it shows the facet
+    each private layer's skeleton (one row per declared level
+    combination) instead of its rows, by wrapping
     ``facet.compute_layout`` and ``facet.map`` for the one call;
   - ``layer.__deepcopy__`` shares a layer's own data frame between
     copies, as plotnine shares the plot's data, so a data source keeps
@@ -346,6 +349,11 @@ class DoorHooks:
     before_composition_draw
         ``(composition) -> None``: runs before a composition is drawn
         (checks its budget).
+    check_layers
+        ``(plot, layers) -> None``: runs when a plot's build lays out its
+        panels, before any layer computes or releases anything; raises to
+        refuse the plot (a layer that is not private on a private
+        source).
     """
 
     is_private: Callable[[Any], bool]
@@ -355,6 +363,7 @@ class DoorHooks:
     skeleton: Callable[..., pd.DataFrame]
     add_to_composition: Callable[[Any, Any], Any]
     before_composition_draw: Callable[[Any], None]
+    check_layers: Callable[[Any, Any], None] = lambda plot, layers: None
 
 
 def quiet():
@@ -475,6 +484,8 @@ def _transform(original):
 def _layout_setup(hooks: DoorHooks):
     def make(original):
         def setup(self, layers, plot):
+            # before any layer computes (or releases) anything
+            hooks.check_layers(plot, layers)
             private = [hooks.is_private(lyr) for lyr in layers]
             facet_obj = plot.facet
             if not any(private):

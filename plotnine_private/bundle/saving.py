@@ -42,7 +42,7 @@ from plotnine.composition import Compose
 
 from .._compat import built_parts
 from .._version import installed_version
-from ..door import layer_releases
+from ..door import layer_releases, release_label
 from ..exceptions import PlotninePrivateError
 from ..ledger.book import rows_of as ledger_rows
 from ..mechanisms.streams.keys import current_key_id
@@ -444,6 +444,10 @@ def _write_layers(
             timestamp,
             comments,
         )
+        if private:
+            # the label the ledger shows for these releases (the layer's
+            # label=, else pp.label's of the plot); None: unlabelled
+            out["properties"]["label"] = release_label(built.plot, lyr)
         if plot is not None:  # one of several plots: name it
             out["uid"] = f"output_{plot + 1}_{i}"
             out["properties"]["plot"] = plot + 1

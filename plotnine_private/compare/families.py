@@ -60,6 +60,7 @@ PRIVATE_ONLY = {
     "num_ptable",
     "p",
     "same_key",
+    "label",
 }
 
 

@@ -111,6 +111,10 @@ def version(
                 params,
                 MECHANISM_KEYS | PRIVATE_ONLY | MECHANISM_ONLY,
             )
+            # the unperturbed panel is plotnine's stat on the raw rows by
+            # design (compare's own panel, never released): the door lets
+            # it through on a private source
+            lyr._pnp_unperturbed = True
         elif target != kind:
             cls: Any = ckm if target == "ckm" else dp
             assert twin is not None and cls is not None

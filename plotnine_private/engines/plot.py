@@ -27,7 +27,13 @@ from .._compat import (
     layer_own_data,
     scale_transform,
 )
-from ..door import LayerBuild, _source_frame, is_private, make_door
+from ..door import (
+    LayerBuild,
+    _source_frame,
+    charged_as,
+    is_private,
+    make_door,
+)
 from ..exceptions import PlotninePrivateError
 from ..stats.dates import is_date_axis
 from ..validation import fail
@@ -234,5 +240,6 @@ def compute_in_engine(lyr: layer, plot: ggplot) -> Any:
     evaled = _in_axis_units(plot, evaled)
     evaled["PANEL"] = pd.Series([], dtype=int)
     build = LayerBuild(make_door(plot, lyr, None))
-    lyr.data = release_in_engine(lyr.stat, cols, evaled, build, src)
+    with charged_as(plot, lyr):
+        lyr.data = release_in_engine(lyr.stat, cols, evaled, build, src)
     keep_build(lyr, build.done())

@@ -25,7 +25,11 @@ import pandas as pd
 
 from ..exceptions import PlotninePrivateError
 from ..units import ONE_ROW, Unit, UnitFrame, make_unit
-from ..validation import check_flat_columns, is_polars_frame
+from ..validation import (
+    check_flat_columns,
+    is_polars_frame,
+    validate_dataset,
+)
 
 __all__ = ["Source", "is_source", "source"]
 
@@ -51,6 +55,7 @@ class Source:
         levels: dict | None = None,
         unit: Unit = ONE_ROW,
         keep_bounded: bool = False,
+        dataset: str | None = None,
     ):
         self.frame = frame
         self.native = native
@@ -58,6 +63,9 @@ class Source:
         self.levels = dict(levels or {})
         self.unit = unit
         self.keep_bounded = keep_bounded
+        #: the data set the ledger charges its releases to (None: the
+        #: ledger's own)
+        self.dataset = dataset
         self._empty: pd.DataFrame | None = None
         self._kept: Any = None
         self._kept_table: str | None = None
@@ -129,6 +137,7 @@ class Source:
             self.levels,
             self.unit,
             self.keep_bounded,
+            self.dataset,
         )
 
     def bounded_rows(self) -> Any:
@@ -216,6 +225,7 @@ def source(
     salt: int | str | None = None,
     bounding: str = "v2",
     keep_bounded: bool = False,
+    dataset: str | None = None,
 ) -> Source | UnitFrame:
     """A lazy data source for ``ggplot`` and the private tables.
 
@@ -268,6 +278,14 @@ def source(
         of bounding again. Call :meth:`Source.invalidate` when the table
         changes (or to free the engine's memory). A frame in memory
         always remembers the records its units keep: nothing to ask.
+    dataset
+        The name of the data set these data are (``"flights"``): under
+        :func:`~plotnine_private.use_ledger`, every release drawn from
+        this source is charged to that data set of the ledger, whatever
+        data set the ledger was selected with (which keeps the releases
+        of data without a name). The data set must be known to the
+        ledger (:meth:`~plotnine_private.LedgerBook.add_dataset`, or a
+        ``use_ledger`` with it). None: the ledger's data set.
 
     Returns
     -------
@@ -286,7 +304,9 @@ def source(
 
     native = obj
     declared = (unit, max_records, max_cells, record_id, salt, bounding)
+    dataset = validate_dataset("source", dataset)
     if isinstance(obj, UnitFrame):
+        dataset = dataset if dataset is not None else obj.dataset
         obj = obj.data
     if isinstance(obj, Source):
         return _checked(
@@ -297,6 +317,7 @@ def source(
                 {**obj.levels, **(levels or {})},
                 make_unit(obj.columns, *declared) if unit else obj.unit,
                 keep_bounded or obj.keep_bounded,
+                dataset if dataset is not None else obj.dataset,
             )
         )
     if isinstance(obj, (str, os.PathLike)):
@@ -319,7 +340,7 @@ def source(
                 "categories=[...] (or a polars Enum)."
             )
         cols = [str(c) for c in obj.columns]
-        return UnitFrame(obj, make_unit(cols, *declared))
+        return UnitFrame(obj, make_unit(cols, *declared), dataset)
     try:
         frame = nw.from_native(obj)
     except TypeError:
@@ -346,6 +367,7 @@ def source(
             levels,
             make_unit(columns, *declared),
             keep_bounded,
+            dataset,
         )
     )
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ..exceptions import PlotninePrivateError
 from ..mechanisms.streams.keys import current_key_path
 from ..report.composition import fmt
+from ..validation import validate_dataset
 from .binding import record_binding, recorded
 from .store import (
     COLUMNS,
@@ -34,6 +35,7 @@ from .store import (
     _register,
     _spent,
     _Transaction,
+    has_label_column,
     recent_charges,
     remember_caps,
 )
@@ -46,23 +48,30 @@ __all__ = ["LedgerBook", "ledger", "rebind_ledger", "rows_of"]
 
 def rows_of(identities: Sequence[str]) -> dict[str, Any] | None:
     """The ledger rows of releases made in this session (a bundle copies
-    those of its build), with the data set's cap and total; ``None``
-    without an active ledger."""
+    those of its build), in whichever data set each was charged to, with
+    each of those data sets' cap and total; ``None`` without an active
+    ledger. ``dataset`` and ``data_set_total`` are the one data set of
+    the rows (the active ledger's when the rows are of several, or
+    none); ``data_set_totals`` lists every data set of the rows."""
     active = _current()
     if active is None:
         return None
     recent = recent_charges()
     wanted = {i: recent[i] for i in identities if i in recent}
-    book = LedgerBook(active.path, active.dataset)
+    book = LedgerBook(active.path)
     t = book.table
     hit = [wanted.get(i) == d for i, d in zip(t["identity"], t["digest"])]
     rows = t[hit].astype(object).where(t[hit].notna(), None)
-    total = book.total.astype(object).to_dict("records")
+    names = list(dict.fromkeys(rows["dataset"]))
+    main = names[0] if len(names) == 1 else active.dataset
+    totals = book.total.astype(object)
+    by_name = {r["dataset"]: r for r in totals.to_dict("records")}
     return {
         "file": active.path.name,
-        "dataset": active.dataset,
+        "dataset": main,
         "rows": rows.to_dict("records"),
-        "data_set_total": total[0] if total else None,
+        "data_set_total": by_name.get(main),
+        "data_set_totals": [by_name[n] for n in names if n in by_name],
         "notes": book.notes(),
     }
 
@@ -100,8 +109,15 @@ class LedgerBook:
             if self.dataset is not None:
                 where, args = " WHERE dataset = ?", (self.dataset,)
             try:
+                # a ledger written before labels reads with empty ones
+                cols = [
+                    "'' AS label"
+                    if c == "label" and not has_label_column(con)
+                    else c
+                    for c in COLUMNS
+                ]
                 rows = con.execute(
-                    f"SELECT {', '.join(COLUMNS)} FROM releases{where} "
+                    f"SELECT {', '.join(cols)} FROM releases{where} "
                     "ORDER BY id",
                     args,
                 ).fetchall()
@@ -196,6 +212,36 @@ class LedgerBook:
                 f"set_cap(): the ledger has no data set {dataset!r}; it "
                 f"has {', '.join(map(repr, sorted(self.caps))) or 'none'}."
             )
+        return self.refresh()
+
+    def add_dataset(
+        self,
+        dataset: str,
+        eps: float | None,
+        delta: float | None = None,
+    ) -> LedgerBook:
+        """Add a data set and its cap to the ledger without selecting it:
+        for a source that names it (``pp.source(df, dataset="flights")``)
+        while the ledger is selected for another data set. ``eps=None``
+        (no cap) records and never refuses; ``delta`` is 0 when ``eps``
+        is given and ``delta`` is not. A data set already in the file
+        keeps its cap (another cap is refused: :meth:`set_cap` changes
+        it)."""
+        name = validate_dataset("add_dataset", dataset)
+        if name is None:
+            raise PlotninePrivateError(
+                "add_dataset(): dataset must name a data set (e.g. "
+                "'flights 2024'), got None."
+            )
+        e = _check_cap("cap_eps", eps)
+        d = _check_cap("cap_delta", delta)
+        if d is not None and d >= 1:
+            raise PlotninePrivateError(
+                f"add_dataset(): delta must be below 1, got {delta!r}."
+            )
+        with closing(_connect(self.path)) as con, _Transaction(con, self.path):
+            name = _dataset_name(con, name, self.path, "add_dataset()")
+            _register(con, name, e, d, self.path)
         return self.refresh()
 
     def rebind(self, dataset: str) -> LedgerBook:

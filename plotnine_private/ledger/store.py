@@ -7,7 +7,13 @@ every release of this process a row of the ledger, charged to the data set
 * **one row per release**: data set, release identity, the data digest
   keyed by the secret, privacy unit and bound, family, mechanism, eps,
   delta, adjacency, source, the public name of the released cells, when,
-  and the statement that made it (seeds hidden);
+  its label (``label=``, ``pp.label``) and the statement that made it
+  (seeds hidden);
+* **the data decide the data set**: a release drawn from
+  ``pp.source(..., dataset="flights")`` is charged to ``flights`` (the
+  session's :class:`~plotnine_private.mechanisms.session.ReleaseTags`,
+  set by the door and the tables around each release); the data set
+  given here takes the releases of data that name none;
 * **the same release is free**: re-drawing the same query on the same data
   under the same secret finds its row (same identity and keyed digest) and
   charges nothing; a new query, or the same query on changed data, is a
@@ -67,7 +73,7 @@ from ..mechanisms.session import (
     update_session,
 )
 from ..mechanisms.streams.keys import current_key_path
-from ..report.composition import exceeds, fmt
+from ..report.composition import fmt, shortfalls
 from ..statements import redact_seeds, statement_at
 from .binding import (
     Spent,
@@ -102,6 +108,7 @@ COLUMNS = [
     "source",
     "cells",
     "at",
+    "label",
     "what",
 ]
 
@@ -133,6 +140,7 @@ CREATE TABLE IF NOT EXISTS releases (
     cells TEXT NOT NULL,
     at TEXT NOT NULL,
     what TEXT NOT NULL,
+    label TEXT NOT NULL DEFAULT '',
     UNIQUE (dataset, identity, digest)
 );
 """
@@ -180,6 +188,12 @@ def _prepare(con: sqlite3.Connection) -> bool:
     for statement in _SCHEMA.split(";"):
         if statement.strip():
             con.execute(statement)
+    if not has_label_column(con):
+        # a ledger written before releases had labels: every row gets an
+        # empty one
+        con.execute(
+            "ALTER TABLE releases ADD COLUMN label TEXT NOT NULL DEFAULT ''"
+        )
     if con.execute("SELECT 1 FROM ledger").fetchone() is not None:
         return False
     con.execute(
@@ -199,6 +213,13 @@ def _prepare(con: sqlite3.Connection) -> bool:
         [("v1 " + secrets.token_hex(12), _MIGRATED, r["id"]) for r in rows],
     )
     return True
+
+
+def has_label_column(con: sqlite3.Connection) -> bool:
+    """Whether the file's releases have a ``label`` column (a ledger
+    written before labels has none until its next transaction)."""
+    cols = {r[1] for r in con.execute("PRAGMA table_info(releases)")}
+    return "label" in cols
 
 
 # the statement of a row written before version 2
@@ -358,6 +379,8 @@ class use_ledger:  # noqa: N801 - a function to the user, a context too
     dataset
         The name of the data set the releases are drawn from; its releases
         and its cap are kept apart from other data sets in the same file.
+        A release from a source that names another data set
+        (``pp.source(..., dataset=...)``) is charged to that one.
     cap_eps, cap_delta
         The most the data set may spend over all its releases, recorded
         in the file on first use (later calls may omit them; a different
@@ -569,8 +592,9 @@ def _what() -> str:
 
 
 def _charge_releases(charges: Sequence[Charge]) -> None:
-    """The release engine's charge hook: record the new releases of the
-    active data set, or refuse them all, in one transaction."""
+    """The release engine's charge hook: record the new releases, each in
+    its data set (the one its source names, else the active ledger's),
+    or refuse them all, in one transaction."""
     if _suspended():
         return
     active = _current()
@@ -580,68 +604,169 @@ def _charge_releases(charges: Sequence[Charge]) -> None:
     if not active.path.exists():
         # a bound ledger that is gone is refused before a new file is made
         check_binding(key, active.path, active.dataset, None, Spent(0, 0, 0))
+    plans: list[_Plan] = []
     with closing(_connect(active.path)) as con, _Transaction(con, active.path):
-        cap_eps, cap_delta = _register(
-            con, active.dataset, None, None, active.path, active
-        )
         ledger_id = _ledger_id(con)
-        before = _spent(con, active.dataset)
-        bound = check_binding(
-            key, active.path, active.dataset, ledger_id, before
-        )
-        new: list[Charge] = []
+        groups: dict[str, tuple[_Active, list[Charge]]] = {}
         for c in charges:
-            seen = con.execute(
-                "SELECT 1 FROM releases WHERE dataset = ? AND identity = ? "
-                "AND digest = ?",
-                (active.dataset, c.identity, c.digest),
-            ).fetchone()
-            if seen is None and c not in new:
-                new.append(c)
-        if new:
-            _refuse_over_cap(active, before, new, (cap_eps, cap_delta))
-            _insert(con, active.dataset, new)
-        after = _spent(con, active.dataset) if new else before
+            target = _target(con, active, key, c.dataset)
+            groups.setdefault(target.dataset, (target, []))[1].append(c)
+        # every data set is checked before any row is written: a release
+        # of several data sets is recorded whole or not at all
+        for target, group in groups.values():
+            caps = _register(
+                con, target.dataset, None, None, active.path, target
+            )
+            before = _spent(con, target.dataset)
+            bound = check_binding(
+                key, active.path, target.dataset, ledger_id, before
+            )
+            new: list[Charge] = []
+            for c in group:
+                seen = con.execute(
+                    "SELECT id, label FROM releases WHERE dataset = ? AND "
+                    "identity = ? AND digest = ?",
+                    (target.dataset, c.identity, c.digest),
+                ).fetchone()
+                if seen is None and c not in new:
+                    new.append(c)
+                elif seen is not None and c.label and c.label != seen[1]:
+                    # relabelled: the same release, free, under its new
+                    # label
+                    con.execute(
+                        "UPDATE releases SET label = ? WHERE id = ?",
+                        (c.label, seen[0]),
+                    )
+            if new:
+                _refuse_over_cap(active, target.dataset, before, new, caps)
+            plans.append(_Plan(target.dataset, caps, before, bound, new))
+        for plan in plans:
+            if plan.new:
+                _insert(con, plan.dataset, plan.new)
+                plan.after = _spent(con, plan.dataset)
     recent = current_session().recent
     for c in charges:
         recent[c.identity] = c.digest
-    if bound is None or new:
-        # after the commit: a key that lags behind its ledger only makes
-        # the next check weaker, never a false refusal
-        record_binding(
-            key,
-            active.path,
-            active.dataset,
-            ledger_id,
-            after,
-            (cap_eps, cap_delta),
-        )
+    for plan in plans:
+        if plan.bound is None or plan.new:
+            # after the commit: a key that lags behind its ledger only
+            # makes the next check weaker, never a false refusal
+            record_binding(
+                key,
+                active.path,
+                plan.dataset,
+                ledger_id,
+                plan.after or plan.before,
+                plan.caps,
+            )
+
+
+@dataclass
+class _Plan:
+    """One data set's part of a charge: its caps, what it had spent, its
+    binding in the key (None: not yet bound), the new releases and what
+    it has spent after them."""
+
+    dataset: str
+    caps: tuple[float | None, float | None]
+    before: Spent
+    bound: Any
+    new: list[Charge]
+    after: Spent | None = None
+
+
+def _target(
+    con: sqlite3.Connection, active: _Active, key: Path, dataset: str | None
+) -> _Active:
+    """The data set a release is charged to: the active ledger's, or the
+    one its source names (``pp.source(..., dataset=...)``), which the
+    ledger (or the key's record of it) must know already, with its cap:
+    a data set first met in a release would have no cap."""
+    if dataset is None:
+        return active
+    where = f"pp.source(..., dataset={dataset!r})"
+    name = _dataset_name(con, dataset, active.path, where)
+    if name == active.dataset:
+        return active
+    known = con.execute(
+        "SELECT 1 FROM datasets WHERE dataset = ?", (name,)
+    ).fetchone()
+    if known is not None:
+        return _Active(active.path, name)
+    rec = recorded(key, name)
+    if rec is not None:
+        # the key charged it elsewhere: check_binding says where
+        return _Active(active.path, name, *_caps_of(rec))
+    raise PlotninePrivateError(
+        f"{where}: the ledger {active.path.name!r} has no data set "
+        f"{name!r}, so it has no cap yet (the ledger was selected for "
+        f"{active.dataset!r}). Add it once with its cap: pp.ledger("
+        f"{active.path.name!r}).add_dataset({name!r}, eps=..., "
+        "delta=...) (or eps=None for no cap), or give the source no "
+        f"dataset= to charge {active.dataset!r}. Nothing was drawn."
+    )
 
 
 def _refuse_over_cap(
     active: _Active,
+    dataset: str,
     before: Spent,
     new: Sequence[Charge],
     caps: tuple[float | None, float | None],
 ) -> None:
+    """Raise :class:`BudgetExceededError` when ``new`` would take the data
+    set past its cap, naming each quantity that is short (eps, delta),
+    its numbers, and the fix for it."""
     cap_eps, cap_delta = caps
     eps = math.fsum(c.eps or 0.0 for c in new)
     delta = math.fsum(c.delta for c in new)
-    over_eps = cap_eps is not None and exceeds(before.eps + eps, cap_eps)
-    over_delta = cap_delta is not None and exceeds(
-        before.delta + delta, cap_delta
+    short = shortfalls(
+        (before.eps, before.delta), (eps, delta), (cap_eps, cap_delta)
     )
-    if over_eps or over_delta:
-        raise BudgetExceededError(
-            f"ledger budget exceeded: the data set {active.dataset!r} "
-            f"has spent eps={fmt(before.eps)}, delta={fmt(before.delta)} "
-            f"of its cap eps={fmt(cap_eps)}, delta={fmt(cap_delta)}; "
-            f"this release ({', '.join(sorted({c.family for c in new}))}"
-            f") would add eps={fmt(eps)}, delta={fmt(delta)}. Nothing "
-            "was drawn. Re-draw a release already in the ledger (same "
-            "query, seed and data) instead, lower eps, or raise the "
-            "cap with pp.ledger(path).set_cap(dataset, eps=...)."
+    if not short:
+        return
+    families = sorted({c.family for c in new})
+    eps_short = any(s.startswith("eps") for s in short)
+    delta_short = any(s.startswith("delta") for s in short)
+    fixes = []
+    if eps_short:
+        left = max((cap_eps or 0.0) - before.eps, 0.0)
+        redraw = (
+            "re-draw a release already in the ledger (same query, seed "
+            "and data), which is free"
         )
+        fixes.append(
+            f"lower the eps of this release to at most {fmt(left)}, or "
+            + redraw
+            if left > 0
+            else f"nothing is left: {redraw}"
+        )
+    if delta_short:
+        why = (
+            "a private PCA always spends delta"
+            if any(f.startswith("pca") for f in families)
+            else "a layer spends delta when it thresholds the cells of "
+            "an undeclared domain: declare the levels (a Categorical "
+            "with categories=[...]) or give public breaks/limits to "
+            "spend none"
+        )
+        fixes.append(why)
+    need_eps = before.eps + eps if eps_short else cap_eps
+    need_delta = before.delta + delta if delta_short else cap_delta
+    fixes.append(
+        "or raise the cap deliberately: pp.ledger("
+        f"{active.path.name!r}).set_cap({dataset!r}, eps={fmt(need_eps)}, "
+        f"delta={fmt(need_delta)}) (set_cap sets both)"
+    )
+    quantity = " and ".join(
+        q for q, hit in (("eps", eps_short), ("delta", delta_short)) if hit
+    )
+    raise BudgetExceededError(
+        f"ledger budget exceeded: the data set {dataset!r} is short of "
+        f"{quantity} for this release ({', '.join(families)}): "
+        f"{'; '.join(short)}. Nothing was drawn. To draw it: "
+        f"{'; '.join(fixes)}."
+    )
 
 
 def _insert(
@@ -651,7 +776,7 @@ def _insert(
     con.executemany(
         "INSERT INTO releases (dataset, identity, digest, unit, bound, "
         "family, mechanism, eps, delta, adjacency, source, cells, at, "
-        "what) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "what, label) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             (
                 dataset,
@@ -668,6 +793,7 @@ def _insert(
                 c.cells,
                 at,
                 what,
+                c.label,
             )
             for c in new
         ],

@@ -39,11 +39,13 @@ from typing import Any
 
 __all__ = [
     "UNSET",
+    "ReleaseTags",
     "Session",
     "current_session",
     "install_charge_hook",
     "package_charge_hook",
     "session_of",
+    "tagged",
     "update_session",
 ]
 
@@ -57,6 +59,17 @@ class _Unset:
 
 
 UNSET: Any = _Unset()
+
+
+@dataclass(frozen=True)
+class ReleaseTags:
+    """What the releases being made are charged as: the data set their
+    data came from (``pp.source(..., dataset=...)``; None: the ledger's
+    own data set) and the label of the figure or table (None: none).
+    Neither is part of a release's identity or noise."""
+
+    dataset: str | None = None
+    label: str | None = None
 
 
 @dataclass(frozen=True)
@@ -85,6 +98,9 @@ class Session:
     recent
         identity -> keyed digest of each release charged (or found) in
         the ledger in this session: the ledger rows a bundle copies.
+    tags
+        The :class:`ReleaseTags` of the layer or table releasing now
+        (set for the length of its release by :func:`tagged`), or None.
     """
 
     key: Any = UNSET
@@ -94,6 +110,7 @@ class Session:
     suspended: int = 0
     sources: dict[tuple, Any] = field(default_factory=dict, repr=False)
     recent: dict[str, str] = field(default_factory=dict, repr=False)
+    tags: ReleaseTags | None = None
 
 
 _SESSION: contextvars.ContextVar[Session] = contextvars.ContextVar(
@@ -151,6 +168,20 @@ def session_of(**changes: Any) -> Iterator[Session]:
         _SESSION.reset(token)
         if threading.current_thread() is threading.main_thread():
             _MAIN[:] = [current_session()]
+
+
+@contextmanager
+def tagged(
+    dataset: str | None = None, label: str | None = None
+) -> Iterator[None]:
+    """Inside the block, releases are charged as ``dataset`` with
+    ``label`` (:class:`ReleaseTags`); afterwards the tags before it come
+    back (and nothing else of the session changes)."""
+    previous = update_session(tags=ReleaseTags(dataset, label)).tags
+    try:
+        yield
+    finally:
+        update_session(tags=previous)
 
 
 # -- the package's charge hook ----------------------------------------------

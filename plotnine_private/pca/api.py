@@ -11,7 +11,15 @@ import pandas as pd
 from ..door import bound_rows, level_label
 from ..mechanisms.pca.quantile import FRAME_VERSIONS
 from ..mechanisms.pca.scree import SCREE_VERSIONS
-from ..units import ONE_ROW, Unit, UnitFrame, unit_of, with_unit
+from ..mechanisms.session import tagged
+from ..units import (
+    ONE_ROW,
+    Unit,
+    UnitFrame,
+    dataset_of,
+    unit_of,
+    with_unit,
+)
 from ..validation import fail, renamed, validate_seed
 from .display import released_cells, shown_groups
 from .fit import Partition, Settings, fit_pca, pca_query
@@ -375,7 +383,8 @@ def _release(
     query = with_unit(
         pca_query(settings, cols, "data", group=query_group), unit
     )
-    fit = fit_pca(settings, x, partition, query, data_object=data)
+    with tagged(dataset_of(data)):
+        fit = fit_pca(settings, x, partition, query, data_object=data)
     return _result(settings, fit, partition, x, cols, reference)
 
 

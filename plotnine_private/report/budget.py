@@ -25,7 +25,14 @@ from plotnine.layer import Layers, layer
 
 from .._compat import Built, init_layer
 from ..exceptions import BudgetExceededError, PlotninePrivateError
-from .composition import Ledger, compose, exceeds, fmt, private_layers
+from .composition import (
+    Ledger,
+    compose,
+    exceeds,
+    fmt,
+    private_layers,
+    shortfalls,
+)
 from .figures import built_figures, compose_figures
 
 if TYPE_CHECKING:
@@ -203,13 +210,36 @@ def raise_if_exceeded(ledger: Ledger, eps: float, delta: float) -> None:
         for r in ledger.rows
         if r["charged_eps"] or r["charged_delta"]
     ]
+    short = shortfalls(
+        (0.0, 0.0), (ledger.total_eps, ledger.total_delta), (eps, delta)
+    )
+    delta_short = any(x.startswith("delta") for x in short)
+    eps_short = any(x.startswith("eps") for x in short)
+    quantity = " and ".join(
+        q for q, hit in (("eps", eps_short), ("delta", delta_short)) if hit
+    )
+    fixes = []
+    if eps_short:
+        fixes.append(
+            "lower eps in the layers, or repeat an identical release "
+            "(same seed and parameters) instead of a new one"
+        )
+    if delta_short:
+        fixes.append(
+            "declare the levels or breaks of a thresholded layer (it then "
+            "spends no delta); a private PCA always spends delta"
+        )
+    fixes.append(
+        f"or raise the budget: privacy_budget(eps="
+        f"{fmt(max(eps, ledger.total_eps))}, delta="
+        f"{fmt(max(delta, ledger.total_delta))})"
+    )
     raise BudgetExceededError(
-        f"privacy budget exceeded: the plot's layers compose to "
-        f"eps={fmt(ledger.total_eps)}, delta={fmt(ledger.total_delta)}, "
-        f"more than the budget eps={fmt(eps)}, delta={fmt(delta)}. "
-        f"Spent by: {'; '.join(spent)}. Lower eps in the layers, repeat "
-        "an identical release (same seed and parameters) instead of a "
-        "new one, or raise privacy_budget(). Nothing was drawn."
+        f"privacy budget exceeded: the plot is short of {quantity}: "
+        f"{'; '.join(short)}. The layers compose to "
+        f"eps={fmt(ledger.total_eps)}, delta={fmt(ledger.total_delta)}; "
+        f"spent by: {'; '.join(spent)}. To draw it: {'; '.join(fixes)}. "
+        "Nothing was drawn."
     )
 
 

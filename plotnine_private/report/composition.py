@@ -28,6 +28,7 @@ __all__ = [
     "exceeds",
     "fmt",
     "private_layers",
+    "shortfalls",
 ]
 
 #: relative slack when comparing a composed cost with a budget, so that
@@ -62,6 +63,31 @@ COLUMNS = [
 def exceeds(cost: float, cap: float) -> bool:
     """Whether a composed cost is over a cap (with float slack)."""
     return cost > cap * (1 + _SLACK) + 1e-15
+
+
+def shortfalls(
+    spent: tuple[float, float],
+    adding: tuple[float, float],
+    cap: tuple[float | None, float | None],
+) -> list[str]:
+    """Words for each quantity (``eps``, ``delta``) that ``adding`` to
+    ``spent`` would take past its ``cap`` (None: no cap): what is needed,
+    what is left and the cap, e.g. ``"delta: this needs delta=1e-05 and
+    delta=0 is left of the cap delta=0 (spent 0)"``; empty when it fits.
+
+    >>> shortfalls((0.0, 0.0), (1.0, 1e-5), (10.0, 0.0))
+    ['delta: this needs delta=1e-05 and delta=0 is left of the cap delta=0 (spent 0)']
+    """  # noqa: E501
+    out = []
+    for name, s, a, c in zip(("eps", "delta"), spent, adding, cap):
+        if c is not None and exceeds(s + a, c):
+            left = max(c - s, 0.0)
+            out.append(
+                f"{name}: this needs {name}={fmt(float(a))} and "
+                f"{name}={fmt(float(left))} is left of the cap "
+                f"{name}={fmt(float(c))} (spent {fmt(float(s))})"
+            )
+    return out
 
 
 def fmt(v: Any) -> str:

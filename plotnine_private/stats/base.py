@@ -72,6 +72,7 @@ from ..unit_cells import limit_cells
 from ..validation import fail as _fail
 from ..validation import (
     validate_breaks,
+    validate_label,
     validate_layer_data,
     validate_range,
     validate_range_share,
@@ -210,6 +211,11 @@ class PrivateCountStat(Declared, GroupingMixin, stat):
         super().__init__(mapping, data, **kwargs)
         refuse_unknown_arguments(self)
         self.validate_params()
+        # a label names the release for readers (ledger, bundle): never
+        # part of its query, so never of its identity or noise
+        self.params["label"] = validate_label(
+            type(self).__name__, self.params.get("label")
+        )
         keep_checked_params(self)
 
     # -- hooks for subclasses ------------------------------------------

@@ -45,6 +45,7 @@ from ..validation import (
     is_real,
     renamed,
     validate_choice,
+    validate_label,
     validate_layer_data,
     validate_seed,
 )
@@ -216,6 +217,7 @@ class stat_dp_pca_score(Declared, stat):
         "split": None,
         "bandwidth_scale": None,
         "level": 0.95,
+        "label": None,
     }
     CREATES = {
         "count",
@@ -239,6 +241,8 @@ class stat_dp_pca_score(Declared, stat):
         super().__init__(mapping, data, **kwargs)
         refuse_unknown_arguments(self)
         self._check_params()
+        # names the release for readers: never part of its identity
+        self.params["label"] = validate_label(_NAME, self.params["label"])
         keep_checked_params(self)
         a, b = self.params["axes"]
         # the component names title the axes (plotnine labels an axis by

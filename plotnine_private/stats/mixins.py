@@ -36,9 +36,15 @@ DP_PARAMS: dict[str, Any] = {
     "noise": "discrete_laplace",
     "level": 0.95,
     "total": None,
+    "label": None,
 }
 
-CKM_PARAMS: dict[str, Any] = {"ptable": None, "threshold": None, "level": 0.95}
+CKM_PARAMS: dict[str, Any] = {
+    "ptable": None,
+    "threshold": None,
+    "level": 0.95,
+    "label": None,
+}
 
 
 def layer_unit(stat: Any) -> Unit:

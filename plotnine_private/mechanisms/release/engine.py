@@ -117,6 +117,12 @@ class Charge:
         The privacy unit and how many records one unit may have:
         ``"one row"`` and 1 until a query names them (parts
         ``privacy_unit`` and ``max_records``).
+    dataset
+        The data set the data came from (``pp.source(..., dataset=...)``;
+        None: the ledger's own), from the session's tags.
+    label
+        The label of the figure or table (``""``: none), from the
+        session's tags. Neither changes the identity or the noise.
     """
 
     identity: str
@@ -130,6 +136,8 @@ class Charge:
     cells: str = ""
     unit: str = "one row"
     bound: int = 1
+    dataset: str | None = None
+    label: str = ""
 
     @classmethod
     def of(
@@ -144,7 +152,9 @@ class Charge:
         family: str | None = None,
     ) -> Charge:
         """The charge of a release of ``query`` (unit and bound from the
-        query's parts, or one row)."""
+        query's parts, or one row; data set and label from the session's
+        tags)."""
+        tags = current_session().tags
         return cls(
             identity=identity,
             digest=digest,
@@ -157,6 +167,8 @@ class Charge:
             cells=cells_name(query),
             unit=str(query.part("privacy_unit", "one row")),
             bound=int(query.part("max_records", 1)),
+            dataset=None if tags is None else tags.dataset,
+            label="" if tags is None or tags.label is None else tags.label,
         )
 
 

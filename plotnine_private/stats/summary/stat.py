@@ -35,6 +35,7 @@ _DP_SUMMARY_PARAMS = {
     "sum_share": None,
     "shares": None,
     "total": None,
+    "label": None,
 }
 _CKM_SUMMARY_PARAMS = {
     **CKM_PARAMS,
