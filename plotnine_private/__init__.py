@@ -13,7 +13,13 @@ from .bundle.saving import save_release
 from .compare import Comparison, compare
 from .declarations import Declaration, NoiseGeom
 from .door import facet_skeleton, is_private, release_layer
-from .engines import record_key_expr, record_keys_sql, source
+from .engines import (
+    ContributionTable,
+    contributions,
+    record_key_expr,
+    record_keys_sql,
+    source,
+)
 from .exceptions import (
     BudgetExceededError,
     PlotninePrivateError,
@@ -106,6 +112,7 @@ install_hooks(
 __all__ = [
     "BudgetExceededError",
     "Comparison",
+    "ContributionTable",
     "Declaration",
     "NoiseGeom",
     "DPPCAResult",
@@ -121,6 +128,7 @@ __all__ = [
     "add_record_keys",
     "cell_keys",
     "compare",
+    "contributions",
     "create_key",
     "create_cnt_ptable",
     "create_num_ptable",

@@ -27,7 +27,13 @@ from .._compat import (
     layer_own_data,
     scale_transform,
 )
-from ..door import LayerBuild, _source_frame, is_private, make_door
+from ..door import (
+    LayerBuild,
+    _source_frame,
+    is_private,
+    make_door,
+    warn_kept,
+)
 from ..exceptions import PlotninePrivateError
 from ..stats.dates import is_date_axis
 from ..validation import fail
@@ -233,6 +239,7 @@ def compute_in_engine(lyr: layer, plot: ggplot) -> Any:
     src = _engine_positions(name, plot, cols, src)
     evaled = _in_axis_units(plot, evaled)
     evaled["PANEL"] = pd.Series([], dtype=int)
+    warn_kept(name, src.unit)
     build = LayerBuild(make_door(plot, lyr, None))
     lyr.data = release_in_engine(lyr.stat, cols, evaled, build, src)
     keep_build(lyr, build.done())
