@@ -19,7 +19,13 @@ from .door import (
     refuse_raw_layers,
     release_layer,
 )
-from .engines import record_key_expr, record_keys_sql, source
+from .engines import (
+    ContributionTable,
+    contributions,
+    record_key_expr,
+    record_keys_sql,
+    source,
+)
 from .exceptions import (
     BudgetExceededError,
     PlotninePrivateError,
@@ -113,6 +119,7 @@ install_hooks(
 __all__ = [
     "BudgetExceededError",
     "Comparison",
+    "ContributionTable",
     "Declaration",
     "NoiseGeom",
     "DPPCAResult",
@@ -128,6 +135,7 @@ __all__ = [
     "add_record_keys",
     "cell_keys",
     "compare",
+    "contributions",
     "create_key",
     "create_cnt_ptable",
     "create_num_ptable",

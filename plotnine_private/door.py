@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import warnings
 import weakref
 from dataclasses import dataclass, field
 from types import SimpleNamespace
@@ -29,7 +30,7 @@ import pandas as pd
 from ._compat import keep_build, kept_build, layer_mapping, layer_own_data
 from .cells import level_label
 from .declarations import registered
-from .exceptions import PlotninePrivateError
+from .exceptions import PlotninePrivateError, PrivacyWarning
 from .identifiers import content_ids, id_codes
 from .mechanisms.release.bounding import bounded_mask
 from .mechanisms.session import tagged
@@ -39,6 +40,7 @@ from .units import (
     UnitFrame,
     dataset_of,
     is_private_source,
+    kept_warning,
     unit_of,
 )
 from .validation import from_polars, validate_label
@@ -64,6 +66,7 @@ __all__ = [
     "private_twins",
     "refuse_raw_layers",
     "release_label",
+    "warn_kept",
 ]
 
 # plotnine's own columns of a layout (0.16 adds the secondary axes)
@@ -555,11 +558,21 @@ def release_layer(
             # keep them by index label, not by position
             data = data[_kept_labels(rows.index, data.index, keep)]
             rows = rows[keep]
+    warn_kept(type(lyr.stat).__name__, unit)
     build = LayerBuild(make_door(plot, lyr, rows))
     with charged_as(plot, lyr):
         out = lyr.stat.release_at_door(data, build)
     keep_build(lyr, build.done())
     return out
+
+
+def warn_kept(name: str, unit: Unit) -> None:
+    """A :class:`PrivacyWarning` when the bound keeps an estimated share
+    of records below one half (:func:`~plotnine_private.units.
+    kept_warning`)."""
+    message = kept_warning(name, unit)
+    if message is not None:
+        warnings.warn(message, PrivacyWarning, stacklevel=2)
 
 
 def _kept_labels(

@@ -79,6 +79,7 @@ COLUMNS = [
     "scale",
     "note",
     "hidden",
+    "kept",
 ]
 
 
@@ -261,6 +262,7 @@ class NoiseIntervals(pd.DataFrame):
         )
         parts: list[str] = []
         hidden: list[str] = []
+        kept: list[str] = []
         for _, r in rows.iterrows():
             part = _caption_part(r)
             if part not in parts:
@@ -268,9 +270,12 @@ class NoiseIntervals(pd.DataFrame):
             h = r.get("hidden")
             if isinstance(h, str) and h and h not in hidden:
                 hidden.append(h)
+            w = r.get("kept")
+            if isinstance(w, str) and w and w not in kept:
+                kept.append(w)
         if not parts:
             return ""
-        return "noise: " + "; ".join(parts + hidden)
+        return "noise: " + "; ".join(parts + hidden + kept)
 
     def __str__(self) -> str:  # the caption first, then the table
         if not set(self.columns) >= _CAPTION_COLUMNS:
@@ -279,7 +284,7 @@ class NoiseIntervals(pd.DataFrame):
         return self.caption() + "\n" + super().__str__()
 
 
-#: what a caption is written from (the table's columns but the last three)
+#: what a caption is written from (the table's columns but the last four)
 _CAPTION_COLUMNS = set(COLUMNS[:7])
 
 
@@ -377,9 +382,16 @@ def intervals_of_built(
         if lyr.inherit_aes:
             mapped |= {str(k) for k in built.mapping}
         if isinstance(lyr.stat, stat_dp_pca_score):
-            rows.extend(_pca_rows(i, lyr, releases, level))
+            found = _pca_rows(i, lyr, releases, level)
         else:
-            rows.extend(_count_rows(i, lyr, releases, level, mapped))
+            found = _count_rows(i, lyr, releases, level, mapped)
+        built_layer = layer_build(lyr)
+        kept = None if built_layer is None else built_layer.unit.kept()
+        for row in found:
+            # the share of records the bound keeps, from the source's
+            # released histogram of records per unit
+            row["kept"] = None if kept is None else kept.words()
+        rows.extend(found)
     return NoiseIntervals(pd.DataFrame(rows, columns=COLUMNS))
 
 

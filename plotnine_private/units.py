@@ -17,7 +17,7 @@ Tables in an engine carry the same :class:`Unit` on their
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
@@ -30,6 +30,7 @@ from .mechanisms.release.engine import Query
 
 __all__ = [
     "ONE_ROW",
+    "kept_warning",
     "Unit",
     "UnitFrame",
     "dataset_of",
@@ -70,6 +71,21 @@ class Unit:
     record_id: str | None = None
     salt: int | str | None = None
     bounding: str = "v2"
+    #: the released histogram of records per unit the source carries
+    #: (:class:`~plotnine_private.mechanisms.release.contributions.
+    #: Contributions`): what the figures say of the records kept
+    contributions: Any = field(default=None, compare=False, repr=False)
+    #: how ``max_records`` was chosen: None (given), or words such as
+    #: ``"max_records='auto'"``
+    chosen: str | None = field(default=None, compare=False)
+
+    def kept(self) -> Any:
+        """The estimated share of records kept (a :class:`~plotnine_
+        private.mechanisms.release.contributions.KeptShare`), or None
+        without a released histogram."""
+        if self.contributions is None or not self.bounded:
+            return None
+        return self.contributions.kept(self.max_records)
 
     @property
     def name(self) -> str:
@@ -268,3 +284,20 @@ def with_unit(query: Query, unit: Unit) -> Query:
         return query
     parts = {**dict(query.parts), **extra}
     return Query.make(query.family, query.source, query.seed, **parts)
+
+
+def kept_warning(name: str, unit: Unit) -> str | None:
+    """The words of a :class:`PrivacyWarning` when the estimated share of
+    records a bounded unit keeps is below one half (None otherwise)."""
+    kept = unit.kept()
+    if kept is None or not kept.share < 0.5:
+        return None
+    return (
+        f"{name}(): max_records={unit.max_records} keeps an estimated "
+        f"{kept.share_words()}: the figure shows less than half of the "
+        "records, and the bias (records removed) is not in its noise "
+        "intervals. Choose k from the released histogram: "
+        "pp.contributions(data, unit=..., eps=...) gives the share kept "
+        "and the error for each k, and pp.source(..., max_records='auto', "
+        "auto_eps=...) chooses it."
+    )

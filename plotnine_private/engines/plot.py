@@ -33,6 +33,7 @@ from ..door import (
     charged_as,
     is_private,
     make_door,
+    warn_kept,
 )
 from ..exceptions import PlotninePrivateError
 from ..stats.dates import is_date_axis
@@ -239,6 +240,7 @@ def compute_in_engine(lyr: layer, plot: ggplot) -> Any:
     src = _engine_positions(name, plot, cols, src)
     evaled = _in_axis_units(plot, evaled)
     evaled["PANEL"] = pd.Series([], dtype=int)
+    warn_kept(name, src.unit)
     build = LayerBuild(make_door(plot, lyr, None))
     with charged_as(plot, lyr):
         lyr.data = release_in_engine(lyr.stat, cols, evaled, build, src)

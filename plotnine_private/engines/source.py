@@ -219,13 +219,18 @@ def source(
     con: Any = None,
     levels: dict[str, list] | None = None,
     unit: str | None = None,
-    max_records: int | None = None,
+    max_records: int | str | None = None,
     max_cells: int | None = None,
     record_id: str | None = None,
     salt: int | str | None = None,
     bounding: str = "v2",
     keep_bounded: bool = False,
     dataset: str | None = None,
+    auto_eps: float | None = None,
+    auto_seed: int | str | None = None,
+    auto_plot_eps: float = 1.0,
+    auto_cells: int = 10,
+    contributions: Any = None,
 ) -> Source | UnitFrame:
     """A lazy data source for ``ggplot`` and the private tables.
 
@@ -254,7 +259,11 @@ def source(
         Records one unit keeps at most (``k``, required with ``unit``):
         the ``k`` with the smallest public keyed hash of (unit, record),
         before any aggregation; sensitivities are ``k`` times those of
-        one record.
+        one record. ``"auto"``: chosen from a histogram of records per
+        unit released here with ``auto_eps`` (charged; see
+        :func:`~plotnine_private.engines.contributions.contributions`),
+        the ``k`` with the smallest expected error of a cell (bias +
+        noise) for a figure of ``auto_cells`` cells at ``auto_plot_eps``.
     max_cells
         Cells of one layer a unit's records may fall in at most (at most
         ``max_records``): lowers the display threshold of undeclared
@@ -286,6 +295,13 @@ def source(
         of data without a name). The data set must be known to the
         ledger (:meth:`~plotnine_private.LedgerBook.add_dataset`, or a
         ``use_ledger`` with it). None: the ledger's data set.
+    auto_eps, auto_seed, auto_plot_eps, auto_cells
+        With ``max_records="auto"``: the eps the histogram spends
+        (required), its seed, and the figure the choice is made for.
+    contributions
+        What ``pp.contributions(...)`` released on these data: the
+        figures then state the share of records ``max_records`` keeps
+        (already released and charged: nothing more is spent).
 
     Returns
     -------
@@ -302,23 +318,49 @@ def source(
     """
     import narwhals as nw
 
+    auto = max_records == "auto" if isinstance(max_records, str) else False
+    _check_auto(auto, max_records, auto_eps, contributions)
+    if auto and unit is None:
+        raise PlotninePrivateError(
+            "source(): max_records='auto' needs a privacy unit: give "
+            "unit='<column naming each record's person>'."
+        )
+    choose = {
+        "auto": auto,
+        "auto_eps": auto_eps,
+        "auto_seed": auto_seed,
+        "auto_plot_eps": auto_plot_eps,
+        "auto_cells": auto_cells,
+        "contributions": contributions,
+    }
     native = obj
-    declared = (unit, max_records, max_cells, record_id, salt, bounding)
     dataset = validate_dataset("source", dataset)
+    bound: Any = 1 if auto else max_records
+    declared = (
+        unit,
+        bound,
+        max_cells,
+        record_id,
+        salt,
+        bounding,
+    )
     if isinstance(obj, UnitFrame):
         dataset = dataset if dataset is not None else obj.dataset
         obj = obj.data
     if isinstance(obj, Source):
-        return _checked(
-            Source(
-                obj.frame,
-                obj.native,
-                obj.engine,
-                {**obj.levels, **(levels or {})},
-                make_unit(obj.columns, *declared) if unit else obj.unit,
-                keep_bounded or obj.keep_bounded,
-                dataset if dataset is not None else obj.dataset,
-            )
+        return _chosen(
+            _checked(
+                Source(
+                    obj.frame,
+                    obj.native,
+                    obj.engine,
+                    {**obj.levels, **(levels or {})},
+                    make_unit(obj.columns, *declared) if unit else obj.unit,
+                    keep_bounded or obj.keep_bounded,
+                    dataset if dataset is not None else obj.dataset,
+                )
+            ),
+            **choose,
         )
     if isinstance(obj, (str, os.PathLike)):
         obj = _parquet(os.fspath(obj), con)
@@ -340,7 +382,9 @@ def source(
                 "categories=[...] (or a polars Enum)."
             )
         cols = [str(c) for c in obj.columns]
-        return UnitFrame(obj, make_unit(cols, *declared), dataset)
+        return _chosen(
+            UnitFrame(obj, make_unit(cols, *declared), dataset), **choose
+        )
     try:
         frame = nw.from_native(obj)
     except TypeError:
@@ -359,17 +403,78 @@ def source(
             f"source(): levels= names {bad[0]!r}, which is not a column."
         )
     columns = list(frame.collect_schema().names())
-    return _checked(
-        Source(
-            frame,
-            native,
-            engine,
-            levels,
-            make_unit(columns, *declared),
-            keep_bounded,
-            dataset,
-        )
+    return _chosen(
+        _checked(
+            Source(
+                frame,
+                native,
+                engine,
+                levels,
+                make_unit(columns, *declared),
+                keep_bounded,
+                dataset,
+            )
+        ),
+        **choose,
     )
+
+
+def _check_auto(
+    auto: bool, max_records: Any, auto_eps: Any, contributions: Any
+) -> None:
+    """Refuse ``auto_eps`` without ``max_records="auto"`` (and the
+    reverse is refused by :func:`~.contributions.release_for`), another
+    word than ``"auto"``, and a histogram given twice."""
+    if isinstance(max_records, str) and not auto:
+        raise PlotninePrivateError(
+            f"source(): max_records={max_records!r} is not a bound; give a "
+            "whole number >= 1 or 'auto' (with auto_eps=...)."
+        )
+    if auto_eps is not None and not auto:
+        raise PlotninePrivateError(
+            f"source(): auto_eps={auto_eps!r} is the eps of the histogram "
+            "that max_records='auto' releases to choose k; give "
+            "max_records='auto', or leave auto_eps out."
+        )
+    if auto and contributions is not None:
+        raise PlotninePrivateError(
+            "source(): max_records='auto' releases its own histogram of "
+            "records per unit; leave contributions= out, or give "
+            "max_records=k (e.g. the recommended k of the histogram)."
+        )
+
+
+def _chosen(
+    src: Any,
+    *,
+    auto: bool,
+    auto_eps: Any,
+    auto_seed: Any,
+    auto_plot_eps: Any,
+    auto_cells: Any,
+    contributions: Any,
+) -> Any:
+    """``src`` with its bound chosen from a released histogram
+    (``max_records="auto"``), or carrying one (``contributions=``)."""
+    from .contributions import attached, auto_unit
+
+    if auto:
+        src.unit = auto_unit(
+            src,
+            src.unit,
+            auto_eps=auto_eps,
+            auto_seed=auto_seed,
+            auto_plot_eps=auto_plot_eps,
+            auto_cells=auto_cells,
+        )
+    elif contributions is not None:
+        if not src.unit.bounded:
+            raise PlotninePrivateError(
+                "source(): contributions= says what a bound keeps, and "
+                "there is no unit: give unit='<column>' and max_records=k."
+            )
+        src.unit = attached(src.unit, contributions)
+    return src
 
 
 def _checked(src: Source) -> Source:

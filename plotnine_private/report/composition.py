@@ -160,10 +160,11 @@ def unit_words(unit: Unit) -> str:
         if unit.max_cells is None
         else f" in at most {unit.max_cells} cells of a layer"
     )
+    chosen = "" if unit.chosen is None else f" ({unit.chosen})"
     # the rule of plotnine_private.identifiers, said where it applies
     return (
         f"{unit.column}, at most {unit.max_records} record{plural} each"
-        f"{cells}; records without an id left out"
+        f"{cells}{chosen}; records without an id left out"
     )
 
 
@@ -317,6 +318,7 @@ def compose(layers: list[tuple[Any, Any]]) -> Ledger:
             )
             continue
         ledger.units[i] = unit_words(layer_unit(lyr))
+        _contribution_rows(ledger, i, lyr, first_seen)
         if not releases:
             ledger.rows.append(_row(i, lyr, composition="no release"))
             continue
@@ -343,6 +345,39 @@ def compose(layers: list[tuple[Any, Any]]) -> Ledger:
     _mixed_notes(ledger, layers)
     _unit_notes(ledger)
     return ledger
+
+
+def _contribution_rows(ledger: Ledger, i, lyr, first_seen: dict) -> None:
+    """The histogram of records per unit a layer's source released (to
+    choose or state its bound): a release row, charged once, and the
+    share of records the bound keeps."""
+    unit = layer_unit(lyr)
+    if unit.contributions is None or not unit.bounded:
+        return
+    r = unit.contributions.release
+    if r.identity in first_seen:
+        k = first_seen[r.identity]
+        ledger.rows.append(
+            _release_row(i, lyr, r, f"duplicate of layer {k}", False)
+        )
+    else:
+        first_seen[r.identity] = i
+        ledger.rows.append(
+            _release_row(
+                i, lyr, r, "sequential (records per unit, for the bound)", True
+            )
+        )
+        ledger.notes.append(
+            f"layer {i} ({type(lyr.stat).__name__}): the source's histogram "
+            f"of records per {unit.column} was released with "
+            f"eps={fmt(r.eps)} (charged once) to "
+            + ("choose" if unit.chosen else "state")
+            + f" its bound: {unit.kept().words()}, estimated from it (the "
+            "interval holds over its noise and the bins' edges, given "
+            "that the units above the bins seen keep falling at the rate "
+            "of the last reliable bins); the records removed are a bias "
+            "that no noise interval shows."
+        )
 
 
 def _unit_notes(ledger: Ledger) -> None:
