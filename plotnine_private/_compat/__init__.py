@@ -169,7 +169,14 @@ def given_arguments(stat_obj: Any) -> dict:
     of which plotnine passes on only those the stat declares."""
     args = dict(stat_arguments(stat_obj))
     geom = args.get("geom")
-    return {**getattr(geom, "_kwargs", {}), **args}
+    made = getattr(geom, "_kwargs", {})
+    # the geom's arguments only where the geom made this stat (compare
+    # swaps a stat under a geom another stat was made by)
+    wanted = made.get("stat")
+    name = type(stat_obj).__name__
+    if wanted not in (stat_obj, type(stat_obj), name, name[5:]):
+        return args
+    return {**made, **args}
 
 
 def keep_checked_params(stat_obj: Any) -> None:

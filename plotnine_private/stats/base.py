@@ -163,6 +163,10 @@ def count_labels(count: pd.Series) -> np.ndarray:
     )
 
 
+#: names users write for a parameter that spelling alone does not find
+_SYNONYMS = {"epsilon": "eps", "budget": "eps", "privacy_budget": "eps"}
+
+
 def refuse_unknown_arguments(stat_obj: Any) -> None:
     """Refuse an argument no stat, layer or geom takes (plotnine would
     drop ``esp=1`` or ``max_record=5`` silently, and the layer would be
@@ -174,7 +178,8 @@ def refuse_unknown_arguments(stat_obj: Any) -> None:
     key = unknown[0]
     value = given_arguments(stat_obj)[key]
     params = sorted(p for p in stat_obj.DEFAULT_PARAMS if p != "geom")
-    near = difflib.get_close_matches(key, params, n=1, cutoff=0.6)
+    near = [_SYNONYMS[key]] if _SYNONYMS.get(key) in params else []
+    near = near or difflib.get_close_matches(key, params, n=1, cutoff=0.6)
     fix = (
         f"did you mean {near[0]}={value!r}?"
         if near
