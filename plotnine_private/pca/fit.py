@@ -26,7 +26,11 @@ Sizes (rule 10): nothing released depends on a panel's or a group's true
 size. The directions and the frame are computed once from all the rows
 (``n`` is public under replace-one adjacency); the histogram's noise and
 its sparse threshold are in count units (no ``n``); synthetic point
-counts come from the released histogram or from a public number.
+counts come from the released histogram or from a public number. Under
+a privacy unit the number of rows kept is private: the pair statistics
+(directions, eigenvalues) and the frame's level use a public size, a
+declared ``n`` or a lower bound of a private count of the rows
+(:func:`release_size`, step 0, ``mechanisms/pca/size.py``).
 """
 
 from __future__ import annotations
@@ -55,6 +59,7 @@ from ..mechanisms.pca.histogram import (
     sparse_threshold,
 )
 from ..mechanisms.pca.quantile import FRAME_TAIL, PrivateFrame, private_frame
+from ..mechanisms.pca.size import RowCount, scree_pairs, slot_rows
 from ..mechanisms.release.engine import (
     Charge,
     Query,
@@ -130,6 +135,53 @@ def _whole(partition: Partition) -> str:
 # --------------------------------------------------------------------------
 # the steps
 # --------------------------------------------------------------------------
+def release_size(
+    settings: Settings,
+    x: np.ndarray,
+    stream: Callable[..., bytes],
+    record: _Recorder,
+    partition: Partition,
+    x_digest: bytes,
+) -> tuple[int | None, Release | None]:
+    """The public size of the pair statistics: ``None`` for rows (``n``
+    public under replace-one adjacency), the declared ``n``, or, under a
+    privacy unit without one, a lower bound of a private count of the
+    rows kept (:class:`~..mechanisms.pca.size.RowCount`)."""
+    if not settings.bounded:
+        return None, None
+    if settings.size is not None:
+        return settings.size, None
+    mech = RowCount(settings.budget.size, settings.records)
+    count, size = mech.perturb(x, stream(x_digest, "size"))
+    eps, delta = mech.privacy_map()
+    return size, record(
+        "size",
+        mechanism=mech.name,
+        eps=eps,
+        delta=delta,
+        sensitivity=mech.sensitivity,
+        domain="public",
+        cells=1,
+        composition=_whole(partition),
+        details={
+            "what": "rows kept (their number)",
+            "count": count,
+            "size": size,
+            "scale": mech.scale,
+            "margin": mech.margin,
+            "beta": mech.beta,
+        },
+    )
+
+
+def _size_details(settings: Settings, size: int | None) -> dict[str, Any]:
+    """What a bounded release says of the public size it used."""
+    if size is None:
+        return {}
+    how = "declared" if settings.size is not None else "private count"
+    return {"size": size, "size_source": how}
+
+
 def release_directions(
     settings: Settings,
     x: np.ndarray,
@@ -137,11 +189,14 @@ def release_directions(
     record: _Recorder,
     partition: Partition,
     x_digest: bytes | None = None,
+    size: int | None = None,
 ) -> tuple[np.ndarray, Release | None, np.ndarray | None]:
     """Private directions from all rows, or the given ones (no cost).
     ``x_digest`` is ``data_digest(x)`` if already taken. The third item
     is the rows in the pair design's random order when the scree (v2)
-    will pair them (else None)."""
+    will pair them (else None); under a public ``size`` they are the
+    slots, the second of a pair not filled on both sides made equal to
+    the first (:func:`~..mechanisms.pca.size.scree_pairs`)."""
     if settings.directions is not None:
         return settings.directions, None, None
     eps, delta = settings.budget.loading
@@ -155,10 +210,14 @@ def release_directions(
             key=stream(x_digest or data_digest(x), "directions"),
             records=settings.records,
             keep_rows=_scree_v2(settings),
+            size=size,
         )
     except ParameterError as err:
         raise fail(settings.fn, str(err)) from None
     p = x.shape[1]
+    rows = d.rows
+    if rows is not None and d.filled is not None:
+        rows = scree_pairs(rows, d.filled)
     rel = record(
         "directions",
         mechanism="gaussian",
@@ -175,9 +234,10 @@ def release_directions(
             "calibration": settings.calibration,
             "estimator": d.estimator,
             "shifts": d.shifts,
+            **_size_details(settings, size),
         },
     )
-    return d.vectors, rel, d.rows
+    return d.vectors, rel, rows
 
 
 def _scree_v2(settings: Settings) -> bool:
@@ -191,11 +251,16 @@ def _scree_v2_values(
     v: np.ndarray,
     rows: np.ndarray | None,
     key: bytes,
+    size: int | None = None,
 ) -> PrivateEigenvalues:
     """Scree v2: pairs of consecutive rows of the Kendall design's
     random order (or, with the exact estimator, an order of its own),
-    differenced in ``x`` and projected once."""
-    if rows is None:
+    differenced in ``x`` and projected once; under a public ``size``,
+    pairs of slots (an empty slot's pair adds 0)."""
+    if rows is None and size is not None:
+        slots, filled = slot_rows(x, size, derive_key(key, "scree_order"))
+        rows = scree_pairs(slots, filled)
+    elif rows is None:
         rows = x[keyed_permutation(derive_key(key, "scree_order"), len(x))]
     eps, delta = settings.budget.scree
     return private_scree(
@@ -219,6 +284,7 @@ def release_eigenvalues(
     partition: Partition,
     rows: np.ndarray | None = None,
     x_digest: bytes = b"",
+    size: int | None = None,
 ) -> tuple[PrivateEigenvalues | None, Release | None]:
     """Private eigenvalues (dppca's clipped scree) of all rows.
 
@@ -236,7 +302,7 @@ def release_eigenvalues(
         if version == "v2":
             named = np.frombuffer(x_digest or data_digest(x), np.uint8)
             key = stream(data_digest(named, v[:, :k]), "scree", version)
-            eigen = _scree_v2_values(settings, x, v, rows, key)
+            eigen = _scree_v2_values(settings, x, v, rows, key, size)
         else:
             y = project(x, v[:, :k])
             eigen = private_eigenvalues(
@@ -258,7 +324,7 @@ def release_eigenvalues(
         sensitivity=settings.records
         * math.sqrt(k)
         * eigen.clip
-        / (x.shape[0] // 2),
+        / ((x.shape[0] if size is None else size) // 2),
         domain="public",
         cells=k,
         composition=_whole(partition),
@@ -271,6 +337,7 @@ def release_eigenvalues(
             "clip_quantile": eigen.clip_quantile,
             "sigma": eigen.sigma,
             "version": version,
+            **_size_details(settings, size),
         },
     )
 
@@ -281,8 +348,10 @@ def release_frame(
     stream: Callable[..., bytes],
     record: _Recorder,
     partition: Partition,
+    size: int | None = None,
 ) -> tuple[PrivateFrame, ScoreGrid, Release]:
-    """The private square frame of all rows' scores, and its grid."""
+    """The private square frame of all rows' scores, and its grid (the
+    radius's level from the public ``size`` under a unit)."""
     eps = settings.budget.frame
     try:
         frame = private_frame(
@@ -293,6 +362,7 @@ def release_frame(
             records=settings.records,
             # v2 guards the radius's level against the search's tail
             tail=FRAME_TAIL if settings.frame_version == "v2" else None,
+            size=size,
         )
         grid = score_grid(frame.xlim, frame.ylim, settings.bins)
     except ParameterError as err:
@@ -442,6 +512,9 @@ class PCAFit:
     offset: tuple[float, float]
     sample_key: bytes = field(repr=False)
     scores: np.ndarray = field(repr=False)  # raw; for references only
+    #: the public number of rows: ``n`` (replace-one adjacency), or the
+    #: declared or privately counted size under a privacy unit
+    n: int = 0
 
     def sample_key_for(self, *names: Any) -> bytes:
         """Sampling stream of one (panel, group)."""
@@ -467,6 +540,8 @@ def _charges(
         secret, data_digest(x_named, partition.panel, partition.group)
     )
     parts: list[tuple[str, str, float, float]] = []
+    if settings.count_size:
+        parts.append(("size", "discrete_laplace", settings.budget.size, 0.0))
     if settings.directions is None:
         parts.append(("directions", "gaussian", *settings.budget.loading))
     if settings.k is not None:
@@ -532,7 +607,7 @@ def fit_pca(
 
     # hashed once for the ledger and the directions' stream (not at all
     # for given directions without a ledger)
-    need = charging() or settings.directions is None
+    need = charging() or settings.directions is None or settings.count_size
     x_digest = data_digest(x) if need else b""
     if charging():
         charge(
@@ -542,19 +617,21 @@ def fit_pca(
     kept = kept_identity(secret, identity)
     record = _Recorder(kept, secret, query.source, partition.panels)
     releases: list[Release] = []
+    size, rel = release_size(settings, x, stream, record, partition, x_digest)
+    releases += [rel] if rel is not None else []
     v, rel, rows = release_directions(
-        settings, x, stream, record, partition, x_digest
+        settings, x, stream, record, partition, x_digest, size
     )
     releases += [rel] if rel is not None else []
     eigen, rel = release_eigenvalues(
-        settings, x, v, stream, record, partition, rows, x_digest
+        settings, x, v, stream, record, partition, rows, x_digest, size
     )
     del rows  # a copy of x in the design's order: not kept
     releases += [rel] if rel is not None else []
     a, b = settings.axes[0] - 1, settings.axes[1] - 1
     scores = project(x, v[:, [a, b]])
     frame, grid, rel = release_frame(
-        settings, scores, stream, record, partition
+        settings, scores, stream, record, partition, size
     )
     releases.append(rel)
     hist, rel = release_histogram(
@@ -573,4 +650,5 @@ def fit_pca(
         offset=(float(offset[0]), float(offset[1])),
         sample_key=_sample_key(secret, stream, hist.noisy),
         scores=scores,
+        n=len(x) if size is None else size,
     )
