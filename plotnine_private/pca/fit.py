@@ -35,7 +35,6 @@ declared ``n`` or a lower bound of a private count of the rows
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,23 +42,22 @@ from typing import Any
 import numpy as np
 
 from ..mechanisms.errors import ParameterError
-from ..mechanisms.pca.directions import (
-    PrivateEigenvalues,
-    private_directions,
-    private_eigenvalues,
-    private_scree,
-    project,
-)
+from ..mechanisms.pca.directions import PrivateEigenvalues, project
 from ..mechanisms.pca.histogram import (
     ReleasedHistogram,
     ScoreGrid,
     grid_cells,
-    private_histogram,
     score_grid,
-    sparse_threshold,
 )
-from ..mechanisms.pca.quantile import FRAME_TAIL, PrivateFrame, private_frame
-from ..mechanisms.pca.size import RowCount, scree_pairs, slot_rows
+from ..mechanisms.pca.parts import (
+    ClippedScree,
+    DurfeeFrame,
+    KendallDirections,
+    RowCount,
+    histogram_mechanism,
+)
+from ..mechanisms.pca.quantile import FRAME_TAIL, PrivateFrame
+from ..mechanisms.pca.size import scree_pairs, slot_rows
 from ..mechanisms.release.engine import (
     Charge,
     Query,
@@ -124,6 +122,16 @@ class _Recorder:
             **fields,
         )
 
+    def of(self, component: str, mech: Any, **fields: Any) -> Release:
+        """The record of a part released by the mechanism ``mech`` (the
+        release engine's protocol): its name, cost and sensitivity
+        (``fields`` may give the sensitivity on the released scale)."""
+        eps, delta = mech.privacy_map()
+        fields.setdefault("sensitivity", mech.sensitivity)
+        return self(
+            component, mechanism=mech.name, eps=eps, delta=delta, **fields
+        )
+
 
 def _whole(partition: Partition) -> str:
     """Composition words of a component computed once from all rows."""
@@ -152,14 +160,10 @@ def release_size(
     if settings.size is not None:
         return settings.size, None
     mech = RowCount(settings.budget.size, settings.records)
-    count, size = mech.perturb(x, stream(x_digest, "size"))
-    eps, delta = mech.privacy_map()
-    return size, record(
+    count, size = mech.perturb(x, stream(x_digest, mech.stream))
+    return size, record.of(
         "size",
-        mechanism=mech.name,
-        eps=eps,
-        delta=delta,
-        sensitivity=mech.sensitivity,
+        mech,
         domain="public",
         cells=1,
         composition=_whole(partition),
@@ -200,30 +204,27 @@ def release_directions(
     if settings.directions is not None:
         return settings.directions, None, None
     eps, delta = settings.budget.loading
+    mech = KendallDirections(
+        eps,
+        delta,
+        size=len(x) if size is None else size,
+        records=settings.records,
+        slots=size is not None,
+        calibration=settings.calibration,
+        estimator=settings.estimator,
+        keep_rows=_scree_v2(settings),
+    )
     try:
-        d = private_directions(
-            x,
-            eps,
-            delta,
-            calibration=settings.calibration,
-            estimator=settings.estimator,
-            key=stream(x_digest or data_digest(x), "directions"),
-            records=settings.records,
-            keep_rows=_scree_v2(settings),
-            size=size,
-        )
+        d = mech.perturb(x, stream(x_digest or data_digest(x), mech.stream))
     except ParameterError as err:
         raise fail(settings.fn, str(err)) from None
     p = x.shape[1]
     rows = d.rows
     if rows is not None and d.filled is not None:
         rows = scree_pairs(rows, d.filled)
-    rel = record(
+    rel = record.of(
         "directions",
-        mechanism="gaussian",
-        eps=eps,
-        delta=delta,
-        sensitivity=d.sensitivity,
+        mech,
         domain="public",
         cells=p * (p + 1) // 2,
         composition=_whole(partition),
@@ -245,34 +246,22 @@ def _scree_v2(settings: Settings) -> bool:
     return settings.k is not None and settings.scree_version == "v2"
 
 
-def _scree_v2_values(
-    settings: Settings,
+def _scree_v2_rows(
     x: np.ndarray,
-    v: np.ndarray,
     rows: np.ndarray | None,
     key: bytes,
     size: int | None = None,
-) -> PrivateEigenvalues:
-    """Scree v2: pairs of consecutive rows of the Kendall design's
-    random order (or, with the exact estimator, an order of its own),
-    differenced in ``x`` and projected once; under a public ``size``,
-    pairs of slots (an empty slot's pair adds 0)."""
+) -> np.ndarray:
+    """Scree v2's rows: the Kendall design's random order (or, with the
+    exact estimator, an order of its own), whose consecutive rows pair;
+    under a public ``size``, pairs of slots (an empty slot's pair adds
+    0)."""
     if rows is None and size is not None:
         slots, filled = slot_rows(x, size, derive_key(key, "scree_order"))
-        rows = scree_pairs(slots, filled)
-    elif rows is None:
-        rows = x[keyed_permutation(derive_key(key, "scree_order"), len(x))]
-    eps, delta = settings.budget.scree
-    return private_scree(
-        rows,
-        v[:, : settings.k],
-        eps,
-        delta,
-        clip=settings.scree_clip,
-        calibration=settings.calibration,
-        key=key,
-        records=settings.records,
-    )
+        return scree_pairs(slots, filled)
+    if rows is None:
+        return x[keyed_permutation(derive_key(key, "scree_order"), len(x))]
+    return rows
 
 
 def release_eigenvalues(
@@ -298,33 +287,31 @@ def release_eigenvalues(
     eps, delta = settings.budget.scree
     k = settings.k
     version = settings.scree_version
+    mech = ClippedScree(
+        eps,
+        delta,
+        size=x.shape[0] if size is None else size,
+        k=k,
+        records=settings.records,
+        clip=settings.scree_clip,
+        calibration=settings.calibration,
+        version=version,
+    )
     try:
         if version == "v2":
             named = np.frombuffer(x_digest or data_digest(x), np.uint8)
-            key = stream(data_digest(named, v[:, :k]), "scree", version)
-            eigen = _scree_v2_values(settings, x, v, rows, key, size)
+            key = stream(data_digest(named, v[:, :k]), mech.stream, version)
+            table: Any = (_scree_v2_rows(x, rows, key, size), v[:, :k])
         else:
-            y = project(x, v[:, :k])
-            eigen = private_eigenvalues(
-                y,
-                eps,
-                delta,
-                clip=settings.scree_clip,
-                calibration=settings.calibration,
-                key=stream(data_digest(y), "scree"),
-                records=settings.records,
-            )
+            table = project(x, v[:, :k])
+            key = stream(data_digest(table), mech.stream)
+        eigen = mech.perturb(table, key)
     except ParameterError as err:
         raise fail(settings.fn, str(err)) from None
-    return eigen, record(
+    return eigen, record.of(
         "scree",
-        mechanism="gaussian",
-        eps=eps,
-        delta=delta,
-        sensitivity=settings.records
-        * math.sqrt(k)
-        * eigen.clip
-        / ((x.shape[0] if size is None else size) // 2),
+        mech,
+        sensitivity=mech.sensitivity_at(eigen.clip),
         domain="public",
         cells=k,
         composition=_whole(partition),
@@ -352,30 +339,25 @@ def release_frame(
 ) -> tuple[PrivateFrame, ScoreGrid, Release]:
     """The private square frame of all rows' scores, and its grid (the
     radius's level from the public ``size`` under a unit)."""
-    eps = settings.budget.frame
+    mech = DurfeeFrame(
+        settings.budget.frame,
+        records=settings.records,
+        inflate=FRAME_INFLATE,
+        # v2 guards the radius's level against the search's tail
+        tail=FRAME_TAIL if settings.frame_version == "v2" else None,
+        size=size,
+    )
     try:
-        frame = private_frame(
-            scores,
-            eps,
-            inflate=FRAME_INFLATE,
-            key=stream(data_digest(scores), "frame"),
-            records=settings.records,
-            # v2 guards the radius's level against the search's tail
-            tail=FRAME_TAIL if settings.frame_version == "v2" else None,
-            size=size,
-        )
+        frame = mech.perturb(scores, stream(data_digest(scores), mech.stream))
         grid = score_grid(frame.xlim, frame.ylim, settings.bins)
     except ParameterError as err:
         raise fail(settings.fn, str(err)) from None
     return (
         frame,
         grid,
-        record(
+        record.of(
             "frame",
-            mechanism="durfee_quantile",
-            eps=eps,
-            delta=0.0,
-            sensitivity=float(settings.records),
+            mech,
             domain="public",
             cells=3,
             composition=_whole(partition),
@@ -445,29 +427,23 @@ def release_histogram(
     """
     eps, delta = settings.budget.histogram
     counts = partition_counts(scores, grid, partition)
-    key = stream(
-        data_digest(counts, grid.x_breaks, grid.y_breaks), "histogram"
-    )
     try:
-        hist = private_histogram(
-            counts,
+        mech = histogram_mechanism(
             settings.method,
             eps,
             delta,
-            calibration=settings.calibration,
-            key=key,
-            records=settings.records,
-            cells=settings.cells,
+            settings.records,
+            settings.cells,
+            settings.calibration,
         )
+        key = stream(
+            data_digest(counts, grid.x_breaks, grid.y_breaks), mech.stream
+        )
+        hist = mech.perturb(counts, key)
     except ParameterError as err:
         raise fail(settings.fn, str(err)) from None
-    k = settings.records
     details: dict[str, Any] = {"what": "histogram", "bins": settings.bins}
-    if settings.method == "add":
-        details["sigma"] = hist.sigma
-    else:
-        details["laplace_scale_counts"] = 2 * k / eps
-        details["threshold"] = sparse_threshold(eps, delta, k, settings.cells)
+    details.update(mech.noise_details(hist))
     if partition.grouped:
         details["groups"] = (
             [str(g) for g in partition.group_levels]
@@ -482,12 +458,9 @@ def release_histogram(
         if partition.groups_declared
         else np.count_nonzero(hist.counts)
     )
-    return hist, record(
+    return hist, record.of(
         "histogram",
-        mechanism="discrete_gaussian" if add else "stability_histogram",
-        eps=eps,
-        delta=delta,
-        sensitivity=k * math.sqrt(2) if add else 2.0 * k,
+        mech,
         domain="private estimate" if add else "thresholded",
         cells=int(cells),
         composition=_histogram_composition(partition),
