@@ -19,6 +19,7 @@ from plotnine import aes, facet_wrap, ggplot
 from scipy import stats
 
 import plotnine_private as pp
+import plotnine_private.mechanisms.pca.parts as parts
 import plotnine_private.pca.fit as fit_module
 from plotnine_private import dp_pca, layer_data, privacy_report
 from plotnine_private._compat import build
@@ -87,20 +88,20 @@ def _data_and_report(p):
 def _spy_keys(monkeypatch):
     """Record the stream key each component's mechanism is called with."""
     keys: list[tuple[str, bytes]] = []
-    for name in (
-        "private_directions",
-        "private_eigenvalues",
-        "private_scree",
-        "private_frame",
-        "private_histogram",
+    for cls in (
+        parts.KendallDirections,
+        parts.ClippedScree,
+        parts.DurfeeFrame,
+        parts.DiscreteGaussianHistogram,
+        parts.SparseHistogram,
     ):
-        original = getattr(fit_module, name)
+        original = cls.perturb
 
-        def spy(*args, _name=name, _original=original, **kwargs):
-            keys.append((_name, kwargs["key"]))
-            return _original(*args, **kwargs)
+        def spy(self, table, key, _name=cls.__name__, _original=original):
+            keys.append((_name, key))
+            return _original(self, table, key)
 
-        monkeypatch.setattr(fit_module, name, spy)
+        monkeypatch.setattr(cls, "perturb", spy)
     return keys
 
 
@@ -121,10 +122,10 @@ def test_every_stream_key_includes_the_data(neighbours, monkeypatch):
         runs.append((list(keys), res.sample_key))
     (on_d, sample_d), (on_d2, sample_d2), (again, sample_again) = runs
     assert [n for n, _ in on_d] == [
-        "private_directions",
-        "private_scree",  # the scree's version 2 (the default)
-        "private_frame",
-        "private_histogram",
+        "KendallDirections",
+        "ClippedScree",  # the scree's version 2 (the default)
+        "DurfeeFrame",
+        "SparseHistogram",
     ]
     # same query (same identity), other data: every stream differs
     assert all(a != b for (_, a), (_, b) in zip(on_d, on_d2))

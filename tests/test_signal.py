@@ -209,6 +209,6 @@ def test_a_bounded_pca_warns_from_released_tiles_only():
         )
 
     (msg,) = warned(d)
-    assert "the released tiles are 0 of the 20x20 frame's 400" in msg
+    assert "the released tiles are 2 of the 20x20 frame's 400" in msg
     assert "178" not in msg and "rows" not in msg
     assert warned(more) == [msg]

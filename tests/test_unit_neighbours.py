@@ -125,6 +125,15 @@ def test_one_person_changed_leaves_everything_but_noise(name, monkeypatch):
     a = snapshot(make(unit(BASE)), noisy_axes, by_noise)
     b = snapshot(make(unit(neighbour())), noisy_axes, by_noise)
     assert "error" not in a, a.get("error")
+    if by_noise:
+        # under a unit the PCA's size is a released count and the
+        # directions' noise is calibrated on it: their sensitivity is a
+        # released number (tests/test_unit_pca.py checks its formula)
+        for snap in (a, b):
+            rows = snap["report"]
+            assert rows[0]["mechanism"] == "discrete_laplace"
+            assert rows[1]["mechanism"] == "gaussian"
+            rows[1]["sensitivity"] = "of the released size"
     assert differences(a, b) == []
 
 
@@ -145,13 +154,19 @@ def test_releases_protect_a_whole_person(name, monkeypatch):
     make, _ = CASES[name]
     bounded = _releases(make(unit(BASE)))
     rows = _releases(make(BASE))
+    # a bounded PCA first releases its size (how many rows were kept is
+    # private under a unit): a count of sensitivity k
+    size = [r for r in bounded if r.family == "pca:size"]
+    bounded = [r for r in bounded if r.family != "pca:size"]
     assert [r.family for r in bounded] == [r.family for r in rows]
-    # the last person's id is missing: its rows are left out
-    kept = int(np.minimum(_SIZES[:-1], K).sum())
+    assert [r.sensitivity for r in size] == (
+        [K] if name == "dp_pca_score" else []
+    )
     for r, r1 in zip(bounded, rows):
         factor = K
         if r.family == "pca:directions":
-            factor = K * _N / kept  # 2 sqrt(2) k / n, n the rows kept
+            # 2 sqrt(2) k / s, s the released size (never the rows kept)
+            factor = K * _N / size[0].details["size"]
         assert r.sensitivity == pytest.approx(factor * r1.sensitivity)
         assert r.identity != r1.identity
 

@@ -20,7 +20,7 @@ from ..units import (
     unit_of,
     with_unit,
 )
-from ..validation import fail, renamed, validate_seed
+from ..validation import fail, is_integer, renamed, validate_seed
 from .display import released_cells, shown_groups
 from .fit import Partition, Settings, fit_pca, pca_query
 from .result import DPPCAResult, ordinary_pca
@@ -64,6 +64,7 @@ def dp_pca(
     split: Mapping[str, float] | None = None,
     scree_version: str = "v2",
     frame_version: str = "v2",
+    n: int | None = None,
 ) -> DPPCAResult:
     """Private PCA: directions, eigenvalues and a score histogram.
 
@@ -74,8 +75,9 @@ def dp_pca(
         ``pp.source(frame, unit="person_id", max_records=k)`` when a
         person has several rows: each person then keeps at most ``k``
         rows (the same rows a plot's layer keeps) and every component's
-        sensitivity is ``k`` times that of one row, with the number of
-        kept rows public.
+        sensitivity is ``k`` times that of one row. How many rows were
+        kept is then private: the directions and eigenvalues are
+        calibrated on a public size, ``n`` or a private count (below).
     columns
         Numeric feature columns; default all numeric columns except
         ``group``.
@@ -139,6 +141,17 @@ def dp_pca(
         radius 10x the largest distance or more came in about 2 of 1000);
         ``"v1"`` keeps the method (and the identity) of the frames of
         releases made before v2. Same privacy map, two releases.
+    n
+        Only with a privacy unit (``pp.source(..., unit=...)``): a
+        declared public number of rows, on which the directions and
+        eigenvalues are calibrated instead of the private number of rows
+        kept. If more rows are kept, a keyed random ``n`` of them enter
+        the directions and eigenvalues (all of them the frame and the
+        histogram); if fewer, the missing ones count as empty slots that
+        add nothing, which shrinks the eigenvalues by about the squared
+        share of rows present and makes the directions noisier. Default
+        ``None``: 5% of ``eps`` releases a private count of the rows
+        kept and its lower 99% bound is used (shown as ``result.n``).
 
     Returns
     -------
@@ -169,6 +182,7 @@ def dp_pca(
         directions=None,
         scree_version=scree_version,
         frame_version=frame_version,
+        n=n,
     )
 
 
@@ -192,6 +206,7 @@ def dp_score(
     estimator: str = "auto",
     split: Mapping[str, float] | None = None,
     frame_version: str = "v2",
+    n: int | None = None,
 ) -> DPPCAResult:
     """Private score histogram alone (no eigenvalues).
 
@@ -202,7 +217,8 @@ def dp_score(
     ``eps``/``delta`` go to the score, and ``shares`` must be ``None``.
     Other parameters as in :func:`dp_pca` (``split``: the deprecated old
     name of ``shares``; ``frame_version``: ``"v1"`` keeps the method of the
-    frames of releases made before v2).
+    frames of releases made before v2; ``n``: the public size under a
+    privacy unit).
     """
     fn = "dp_score"
     eps, delta = check_budget(fn, eps, delta)
@@ -228,6 +244,7 @@ def dp_score(
         estimator=estimator,
         directions=directions,
         frame_version=frame_version,
+        n=n,
     )
 
 
@@ -266,6 +283,7 @@ def make_settings(
     unit: Unit = ONE_ROW,
     scree_version: Any = "v2",
     frame_version: Any = "v2",
+    n: Any = None,
 ) -> Settings:
     """Validate every public parameter of a release, in one place
     (``unit``: the data's privacy unit, already checked by
@@ -303,16 +321,53 @@ def make_settings(
         # bounds a layer's declared cells, which a PCA has none of): the
         # sparse threshold counts max_records cells per unit
         cells=None,
-        scree_version=check_scree_version(fn, scree_version),
+        scree_version=check_scree_version(fn, scree_version, unit, k),
         frame_version=check_frame_version(fn, frame_version),
+        bounded=unit.bounded,
+        size=check_size(fn, n, unit),
     )
 
 
-def check_scree_version(fn: str, version: Any) -> str:
-    """``"v1"`` or ``"v2"``, else an error naming the fix."""
-    return _check_version(
+def check_size(fn: str, n: Any, unit: Unit) -> int | None:
+    """The declared public size ``n``: only under a privacy unit, a whole
+    number >= 2."""
+    if n is None:
+        return None
+    if not unit.bounded:
+        raise fail(
+            fn,
+            f"n={n!r} is only for a privacy unit: without one every row is "
+            "its own unit and the number of rows is public (replace-one "
+            "adjacency). Remove n=, or declare the unit with "
+            "pp.source(data, unit=..., max_records=k).",
+        )
+    if isinstance(n, bool) or not is_integer(n) or n < 2:
+        raise fail(
+            fn,
+            f"n must be a whole number >= 2 (the public number of rows "
+            f"the directions are calibrated on), got {n!r}; e.g. n=10000, "
+            "or n=None to release a private count of the rows kept.",
+        )
+    return int(n)
+
+
+def check_scree_version(
+    fn: str, version: Any, unit: Unit = ONE_ROW, k: Any = None
+) -> str:
+    """``"v1"`` or ``"v2"``, else an error naming the fix (``"v1"`` not
+    under a privacy unit, whose eigenvalues now pair public slots)."""
+    checked = _check_version(
         fn, "scree_version", version, SCREE_VERSIONS, "eigenvalues"
     )
+    if checked == "v1" and unit.bounded and k is not None:
+        raise fail(
+            fn,
+            "scree_version='v1' reproduces eigenvalues released before v2 "
+            "from rows; under a privacy unit the eigenvalues pair a public "
+            "number of slots, which only 'v2' does. Use "
+            "scree_version='v2'.",
+        )
+    return checked
 
 
 def check_frame_version(fn: str, version: Any) -> str:
@@ -444,7 +499,7 @@ def _result(settings, fit, partition, x, cols, reference) -> DPPCAResult:
         method=settings.method,
         bins=settings.bins,
         center=settings.center,
-        n=len(x),
+        n=fit.n,
         columns=cols,
         groups=groups,
         group_totals={g: float(totals[index[g]]) for g in groups}

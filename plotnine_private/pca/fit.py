@@ -26,12 +26,15 @@ Sizes (rule 10): nothing released depends on a panel's or a group's true
 size. The directions and the frame are computed once from all the rows
 (``n`` is public under replace-one adjacency); the histogram's noise and
 its sparse threshold are in count units (no ``n``); synthetic point
-counts come from the released histogram or from a public number.
+counts come from the released histogram or from a public number. Under
+a privacy unit the number of rows kept is private: the pair statistics
+(directions, eigenvalues) and the frame's level use a public size, a
+declared ``n`` or a lower bound of a private count of the rows
+(:func:`release_size`, step 0, ``mechanisms/pca/size.py``).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,22 +42,22 @@ from typing import Any
 import numpy as np
 
 from ..mechanisms.errors import ParameterError
-from ..mechanisms.pca.directions import (
-    PrivateEigenvalues,
-    private_directions,
-    private_eigenvalues,
-    private_scree,
-    project,
-)
+from ..mechanisms.pca.directions import PrivateEigenvalues, project
 from ..mechanisms.pca.histogram import (
     ReleasedHistogram,
     ScoreGrid,
     grid_cells,
-    private_histogram,
     score_grid,
-    sparse_threshold,
 )
-from ..mechanisms.pca.quantile import FRAME_TAIL, PrivateFrame, private_frame
+from ..mechanisms.pca.parts import (
+    ClippedScree,
+    DurfeeFrame,
+    KendallDirections,
+    RowCount,
+    histogram_mechanism,
+)
+from ..mechanisms.pca.quantile import FRAME_TAIL, PrivateFrame
+from ..mechanisms.pca.size import scree_pairs, slot_rows
 from ..mechanisms.release.engine import (
     Charge,
     Query,
@@ -119,6 +122,16 @@ class _Recorder:
             **fields,
         )
 
+    def of(self, component: str, mech: Any, **fields: Any) -> Release:
+        """The record of a part released by the mechanism ``mech`` (the
+        release engine's protocol): its name, cost and sensitivity
+        (``fields`` may give the sensitivity on the released scale)."""
+        eps, delta = mech.privacy_map()
+        fields.setdefault("sensitivity", mech.sensitivity)
+        return self(
+            component, mechanism=mech.name, eps=eps, delta=delta, **fields
+        )
+
 
 def _whole(partition: Partition) -> str:
     """Composition words of a component computed once from all rows."""
@@ -130,6 +143,49 @@ def _whole(partition: Partition) -> str:
 # --------------------------------------------------------------------------
 # the steps
 # --------------------------------------------------------------------------
+def release_size(
+    settings: Settings,
+    x: np.ndarray,
+    stream: Callable[..., bytes],
+    record: _Recorder,
+    partition: Partition,
+    x_digest: bytes,
+) -> tuple[int | None, Release | None]:
+    """The public size of the pair statistics: ``None`` for rows (``n``
+    public under replace-one adjacency), the declared ``n``, or, under a
+    privacy unit without one, a lower bound of a private count of the
+    rows kept (:class:`~..mechanisms.pca.size.RowCount`)."""
+    if not settings.bounded:
+        return None, None
+    if settings.size is not None:
+        return settings.size, None
+    mech = RowCount(settings.budget.size, settings.records)
+    count, size = mech.perturb(x, stream(x_digest, mech.stream))
+    return size, record.of(
+        "size",
+        mech,
+        domain="public",
+        cells=1,
+        composition=_whole(partition),
+        details={
+            "what": "rows kept (their number)",
+            "count": count,
+            "size": size,
+            "scale": mech.scale,
+            "margin": mech.margin,
+            "beta": mech.beta,
+        },
+    )
+
+
+def _size_details(settings: Settings, size: int | None) -> dict[str, Any]:
+    """What a bounded release says of the public size it used."""
+    if size is None:
+        return {}
+    how = "declared" if settings.size is not None else "private count"
+    return {"size": size, "size_source": how}
+
+
 def release_directions(
     settings: Settings,
     x: np.ndarray,
@@ -137,34 +193,38 @@ def release_directions(
     record: _Recorder,
     partition: Partition,
     x_digest: bytes | None = None,
+    size: int | None = None,
 ) -> tuple[np.ndarray, Release | None, np.ndarray | None]:
     """Private directions from all rows, or the given ones (no cost).
     ``x_digest`` is ``data_digest(x)`` if already taken. The third item
     is the rows in the pair design's random order when the scree (v2)
-    will pair them (else None)."""
+    will pair them (else None); under a public ``size`` they are the
+    slots, the second of a pair not filled on both sides made equal to
+    the first (:func:`~..mechanisms.pca.size.scree_pairs`)."""
     if settings.directions is not None:
         return settings.directions, None, None
     eps, delta = settings.budget.loading
+    mech = KendallDirections(
+        eps,
+        delta,
+        size=len(x) if size is None else size,
+        records=settings.records,
+        slots=size is not None,
+        calibration=settings.calibration,
+        estimator=settings.estimator,
+        keep_rows=_scree_v2(settings),
+    )
     try:
-        d = private_directions(
-            x,
-            eps,
-            delta,
-            calibration=settings.calibration,
-            estimator=settings.estimator,
-            key=stream(x_digest or data_digest(x), "directions"),
-            records=settings.records,
-            keep_rows=_scree_v2(settings),
-        )
+        d = mech.perturb(x, stream(x_digest or data_digest(x), mech.stream))
     except ParameterError as err:
         raise fail(settings.fn, str(err)) from None
     p = x.shape[1]
-    rel = record(
+    rows = d.rows
+    if rows is not None and d.filled is not None:
+        rows = scree_pairs(rows, d.filled)
+    rel = record.of(
         "directions",
-        mechanism="gaussian",
-        eps=eps,
-        delta=delta,
-        sensitivity=d.sensitivity,
+        mech,
         domain="public",
         cells=p * (p + 1) // 2,
         composition=_whole(partition),
@@ -175,9 +235,10 @@ def release_directions(
             "calibration": settings.calibration,
             "estimator": d.estimator,
             "shifts": d.shifts,
+            **_size_details(settings, size),
         },
     )
-    return d.vectors, rel, d.rows
+    return d.vectors, rel, rows
 
 
 def _scree_v2(settings: Settings) -> bool:
@@ -185,29 +246,22 @@ def _scree_v2(settings: Settings) -> bool:
     return settings.k is not None and settings.scree_version == "v2"
 
 
-def _scree_v2_values(
-    settings: Settings,
+def _scree_v2_rows(
     x: np.ndarray,
-    v: np.ndarray,
     rows: np.ndarray | None,
     key: bytes,
-) -> PrivateEigenvalues:
-    """Scree v2: pairs of consecutive rows of the Kendall design's
-    random order (or, with the exact estimator, an order of its own),
-    differenced in ``x`` and projected once."""
+    size: int | None = None,
+) -> np.ndarray:
+    """Scree v2's rows: the Kendall design's random order (or, with the
+    exact estimator, an order of its own), whose consecutive rows pair;
+    under a public ``size``, pairs of slots (an empty slot's pair adds
+    0)."""
+    if rows is None and size is not None:
+        slots, filled = slot_rows(x, size, derive_key(key, "scree_order"))
+        return scree_pairs(slots, filled)
     if rows is None:
-        rows = x[keyed_permutation(derive_key(key, "scree_order"), len(x))]
-    eps, delta = settings.budget.scree
-    return private_scree(
-        rows,
-        v[:, : settings.k],
-        eps,
-        delta,
-        clip=settings.scree_clip,
-        calibration=settings.calibration,
-        key=key,
-        records=settings.records,
-    )
+        return x[keyed_permutation(derive_key(key, "scree_order"), len(x))]
+    return rows
 
 
 def release_eigenvalues(
@@ -219,6 +273,7 @@ def release_eigenvalues(
     partition: Partition,
     rows: np.ndarray | None = None,
     x_digest: bytes = b"",
+    size: int | None = None,
 ) -> tuple[PrivateEigenvalues | None, Release | None]:
     """Private eigenvalues (dppca's clipped scree) of all rows.
 
@@ -232,33 +287,31 @@ def release_eigenvalues(
     eps, delta = settings.budget.scree
     k = settings.k
     version = settings.scree_version
+    mech = ClippedScree(
+        eps,
+        delta,
+        size=x.shape[0] if size is None else size,
+        k=k,
+        records=settings.records,
+        clip=settings.scree_clip,
+        calibration=settings.calibration,
+        version=version,
+    )
     try:
         if version == "v2":
             named = np.frombuffer(x_digest or data_digest(x), np.uint8)
-            key = stream(data_digest(named, v[:, :k]), "scree", version)
-            eigen = _scree_v2_values(settings, x, v, rows, key)
+            key = stream(data_digest(named, v[:, :k]), mech.stream, version)
+            table: Any = (_scree_v2_rows(x, rows, key, size), v[:, :k])
         else:
-            y = project(x, v[:, :k])
-            eigen = private_eigenvalues(
-                y,
-                eps,
-                delta,
-                clip=settings.scree_clip,
-                calibration=settings.calibration,
-                key=stream(data_digest(y), "scree"),
-                records=settings.records,
-            )
+            table = project(x, v[:, :k])
+            key = stream(data_digest(table), mech.stream)
+        eigen = mech.perturb(table, key)
     except ParameterError as err:
         raise fail(settings.fn, str(err)) from None
-    return eigen, record(
+    return eigen, record.of(
         "scree",
-        mechanism="gaussian",
-        eps=eps,
-        delta=delta,
-        sensitivity=settings.records
-        * math.sqrt(k)
-        * eigen.clip
-        / (x.shape[0] // 2),
+        mech,
+        sensitivity=mech.sensitivity_at(eigen.clip),
         domain="public",
         cells=k,
         composition=_whole(partition),
@@ -271,6 +324,7 @@ def release_eigenvalues(
             "clip_quantile": eigen.clip_quantile,
             "sigma": eigen.sigma,
             "version": version,
+            **_size_details(settings, size),
         },
     )
 
@@ -281,31 +335,29 @@ def release_frame(
     stream: Callable[..., bytes],
     record: _Recorder,
     partition: Partition,
+    size: int | None = None,
 ) -> tuple[PrivateFrame, ScoreGrid, Release]:
-    """The private square frame of all rows' scores, and its grid."""
-    eps = settings.budget.frame
+    """The private square frame of all rows' scores, and its grid (the
+    radius's level from the public ``size`` under a unit)."""
+    mech = DurfeeFrame(
+        settings.budget.frame,
+        records=settings.records,
+        inflate=FRAME_INFLATE,
+        # v2 guards the radius's level against the search's tail
+        tail=FRAME_TAIL if settings.frame_version == "v2" else None,
+        size=size,
+    )
     try:
-        frame = private_frame(
-            scores,
-            eps,
-            inflate=FRAME_INFLATE,
-            key=stream(data_digest(scores), "frame"),
-            records=settings.records,
-            # v2 guards the radius's level against the search's tail
-            tail=FRAME_TAIL if settings.frame_version == "v2" else None,
-        )
+        frame = mech.perturb(scores, stream(data_digest(scores), mech.stream))
         grid = score_grid(frame.xlim, frame.ylim, settings.bins)
     except ParameterError as err:
         raise fail(settings.fn, str(err)) from None
     return (
         frame,
         grid,
-        record(
+        record.of(
             "frame",
-            mechanism="durfee_quantile",
-            eps=eps,
-            delta=0.0,
-            sensitivity=float(settings.records),
+            mech,
             domain="public",
             cells=3,
             composition=_whole(partition),
@@ -375,29 +427,23 @@ def release_histogram(
     """
     eps, delta = settings.budget.histogram
     counts = partition_counts(scores, grid, partition)
-    key = stream(
-        data_digest(counts, grid.x_breaks, grid.y_breaks), "histogram"
-    )
     try:
-        hist = private_histogram(
-            counts,
+        mech = histogram_mechanism(
             settings.method,
             eps,
             delta,
-            calibration=settings.calibration,
-            key=key,
-            records=settings.records,
-            cells=settings.cells,
+            settings.records,
+            settings.cells,
+            settings.calibration,
         )
+        key = stream(
+            data_digest(counts, grid.x_breaks, grid.y_breaks), mech.stream
+        )
+        hist = mech.perturb(counts, key)
     except ParameterError as err:
         raise fail(settings.fn, str(err)) from None
-    k = settings.records
     details: dict[str, Any] = {"what": "histogram", "bins": settings.bins}
-    if settings.method == "add":
-        details["sigma"] = hist.sigma
-    else:
-        details["laplace_scale_counts"] = 2 * k / eps
-        details["threshold"] = sparse_threshold(eps, delta, k, settings.cells)
+    details.update(mech.noise_details(hist))
     if partition.grouped:
         details["groups"] = (
             [str(g) for g in partition.group_levels]
@@ -412,12 +458,9 @@ def release_histogram(
         if partition.groups_declared
         else np.count_nonzero(hist.counts)
     )
-    return hist, record(
+    return hist, record.of(
         "histogram",
-        mechanism="discrete_gaussian" if add else "stability_histogram",
-        eps=eps,
-        delta=delta,
-        sensitivity=k * math.sqrt(2) if add else 2.0 * k,
+        mech,
         domain="private estimate" if add else "thresholded",
         cells=int(cells),
         composition=_histogram_composition(partition),
@@ -442,6 +485,9 @@ class PCAFit:
     offset: tuple[float, float]
     sample_key: bytes = field(repr=False)
     scores: np.ndarray = field(repr=False)  # raw; for references only
+    #: the public number of rows: ``n`` (replace-one adjacency), or the
+    #: declared or privately counted size under a privacy unit
+    n: int = 0
 
     def sample_key_for(self, *names: Any) -> bytes:
         """Sampling stream of one (panel, group)."""
@@ -467,6 +513,8 @@ def _charges(
         secret, data_digest(x_named, partition.panel, partition.group)
     )
     parts: list[tuple[str, str, float, float]] = []
+    if settings.count_size:
+        parts.append(("size", "discrete_laplace", settings.budget.size, 0.0))
     if settings.directions is None:
         parts.append(("directions", "gaussian", *settings.budget.loading))
     if settings.k is not None:
@@ -532,7 +580,7 @@ def fit_pca(
 
     # hashed once for the ledger and the directions' stream (not at all
     # for given directions without a ledger)
-    need = charging() or settings.directions is None
+    need = charging() or settings.directions is None or settings.count_size
     x_digest = data_digest(x) if need else b""
     if charging():
         charge(
@@ -542,19 +590,21 @@ def fit_pca(
     kept = kept_identity(secret, identity)
     record = _Recorder(kept, secret, query.source, partition.panels)
     releases: list[Release] = []
+    size, rel = release_size(settings, x, stream, record, partition, x_digest)
+    releases += [rel] if rel is not None else []
     v, rel, rows = release_directions(
-        settings, x, stream, record, partition, x_digest
+        settings, x, stream, record, partition, x_digest, size
     )
     releases += [rel] if rel is not None else []
     eigen, rel = release_eigenvalues(
-        settings, x, v, stream, record, partition, rows, x_digest
+        settings, x, v, stream, record, partition, rows, x_digest, size
     )
     del rows  # a copy of x in the design's order: not kept
     releases += [rel] if rel is not None else []
     a, b = settings.axes[0] - 1, settings.axes[1] - 1
     scores = project(x, v[:, [a, b]])
     frame, grid, rel = release_frame(
-        settings, scores, stream, record, partition
+        settings, scores, stream, record, partition, size
     )
     releases.append(rel)
     hist, rel = release_histogram(
@@ -573,4 +623,5 @@ def fit_pca(
         offset=(float(offset[0]), float(offset[1])),
         sample_key=_sample_key(secret, stream, hist.noisy),
         scores=scores,
+        n=len(x) if size is None else size,
     )

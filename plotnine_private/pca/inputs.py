@@ -12,6 +12,7 @@ import pandas as pd
 
 from ..mechanisms.pca.quantile import FRAME_VERSIONS
 from ..mechanisms.pca.scree import SCREE_VERSIONS
+from ..mechanisms.pca.size import SIZE_SHARE
 from ..mechanisms.release.engine import Query, data_digest
 
 __all__ = [
@@ -43,17 +44,28 @@ class Budget:
     scree: tuple[float, float]
     frame: float
     histogram: tuple[float, float]
+    #: eps of the private count of the rows kept (a PCA under a privacy
+    #: unit without a declared ``n``; else 0)
+    size: float = 0.0
 
     @classmethod
     def split(
-        cls, eps: float, delta: float, shares: dict[str, float]
+        cls,
+        eps: float,
+        delta: float,
+        shares: dict[str, float],
+        size_share: float = 0.0,
     ) -> Budget:
-        """
+        """``size_share`` of ``eps`` to the count of the rows, the rest
+        by ``shares``.
+
         >>> b = Budget.split(3.0, 3e-5, {"loading": 1/3, "scree": 1/3,
         ...                              "score": 1/3})
         >>> round(b.frame, 4), round(b.histogram[0], 4)
         (0.35, 0.65)
         """
+        size = eps * size_share
+        eps = eps - size
         score = shares["score"]
         return cls(
             loading=(eps * shares["loading"], delta * shares["loading"]),
@@ -63,6 +75,7 @@ class Budget:
             ),
             frame=FRAME_SHARE * eps * score,
             histogram=(HIST_SHARE * eps * score, delta * score),
+            size=size,
         )
 
     def table(self, method: str, given: bool, scree: bool) -> pd.DataFrame:
@@ -87,6 +100,8 @@ class Budget:
                 else "stability_histogram",
             ),
         }
+        if self.size:
+            rows["size"] = (self.size, 0.0, "discrete_laplace (rows kept)")
         table = pd.DataFrame(rows, index=["eps", "delta", "mechanism"]).T
         table["eps"] = table["eps"].astype(float)
         table["delta"] = table["delta"].astype(float)
@@ -126,10 +141,22 @@ class Settings:
     scree_version: str = "v2"
     #: version of the frame release (``mechanisms.quantile.FRAME_VERSIONS``)
     frame_version: str = "v2"
+    #: whether the rows were bounded per privacy unit: then how many were
+    #: kept is private, and the pair statistics run on a public size
+    bounded: bool = False
+    #: the declared public size (``n=``; None: released privately under a
+    #: unit, the number of rows without one)
+    size: int | None = None
+
+    @property
+    def count_size(self) -> bool:
+        """Whether the size is released by a private count of the rows."""
+        return self.bounded and self.size is None
 
     @property
     def budget(self) -> Budget:
-        return Budget.split(self.eps, self.delta, self.shares)
+        share = SIZE_SHARE if self.count_size else 0.0
+        return Budget.split(self.eps, self.delta, self.shares, share)
 
 
 @dataclass(frozen=True)
@@ -199,11 +226,19 @@ def pca_query(
     # the scree's version is named from v2 on, so that a v1 release keeps
     # the identity (and the noise) it had before versions had names
     named = SCREE_VERSIONS[s.scree_version] if s.k is not None else None
-    versioned = {} if named is None else {"scree_version": named}
+    versioned: dict[str, Any] = (
+        {} if named is None else {"scree_version": named}
+    )
     # the frame's likewise (every PCA release has a frame)
     framed = FRAME_VERSIONS[s.frame_version]
     if framed is not None:
         versioned["frame_version"] = framed
+    # a bounded PCA's public size: declared, or a private count (a row-
+    # level release names none and keeps its identity)
+    if s.bounded:
+        versioned["size"] = (
+            "pnp-size-count-v1" if s.size is None else ("declared", s.size)
+        )
     return Query.make(
         "pca",
         source,

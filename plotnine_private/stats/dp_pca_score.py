@@ -115,7 +115,8 @@ class stat_dp_pca_score(Declared, stat):
         Tiles (geom rect) or sampled points (geom point).
     n_sample : int, default=None
         Number of synthetic points of the layer (public; default the
-        number of rows, public under replace-one adjacency), split over
+        number of rows, public under replace-one adjacency, or under a
+        privacy unit the public size `n` below), split over
         panels and groups in proportion to their *released* totals,
         never their true sizes.
     sample_method : {"uniform", "center"}, default="uniform"
@@ -133,6 +134,11 @@ class stat_dp_pca_score(Declared, stat):
     frame_version : {"v2", "v1"}, default="v2"
         Version of the private frame (as in `dp_pca`): "v1" keeps the
         method of the frames of releases made before v2.
+    n : int, default=None
+        Only with a privacy unit (`pp.source(..., unit=...)`): the
+        declared public number of rows the directions are calibrated on
+        (as in `dp_pca`); default a private count of the rows kept (5%
+        of eps).
     split : dict, default=None
         Deprecated: the old name of `shares`.
     bandwidth_scale : float, default=None
@@ -148,7 +154,9 @@ class stat_dp_pca_score(Declared, stat):
     `x`, `y` and the `PC` columns.
 
     Adjacency: replace one row; n and p are public, group and panel sizes
-    are not. Declared facet panels and groups partition the rows, so the
+    are not. Under a privacy unit the number of rows kept is not public
+    either: the directions use a public size (`n`, or a private count).
+    Declared facet panels and groups partition the rows, so the
     histograms of all of them are one release (parallel composition).
     Each build records one engine `Release` per mechanism (directions,
     frame, histogram), kept on the layer
@@ -213,6 +221,7 @@ class stat_dp_pca_score(Declared, stat):
         "calibration": "analytic",
         "drop_zero": True,
         "frame_version": "v2",
+        "n": None,
         # deprecated names (kept so that plotnine hands them over)
         "split": None,
         "bandwidth_scale": None,
@@ -365,6 +374,7 @@ class stat_dp_pca_score(Declared, stat):
             directions=p["directions"],
             frame_version=p["frame_version"],
             unit=door.unit,  # its rows are bounded at the door
+            n=p["n"],
         )
         if settings.scale is not None:
             x = x / settings.scale
@@ -398,7 +408,9 @@ class stat_dp_pca_score(Declared, stat):
         self.warn_thin(cells, None if door.unit.bounded else len(data))
         a, b = settings.axes
         if p["output"] == "synthetic":
-            n = len(x) if p["n_sample"] is None else p["n_sample"]
+            # the public size: the rows (replace-one), or under a unit
+            # the declared or privately counted one
+            n = fit.n if p["n_sample"] is None else p["n_sample"]
             out = _synthetic_rows(fit, cells, partition, p, n)
         else:
             out = cells

@@ -41,12 +41,14 @@ of them. (Shifts instead of independent perfect matchings: one gather of
 the data, then contiguous memory access; about 5x faster.)
 
 Privacy units (``records = k``): when one unit keeps up to ``k`` rows,
-a neighbouring data set replaces up to ``k`` rows (``n`` still public).
-The pairs that contain one of them are at most ``k (n - 1)`` (every
-design: ``2 k`` of the ``k n`` pairs of ``k`` shifts per row), each
-changing by at most ``sqrt(2)``, so the sensitivity is ``k`` times the
-one-row bound, ``2 sqrt(2) k / n``, directly (no group-privacy loss in
-delta).
+a neighbouring data set may keep another number of rows (a unit of one
+row replaced by one of ``k``), so the rows kept are private and the
+statistic runs on a public number ``s`` of slots instead (``size=s``,
+:mod:`.size`): at most ``k`` slots differ between neighbours, the pairs
+that contain one of them are at most ``k (s - 1)`` (every design: ``2
+t`` of the ``t s`` pairs of ``t`` shifts per slot), each changing by at
+most ``sqrt(2)``, so the sensitivity is ``2 sqrt(2) k / s``, directly
+(no group-privacy loss in delta).
 
 Noise: the map ``vecd`` (diagonal entries, and ``sqrt(2)`` times the
 strict upper triangle) is an isometry from symmetric matrices with the
@@ -93,6 +95,7 @@ from .scree import (
     private_scree,
     random_matching,
 )
+from .size import slot_rows
 
 __all__ = [
     "DIRECTION_GRID",
@@ -153,6 +156,8 @@ class KendallMatrix:
     #: the rows in the design's random order (incomplete estimator with
     #: ``keep_rows=True``; else None): the scree (v2) pairs them
     rows: np.ndarray | None = field(default=None, repr=False)
+    #: which of ``rows`` (slots) hold a row (a public ``size``; else None)
+    filled: np.ndarray | None = field(default=None, repr=False)
 
 
 #: released directions are multiples of this (2**-32): LAPACK's
@@ -333,6 +338,7 @@ def spherical_kendall(
     max_exact_pairs: int = 50_000_000,
     key: bytes | None = None,
     keep_rows: bool = False,
+    size: int | None = None,
 ) -> KendallMatrix:
     """Spherical Kendall matrix, exact or incomplete (random shifts).
 
@@ -365,6 +371,12 @@ def spherical_kendall(
         Keep the rows in the design's random order as ``rows`` (the
         incomplete estimator only): the scree's pairs (v2) are read from
         them instead of a second order and gather.
+    size
+        A public number of slots (a PCA under a privacy unit,
+        :mod:`.size`): the rows fill ``size`` slots in a keyed order
+        (:func:`~.size.slot_rows`), the pairs are pairs of slots, a pair
+        with an empty slot adds 0, and the sum is normalised by the
+        slots' pairs. ``None``: the rows are the slots (``n`` public).
 
     Examples
     --------
@@ -372,13 +384,24 @@ def spherical_kendall(
     >>> k.matrix.tolist()
     [[1.0, 0.0], [0.0, 0.0]]
     """
-    arr = _check_matrix(x)
-    n, p = arr.shape
     if estimator not in ("auto", "exact", "incomplete"):
         raise ParameterError(
             "estimator must be 'auto', 'exact' or 'incomplete', got "
             f"{estimator!r}."
         )
+    if size is not None:
+        return _slotted_kendall(
+            _check_rows(x),
+            size,
+            estimator,
+            shifts,
+            max_pairs,
+            max_exact_pairs,
+            key,
+            keep_rows,
+        )
+    arr = _check_matrix(x)
+    n, p = arr.shape
     if estimator == "auto":
         exact = n * (n - 1) // 2 <= max_exact_pairs
         estimator = "exact" if exact else "incomplete"
@@ -400,6 +423,25 @@ def spherical_kendall(
     # one random order (one gather), then contiguous shifted differences
     xp = _gather_rows(arr, keyed_permutation(key, n))
     offsets = _distinct_shifts(n, shifts, derive_key(key, "shifts"))
+    total = _shift_sum(xp, offsets.tolist())
+    pairs = shifts * n
+    return KendallMatrix(
+        total / pairs,
+        "incomplete",
+        shifts,
+        pairs,
+        kendall_sensitivity(n, "incomplete", shifts),
+        rows=xp if keep_rows else None,
+    )
+
+
+def _shift_sum(
+    xp: np.ndarray, shift_list: list[int], empty: np.ndarray | None = None
+) -> np.ndarray:
+    """``sum u u^T`` over the pairs ``(i, i + s mod n)`` of the rows
+    ``xp`` for every shift ``s``, symmetrised; a pair with an ``empty``
+    slot (a public size, :mod:`.size`) adds 0."""
+    n, p = xp.shape
     total = np.zeros((p, p))
     chunk = max(1, _PAIR_FLOATS // p)
     # the differences take the rows' layout: copies stay contiguous
@@ -407,7 +449,6 @@ def spherical_kendall(
     buf = np.empty((min(chunk, n), p), order=layout)
     work = np.empty_like(buf)
     part = np.empty((p, p))
-    shift_list = offsets.tolist()
     for c0 in range(0, n, chunk):
         c1 = min(n, c0 + chunk)
         d = buf[: c1 - c0]
@@ -426,17 +467,90 @@ def spherical_kendall(
                     xp[c0 + lo : c1],
                     out=d[lo:],
                 )
+            if empty is not None:  # a difference 0 adds 0
+                d[empty[c0:c1] | np.roll(empty, -s)[c0:c1]] = 0.0
             _add_unit_outer(d, work[: c1 - c0], total, part)
     # the products' rounding may differ between (a, b) and (b, a)
-    total = 0.5 * (total + total.T)
-    pairs = shifts * n
+    return 0.5 * (total + total.T)
+
+
+def _check_rows(x: Any) -> np.ndarray:
+    """A 2-D finite array of at least 2 columns and any number of rows
+    (under a public size the rows kept are private: no check on them)."""
+    arr = np.asarray(x, dtype=float)
+    if arr.ndim != 2 or arr.shape[1] < 2:
+        raise ParameterError(
+            "X must be a 2-D array with at least 2 columns, got shape "
+            f"{arr.shape}."
+        )
+    if not all_finite(arr):
+        raise ParameterError("X must be finite: remove NaN/inf values.")
+    return arr
+
+
+def _check_size(size: Any) -> int:
+    if (
+        isinstance(size, bool)
+        or not isinstance(size, (int, np.integer))
+        or size < 2
+    ):
+        raise ParameterError(
+            f"size must be a whole number >= 2, got {size!r}."
+        )
+    return int(size)
+
+
+def _slotted_kendall(
+    arr: np.ndarray,
+    size: int,
+    estimator: str,
+    shifts: int | None,
+    max_pairs: int,
+    max_exact_pairs: int,
+    key: bytes | None,
+    keep_rows: bool,
+) -> KendallMatrix:
+    """:func:`spherical_kendall` on ``size`` public slots (:mod:`.size`):
+    the design, its estimator and its normalisation depend on ``size``
+    only; the sensitivity is that of ``size`` rows."""
+    size = _check_size(size)
+    if key is None:
+        raise ParameterError(
+            "a public size needs a stream key (key=...) for the slots."
+        )
+    key = derive_key(key, "kendall_design")
+    # the one-row design's order: with every slot filled (m == size) the
+    # statistic is the one-row statistic of the same key
+    rows, filled = slot_rows(arr, size, key)
+    if estimator == "auto":
+        exact = size * (size - 1) // 2 <= max_exact_pairs
+        estimator = "exact" if exact else "incomplete"
+    t = _check_shifts(shifts, size, max_pairs)
+    if estimator == "exact" or t == 0:
+        kept = rows[filled]
+        p = arr.shape[1]
+        total = _exact_sum(kept) if len(kept) >= 2 else np.zeros((p, p))
+        pairs = size * (size - 1) // 2
+        return KendallMatrix(
+            total / pairs,
+            "exact",
+            None,
+            pairs,
+            kendall_sensitivity(size),
+            rows=rows if keep_rows else None,
+            filled=filled if keep_rows else None,
+        )
+    offsets = _distinct_shifts(size, t, derive_key(key, "shifts"))
+    total = _shift_sum(rows, offsets.tolist(), ~filled)
+    pairs = t * size
     return KendallMatrix(
         total / pairs,
         "incomplete",
-        shifts,
+        t,
         pairs,
-        kendall_sensitivity(n, "incomplete", shifts),
-        rows=xp if keep_rows else None,
+        kendall_sensitivity(size, "incomplete", t),
+        rows=rows if keep_rows else None,
+        filled=filled if keep_rows else None,
     )
 
 
@@ -542,6 +656,11 @@ class PrivateDirections:
     #: the data rows in the pair design's random order (``keep_rows``
     #: with the incomplete estimator; else None)
     rows: np.ndarray | None = field(default=None, repr=False)
+    #: which of ``rows`` (slots) hold a row, under a public ``size``
+    filled: np.ndarray | None = field(default=None, repr=False)
+    #: the public number of rows the sensitivity is of (``n``, or the
+    #: slots of a public ``size``)
+    size: int = 0
 
 
 def private_directions(
@@ -556,6 +675,7 @@ def private_directions(
     key: bytes,
     records: int = 1,
     keep_rows: bool = False,
+    size: int | None = None,
 ) -> PrivateDirections:
     """g-DPPCA: eigenvectors of the noisy spherical Kendall matrix.
 
@@ -585,6 +705,10 @@ def private_directions(
     keep_rows
         Return the rows in the pair design's order as ``rows`` (see
         :func:`spherical_kendall`); no effect on the directions.
+    size
+        A public number of slots (``None``: the rows, ``n`` public): the
+        statistic of a PCA under a privacy unit, whose rows kept are
+        private (:mod:`.size`); sensitivity ``2 sqrt(2) records / size``.
 
     Examples
     --------
@@ -594,8 +718,8 @@ def private_directions(
     >>> bool(abs(v[0, 0]) > 0.95)
     True
     """
-    arr = _check_matrix(x)
-    n, p = arr.shape
+    arr = _check_matrix(x) if size is None else _check_rows(x)
+    p = arr.shape[1]
     # validate before the O(n^2 p) work (no warning here)
     _check_eps_delta(eps, delta, 1.0)
     check_bound(records, None)
@@ -611,6 +735,7 @@ def private_directions(
         max_pairs=max_pairs,
         key=derive_key(key, "directions"),
         keep_rows=keep_rows,
+        size=size,
     )
     sensitivity = kendall.sensitivity * int(records)
     sigma = gaussian_sigma(eps, delta, sensitivity, calibration)
@@ -632,4 +757,6 @@ def private_directions(
         n_pairs=kendall.n_pairs,
         calibration=calibration,
         rows=kendall.rows,
+        filled=kendall.filled,
+        size=len(arr) if size is None else int(size),
     )

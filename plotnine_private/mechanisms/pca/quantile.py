@@ -485,6 +485,7 @@ def private_frame(
     max_steps: int = 5000,
     records: int = 1,
     tail: float | None = None,
+    size: int | None = None,
 ) -> PrivateFrame:
     """Square private frame for 2-D scores (dppca NEWEST ``dp_frame``).
 
@@ -517,6 +518,12 @@ def private_frame(
         ``None`` (version 1): the radius at level ``q``; a number in
         (0, 1): the level lowered by :func:`tail_level` (public: it
         depends on ``q``, ``eps``, ``n`` and ``records`` only).
+    size
+        The public ``n`` the tail's level is computed from (``None``: the
+        number of scores, public under replace-one adjacency). Under a
+        privacy unit the scores kept are private, so a PCA passes its
+        public size; the searches themselves read the true counts, which
+        their proofs allow under either adjacency.
 
     Examples
     --------
@@ -526,7 +533,9 @@ def private_frame(
     True
     """
     s = np.asarray(scores, dtype=float)
-    if s.ndim != 2 or s.shape[1] != 2 or s.shape[0] == 0:
+    # under a public size no score is a data set like any other
+    least = 1 if size is None else 0
+    if s.ndim != 2 or s.shape[1] != 2 or s.shape[0] < least:
         raise ParameterError(
             f"scores must be an (n, 2) array with n >= 1, got shape {s.shape}."
         )
@@ -564,7 +573,8 @@ def private_frame(
         records=records,
     )
     r = np.hypot(s[:, 0] - cx, s[:, 1] - cy)
-    level = q if tail is None else tail_level(q, part, len(r), records, tail)
+    public_n = len(r) if size is None else int(size)
+    level = q if tail is None else tail_level(q, part, public_n, records, tail)
     radius = upper_quantile(
         r,
         level,

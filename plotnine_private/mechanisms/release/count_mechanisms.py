@@ -9,7 +9,7 @@ out of :mod:`.release`, which re-exports these names.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -48,15 +48,18 @@ def check_bound(records: Any, cells: Any) -> None:
         )
 
 
+@runtime_checkable
 class Mechanism(Protocol):
     """What the release engine and the stats read of a mechanism (the
-    counts' and the totals' alike), in place of asking its class.
+    counts', the totals' and the private PCA's parts alike), in place of
+    asking its class.
 
     ``formal``: whether it has a formal guarantee (keyed noise, an eps in
     its privacy map); ``stream``: the name of its keyed stream; ``name``:
-    its name in a release record; ``adjacency`` and ``sensitivity``: the
-    neighbouring relation its map assumes and the noise's calibration
-    (None without a guarantee).
+    its name in a release record; ``input_domain``: what it reads, in
+    words; ``adjacency`` and ``sensitivity``: the neighbouring relation
+    its map assumes and the noise's calibration (None without a
+    guarantee).
     ``privacy_map(public, multiplicity)`` gives ``(eps, delta)``;
     ``parameters()`` the public parts of a query; ``perturb(table, key)``
     the released values.
@@ -64,6 +67,7 @@ class Mechanism(Protocol):
 
     formal: bool
     stream: str
+    input_domain: str
 
     @property
     def name(self) -> str: ...
@@ -188,6 +192,8 @@ class LaplaceCounts:
     formal = True
     #: the name of its keyed stream
     stream = "counts"
+    #: what it reads
+    input_domain = "a table of cells and their record counts"
 
     @property
     def name(self) -> str:
@@ -298,6 +304,7 @@ class CKMCounts:
     #: no formal guarantee: no eps, nothing drawn from a keyed stream
     formal = False
     stream = "counts"
+    input_domain = "a table of cells, their counts and record-key sums"
     name = "ckm"
     adjacency = None
     sensitivity = None

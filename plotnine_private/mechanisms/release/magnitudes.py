@@ -175,6 +175,7 @@ class LaplaceSums:
     #: a formal guarantee, drawn from a stream of its own
     formal = True
     stream = "sums"
+    input_domain = "a table of cells and their clamped grid totals"
 
     @property
     def name(self) -> str:
@@ -339,6 +340,7 @@ class CKMMagnitudes:
     #: no formal guarantee: no eps, nothing drawn from a keyed stream
     formal = False
     stream = "sums"
+    input_domain = "a table of cells, their totals and record-key sums"
     name = "ckm"
     adjacency = None
     sensitivity = None
