@@ -179,7 +179,7 @@ def detection_threshold(scale: float, bins: int) -> int:
     bins.
 
     >>> detection_threshold(2.0, 16)
-    12
+    11
     """
     p = _p(scale)
     t = 1
