@@ -329,9 +329,9 @@ def check_ids_through_spark(request, monkeypatch):
     """Spark: text and content-named ids keep memory's records and
     numbers, a changed person moves only noisy numbers, and kept rows are
     persisted once and unpersisted by invalidate()."""
-    # Spark answers a small query in about a second: each path once (the
-    # id table's join with record keys, the content fingerprints with
-    # noise); DuckDB and Polars run every plot of every kind
+    # Spark answers a small query in about two seconds: each path once
+    # (the id table's join with record keys and noise, the content
+    # fingerprints' join); DuckDB and Polars run every plot of every kind
     check_same_records_and_numbers("text", "spark", request, ("ckm",))
     # content: the rows kept are memory's (the fingerprint join); the
     # figures of kept rows are the text path's
