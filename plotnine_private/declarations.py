@@ -153,6 +153,11 @@ class Declaration:
         The layer hides cells by their released value (empty hexagons,
         zero points), so which cells are drawn is itself post-processing
         of noisy numbers.
+    scale_released
+        Under a privacy unit, the noise of some of its releases is scaled
+        by a released number (the PCA's size, a noisy count of the rows
+        kept, unless ``n=`` is declared): the report's ``sensitivity``
+        is then a released value too.
     plan_inputs
         The stat parameters ``accuracy`` needs besides ``eps`` and ``n``
         (``limits`` of a curve, ``bounds`` of a summary).
@@ -181,6 +186,7 @@ class Declaration:
     counterpart_params: tuple[str, ...] = ()
     engine: bool = False
     shown_by_noise: bool = False
+    scale_released: bool = False
     plan_inputs: tuple[str, ...] = ()
     example: Mapping[str, Any] = field(default_factory=dict)
 

@@ -76,7 +76,10 @@ def layer_noisy(stat) -> set[str]:
 
 
 def snapshot(
-    plot, count_axes: tuple[str, ...] = ("y",), shown_by_noise: bool = False
+    plot,
+    count_axes: tuple[str, ...] = ("y",),
+    shown_by_noise: bool = False,
+    noisy_report: frozenset[str] = frozenset(),
 ) -> dict:
     """Everything but the noisy numbers, from a fresh session.
 
@@ -85,6 +88,8 @@ def snapshot(
     the layer hides cells by their released value (``drop``, zero points,
     a CKM threshold), so which cells are drawn is itself post-processing
     of noisy numbers: only the set of panels and groups is compared.
+    ``noisy_report``: report columns that are released values here too
+    (a PCA's sensitivity under a unit: scaled by a released size).
     """
     current_session().sources.clear()
     with warnings.catch_warnings(record=True) as caught:
@@ -155,7 +160,11 @@ def snapshot(
             out[f"legend {aes}"] = [str(v) for v in sc.final_limits]
     table = report.table
     out["report"] = [
-        {k: _plain(v) for k, v in row.items() if k not in NOISY_REPORT}
+        {
+            k: _plain(v)
+            for k, v in row.items()
+            if k not in NOISY_REPORT | noisy_report
+        }
         for row in table.to_dict("records")
     ]
     out["notes"] = [n for n in report.notes if "estimate [" not in n]

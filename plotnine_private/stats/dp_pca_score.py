@@ -170,6 +170,7 @@ class stat_dp_pca_score(Declared, stat):
     build: LayerBuild
     DECLARATION = Declaration(
         family="pca",
+        scale_released=True,
         plan_inputs=("delta",),
         example={
             "aes": {},
