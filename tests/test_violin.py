@@ -288,8 +288,12 @@ def test_engine_releases_the_numbers_of_the_in_memory_path(no_intervals):
     ],
 )
 def test_bad_parameters_fail_at_construction(kwargs, match):
+    # added to a plot: plotnine 0.16 makes a geom's stat when the layer
+    # is made, 0.15 when the geom is
     with pytest.raises(PlotninePrivateError, match=match) as err:
-        geom_violin(stat="violin_dp", eps=1, limits=(0, 1), **kwargs)
+        ggplot() + geom_violin(
+            stat="violin_dp", eps=1, limits=(0, 1), **kwargs
+        )
     assert "stat_violin_dp" in str(err.value)
 
 
