@@ -169,7 +169,7 @@ def given_arguments(stat_obj: Any) -> dict:
     of which plotnine passes on only those the stat declares."""
     args = dict(stat_arguments(stat_obj))
     geom = args.get("geom")
-    made = getattr(geom, "_kwargs", {})
+    made = stat_arguments(geom) if geom is not None else {}
     # the geom's arguments only where the geom made this stat (compare
     # swaps a stat under a geom another stat was made by)
     wanted = made.get("stat")
