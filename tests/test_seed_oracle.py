@@ -22,7 +22,11 @@ import plotnine_private as pp
 from plotnine_private.mechanisms.release import engine
 from plotnine_private.mechanisms.streams.keys import secret_for
 
-SEED = 90210  # a literal that appears nowhere else in these outputs
+#: a literal that appears nowhere else in these outputs, long enough
+#: that no random hex or digits in them hold it by chance (90210, five
+#: digits, turned up once in a figure's pickle of keyed hex digests:
+#: about 1e-6 a position)
+SEED = 9021073194
 LEVELS = ["2seater", "compact", "midsize", "minivan", "pickup"]
 LEVELS += ["subcompact", "suv"]
 
@@ -130,7 +134,10 @@ def test_the_check_finds_what_it_looks_for(mpg):
     finally:
         engine.set_charge_hook(previous)
     (c,) = recorder.charges
-    planted = {"ledger row": f"{c.identity} {c.digest}", "code": "seed=90210"}
+    planted = {
+        "ledger row": f"{c.identity} {c.digest}",
+        "code": f"seed={SEED}",
+    }
     assert _leaks(planted, _secrets(recorder.charges)) == {
         "ledger row": 3,
         "code": 1,
