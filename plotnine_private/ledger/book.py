@@ -21,21 +21,23 @@ from ..mechanisms.streams.keys import current_key_path
 from ..report.composition import fmt
 from ..validation import validate_dataset
 from .binding import record_binding, recorded
-from .store import (
-    COLUMNS,
-    _Active,
-    _caps_of,
+from .file import (
     _check_cap,
     _connect,
-    _current,
     _damaged,
     _dataset_name,
     _ledger_id,
     _now,
     _register,
-    _spent,
     _Transaction,
     has_label_column,
+)
+from .store import (
+    COLUMNS,
+    _Active,
+    _caps_of,
+    _current,
+    _spent,
     recent_charges,
     remember_caps,
 )
