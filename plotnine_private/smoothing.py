@@ -15,6 +15,7 @@ import numpy as np
 
 __all__ = [
     "KERNELS",
+    "bin_quantiles",
     "kernel_name",
     "kernel_smooth",
     "monotone_cdf",
@@ -192,6 +193,27 @@ def quantiles(
     frac = np.where(step > 0, (probs - f0) / np.where(step > 0, step, 1), 0.0)
     frac = np.clip(frac, 0.0, 1.0)
     return edges[j - 1] + frac * (edges[j] - edges[j - 1])
+
+
+def bin_quantiles(
+    cdf: np.ndarray, edges: np.ndarray, probs: np.ndarray
+) -> np.ndarray:
+    """The centre of the bin where a CDF given at bin edges first reaches
+    each probability: the quantiles of data that sit at the bins'
+    centres (whole numbers in bins of width 1 around them), with no
+    interpolation. Without noise it is the lowest p-quantile of such
+    data, ``inf{x: F(x) >= p}``.
+
+    >>> bin_quantiles(np.array([[0.0, 0.3, 0.5, 1.0]]),
+    ...               np.array([0.5, 1.5, 2.5, 3.5]),
+    ...               np.array([0.25, 0.5, 0.75])).tolist()
+    [[1.0, 2.0, 3.0]]
+    """
+    cdf = np.atleast_2d(cdf)
+    probs = np.asarray(probs, dtype=float)
+    j = np.clip(_first_reaching(cdf, probs), 1, cdf.shape[1] - 1)
+    centres = (edges[:-1] + edges[1:]) / 2
+    return centres[j - 1]
 
 
 def _first_reaching(cdf: np.ndarray, probs: np.ndarray) -> np.ndarray:

@@ -91,20 +91,27 @@ def test_box_intervals_are_those_of_each_statement_apart(
     out = stat.curve(hist)
     stat.curve_intervals(out, hist, noise)
     f_low, f_high = plain_cdf_band(noisy, noise, level)
-    q_low, q_high = band_quantiles(edges, f_low, f_high, [0.25, 0.5, 0.75])
+    # the stat's default: the records' own quartiles and whiskers
+    q_low, q_high = band_quantiles(
+        edges, f_low, f_high, [0.25, 0.5, 0.75], covers="data"
+    )
     want = {
         col: (q_low[:, i], q_high[:, i])
         for i, col in enumerate(("lower", "middle", "upper"))
     }
     # tukey_bounds drawing its own band, as the whiskers did
-    want.update(whiskers.tukey_bounds(edges, noisy, noise, level, coef))
+    want.update(
+        whiskers.tukey_bounds(edges, noisy, noise, level, coef, covers="data")
+    )
     for col, (low, high) in want.items():
         low, high = (np.clip(v, edges[0], edges[-1]) for v in (low, high))
         assert np.array_equal(out[f"{col}_low"].to_numpy(), low), col
         assert np.array_equal(out[f"{col}_high"].to_numpy(), high), col
     # and the whiskers' own band is the plain one
     plain = plain_cdf_band(noisy, noise, whiskers.band_level(noise, level))
-    again = whiskers.tukey_bounds(edges, noisy, noise, level, coef, plain)
+    again = whiskers.tukey_bounds(
+        edges, noisy, noise, level, coef, plain, covers="data"
+    )
     for col in ("ymin", "ymax"):
         for got, kept in zip(again[col], want[col]):
             assert np.array_equal(got, kept), col

@@ -175,8 +175,9 @@ def test_converges_to_plotnines_stat_summary():
     sizes = CARS.groupby("class", observed=False)["hwy"].agg(["size", "sum"])
     np.testing.assert_array_equal(ours["n"], sizes["size"])
     np.testing.assert_allclose(ours["sum"], sizes["sum"], atol=1e-9)
-    # the noise interval shrinks onto the estimate
-    assert (ours["ymax"] - ours["ymin"]).max() < 0.01
+    # the noise interval shrinks onto the estimate, widened by the grid's
+    # rounding (resolution 0.1: half of it each side, covers="data")
+    assert (ours["ymax"] - ours["ymin"]).max() < 0.1 + 0.01
 
 
 def test_total_converges_and_values_outside_bounds_are_clamped():

@@ -9,7 +9,7 @@ from plotnine.doctools import document
 from plotnine.scales.scale_discrete import scale_discrete
 
 from ..declarations import Declaration, NoiseGeom
-from ..smoothing import monotone_cdf, quantiles
+from ..smoothing import bin_quantiles, monotone_cdf, quantiles
 from ..validation import fail as _fail
 from ..validation import is_real
 from .base import CKM_PARAMS, DP_PARAMS, CKMMixin, DPMixin
@@ -22,10 +22,60 @@ from .fine import (
     released_total,
 )
 from .intervals import NoiseModel
+from .noise_bands import band_quantiles
 from .signal import warn_box_width
 from .whiskers import band_level, tukey_bounds
 
+#: what the interval columns may cover (``covers=``)
+COVERS = ("data", "histogram")
+
 __all__ = ["stat_boxplot_ckm", "stat_boxplot_dp"]
+
+
+def validate_covers(name: str, p: dict) -> None:
+    """``covers`` and ``discrete`` of a quantile family (box plots and the
+    summaries' quantiles), in place."""
+    if p.get("covers", "data") not in COVERS:
+        raise _fail(
+            name,
+            f"covers must be 'data' (the intervals hold the quantiles and "
+            f"whiskers of the records, the default) or 'histogram' (the "
+            f"noise-free estimate from the fine histogram, narrower), got "
+            f"{p.get('covers')!r}.",
+        )
+    discrete = p.get("discrete")
+    if discrete is None or discrete is False:
+        return
+    if discrete is not True:
+        raise _fail(
+            name,
+            f"discrete must be True (y holds whole numbers: one fine bin "
+            f"centred on each), False or None (whole numbers when y's "
+            f"column has an integer dtype), got {discrete!r}.",
+        )
+    limits = p.get("limits")
+    if limits is None or any(float(v) != int(v) for v in limits):
+        raise _fail(
+            name,
+            f"discrete=True needs limits=(lo, hi) of whole numbers (the "
+            f"smallest and largest value y can take, e.g. limits=(0, 60) "
+            f"for a stay of 0 to 60 days), got limits={limits!r}.",
+        )
+    count = int(limits[1]) - int(limits[0]) + 1
+    if count > 100_000:
+        raise _fail(
+            name,
+            f"discrete=True puts one fine bin on each whole number of "
+            f"limits={limits!r}: {count} bins, more than 100000. Use "
+            f"discrete=False with bins=... (at most 100000).",
+        )
+    if p["bins"] not in (128, count):
+        raise _fail(
+            name,
+            f"discrete=True puts one fine bin on each whole number of "
+            f"limits={limits!r} ({count} bins); bins={p['bins']!r} cannot "
+            f"go with it. Drop bins, or use discrete=False.",
+        )
 
 
 class _BoxplotFamily(FineFamily):
@@ -43,6 +93,8 @@ class _BoxplotFamily(FineFamily):
         "coef": 1.5,
         "whiskers": None,
         "width": None,
+        "covers": "data",
+        "discrete": None,
     }
     CREATES = {
         "lower",
@@ -104,7 +156,53 @@ class _BoxplotFamily(FineFamily):
 
     def interval_range(self) -> tuple[float, float]:
         edges = self.build.fine.edges  # the public limits, transformed like y
+        if self.params.get("discrete"):
+            # the whole numbers of the limits, the edges half a unit out
+            return float(edges[0]) + 0.5, float(edges[-1]) - 0.5
         return float(edges[0]), float(edges[-1])
+
+    def fine_bins(self) -> tuple:
+        """Limits and fine bins: with ``discrete=True`` one bin of width
+        1 centred on each whole number of the limits."""
+        p = self.params
+        if p.get("discrete") and p["limits"] is not None:
+            lo, hi = (int(v) for v in p["limits"])
+            return (lo - 0.5, hi + 0.5), hi - lo + 1
+        return super().fine_bins()
+
+    def covers_data(self) -> bool:
+        """Whether the intervals cover the statistic of the records
+        (``covers="data"``), not the fine histogram's noise-free
+        estimate."""
+        return self.params.get("covers", "data") == "data"
+
+    def whole_numbers(self) -> bool:
+        """Whether y holds whole numbers by declaration: ``discrete=True``,
+        or (``discrete=None``) an integer dtype of the mapped column (its
+        type, never its values; a rebuilt column of floats says
+        nothing)."""
+        discrete = self.params.get("discrete")
+        if discrete is not None:
+            return bool(discrete)
+        records = getattr(getattr(self, "build", None), "records", None)
+        if records is None or self.AXIS not in getattr(records, "columns", ()):
+            return False
+        dtype = records[self.AXIS].dtype
+        return bool(pd.api.types.is_integer_dtype(dtype))
+
+    def whole_bounds(
+        self, low: np.ndarray, high: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Bounds of a statistic of whole numbers (a quantile or a Tukey
+        whisker of them is one of the records' values) moved in to the
+        whole numbers they hold; where none lies between them (the
+        statements failed) they stay as they are."""
+        if not (self.covers_data() and self.whole_numbers()):
+            return low, high
+        up = np.ceil(low - 1e-9)
+        down = np.floor(high + 1e-9)
+        fine = up <= down
+        return np.where(fine, up, low), np.where(fine, down, high)
 
     def quantile_columns(self) -> dict[str, float]:
         # the quartiles (and quantile whiskers) invert the CDF's band
@@ -128,14 +226,22 @@ class _BoxplotFamily(FineFamily):
     ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         # asked only for Tukey whiskers: quantile whiskers (whiskers=(p, q))
         # are quantile columns, inverted from the CDF band
-        return tukey_bounds(
+        bounds = tukey_bounds(
             hist.edges,
             hist.noisy,
             model,
             level,
             float(self.params["coef"]),
             bands[band_level(model, level)],
+            covers=self.params.get("covers", "data"),
         )
+        return {col: self.whole_bounds(*b) for col, b in bounds.items()}
+
+    def quantile_bounds(self, edges, f_low, f_high, probs):
+        low, high = band_quantiles(
+            edges, f_low, f_high, probs, self.params.get("covers", "data")
+        )
+        return self.whole_bounds(low, high)
 
     def add_intervals(self, out: pd.DataFrame, released) -> None:
         super().add_intervals(out, released)
@@ -174,6 +280,7 @@ class _BoxplotFamily(FineFamily):
             not is_real(width) or not np.isfinite(width) or width <= 0
         ):
             raise _fail(self.name, f"width must be > 0, got {width!r}.")
+        validate_covers(self.name, p)
 
     def check_input(self, data: pd.DataFrame) -> None:
         super().check_input(data)
@@ -191,13 +298,22 @@ class _BoxplotFamily(FineFamily):
         # x is a group dimension here: one box per level
         return ["x"] if "x" in data.columns else []
 
+    def quantiles(self, cdf, edges, probs) -> np.ndarray:
+        """The quantiles ``probs`` of each row of ``cdf`` (at the fine
+        edges): interpolated within a fine bin, or with ``discrete=True``
+        the centre of the bin (a whole number) where the CDF first
+        reaches each, as the lowest quantile of whole numbers is."""
+        if self.params.get("discrete"):
+            return bin_quantiles(cdf, edges, probs)
+        return quantiles(cdf, edges, probs)
+
     def curve(self, hist: FineHistogram) -> pd.DataFrame:
         p = self.params
         cdf, _ = monotone_cdf(hist.noisy)
         edges = hist.edges
-        q1, med, q3 = quantiles(cdf, edges, np.array([0.25, 0.5, 0.75])).T
+        q1, med, q3 = self.quantiles(cdf, edges, np.array([0.25, 0.5, 0.75])).T
         if p["whiskers"] is not None:
-            lo, hi = quantiles(cdf, edges, np.array(p["whiskers"])).T
+            lo, hi = self.quantiles(cdf, edges, np.array(p["whiskers"])).T
         else:
             lo, hi = self.tukey_whiskers(cdf, edges, q1, q3)
         n = released_total(hist)
@@ -228,6 +344,13 @@ class _BoxplotFamily(FineFamily):
         iqr = q3 - q1
         fence_lo, fence_hi = q1 - coef * iqr, q3 + coef * iqr
         lo_edges, hi_edges = edges[:-1], edges[1:]
+        if self.params.get("discrete"):
+            # whole numbers: the records of a bin are its centre, so the
+            # whisker is the centre of the most extreme bin with mass
+            # within the fence (a value of the records, as Tukey's)
+            lo_edges = hi_edges = (edges[:-1] + edges[1:]) / 2
+            fence_hi = np.nextafter(fence_hi, np.inf)
+            fence_lo = np.nextafter(fence_lo, -np.inf)
         mass = np.diff(cdf, axis=1) > 0
         # all boxes at once (an interval simulation has thousands); the
         # ties resolve as Python's max(a, b) and min(a, b) do, keeping a

@@ -182,13 +182,14 @@ class FineFamily(PrivateCountStat):
                 "a codebook or the instrument's range). The data's own "
                 "range would disclose its extremes.",
             )
+        limits, bins = self.fine_bins()
         ab = axis_breaks(
             self,
             ax,
             None,
             scale,
-            limits=p["limits"],
-            bins=p["bins"],
+            limits=limits,
+            bins=bins,
         )
         edges = ab.breaks
         outside = p["outside"]
@@ -209,6 +210,10 @@ class FineFamily(PrivateCountStat):
             describe=(ax, tuple(edges.tolist()), outside),
             family=family,
         )
+
+    def fine_bins(self) -> tuple:
+        """The limits (None: the scale's) and the number of fine bins."""
+        return self.params["limits"], self.params["bins"]
 
     # -- undeclared groups -------------------------------------------------
     def release_table(
@@ -365,6 +370,18 @@ class FineFamily(PrivateCountStat):
         the CDF band at ``level``)."""
         return {}
 
+    def quantile_bounds(
+        self,
+        edges: np.ndarray,
+        f_low: np.ndarray,
+        f_high: np.ndarray,
+        probs: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Intervals ``(groups, len(probs))`` of the quantile columns from
+        the CDF band (:func:`~plotnine_private.stats.noise_bands.
+        band_quantiles`)."""
+        return band_quantiles(edges, f_low, f_high, probs)
+
     def own_bounds(
         self,
         hist: FineHistogram,
@@ -431,7 +448,7 @@ class FineFamily(PrivateCountStat):
         reps = replicate_curves(self, hist, model) if rest else None
         if quants:
             f_low, f_high = bands[level]
-            q_low, q_high = band_quantiles(
+            q_low, q_high = self.quantile_bounds(
                 hist.edges, f_low, f_high, np.array(list(quants.values()))
             )
         for col in self.INTERVALS:

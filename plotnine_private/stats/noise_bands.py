@@ -372,6 +372,7 @@ def band_quantiles(
     f_low: np.ndarray,
     f_high: np.ndarray,
     probs: np.ndarray,
+    covers: str = "histogram",
 ) -> tuple[np.ndarray, np.ndarray]:
     """Intervals ``(groups, len(probs))`` of the quantiles ``probs`` of
     each group's fine histogram, by inverting its CDF band ``f_low <= F
@@ -382,8 +383,33 @@ def band_quantiles(
     ``Q`` (each side fails with probability ``(1 - level) / 2``), with
     the band interpolated linearly within a fine bin as the quantiles
     are. The noise in the ranks (the running sums) and in the total both
-    enter through the band."""
+    enter through the band.
+
+    ``covers="data"``: the interval of every p-quantile of the records
+    themselves (from the lowest, ``inf{x: F(x) >= p}``, to the highest,
+    ``inf{x: F(x) > p}``; numpy's median lies between), not of the
+    histogram's interpolated one. The records inside a fine bin may sit
+    anywhere in it, so the bounds move out to the fine edges (by at most
+    one fine bin each, a public width): the low end is the edge below
+    the bin where the band's upper edge first reaches ``p``, the high
+    end the first edge where its lower edge exceeds ``p``. Bins are
+    closed on the right, so the running sum at an edge counts the
+    records at or below it, ``F(edge)``; each end still rests on the
+    band at one fixed edge (the last edge below the quantile, the first
+    at or above it), so it fails with the same probability. The interval
+    holds the histogram's (``covers="histogram"``) within it.
+
+    >>> edges = np.array([0.0, 1, 2, 3])
+    >>> band = np.array([[0.0, 0.4, 0.6, 1.0]])
+    >>> [v.tolist() for v in band_quantiles(edges, band, band, [0.5])]
+    [[[1.5]], [[1.5]]]
+    >>> [v.tolist() for v in band_quantiles(
+    ...     edges, band, band, [0.5], covers="data")]
+    [[[1.0]], [[2.0]]]
+    """
     probs = np.asarray(probs, dtype=float)
+    if covers == "data":
+        return _edge_quantiles(edges, f_low, f_high, probs)
     # first crossing of p by F_high (a running maximum keeps it monotone
     # and can only move the crossing left: wider)
     low = quantiles(np.maximum.accumulate(f_high, axis=1), edges, probs)
@@ -392,4 +418,29 @@ def band_quantiles(
     # sup{x: G(x) <= p} = -inf{y: 1 - G(-y) >= 1 - p}
     rising = np.minimum.accumulate(f_low[:, ::-1], axis=1)
     high = -quantiles(1 - rising, -edges[::-1], 1 - probs)
+    return low, high
+
+
+def _edge_quantiles(
+    edges: np.ndarray,
+    f_low: np.ndarray,
+    f_high: np.ndarray,
+    probs: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`band_quantiles` with ``covers="data"``: the fine edges
+    around every p-quantile of the records (see there)."""
+    k = len(edges) - 1
+    rising_high = np.maximum.accumulate(f_high, axis=1)
+    rising_low = np.minimum.accumulate(f_low[:, ::-1], axis=1)[:, ::-1]
+    low = np.empty((len(f_low), len(probs)))
+    high = np.empty_like(low)
+    for i, p in enumerate(probs):
+        # the first edge where the upper band reaches p closes the bin
+        # that may hold the quantile: its low edge is the low end
+        first = np.count_nonzero(rising_high < p, axis=1)
+        low[:, i] = edges[np.clip(first - 1, 0, k)]
+        # the first edge where the lower band exceeds p: every record at
+        # or below it already makes up more than p
+        above = np.count_nonzero(rising_low <= p, axis=1)
+        high[:, i] = edges[np.clip(above, 0, k)]
     return low, high

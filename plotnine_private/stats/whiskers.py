@@ -108,6 +108,7 @@ def tukey_bounds(
     level: float,
     coef: float,
     band: tuple[np.ndarray, np.ndarray] | None = None,
+    covers: str = "histogram",
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Intervals ``(low, high)`` of the Tukey whiskers ``ymin`` and
     ``ymax`` of each group's fine histogram (``noisy``: the unclipped
@@ -115,17 +116,36 @@ def tukey_bounds(
     with probability at least ``level`` (the module docstring says
     why). ``band``: the CDF band at :func:`band_level` if the caller has
     it (a box plot simulates it with its quartiles' band,
-    :func:`~.noise_bands.cdf_bands`); drawn here otherwise."""
+    :func:`~.noise_bands.cdf_bands`); drawn here otherwise.
+
+    ``covers="data"``: both hold Tukey's whiskers of the records
+    themselves (the most extreme record within each fence, the fences
+    from any quartiles of the records) with the same probability: the
+    quartiles' bounds reach out to the fine edges
+    (:func:`~.noise_bands.band_quantiles`), the fences take the corners
+    of those boxes (the mass statement is about the histogram's
+    interpolated quartiles, so it is not used), and a run that surely
+    holds a record counts only if it lies wholly within the fence's
+    bound, its record anywhere from the low edge of its lowest bin (for
+    ``ymax``; ``ymin`` mirrors it)."""
     runs, share = _shares(model, level)
     if band is None:
         band = cdf_band(noisy, model, 1 - share)
     f_low, f_high = band
     (q1l, q3l), (q1h, q3h) = (
-        b.T for b in band_quantiles(edges, f_low, f_high, _PROBS)
+        b.T for b in band_quantiles(edges, f_low, f_high, _PROBS, covers)
     )
-    top, bottom = fence_ranges(
-        edges, noisy, model, 1 - share, coef, (q1l, q1h), (q3l, q3h)
-    )
+    data = covers == "data"
+    if data:
+        top = ((1 + coef) * q3l - coef * q1h, (1 + coef) * q3h - coef * q1l)
+        bottom = (
+            (1 + coef) * q1l - coef * q3h,
+            (1 + coef) * q1h - coef * q3l,
+        )
+    else:
+        top, bottom = fence_ranges(
+            edges, noisy, model, 1 - share, coef, (q1l, q1h), (q3l, q3h)
+        )
     # a few hundred groups at a time: the runs are (groups, k + 1, k + 1)
     top_reach, bottom_reach = np.empty((2, len(noisy)))
     for at in range(0, len(noisy), _CHUNK):
@@ -135,6 +155,7 @@ def tukey_bounds(
             sure_mass(noisy[part], model, 1 - runs),
             top[0][part],
             bottom[1][part],
+            data,
         )
     ymax = (np.maximum(q3l, top_reach), np.maximum(q3h, top[1]))
     ymin = (np.minimum(q1l, bottom[0]), np.minimum(q1h, bottom_reach))
@@ -146,30 +167,47 @@ def _reaches(
     sure: np.ndarray,
     top_low: np.ndarray,
     bottom_high: np.ndarray,
+    data: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """How far each whisker surely reaches: ``ymax`` at least to the top
     edge of the lowest bin of the highest run that surely holds a record
     below the upper fence's lower bound ``top_low`` (``-inf`` if none);
     ``ymin`` mirrors it above ``bottom_high``, the lower fence's upper
-    bound (``inf`` if none)."""
+    bound (``inf`` if none).
+
+    ``data``: the records' whisker instead of the histogram's; the run
+    must end at or below ``top_low`` (its record is then within the
+    fence) and its record may be just above the low edge of its lowest
+    bin, which is how far ``ymax`` surely reaches (``ymin`` mirrors
+    it)."""
     k = len(edges) - 1
     idx = np.arange(k + 1)
     # ymax: bins [0, m) have their low edge below the fence's lower bound;
     # the highest a with a run [a, m'), m' <= m, that holds a record
-    m = (edges[None, :-1] < top_low[:, None]).sum(axis=1)
+    upper = edges[None, 1:] <= top_low[:, None]
+    m = (upper if data else edges[None, :-1] < top_low[:, None]).sum(axis=1)
     starts = (sure & (idx[None, None, :] <= m[:, None, None])).any(axis=2)
     a = np.where(starts.any(axis=1), k - np.argmax(starts[:, ::-1], 1), -1)
-    up = np.where(
-        a >= 0, np.minimum(edges[np.clip(a + 1, 0, k)], top_low), -np.inf
+    reach = (
+        edges[np.clip(a, 0, k)]
+        if data
+        else np.minimum(edges[np.clip(a + 1, 0, k)], top_low)
     )
+    up = np.where(a >= 0, reach, -np.inf)
     # ymin: bins [s, k) have their high edge above the fence's upper bound;
     # the lowest b with a run [s', b), s' >= s, that holds a record
-    s = (edges[None, 1:] <= bottom_high[:, None]).sum(axis=1)
+    lower = edges[None, :-1] < bottom_high[:, None]
+    s = (lower if data else edges[None, 1:] <= bottom_high[:, None]).sum(
+        axis=1
+    )
     stops = (sure & (idx[None, :, None] >= s[:, None, None])).any(axis=1)
     b = np.where(stops.any(axis=1), np.argmax(stops, axis=1), k + 1)
-    down = np.where(
-        b <= k, np.maximum(edges[np.clip(b - 1, 0, k)], bottom_high), np.inf
+    fall = (
+        edges[np.clip(b, 0, k)]
+        if data
+        else np.maximum(edges[np.clip(b - 1, 0, k)], bottom_high)
     )
+    down = np.where(b <= k, fall, np.inf)
     return up, down
 
 

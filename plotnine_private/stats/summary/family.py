@@ -21,6 +21,7 @@ from ...declarations import Declaration, NoiseGeom
 from ...mechanisms.release.magnitudes import SumTable
 from ...units import with_unit
 from ...validation import fail, is_real, validate_choice, validate_range
+from ..boxplot import COVERS, validate_covers
 from ..count import _CountFamily
 from .data import check_fun_data, square_table
 from .quantiles import QUANTILE_FUNS, quantile_probs, quantile_twin
@@ -110,6 +111,9 @@ class _SummaryFamily(_CountFamily):
         "drop": False,
         # medians and quantiles: fine bins of the box plots' histogram
         "bins": 128,
+        # what the intervals cover; whole-number y (quantiles)
+        "covers": "data",
+        "discrete": None,
         # plotnine's name: fun_y is fun
         "fun_y": None,
         # plotnine's names: fun_data with fun_args are released (see
@@ -234,6 +238,17 @@ class _SummaryFamily(_CountFamily):
                 "coarser resolution.",
             )
         validate_choice(name, "errorbar", p["errorbar"], ("noise", None))
+        validate_choice(name, "covers", p["covers"], COVERS)
+        if p["discrete"] is not None and p["fun"] != "quantile":
+            raise fail(
+                name,
+                f"discrete={p['discrete']!r} is for medians and quantiles "
+                f"(fun='median', fun_y=np.quantile...): a mean or a total is "
+                f"summed on the public grid resolution={p['resolution']!r}; "
+                "drop discrete, or give resolution=1 for whole numbers.",
+            )
+        if p["fun"] == "quantile":
+            validate_covers(name, {**p, "limits": p["bounds"]})
         lev = p["level"]
         if not is_real(lev) or not 0 < lev < 1:
             raise fail(
@@ -246,6 +261,15 @@ class _SummaryFamily(_CountFamily):
     def center(self) -> float:
         """Public centre of the grid (0 unless a DP mean is released)."""
         return 0.0
+
+    def grid_error(self) -> float:
+        """How far a mean of the gridded values may be from the mean of
+        the clamped values: half the resolution with ``covers="data"``
+        (each value moves by at most that), else 0 (the interval covers
+        the mean of the gridded values)."""
+        if self.params.get("covers", "data") != "data":
+            return 0.0
+        return self.params["resolution"] / 2
 
     def grid_limits(self) -> tuple[int, int]:
         lo, hi = self.params["bounds"]

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...smoothing import monotone_cdf, quantiles
+from ...smoothing import monotone_cdf
 from ...validation import fail
 from ..boxplot import _BoxplotFamily
 from ..fine import FineFamily, released_total
@@ -123,7 +123,7 @@ class _QuantileSummary(_BoxplotFamily):
     def curve(self, hist: FineHistogram) -> pd.DataFrame:
         cdf, _ = monotone_cdf(hist.noisy)
         probs = self.params["probs"]
-        vals = quantiles(cdf, hist.edges, np.array(list(probs.values())))
+        vals = self.quantiles(cdf, hist.edges, np.array(list(probs.values())))
         out = hist.info.copy()
         if "x" not in out.columns:
             out["x"] = 0.0
@@ -174,6 +174,8 @@ def quantile_twin(stat) -> _QuantileSummary:
         "level": p["level"],
         "probs": p["probs"],
         "errorbar": p["errorbar"],
+        "covers": p["covers"],
+        "discrete": p["discrete"],
     }
     if stat.DP:
         return _QuantilesDP(

@@ -225,10 +225,11 @@ class _DPSummary(_SummaryFamily):
                 self, n_noisy, s, q, sum_mech, cnt_mech
             )
         r_lo, r_hi = ratio_interval(s - hs, s + hs, n_noisy - hc, n_noisy + hc)
+        grid = self.grid_error()
         est.update(
             y=np.clip(c + s / np.maximum(n_noisy, 1.0), lo, hi),
-            ymin=np.clip(c + r_lo, lo, hi),
-            ymax=np.clip(c + r_hi, lo, hi),
+            ymin=np.clip(c + r_lo - grid, lo, hi),
+            ymax=np.clip(c + r_hi + grid, lo, hi),
             sum=s + c * est["n"],
         )
         return est
@@ -407,10 +408,11 @@ class _CKMSummary(CKMMixin, _SummaryFamily):
             est["data_min"], est["data_max"] = ckm_interval(
                 self, n, t, q, bt, sq_mag.bound(q, q_max * unit)
             )
+        grid = self.grid_error()
         est.update(
             keep=shown,
             y=np.clip(y, lo, hi),
-            ymin=np.clip(r_lo, lo, hi),
-            ymax=np.clip(r_hi, lo, hi),
+            ymin=np.clip(r_lo - grid, lo, hi),
+            ymax=np.clip(r_hi + grid, lo, hi),
         )
         return est
