@@ -272,6 +272,16 @@ class PrivateCountStat(Declared, GroupingMixin, stat):
         fam = self.domain(scales, data)
         return fam if fam.code is not None else fam.coded(data)
 
+    def drawn_range(self) -> dict[str, tuple[float, float]]:
+        """The documented range of what the layer's marks are drawn
+        from: by position axis (``"y"``: every drawn extent on it, ``y``,
+        ``ymin``, ``ymax`` of bars, columns, ranges, areas, error bars and
+        their intervals) or by computed variable (``"count"`` of tiles
+        and hexagons, whose positions are public bins). Released values
+        are clipped to it, so no mark reaches past it (a bar's baseline
+        0 is the geom's own)."""
+        return {}
+
     def shape_output(
         self, cells: CellFrame, released: Released
     ) -> pd.DataFrame:  # pragma: no cover - abstract

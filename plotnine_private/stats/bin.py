@@ -68,6 +68,10 @@ def normalised_columns(frame: pd.DataFrame, area: np.ndarray) -> None:
 class _BinFamily(PrivateCountStat):
     """Counts per bin of a continuous x over public bin edges."""
 
+    def drawn_range(self) -> dict[str, tuple[float, float]]:
+        # bar heights: released counts, clipped at 0
+        return {"y": (0.0, float("inf"))}
+
     FAMILY = "bin"
     DECLARATION = Declaration(
         family="bin",

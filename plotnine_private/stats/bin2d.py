@@ -131,6 +131,10 @@ class TwoAxisBins(_TwoAxisBase):
 class _Bin2dFamily(TwoAxisBins, PrivateCountStat):
     """Counts per rectangle of a public grid."""
 
+    def drawn_range(self) -> dict[str, tuple[float, float]]:
+        # the tiles' positions are public; the released count, clipped at 0
+        return {"count": (0.0, float("inf"))}
+
     #: edges over public limits as plotnine's stat_bin_2d places them
     BIN_RULE = "bin_2d"
 

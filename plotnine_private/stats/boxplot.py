@@ -161,6 +161,11 @@ class _BoxplotFamily(FineFamily):
             return float(edges[0]) + 0.5, float(edges[-1]) - 0.5
         return float(edges[0]), float(edges[-1])
 
+    def drawn_range(self) -> dict[str, tuple[float, float]]:
+        # quartiles, whiskers and their intervals: within the limits
+        limits = self.params["limits"]
+        return {} if limits is None else {"y": tuple(limits)}
+
     def fine_bins(self) -> tuple:
         """Limits and fine bins: with ``discrete=True`` one bin of width
         1 centred on each whole number of the limits."""
@@ -328,8 +333,12 @@ class _BoxplotFamily(FineFamily):
         out["upper"] = q3
         out["ymax"] = hi
         out["outliers"] = [[] for _ in range(len(out))]
-        out["notchlower"] = med - 1.58 * iqr / root
-        out["notchupper"] = med + 1.58 * iqr / root
+        # the notches, as every drawn extent, stay within the limits
+        span = edges[0], edges[-1]
+        if p.get("discrete"):
+            span = edges[0] + 0.5, edges[-1] - 0.5
+        out["notchlower"] = np.clip(med - 1.58 * iqr / root, *span)
+        out["notchupper"] = np.clip(med + 1.58 * iqr / root, *span)
         out["width"] = 0.75 if p["width"] is None else float(p["width"])
         out["relvarwidth"] = np.sqrt(n)
         out["n"] = n.astype(np.int64)
@@ -413,7 +422,8 @@ _DOC_NOTES = """
     (single records are what a box plot must not show).
 
     Computed variables: `ymin`, `lower`, `middle`, `upper`, `ymax`,
-    `notchlower`, `notchupper` (`middle -/+ 1.58 IQR / sqrt(n)`),
+    `notchlower`, `notchupper` (`middle -/+ 1.58 IQR / sqrt(n)`, within
+    the limits),
     `width`, `relvarwidth` (`sqrt(n)`), `n` (the released number of
     records of the box), `outliers` (empty). x is a group: one box per
     declared level; an undeclared x is released in two steps under DP

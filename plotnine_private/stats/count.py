@@ -47,6 +47,10 @@ class _CountFamily(PrivateCountStat):
     only released levels, as it is trained on released cells only.
     """
 
+    def drawn_range(self) -> dict[str, tuple[float, float]]:
+        # bar heights: released counts, clipped at 0
+        return {"y": (0.0, float("inf"))}
+
     FAMILY = "count"
     DECLARATION = Declaration(
         family="count",

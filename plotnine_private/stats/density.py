@@ -31,6 +31,10 @@ BW_RULES = ("limits", "bins")
 class _DensityFamily(FineFamily):
     """A kernel smooth of the released fine histogram of x."""
 
+    def drawn_range(self) -> dict[str, tuple[float, float]]:
+        # a smooth of counts clipped at 0 (and its band)
+        return {"y": (0.0, float("inf"))}
+
     AXIS = "x"
     DECLARATION = Declaration(
         family="density",

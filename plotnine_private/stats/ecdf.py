@@ -65,6 +65,9 @@ class _EcdfFamily(FineFamily):
     def interval_range(self) -> tuple[float, float]:
         return 0.0, 1.0
 
+    def drawn_range(self) -> dict[str, tuple[float, float]]:
+        return {"y": (0.0, 1.0)}
+
     def validate_params(self) -> None:
         super().validate_params()
         p = self.params

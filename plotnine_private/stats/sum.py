@@ -47,6 +47,10 @@ class _SumFamily(PrivateCountStat):
     observed positions are released with a threshold (DP).
     """
 
+    def drawn_range(self) -> dict[str, tuple[float, float]]:
+        # the points' positions are public; the released n, clipped at 0
+        return {"n": (0.0, float("inf"))}
+
     FAMILY = "sum"
     DECLARATION = Declaration(
         family="sum",

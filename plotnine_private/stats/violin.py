@@ -37,6 +37,11 @@ class _ViolinFamily(_DensityFamily):
     """Densities of y from its released fine histogram, per discrete x
     (a group dimension) and fill/colour group, shaped as violins."""
 
+    def drawn_range(self) -> dict[str, tuple[float, float]]:
+        # the curve runs over the public limits of y
+        limits = self.params["limits"]
+        return {} if limits is None else {"y": tuple(limits)}
+
     AXIS = "y"
     DECLARATION = Declaration(
         family="violin",

@@ -25,7 +25,7 @@ from ..boxplot import COVERS, validate_covers
 from ..count import _CountFamily
 from .data import check_fun_data, square_table
 from .quantiles import QUANTILE_FUNS, quantile_probs, quantile_twin
-from .totals import default_resolution, exact_totals
+from .totals import default_resolution, exact_totals, total_range
 
 #: the largest grid value of one record (a public limit on bounds /
 #: resolution): totals of up to _MAX_RECORDS records stay exact in int64
@@ -261,6 +261,14 @@ class _SummaryFamily(_CountFamily):
     def center(self) -> float:
         """Public centre of the grid (0 unless a DP mean is released)."""
         return 0.0
+
+    def drawn_range(self) -> dict[str, tuple[float, float]]:
+        """A mean or quantile and its interval: within ``bounds``; a total
+        and its interval: :func:`~.totals.total_range` of them."""
+        bounds = self.params["bounds"]
+        if self.params.get("fun") == "sum":
+            return {"y": total_range(bounds)}
+        return {"y": tuple(bounds)}
 
     def grid_error(self) -> float:
         """How far a mean of the gridded values may be from the mean of

@@ -41,7 +41,7 @@ from ..signal import (
 )
 from .data import SHARE_KEYS, ckm_interval, dp_interval
 from .family import _SummaryFamily
-from .totals import ratio_interval, record_rows
+from .totals import clip_total, ratio_interval, record_rows
 
 
 class _DPSummary(_SummaryFamily):
@@ -212,7 +212,10 @@ class _DPSummary(_SummaryFamily):
             est["n"] = np.full(len(s), np.nan)
         if p["fun"] == "sum":
             h = sum_mech.halfwidth(alpha)
-            est.update(y=s, ymin=s - h, ymax=s + h, sum=s)
+            # the drawn total and its interval are clipped to what a
+            # total can be; ``sum`` keeps the released total, unclipped
+            est.update(clip_total((lo, hi), y=s, ymin=s - h, ymax=s + h))
+            est["sum"] = s
             return est
         # mean = c + S / N; the noise interval by a union bound: each of
         # the two noises stays within its 1 - alpha/2 half-width
@@ -386,7 +389,8 @@ class _CKMSummary(CKMMixin, _SummaryFamily):
             "sum": t,
         }
         if p["fun"] == "sum":
-            est.update(keep=keep, y=t, ymin=t - bt, ymax=t + bt)
+            est.update(keep=keep)
+            est.update(clip_total((lo, hi), y=t, ymin=t - bt, ymax=t + bt))
             return est
         shown = keep & (n > 0)
         with np.errstate(divide="ignore", invalid="ignore"):

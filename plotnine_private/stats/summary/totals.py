@@ -48,6 +48,36 @@ def ratio_interval(t_lo, t_hi, n_lo, n_hi):
     return np.where(none, -np.inf, lo), np.where(none, np.inf, hi)
 
 
+def total_range(bounds: tuple[float, float]) -> tuple[float, float]:
+    """What a total of values clamped to ``bounds`` can be: at least 0
+    when no value is below 0, at most 0 when none is above it.
+
+    >>> total_range((0, 5000)), total_range((-3, -1)), total_range((-1, 1))
+    ((0.0, inf), (-inf, 0.0), (-inf, inf))
+    """
+    lo, hi = bounds
+    return (0.0 if lo >= 0 else -math.inf, 0.0 if hi <= 0 else math.inf)
+
+
+def clip_total(
+    bounds: tuple[float, float], **columns: np.ndarray
+) -> dict[str, np.ndarray]:
+    """Released totals (and the ends of their intervals) clipped to
+    :func:`total_range` of ``bounds``, as a released count is clipped at
+    0: post-processing, and a mark drawn from them never reaches past
+    what a total can be. An interval wholly outside the range (its
+    statement failed) becomes the range's nearest end.
+
+    >>> clip_total((0, 10), y=np.array([-5.0, 3.0]))["y"].tolist()
+    [0.0, 3.0]
+    """
+    t_lo, t_hi = total_range(bounds)
+    return {
+        name: np.clip(np.asarray(v, dtype=float), t_lo, t_hi)
+        for name, v in columns.items()
+    }
+
+
 def exact_totals(
     dims: list, idx: np.ndarray, k: np.ndarray, k_lo: int
 ) -> np.ndarray:
