@@ -79,9 +79,9 @@ def case(v, scale: float, seeds: int, chunk: int = 250, **kw) -> dict:
         n = min(chunk, seeds - start)
         noise = rng.geometric(p, (n, k)) - rng.geometric(p, (n, k))
         noisy = truth + noise
-        info = pd.DataFrame(
-            {"PANEL": pd.Categorical(np.ones(n, int))}
-        ).assign(group=np.arange(1, n + 1))
+        info = pd.DataFrame({"PANEL": pd.Categorical(np.ones(n, int))}).assign(
+            group=np.arange(1, n + 1)
+        )
         hist = FineHistogram(edges, np.maximum(noisy, 0), noisy, info)
         records = pd.DataFrame({"y": v})
         stat.build = SimpleNamespace(fine=hist, records=records)

@@ -401,6 +401,20 @@ _DOC_COMMON = """\
         e.g. `(0.05, 0.95)`.
     width : float, default=None
         Box width (0.75, as plotnine's for a discrete x).
+    covers : {"data", "histogram"}, default="data"
+        What the interval variables (`lower_low`, `middle_high`...) hold
+        with probability `level`: the quartiles and whiskers of the
+        records themselves (each end taken out to the fine edge beyond
+        it, at most one fine bin wider), or the noise-free estimate from
+        the fine histogram (interpolated within a fine bin; narrower).
+    discrete : bool, default=None
+        `True`: y holds whole numbers; one fine bin of width 1 is centred
+        on each whole number of `limits` (which must be whole; `bins` is
+        then their count), the quartiles and whiskers are whole numbers
+        (the centre of the bin where the released CDF reaches them) and
+        the median is exact up to noise. `None`: the bins stay as given,
+        and if y's column has an integer dtype (its declared type, never
+        its values) the intervals end on whole numbers. `False`: neither.
 """
 
 _DOC_NOTES = """
@@ -417,6 +431,8 @@ _DOC_NOTES = """
     released CDF gives mass: the private stand-in for "the largest observation
     within the fence". Under strong noise every bin gets some mass and
     the whisker is the fence itself. The lower whisker mirrors it. With
+    `discrete=True` the whisker is the centre of that bin (a whole
+    number, at most the fence), as Tukey's is a record. With
     `whiskers=(p, q)` they are the private p and q quantiles. **No
     individual outliers are ever drawn**: `outliers` is always empty
     (single records are what a box plot must not show).

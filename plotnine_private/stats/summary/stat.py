@@ -134,7 +134,24 @@ class stat_summary_dp(_DPSummary):
         probability at least `level`, computed from the released values
         and the public noise scales. It says nothing about sampling
         variation. `None`: ymin = ymax = y. Either way the interval is
-        in the computed variables `y_low` and `y_high`.
+        in the computed variables `y_low` and `y_high`. A total and its
+        interval are clipped to what a total of values within the
+        bounds can be: at least 0 when `lo >= 0`, at most 0 when
+        `hi <= 0`.
+    covers : {"data", "histogram"}, default="data"
+        What `y_low`/`y_high` (and the noise error bars) hold: with
+        `"data"` a mean's interval is widened by `resolution / 2` (each
+        clamped value moves by at most that on the grid), so it holds the
+        mean of the clamped y, and a median's or quantile's ends reach
+        out to the fine edges beyond them (see `stat_boxplot_dp`), so
+        they hold the records' own; `"histogram"`: the mean of the
+        gridded y, the quantile of the fine histogram (narrower). A
+        total's interval is of the total of the gridded values either
+        way (within `n * resolution / 2` of the clamped total).
+    discrete : bool, default=None
+        Medians and quantiles only, as in `stat_boxplot_dp` (with
+        `bounds` as its `limits`): `True` releases them on one fine bin
+        per whole number.
     level : float, default=0.95
         Coverage of the noise interval. Also the rule for cells near
         zero: a mean is drawn only where the `level` interval of the
@@ -172,8 +189,10 @@ class stat_summary_dp(_DPSummary):
     **Estimates.** Mean: `c + S / max(N, 1)`, clipped to the bounds, with
     `S` the noisy centred total and `N` the noisy count; its interval
     takes the `1 - (1 - level)/2` half-widths of both noises (a union
-    bound) and the range of `S / N` over them. Total: the noisy total,
-    interval plus/minus the `level` half-width of its noise.
+    bound) and the range of `S / N` over them (plus `resolution / 2` each
+    side with `covers="data"`). Total: the noisy total, interval
+    plus/minus the `level` half-width of its noise, both clipped to what
+    a total can be (>= 0 when `lo >= 0`, <= 0 when `hi <= 0`).
 
     **fun_data.** A third release, the total `Q` of the squared centred
     grid values (sensitivity `((hi - lo) / 2)^2`, twice that under
@@ -187,7 +206,8 @@ class stat_summary_dp(_DPSummary):
 
     Computed variables: `y`, `ymin`, `ymax`, `n` (released count,
     clipped at 0; missing without a count release), `sum` (released
-    total: for a mean `S + c * n`), `width`.
+    total before clipping, may be negative: for a mean `S + c * n`),
+    `width`.
     """
 
     __doc__ = _with_functions(__doc__)
@@ -247,7 +267,22 @@ class stat_summary_ckm(_CKMSummary):
         moves by at most the count table's D, a total by at most `p * D *
         max(|lo|, |hi|)` (`top_contr`) or `p D |T| / (1 - p D)` (`sum`,
         unbounded if `p D >= 1`). `level` is not used: the cover is
-        certain. `None`: ymin = ymax = y.
+        certain. `None`: ymin = ymax = y. A total and its range are
+        clipped as in `stat_summary_dp`.
+    covers : {"data", "histogram"}, default="data"
+        What `y_low`/`y_high` (and the noise error bars) hold: with
+        `"data"` a mean's interval is widened by `resolution / 2` (each
+        clamped value moves by at most that on the grid), so it holds the
+        mean of the clamped y, and a median's or quantile's ends reach
+        out to the fine edges beyond them (see `stat_boxplot_dp`), so
+        they hold the records' own; `"histogram"`: the mean of the
+        gridded y, the quantile of the fine histogram (narrower). A
+        total's interval is of the total of the gridded values either
+        way (within `n * resolution / 2` of the clamped total).
+    discrete : bool, default=None
+        Medians and quantiles only, as in `stat_boxplot_dp` (with
+        `bounds` as its `limits`): `True` releases them on one fine bin
+        per whole number.
     level : float, default=0.95
         Unused by CKM (accepted so that the DP and CKM twins share calls).
     levels, width :
@@ -271,7 +306,7 @@ class stat_summary_ckm(_CKMSummary):
     privacy guarantee: see the README on CKM.
 
     Computed variables: `y`, `ymin`, `ymax`, `n` (perturbed count),
-    `sum` (perturbed total), `width`.
+    `sum` (perturbed total, before clipping), `width`.
     """
 
     __doc__ = _with_functions(__doc__)
