@@ -414,7 +414,8 @@ _DOC_COMMON = """\
         (the centre of the bin where the released CDF reaches them) and
         the median is exact up to noise. `None`: the bins stay as given,
         and if y's column has an integer dtype (its declared type, never
-        its values) the intervals end on whole numbers. `False`: neither.
+        its values; a data frame in memory, not yet an engine source's
+        schema) the intervals end on whole numbers. `False`: neither.
 """
 
 _DOC_NOTES = """
