@@ -380,6 +380,9 @@ class LayerBuild:
     weighted
         Whether the layer counts weights (a mapped ``weight``, CKM only):
         its released counts are then not whole numbers.
+    marks
+        How many of the layer's marks are only noise, and how many it
+        has (:func:`~plotnine_private.stats.marks.mark_layer`).
     """
 
     door: Door
@@ -391,6 +394,7 @@ class LayerBuild:
     fine: Any = None
     hidden_cells: int | None = None
     weighted: bool = False
+    marks: tuple[int, int] | None = None
 
     def done(self) -> BuiltLayer:
         """What the layer keeps: no rows and no door (a copy of the plot
@@ -401,6 +405,7 @@ class LayerBuild:
             self.fine,
             self.hidden_cells,
             self.door.unit,
+            self.marks,
         )
 
 
@@ -409,13 +414,16 @@ class BuiltLayer:
     """What a built private layer released: its ``releases``, the bins of
     its axes (``axis_cache``), its fine histogram (``fine``) and the
     cells a CKM threshold hid (``hidden_cells``), as in
-    :class:`LayerBuild`, and the privacy unit it protected (``unit``)."""
+    :class:`LayerBuild`, the privacy unit it protected (``unit``) and how
+    many of its marks are only noise (``marks``: noise marks, all marks;
+    :mod:`~plotnine_private.stats.marks`)."""
 
     releases: list
     axis_cache: dict
     fine: Any = None
     hidden_cells: int | None = None
     unit: Unit = ONE_ROW
+    marks: tuple[int, int] | None = None
 
 
 def layer_build(lyr: layer) -> BuiltLayer | None:
