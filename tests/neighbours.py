@@ -181,7 +181,13 @@ def snapshot(
         }
         for row in table.to_dict("records")
     ]
-    out["notes"] = [n for n in report.notes if "estimate [" not in n]
+    # how many marks are within noise is post-processing of released
+    # values (stats/marks.py), like the noisy numbers
+    out["notes"] = [
+        n
+        for n in report.notes
+        if "estimate [" not in n and "within noise" not in n
+    ]
     return out
 
 
@@ -243,6 +249,11 @@ def differences(a: dict, b: dict) -> list[str]:
     return [k for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
 
 
+def without_marks(text: str) -> str:
+    """A caption without its count of marks within noise (released)."""
+    return re.sub(r"; [^;]*? within noise \([^)]*\)", "", text)
+
+
 def compare_snapshot(
     plot, count_axes: tuple[str, ...] = ("y",), **compare_args: Any
 ) -> dict:
@@ -262,7 +273,7 @@ def compare_snapshot(
         # the widest interval of a curve, box or summary is a released
         # value (post-processing); the words around it are not
         "captions": {
-            k: re.sub(r"within ±\S+", "within ±#", v)
+            k: without_marks(re.sub(r"within ±\S+", "within ±#", v))
             for k, v in c.captions.items()
             if k in c.intervals
         },

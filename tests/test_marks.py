@@ -275,3 +275,42 @@ def test_the_rule_reads_released_values_only(family, who):
         [out_a[["PANEL", "group"]], rule_inputs(out_a)], axis=1
     )
     np.testing.assert_array_equal(signal_marks(released, stat), sig_a)
+
+
+# --------------------------------------------------------------------------
+# said in the caption and the report, warned once per figure
+# --------------------------------------------------------------------------
+def bars(how: str = "fade"):
+    return ggplot(D, aes("g")) + geom_bar(
+        stat="count_dp", noise_marks=how, **DP
+    )
+
+
+@pytest.mark.parametrize(
+    ("how", "words"),
+    [("fade", "drawn faded"), ("drop", "not drawn"), ("draw", "drawn as")],
+)
+def test_the_caption_and_the_report_count_the_noise_marks(how, words):
+    said = f"2 of 3 marks are within noise ({words}"
+    assert f"count_dp: {said}" in pp.noise_caption(bars(how))
+    notes = pp.privacy_report(bars(how)).notes
+    (note,) = [n for n in notes if "within noise" in n]
+    assert note.startswith(f"layer 0 (stat_count_dp): {said}")
+    assert "signal is False" in note and "noise_marks=" in note
+
+
+def test_a_figure_warns_once_per_cause():
+    """A box plot and its noise layer are one release: one warning."""
+    kw = {"limits": (0, 60), "bins": 30, **DP}
+    p = (
+        ggplot(D, aes("g", "hwy"))
+        + geom_boxplot(stat="boxplot_dp", **kw)
+        + pp.geom_noise(stat="boxplot_dp", **kw)
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        pp.layer_data(p)
+    boxes = [w for w in caught if issubclass(w.category, pp.SignalWarning)]
+    assert len(boxes) == 1, [str(w.message) for w in boxes]
+    assert "2 box(es)" in str(boxes[0].message)
+    assert "drawn faded (noise_marks='fade')" in str(boxes[0].message)

@@ -49,7 +49,6 @@ __all__ = [
     "NOISE_MARKS",
     "draw_noise_marks",
     "mark_layer",
-    "marks_sentence",
     "signal_marks",
     "validate_noise_marks",
 ]
@@ -126,7 +125,7 @@ def signal_marks(out: pd.DataFrame, stat: Any) -> np.ndarray:
     if "ecdf_low" in cols:  # an ECDF curve, in [0, 1]
         widest = _per_curve(out, _widest(out, ("ecdf",)), "max")
         return held & (widest <= BOX_SHARE)
-    if getattr(stat, "DENSITY_CURVES", False):  # density, violin
+    if getattr(stat, "DENSITY_CURVES", False) and "density_low" in cols:
         zero = (out["density_low"].to_numpy(dtype=float) <= 0).astype(float)
         return _per_curve(out, zero, "mean") < ZERO_SHARE
     if "y_low" in cols:  # a summary: a total, or a position
@@ -149,7 +148,8 @@ def mark_layer(stat: Any, out: pd.DataFrame) -> pd.DataFrame:
     out["signal"] = signal
     build = getattr(stat, "build", None)
     if build is not None:
-        build.marks = (int((~signal).sum()), len(out))
+        how = stat.params.get("noise_marks", "fade")
+        build.marks = (int((~signal).sum()), len(out), how)
     return out
 
 
@@ -188,20 +188,3 @@ def draw_noise_marks(data: pd.DataFrame, how: str) -> None:
             for i in np.flatnonzero(noise):
                 values[i] = _faded(values[i], float(alpha[i]))
             data[col] = values
-
-
-def marks_sentence(noise: int, total: int, how: str) -> str:
-    """The caption's words for a layer's noise marks ("" for none).
-
-    >>> marks_sentence(3, 12, "fade")
-    '3 of 12 marks are within noise (drawn faded).'
-    """
-    if not noise:
-        return ""
-    drawn = {
-        "fade": "drawn faded",
-        "drop": "not drawn",
-        "draw": "drawn as the others",
-    }[how]
-    verb = "is" if noise == 1 else "are"
-    return f"{noise} of {total} marks {verb} within noise ({drawn})."
