@@ -248,6 +248,8 @@ class NoiseIntervals(pd.DataFrame):
     def caption(self, layers: Any = None) -> str:
         """A short text for a plot caption, e.g. ``"noise: ±3 (95%) for
         count_dp eps=1"``; identical rows (a bar and its labels) once.
+        Where some marks are only noise, a line per layer says how many
+        (``"count_dp: 1 of 7 marks is within noise (drawn faded)"``).
 
         Parameters
         ----------
@@ -282,7 +284,11 @@ class NoiseIntervals(pd.DataFrame):
                 marks.append(m)
         if not parts:
             return ""
-        return "noise: " + "; ".join(parts + hidden + kept + marks)
+        # the marks within noise on a line of their own (what the faded
+        # marks of the picture are)
+        return "\n".join(
+            ["noise: " + "; ".join(parts + hidden + kept), *marks]
+        )
 
     def __str__(self) -> str:  # the caption first, then the table
         if not set(self.columns) >= _CAPTION_COLUMNS:

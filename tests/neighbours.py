@@ -251,7 +251,7 @@ def differences(a: dict, b: dict) -> list[str]:
 
 def without_marks(text: str) -> str:
     """A caption without its count of marks within noise (released)."""
-    return re.sub(r"; [^;]*? within noise \([^)]*\)", "", text)
+    return re.sub(r"\n[^\n]*? within noise \([^)]*\)", "", text)
 
 
 def compare_snapshot(

@@ -119,7 +119,7 @@ def test_count_stacked_shares_fill_and_position(cars):
     _check_shared(c, ["fill"])
     _check_marked(c)
     assert c.captions["dp"] == (
-        "noise: ±6 (95%) for count_dp eps=1; "
+        "noise: ±6 (95%) for count_dp eps=1\n"
         "count_dp: 14 of 24 marks are within noise (drawn faded)"
     )
     assert "count_ckm" in c.captions["ckm"]
