@@ -17,6 +17,7 @@ Run: ``python gallery/render.py`` (renders the whole gallery).
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 from plotnine import (
@@ -42,7 +43,18 @@ PRICE = (0, 20000)  # public: the survey's price range
 MILEAGE = (10, 50)  # public: the range of the test cycle
 
 
+def _caption(p) -> str:
+    """The private panel's noise caption: its noise and how many of its
+    marks are within noise (drawn faded), so none is faded unsaid."""
+    return "\n".join(
+        textwrap.fill(line, 62) for line in pp.noise_caption(p).split("\n")
+    )
+
+
 def _save(plots, path: Path, width: float = 15) -> Path:
+    plain, dp, ckm = plots
+    plots = [plain, dp + labs(caption=_caption(dp))]
+    plots.append(ckm + labs(caption=_caption(ckm)))
     left, mid, right = (p + theme_bw() for p in plots)
     composed = (left | mid | right) + theme(figure_size=(width, 4.6))
     composed.save(path, dpi=90)

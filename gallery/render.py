@@ -95,7 +95,8 @@ def bar_charts(cars, out):
             **label,
         )
     )
-    return _save(_look(dp), out / "bar.png")
+    # rotated labels: "pickup" and "subcompact" ran together when flat
+    return _save(_look(dp) + theme(axis_text_x=_rotated()), out / "bar.png")
 
 
 def stacked_bars(cars, out):

@@ -13,6 +13,7 @@ Run: ``python gallery/summary_gallery.py [outdir]``.
 from __future__ import annotations
 
 import sys
+import textwrap
 import warnings
 from pathlib import Path
 
@@ -52,10 +53,18 @@ COUNTS = pp.create_cnt_ptable(D=5, V=2.01, js=2)
 MAGNITUDES = pp.create_num_ptable(D=5, V=2, step=4, icat=[1, 3, 5])
 
 
-def _look(p, title):
+def _look(p, title, private=True):
+    # the noise caption says how many classes are within noise (drawn
+    # faded): no class is missing from the picture unsaid
+    caption = pp.noise_caption(p) if private else "not for release"
+    # one clause a line: the panels' captions sit side by side
+    caption = "\n".join(
+        textwrap.fill(line, 62) for line in caption.split("\n")
+    )
     return (
         p
         + ggtitle(title)
+        + labs(caption=caption)
         + labs(x="class", y="mean hwy (mpg)")
         + ylim(*BOUNDS)
         + theme_bw()
@@ -81,7 +90,7 @@ def render(outdir: str | Path = HERE / "images") -> list[Path]:
         num_ptable=MAGNITUDES,
     )
     composed = (
-        _look(plain, "unperturbed (stat_summary, mean)")
+        _look(plain, "unperturbed (stat_summary, mean)", private=False)
         | _look(dp, "DP: summary_dp, eps = 1, bounds (10, 45)")
         | _look(ckm, "CKM: summary_ckm, num p-table D = 5, V = 2")
     ) + theme(figure_size=(15, 4.6))

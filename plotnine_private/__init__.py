@@ -82,7 +82,7 @@ from .stats.density import stat_density_ckm, stat_density_dp
 from .stats.dp_pca_score import stat_dp_pca_score
 from .stats.ecdf import stat_ecdf_ckm, stat_ecdf_dp
 from .stats.hex_counts import stat_bin_hex, stat_binhex
-from .stats.signal import SignalWarning
+from .stats.signal import SignalWarning, new_figure
 from .stats.sum import stat_sum_ckm, stat_sum_dp
 from .stats.summary.stat import stat_summary_ckm, stat_summary_dp
 from .stats.violin import stat_violin_ckm, stat_violin_dp
@@ -103,6 +103,13 @@ def _release_in_engine(lyr, plot) -> None:
     compute_in_engine(lyr, plot)
 
 
+def _start_figure(plot, layers) -> None:
+    """A figure's build starts: its warnings are given once per cause,
+    and a layer that is not private on a private source is refused."""
+    new_figure()
+    refuse_raw_layers(plot, layers)
+
+
 install_hooks(
     DoorHooks(
         is_private=is_private,
@@ -112,7 +119,7 @@ install_hooks(
         skeleton=facet_skeleton,
         add_to_composition=add_to_composition,
         before_composition_draw=check_composition,
-        check_layers=refuse_raw_layers,
+        check_layers=_start_figure,
     )
 )
 

@@ -380,6 +380,10 @@ class LayerBuild:
     weighted
         Whether the layer counts weights (a mapped ``weight``, CKM only):
         its released counts are then not whole numbers.
+    marks
+        How many of the layer's marks are only noise, how many it has,
+        and how it draws them (``noise_marks``;
+        :func:`~plotnine_private.stats.marks.mark_layer`).
     """
 
     door: Door
@@ -391,6 +395,7 @@ class LayerBuild:
     fine: Any = None
     hidden_cells: int | None = None
     weighted: bool = False
+    marks: tuple[int, int, str] | None = None
 
     def done(self) -> BuiltLayer:
         """What the layer keeps: no rows and no door (a copy of the plot
@@ -401,6 +406,7 @@ class LayerBuild:
             self.fine,
             self.hidden_cells,
             self.door.unit,
+            self.marks,
         )
 
 
@@ -409,13 +415,40 @@ class BuiltLayer:
     """What a built private layer released: its ``releases``, the bins of
     its axes (``axis_cache``), its fine histogram (``fine``) and the
     cells a CKM threshold hid (``hidden_cells``), as in
-    :class:`LayerBuild`, and the privacy unit it protected (``unit``)."""
+    :class:`LayerBuild`, the privacy unit it protected (``unit``) and how
+    many of its marks are only noise (``marks``: noise marks, all marks,
+    how they are drawn; :mod:`~plotnine_private.stats.marks`)."""
 
     releases: list
     axis_cache: dict
     fine: Any = None
     hidden_cells: int | None = None
     unit: Unit = ONE_ROW
+    marks: tuple[int, int, str] | None = None
+
+
+#: how a layer draws its noise marks, by its ``noise_marks``
+MARKS_DRAWN = {
+    "fade": "drawn faded",
+    "drop": "not drawn",
+    "draw": "drawn as the others",
+}
+
+
+def marks_words(built: BuiltLayer | None) -> str:
+    """How many of a built layer's marks are within noise, in words for
+    a caption or a report ("" when none is).
+
+    >>> b = BuiltLayer([], {}, marks=(3, 12, "fade"))
+    >>> marks_words(b)
+    '3 of 12 marks are within noise (drawn faded)'
+    """
+    if built is None or not built.marks or not built.marks[0]:
+        return ""
+    noise, total, how = built.marks
+    verb = "is" if noise == 1 else "are"
+    drawn = MARKS_DRAWN.get(how, how)
+    return f"{noise} of {total} marks {verb} within noise ({drawn})"
 
 
 def layer_build(lyr: layer) -> BuiltLayer | None:

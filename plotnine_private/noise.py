@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 
 from ._compat import Built, build
-from .door import layer_build, layer_releases
+from .door import layer_build, layer_releases, marks_words
 from .exceptions import PlotninePrivateError
 from .noise_bounds import (
     _check_level,
@@ -80,6 +80,7 @@ COLUMNS = [
     "note",
     "hidden",
     "kept",
+    "marks",
 ]
 
 
@@ -233,7 +234,9 @@ def _pca_rows(i, lyr, releases, level) -> list[dict]:
 class NoiseIntervals(pd.DataFrame):
     """The noise intervals of a plot's private layers: a DataFrame with
     columns ``layer, stat, mechanism, eps, level, low, high, coverage,
-    scale, note, hidden`` (what a threshold hid, in words) and
+    scale, note, hidden`` (what a threshold hid, in words), ``kept``
+    (the share of records a privacy unit's bound keeps), ``marks`` (how
+    many of the layer's marks are within noise, in words) and
     :meth:`caption` for a plot caption."""
 
     _metadata: list[str] = []
@@ -245,6 +248,8 @@ class NoiseIntervals(pd.DataFrame):
     def caption(self, layers: Any = None) -> str:
         """A short text for a plot caption, e.g. ``"noise: ±3 (95%) for
         count_dp eps=1"``; identical rows (a bar and its labels) once.
+        Where some marks are only noise, a line per layer says how many
+        (``"count_dp: 1 of 7 marks is within noise (drawn faded)"``).
 
         Parameters
         ----------
@@ -263,6 +268,7 @@ class NoiseIntervals(pd.DataFrame):
         parts: list[str] = []
         hidden: list[str] = []
         kept: list[str] = []
+        marks: list[str] = []
         for _, r in rows.iterrows():
             part = _caption_part(r)
             if part not in parts:
@@ -273,9 +279,16 @@ class NoiseIntervals(pd.DataFrame):
             w = r.get("kept")
             if isinstance(w, str) and w and w not in kept:
                 kept.append(w)
+            m = r.get("marks")
+            if isinstance(m, str) and m and m not in marks:
+                marks.append(m)
         if not parts:
             return ""
-        return "noise: " + "; ".join(parts + hidden + kept)
+        # the marks within noise on a line of their own (what the faded
+        # marks of the picture are)
+        return "\n".join(
+            ["noise: " + "; ".join(parts + hidden + kept), *marks]
+        )
 
     def __str__(self) -> str:  # the caption first, then the table
         if not set(self.columns) >= _CAPTION_COLUMNS:
@@ -387,10 +400,13 @@ def intervals_of_built(
             found = _count_rows(i, lyr, releases, level, mapped)
         built_layer = layer_build(lyr)
         kept = None if built_layer is None else built_layer.unit.kept()
+        marks = marks_words(built_layer)
         for row in found:
             # the share of records the bound keeps, from the source's
             # released histogram of records per unit
             row["kept"] = None if kept is None else kept.words()
+            # how many marks are only noise (stats/marks.py's rule)
+            row["marks"] = f"{_short(lyr.stat)}: {marks}" if marks else None
         rows.extend(found)
     return NoiseIntervals(pd.DataFrame(rows, columns=COLUMNS))
 

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from keyfile import using_key
+from matplotlib.colors import is_color_like, to_hex
 from plotnine import ggplot
 from plotnine.scales.scale_discrete import scale_discrete
 
@@ -35,7 +36,10 @@ from plotnine_private.report import report_from_built
 #: stat's default mapping: y, a label, a point size, ymin/ymax); the
 #: computed variables that carry released numbers are each stat's own
 #: declaration (``DECLARATION.noisy``, :func:`layer_noisy`)
-NOISY = {"y", "ymin", "ymax", "label", "size", "value"}
+NOISY = {"y", "ymin", "ymax", "label", "size", "value", "signal", "alpha"}
+#: whether a mark is signal or noise is read from released values
+#: (``stats/marks.py``): its ``signal`` variable, and the alpha its fading
+#: multiplies, are noisy; its colour is compared without the faded alpha
 #: report columns that are functions of released values
 NOISY_REPORT = {"cells", "parameters"}
 
@@ -50,7 +54,17 @@ def _plain(v: Any) -> Any:
     return v
 
 
+def _opaque(v: Any) -> Any:
+    """A colour as opaque hex: without the alpha a noise mark's fading
+    baked in ("black" and its faded "#0000004d" are both "#000000")."""
+    if isinstance(v, str) and is_color_like(v) and v.lower() != "none":
+        return to_hex(v)
+    return v
+
+
 def _column(frame: pd.DataFrame, col: str) -> list:
+    if col in ("color", "colour"):
+        return [_plain(_opaque(v)) for v in frame[col].tolist()]
     return [_plain(v) for v in frame[col].tolist()]
 
 
@@ -167,7 +181,13 @@ def snapshot(
         }
         for row in table.to_dict("records")
     ]
-    out["notes"] = [n for n in report.notes if "estimate [" not in n]
+    # how many marks are within noise is post-processing of released
+    # values (stats/marks.py), like the noisy numbers
+    out["notes"] = [
+        n
+        for n in report.notes
+        if "estimate [" not in n and "within noise" not in n
+    ]
     return out
 
 
@@ -229,6 +249,11 @@ def differences(a: dict, b: dict) -> list[str]:
     return [k for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
 
 
+def without_marks(text: str) -> str:
+    """A caption without its count of marks within noise (released)."""
+    return re.sub(r"\n[^\n]*? within noise \([^)]*\)", "", text)
+
+
 def compare_snapshot(
     plot, count_axes: tuple[str, ...] = ("y",), **compare_args: Any
 ) -> dict:
@@ -248,7 +273,7 @@ def compare_snapshot(
         # the widest interval of a curve, box or summary is a released
         # value (post-processing); the words around it are not
         "captions": {
-            k: re.sub(r"within ±\S+", "within ±#", v)
+            k: without_marks(re.sub(r"within ±\S+", "within ±#", v))
             for k, v in c.captions.items()
             if k in c.intervals
         },

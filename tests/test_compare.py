@@ -118,7 +118,10 @@ def test_count_stacked_shares_fill_and_position(cars):
     c = pp.compare(p, ckm=CKM)
     _check_shared(c, ["fill"])
     _check_marked(c)
-    assert c.captions["dp"] == "noise: ±6 (95%) for count_dp eps=1"
+    assert c.captions["dp"] == (
+        "noise: ±6 (95%) for count_dp eps=1\n"
+        "count_dp: 14 of 24 marks are within noise (drawn faded)"
+    )
     assert "count_ckm" in c.captions["ckm"]
     # the y range is the union of the two private stacks (each panel's
     # bars built once for both checks)

@@ -310,11 +310,17 @@ def test_caption_merges_a_bar_and_its_labels(mpg_cat):
         "low",
         "high",
     ]
+    # the bar and its labels are one release and the same marks: once
     assert t.caption() == (
         "noise: ±6 (95%) for count_dp eps=1; "
-        "±3 (95%, large cells) for count_ckm"
+        "±3 (95%, large cells) for count_ckm\n"
+        "count_dp: 2 of 8 marks are within noise (drawn faded)\n"
+        "count_ckm: 1 of 8 marks is within noise (drawn faded)"
     )
-    assert t.caption(layers=2) == "noise: ±3 (95%, large cells) for count_ckm"
+    assert t.caption(layers=2) == (
+        "noise: ±3 (95%, large cells) for count_ckm\n"
+        "count_ckm: 1 of 8 marks is within noise (drawn faded)"
+    )
     assert pp.noise_caption(p, level=0.5).startswith("noise: ±1 (50%)")
     assert str(t).startswith("noise: ±6")
 

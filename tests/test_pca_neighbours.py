@@ -216,6 +216,8 @@ NOISY = {
     "count_high",
     "prob_low",
     "prob_high",
+    # whether a tile is only noise: read from its released count
+    "signal",
 }
 
 

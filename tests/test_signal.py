@@ -150,27 +150,28 @@ def test_a_pca_of_many_records_is_silent():
     assert signals(scores(wine(5000), 4)) == []
 
 
-def test_summary_cells_near_zero_are_not_drawn():
+def test_summary_cells_near_zero_are_drawn_as_noise():
     d = msleep_declared()
-    # insectivores: 5 animals; at eps=1 (0.5 on counts) their count is
-    # noise, the other diets' (19 to 32) are not
-    p = ggplot(d, aes("vore", "sleep_total")) + geom_point(
-        stat="summary_dp", bounds=(0, 24), levels=DIETS, eps=1, seed=5
-    )
-    (msg,), out = signals_and_data(p)
-    assert "cell(s) have a released record count" in msg
-    assert "are not drawn" in msg and "pp.eps_for('summary_dp'" in msg
-    # every cell keeps its row; the ones whose count is noise have no y
-    assert len(out) == 4
-    drawn = out["y"].notna()
-    assert drawn.tolist() == [True, True, False, True]
-    assert out.loc[~drawn, ["ymin", "ymax"]].isna().all().all()
-    assert out.loc[~drawn, "y_low"].notna().all()
+    # insectivores: 5 animals; at eps=5 their count is noise (its
+    # interval holds 0, so the mean's spans the bounds), the other diets'
+    # (19 to 32) are not
     p = ggplot(d, aes("vore", "sleep_total")) + geom_point(
         stat="summary_dp", bounds=(0, 24), levels=DIETS, eps=5, seed=4
     )
-    quiet, out = signals_and_data(p)
-    assert quiet == [] and len(out) == 4
+    (msg,), out = signals_and_data(p)
+    assert "1 of 4 cell(s) have a mean whose 95% interval spans" in msg
+    assert "drawn faded (noise_marks='fade')" in msg
+    assert "pp.eps_for('summary_dp'" in msg
+    # every cell keeps its row and its mean; the noise one is faded
+    assert len(out) == 4 and out["y"].notna().all()
+    assert out["signal"].tolist() == [True, True, False, True]
+    assert out["alpha"].tolist() == [1.0, 1.0, 0.3, 1.0]
+    assert out.loc[2, "y_high"] - out.loc[2, "y_low"] > 0.25 * 24
+    q = ggplot(d, aes("vore", "sleep_total")) + geom_point(
+        stat="summary_dp", bounds=(0, 24), levels=DIETS, eps=20, seed=4
+    )
+    quiet, out = signals_and_data(q)
+    assert quiet == [] and out["signal"].all()
 
 
 def test_signal_warnings_come_from_released_values_only(monkeypatch):

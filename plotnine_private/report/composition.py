@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..door import layer_build, layer_releases
+from ..door import layer_build, layer_releases, marks_words
 from ..units import ONE_ROW, Unit
 
 if TYPE_CHECKING:
@@ -342,6 +342,14 @@ def compose(layers: list[tuple[Any, Any]]) -> Ledger:
                 composition = f"sequential ({r.composition})"
             ledger.rows.append(_release_row(i, lyr, r, composition, True))
         _layer_notes(ledger, i, stat_name, releases)
+        marks = marks_words(layer_build(lyr))
+        if marks:
+            ledger.notes.append(
+                f"layer {i} ({stat_name}): {marks}: their released "
+                "interval cannot tell them from nothing (the after_stat "
+                "variable signal is False there; noise_marks= chooses how "
+                "they are drawn)."
+            )
     _mixed_notes(ledger, layers)
     _unit_notes(ledger)
     return ledger

@@ -82,6 +82,7 @@ from .cell_frames import CellFrame, FamilyCells
 from .domains import advise_edge_mass
 from .grouping import GroupingMixin
 from .intervals import add_count_bounds, count_noise_bounds
+from .marks import draw_noise_marks, mark_layer, validate_noise_marks
 from .mixins import CKM_PARAMS as CKM_PARAMS
 from .mixins import DP_PARAMS as DP_PARAMS
 from .mixins import CKMMixin, DPMixin
@@ -220,6 +221,10 @@ class PrivateCountStat(Declared, GroupingMixin, stat):
         # part of its query, so never of its identity or noise
         self.params["label"] = validate_label(
             type(self).__name__, self.params.get("label")
+        )
+        # how marks that are only noise are drawn (stats/marks.py)
+        self.params["noise_marks"] = validate_noise_marks(
+            type(self).__name__, self.params.get("noise_marks", "fade")
         )
         keep_checked_params(self)
 
@@ -480,7 +485,14 @@ class PrivateCountStat(Declared, GroupingMixin, stat):
         if "count" in out.columns:
             out["count_label"] = count_labels(out["count"])
         self.add_intervals(out, released)
-        return out
+        return mark_layer(self, out)
+
+    def finish_layer(self, data: pd.DataFrame) -> pd.DataFrame:
+        """Draw the marks that are only noise as ``noise_marks`` says
+        (:func:`~plotnine_private.stats.marks.draw_noise_marks`, in
+        place: plotnine keeps the frame it passes)."""
+        draw_noise_marks(data, self.params.get("noise_marks", "fade"))
+        return data
 
     def add_intervals(self, out: pd.DataFrame, released: Released) -> None:
         """The interval variables at the layer's ``level`` (in place):

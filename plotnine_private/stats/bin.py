@@ -111,6 +111,7 @@ class _BinFamily(PrivateCountStat):
         "ndensity",
         "width",
         "noisy_count",
+        "signal",
     }
 
     def validate_params(self) -> None:

@@ -181,6 +181,7 @@ class _Bin2dFamily(TwoAxisBins, PrivateCountStat):
         "ncount",
         "ndensity",
         "noisy_count",
+        "signal",
     }
 
     def validate_params(self) -> None:

@@ -98,7 +98,7 @@ class _BinhexFamily(TwoAxisBins, PrivateCountStat):
         "limits": None,
         "drop": True,
     }
-    CREATES = {*HEX_COLUMNS, "noisy_count"}
+    CREATES = {*HEX_COLUMNS, "noisy_count", "signal"}
 
     def validate_params(self) -> None:
         self.validate_axes(fixed=True)

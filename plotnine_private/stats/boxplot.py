@@ -113,6 +113,7 @@ class _BoxplotFamily(FineFamily):
             for v in ("ymin", "lower", "middle", "upper", "ymax")
             for end in ("low", "high")
         ),
+        "signal",
     }
     DECLARATION = Declaration(
         family="boxplot",

@@ -77,7 +77,7 @@ class _CountFamily(PrivateCountStat):
         "levels": None,
         "drop": False,
     }
-    CREATES = {"count", "prop", "width", "noisy_count"}
+    CREATES = {"count", "prop", "width", "noisy_count", "signal"}
 
     def validate_params(self) -> None:
         levels = self.params.get("levels")

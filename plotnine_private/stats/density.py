@@ -86,6 +86,8 @@ class _DensityFamily(FineFamily):
         "bounds": (-np.inf, np.inf),
         "band": "pointwise",
     }
+    #: its marks are curves judged by their band (stats/marks.py)
+    DENSITY_CURVES = True
     CREATES = {
         "density",
         "count",
@@ -96,6 +98,7 @@ class _DensityFamily(FineFamily):
         "density_high",
         "count_low",
         "count_high",
+        "signal",
     }
     INTERVALS = ("density", "count")
 

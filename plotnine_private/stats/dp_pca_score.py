@@ -13,7 +13,6 @@ from __future__ import annotations
 import copy
 import itertools
 import numbers
-import warnings
 from typing import Any
 
 import numpy as np
@@ -51,7 +50,8 @@ from ..validation import (
 )
 from .base import PrivateCountStat, refuse_unknown_arguments
 from .intervals import add_count_bounds, pca_noise_bounds, validate_level
-from .signal import SignalWarning
+from .marks import draw_noise_marks, mark_layer, validate_noise_marks
+from .signal import SignalWarning, warn_once
 
 __all__ = ["stat_dp_pca_score"]
 
@@ -228,6 +228,7 @@ class stat_dp_pca_score(Declared, stat):
         "bandwidth_scale": None,
         "level": 0.95,
         "label": None,
+        "noise_marks": "fade",
     }
     CREATES = {
         "count",
@@ -240,6 +241,7 @@ class stat_dp_pca_score(Declared, stat):
         "count_high",
         "prob_low",
         "prob_high",
+        "signal",
     }
 
     def __init__(self, mapping=None, data=None, **kwargs: Any):
@@ -253,6 +255,9 @@ class stat_dp_pca_score(Declared, stat):
         self._check_params()
         # names the release for readers: never part of its identity
         self.params["label"] = validate_label(_NAME, self.params["label"])
+        self.params["noise_marks"] = validate_noise_marks(
+            _NAME, self.params["noise_marks"]
+        )
         keep_checked_params(self)
         a, b = self.params["axes"]
         # the component names title the axes (plotnine labels an axis by
@@ -420,7 +425,13 @@ class stat_dp_pca_score(Declared, stat):
         out = out.drop(columns=["_panel", "_g"])
         out[f"PC{a}"] = out["x"]
         out[f"PC{b}"] = out["y"]
-        return out
+        return mark_layer(self, out)
+
+    def finish_layer(self, data: pd.DataFrame) -> pd.DataFrame:
+        """Draw the tiles that are only noise as ``noise_marks`` says
+        (:func:`~plotnine_private.stats.marks.draw_noise_marks`)."""
+        draw_noise_marks(data, self.params["noise_marks"])
+        return data
 
     def warn_thin(self, cells: pd.DataFrame, n_rows: int | None) -> None:
         """Say so when the released tiles hold less than half the layer's
@@ -453,7 +464,8 @@ class stat_dp_pca_score(Declared, stat):
             if tau is not None
             else "the tiles' noise is as large as their counts"
         )
-        warnings.warn(
+        warn_once(
+            (_NAME, "thin tiles"),
             f"{_NAME}: the released tiles {held} ({why}): the score plot "
             "shows too little to read. Use coarser bins (e.g. bins=(8, "
             "8)), more eps (plan it with pp.accuracy('dp_pca_score', "

@@ -39,7 +39,7 @@ class _EcdfFamily(FineFamily):
         "pad": True,
         "band": "pointwise",
     }
-    CREATES = {"ecdf", "n", "ecdf_low", "ecdf_high"}
+    CREATES = {"ecdf", "n", "ecdf_low", "ecdf_high", "signal"}
     DECLARATION = Declaration(
         family="ecdf",
         plan_inputs=("limits",),

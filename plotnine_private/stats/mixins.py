@@ -37,6 +37,7 @@ DP_PARAMS: dict[str, Any] = {
     "level": 0.95,
     "total": None,
     "label": None,
+    "noise_marks": "fade",
 }
 
 CKM_PARAMS: dict[str, Any] = {
@@ -44,6 +45,7 @@ CKM_PARAMS: dict[str, Any] = {
     "threshold": None,
     "level": 0.95,
     "label": None,
+    "noise_marks": "fade",
 }
 
 

@@ -16,6 +16,7 @@ Two kinds of fact are used, and no other (DESIGN rule 13):
 
 from __future__ import annotations
 
+import contextvars
 import math
 import warnings
 from typing import Any
@@ -28,12 +29,15 @@ __all__ = [
     "EPS_HIGH",
     "ZERO_SHARE",
     "SignalWarning",
+    "drawn_as",
     "expected_abs_noise",
+    "new_figure",
     "planned_name",
     "warn",
     "warn_box_width",
     "warn_density_zero",
     "warn_eps_scale",
+    "warn_once",
 ]
 
 #: a quartile interval wider than this share of the limits is too wide to
@@ -65,9 +69,26 @@ def planned_name(stat: Any) -> str:
     return "<the DP stat>" if entry is None else entry.name
 
 
-def warn(name: str, message: str) -> None:
-    """A :class:`PrivacyWarning` prefixed with the stat's name."""
-    warnings.warn(f"{name}: {message}", PrivacyWarning, stacklevel=3)
+def warn(name: str, message: str, cause: str = "") -> None:
+    """A :class:`PrivacyWarning` prefixed with the stat's name, once per
+    figure and ``cause`` (:func:`warn_once`; without a cause, per
+    message)."""
+    warn_once((name, cause or message), f"{name}: {message}", PrivacyWarning)
+
+
+#: how a layer draws its noise marks, by its ``noise_marks``
+DRAWN = {
+    "fade": "drawn faded",
+    "drop": "left out of the drawing",
+    "draw": "drawn as the others",
+}
+
+
+def drawn_as(stat: Any) -> str:
+    """How the stat's noise marks are drawn, for a warning: "drawn faded
+    (noise_marks='fade')"."""
+    how = stat.params.get("noise_marks", "fade")
+    return f"{DRAWN.get(how, how)} (noise_marks={how!r})"
 
 
 def expected_abs_noise(scale: float, noise: str = "discrete_laplace") -> float:
@@ -147,6 +168,7 @@ def warn_eps_scale(
         f"({error:,.4g} {what}) exceeds the layer's public total scale "
         f"({total:,.4g} {what}): the figure shows noise, not data. Use "
         f"eps >= {need:.3g} (plan it with pp.eps_for).",
+        cause=f"eps_scale {what}",
     )
 
 
@@ -169,10 +191,12 @@ def warn_box_width(stat: Any, out: Any, level: float) -> None:
         return
     which = _groups(out[bad], ["x"]) if "x" in out.columns else "the box"
     share = float(width[bad].max() / span)
-    warnings.warn(
+    warn_once(
+        (stat.name, "box width"),
         f"{stat.name}: the {level:.0%} interval of a quartile spans up to "
         f"{share:.0%} of the limits ({lo:g}, {hi:g}) for {int(bad.sum())} "
-        f"box(es) ({which}): the boxes show noise, not quartiles. Use more "
+        f"box(es) ({which}): the boxes show noise, not quartiles, and are "
+        f"{drawn_as(stat)}. Use more "
         f"eps (plan it with pp.eps_for({planned_name(stat)!r}, error=..., "
         "n=...)), fewer fine bins (bins=...), or fewer boxes.",
         SignalWarning,
@@ -186,14 +210,47 @@ def warn_density_zero(stat: Any, out: Any, level: float) -> None:
     bad = zero[zero >= ZERO_SHARE]
     if bad.empty:
         return
-    warnings.warn(
+    warn_once(
+        (stat.name, "density zero"),
         f"{stat.name}: the {level:.0%} band of {len(bad)} of "
         f"{len(zero)} group(s) includes 0 over {float(bad.min()):.0%} or "
         "more of the curve: the released density cannot be told from "
-        "noise. Use more eps (plan it with "
+        f"noise; such curves are {drawn_as(stat)}. Use more eps (plan it with "
         f"pp.eps_for({planned_name(stat)!r}, ...)), fewer fine bins "
         "(bins=64), a wider bandwidth (adjust=2) "
         "or fewer groups.",
         SignalWarning,
         stacklevel=3,
     )
+
+
+# --------------------------------------------------------------------------
+# one warning per figure and cause
+# --------------------------------------------------------------------------
+#: the causes already warned of in the figure being built (None outside
+#: a figure's build: then every warning is given)
+_SEEN: contextvars.ContextVar[set | None] = contextvars.ContextVar(
+    "plotnine_private_seen_warnings", default=None
+)
+
+
+def new_figure() -> None:
+    """A figure's build starts: its warnings are given once per cause."""
+    _SEEN.set(set())
+
+
+def warn_once(
+    cause: tuple,
+    message: str,
+    category: type[Warning] = PrivacyWarning,
+    stacklevel: int = 3,
+) -> None:
+    """``warnings.warn(message, category)`` unless the figure being built
+    already gave a warning of this ``cause`` (a layer drawn twice, a
+    noise layer over its layer)."""
+    seen = _SEEN.get()
+    if seen is not None:
+        if cause in seen:
+            return
+        seen.add(cause)
+    warnings.warn(message, category, stacklevel=stacklevel + 1)

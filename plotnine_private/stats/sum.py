@@ -78,7 +78,7 @@ class _SumFamily(PrivateCountStat):
         "limits": None,
         "resolution": None,
     }
-    CREATES = {"n", "prop", "noisy_n", "n_low", "n_high"}
+    CREATES = {"n", "prop", "noisy_n", "n_low", "n_high", "signal"}
     COUNT_COLUMN = "n"
 
     def validate_params(self) -> None:

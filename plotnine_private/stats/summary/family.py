@@ -23,6 +23,8 @@ from ...units import with_unit
 from ...validation import fail, is_real, validate_choice, validate_range
 from ..boxplot import COVERS, validate_covers
 from ..count import _CountFamily
+from ..marks import mark_layer
+from ..signal import SignalWarning, drawn_as, planned_name, warn_once
 from .data import check_fun_data, square_table
 from .quantiles import QUANTILE_FUNS, quantile_probs, quantile_twin
 from .totals import default_resolution, exact_totals, total_range
@@ -123,7 +125,10 @@ class _SummaryFamily(_CountFamily):
         "fun_ymax": None,
         "fun_args": None,
     }
-    CREATES = {"y", "ymin", "ymax", "y_low", "y_high", "n", "sum", "width"}
+    CREATES = {
+        *("y", "ymin", "ymax", "y_low", "y_high", "n", "sum", "width"),
+        "signal",
+    }
     QUERY_PARAMS: tuple[str, ...] = ("fun", "bounds")
 
     def counterpart_arguments(self, kept) -> dict:
@@ -382,7 +387,37 @@ class _SummaryFamily(_CountFamily):
         cells = self.cell_frame(
             fam, panel, gdims, idx, table, est["keep_release"], door
         )
-        return self.shape(cells, est)
+        out = mark_layer(self, self.shape(cells, est))
+        self.warn_noise(out)
+        return out
+
+    def warn_noise(self, out: pd.DataFrame) -> None:
+        """A :class:`SignalWarning` when some cells are noise marks
+        (:func:`~plotnine_private.stats.marks.signal_marks`), with the
+        fix; once per figure."""
+        noise = int((~out["signal"]).sum()) if len(out) else 0
+        if not noise:
+            return
+        p = self.params
+        if p["fun"] == "sum":
+            why = f"whose {p['level']:.0%} interval holds 0"
+        else:
+            lo, hi = p["bounds"]
+            why = (
+                f"whose {p['level']:.0%} interval spans more than a "
+                f"quarter of the bounds ({lo:g}, {hi:g}), as it does "
+                "where the released record count is within its noise of 0"
+            )
+        what = "total" if p["fun"] == "sum" else "mean"
+        warn_once(
+            (self.name, "summary noise"),
+            f"{self.name}: {noise} of {len(out)} cell(s) have a {what} "
+            f"{why}: there the {what} is noise, so they are "
+            f"{drawn_as(self)}. Use more eps (plan it with "
+            f"pp.eps_for({planned_name(self)!r}, error=..., n=..., "
+            "bounds=...)), a smaller sum_share or fewer levels or groups.",
+            SignalWarning,
+        )
 
     def check_domain(self, fam, gdims) -> None:
         """DP needs a public domain (see `stat_summary_dp`)."""
@@ -415,9 +450,6 @@ class _SummaryFamily(_CountFamily):
             frame["ymin"], frame["ymax"] = est["ymin"], est["ymax"]
         frame["n"] = est["n"]
         frame["sum"] = est["sum"]
-        if "present" in est:  # not drawn: released n is noise
-            gone = ~est["present"]
-            frame.loc[gone, ["y", "ymin", "ymax"]] = np.nan
         # a cell released with n = 0 has no mean to draw (plotnine has no
         # row for a combination without records): post-processing
         keep = est["keep"]

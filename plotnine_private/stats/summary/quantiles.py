@@ -111,7 +111,7 @@ class _QuantileSummary(_BoxplotFamily):
         "errorbar": "noise",
         "geom": "pointrange",
     }
-    CREATES = {"y", "ymin", "ymax", "y_low", "y_high", "n", "width"}
+    CREATES = {"y", "ymin", "ymax", "y_low", "y_high", "n", "width", "signal"}
 
     def quantile_columns(self) -> dict[str, float]:
         return dict(self.params["probs"])

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
-import warnings
 
 import numpy as np
 
@@ -33,9 +32,7 @@ from ...validation import (
 )
 from ..base import CKMMixin
 from ..signal import (
-    SignalWarning,
     expected_abs_noise,
-    planned_name,
     validate_total,
     warn_eps_scale,
 )
@@ -262,30 +259,14 @@ class _DPSummary(_SummaryFamily):
         return rel.values
 
     def present(self, keep, n_noisy, scale) -> np.ndarray:
-        """The documented rule for cells with released n near 0: a mean
-        is drawn only where the ``level`` interval of the released count
-        excludes 0 (``noisy n - halfwidth > 0``); the others keep their
-        row (so which cells exist is not a function of the noise) with
-        ``y``, ``ymin`` and ``ymax`` missing, which geoms leave out, and
-        a :class:`SignalWarning` says how many and the fix. Their
-        ``y_low``/``y_high`` stay."""
+        """Where the ``level`` interval of the released count excludes 0
+        (``noisy n - halfwidth > 0``). Elsewhere the mean's interval, from
+        a count that may be 0, spans the bounds: those cells are noise
+        marks (:mod:`~plotnine_private.stats.marks`), drawn as
+        ``noise_marks`` says, and :meth:`warn_noise` says so."""
         p = self.params
         h = laplace_halfwidth(scale, p["noise"], 1 - p["level"])
-        there = n_noisy - h > 0
-        gone = keep & ~there
-        if gone.any():
-            warnings.warn(
-                f"{self.name}: {int(gone.sum())} cell(s) have a released "
-                f"record count whose {p['level']:.0%} interval (+-{h}) "
-                "includes 0: a mean there is noise, so they are not drawn. "
-                "Use more eps (plan it with "
-                f"pp.eps_for({planned_name(self)!r}, error=..., n=..., "
-                "bounds=...)), a smaller sum_share or "
-                "fewer levels or groups.",
-                SignalWarning,
-                stacklevel=3,
-            )
-        return there
+        return n_noisy - h > 0
 
 
 class _CKMSummary(CKMMixin, _SummaryFamily):

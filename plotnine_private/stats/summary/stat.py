@@ -36,6 +36,7 @@ _DP_SUMMARY_PARAMS = {
     "shares": None,
     "total": None,
     "label": None,
+    "noise_marks": "fade",
 }
 _CKM_SUMMARY_PARAMS = {
     **CKM_PARAMS,
