@@ -32,9 +32,17 @@ REASONS: dict[str, str] = {
     ),
     "summary-interval": (
         "The bars of a private summary are the noise interval of the "
-        "released mean (errorbar='noise'; none at eps=1e9), never a "
+        "released mean (errorbar='noise'; at eps=1e9 only the grid's "
+        "rounding, resolution/2, is left), never a "
         "bootstrap interval of the records (plotnine's mean_cl_boot "
         "default)."
+    ),
+    "summary-grid": (
+        "A private mean's ymin/ymax hold its interval, which covers the "
+        "mean of the records: it is the grid's rounding (resolution/2) "
+        "wide even at eps=1e9, and the y scale trains on it although "
+        "geom_point and geom_line do not draw it, so the y range is "
+        "wider by that much; errorbar=None gives plotnine's range."
     ),
     "summary-funs": (
         "stat_summary_dp/_ckm release fun_y=np.mean, np.sum, np.median and "
@@ -103,6 +111,13 @@ DIFFERENCES: dict[tuple[str, str], str] = {
     ("summary-pointrange", "panels"): "summary-interval",
     ("summary-pointrange", "image"): "summary-interval",
     ("summary-pointrange", "labels"): "summary-interval",
+    ("summary-mean", "panels"): "summary-grid",
+    ("summary-line-group", "panels"): "summary-grid",
+    ("summary-line-nogroup", "panels"): "summary-grid",
+    ("summary-class-hwy", "panels"): "summary-grid",
+    ("summary-class-hwy-wrap", "panels"): "summary-grid",
+    ("summary-colour-dodge", "panels"): "summary-grid",
+    ("summary-line-group-var", "panels"): "summary-grid",
     ("summary-median", "stat"): "summary-quantiles",
     ("summary-median", "panels"): "summary-quantiles",
     ("summary-median", "image"): "summary-quantiles",
