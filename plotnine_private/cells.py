@@ -401,10 +401,13 @@ def combined_codes(
     code = np.zeros(n, dtype=np.int64)
     bad = np.zeros(n, dtype=bool)
     for d in dims:
-        c = np.asarray(d.codes[part], dtype=np.int64)
+        # compared and clipped in the codes' own (small) type: the only
+        # int64 temporary of a chunk is the combined code itself
+        c = np.asarray(d.codes[part])
         bad |= (c < 0) | (c >= d.size)
-        code *= max(d.size, 1)
-        code += np.where(c < 0, 0, c)
+        if d.size > 1:
+            code *= d.size
+        code += np.maximum(c, 0)
     return code, bad
 
 
