@@ -93,6 +93,30 @@ def test_small_codes_types():
     assert cells.small_codes(np.array([0, 1]), 10**6).dtype == np.int32
 
 
+@pytest.mark.parametrize("dtype", ["str", "string[pyarrow]"])
+def test_arrow_strings_find_their_declared_levels_as_objects_do(dtype):
+    """Arrow-backed strings are looked up among str levels in Arrow: the
+    codes the value-by-value path gives an object column of them
+    (missing and undeclared values -1), in the smallest type."""
+    pytest.importorskip("pyarrow")
+    values = ["b", None, "z", "a", "b", "4", "a"]
+    levels = ["a", "b", "4", "c"]
+    arrow = pd.Series(values, dtype=dtype)
+    assert cells._arrow_str_codes(arrow, levels, "x") is not None
+    got = cells._codes_in(arrow, levels)
+    want = cells._codes_in(pd.Series(values, dtype=object), levels)
+    assert got.dtype == np.int8
+    np.testing.assert_array_equal(got, want)
+    assert got.tolist() == [1, -1, -1, 0, 1, 2, 0]
+    # levels that are not all str take the general path: "4" is not 4
+    assert cells._arrow_str_codes(arrow, ["a", 4], "x") is None
+    assert cells._codes_in(arrow, ["a", 4]).tolist() == [
+        -1, -1, -1, 0, -1, -1, 0,
+    ]  # fmt: skip
+    with pytest.raises(pp.PlotninePrivateError, match="'a' is given twice"):
+        cells._codes_in(arrow, ["a", "b", "a"], "x")
+
+
 def _door_data(plot):
     """The rows a private layer hands to its stat at the door."""
     seen = {}
