@@ -434,11 +434,25 @@ def combined_codes(
         # compared and clipped in the codes' own (small) type: the only
         # int64 temporary of a chunk is the combined code itself
         c = np.asarray(d.codes[part])
-        bad |= (c < 0) | (c >= d.size)
+        out = _outside(c, d.size)
+        bad |= out
         if d.size > 1:
             code *= d.size
-        code += np.maximum(c, 0)
+        if out.any():
+            code += np.maximum(c, 0)
+        elif d.size > 1:  # every code in range: none to clip
+            code += c
+        # else one level, every code 0: nothing to add
     return code, bad
+
+
+def _outside(c: np.ndarray, size: int) -> np.ndarray:
+    """``(c < 0) | (c >= size)`` in one comparison where it can be: a
+    signed code read as unsigned is ``>= size`` exactly when it is
+    negative or ``>= size``, for any ``size`` the signed type holds."""
+    if c.dtype.kind == "i" and size <= np.iinfo(c.dtype).max:
+        return c.view(c.dtype.str.replace("i", "u")) >= size
+    return (c < 0) | (c >= size)
 
 
 def assemble(
