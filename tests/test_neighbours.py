@@ -535,3 +535,30 @@ def test_a_str_column_with_declared_levels_changes_only_noisy_numbers(
     base = snapshot(make(BASE))
     assert differences(base, snapshot(make(moved))) == []
     assert differences(base, snapshot(make(outside))) == []
+
+
+@pytest.mark.parametrize("whole_person", [False, True])
+def test_numbers_counted_over_declared_levels_change_only_noisy_numbers(
+    whole_person,
+):
+    """A numeric x counted over levels= (looked up and named in bulk as
+    floats): a record (or a person's three) moved to another declared
+    level, or to a value outside the levels, changes only noisy
+    numbers."""
+    levels = list(range(5, 50))
+
+    def make(d):
+        d = d.assign(pid=np.arange(len(d)) // 3)
+        if whole_person:
+            d = pp.source(d, unit="pid", max_records=3)
+        return ggplot(d, aes("hwy")) + geom_bar(
+            stat="count_dp", levels=levels, **DP_ALL
+        )
+
+    rows = [0, 1, 2] if whole_person else [0]
+    moved, outside = BASE.copy(), BASE.copy()
+    moved.loc[rows, "hwy"] = 49
+    outside.loc[rows, "hwy"] = 1000
+    base = snapshot(make(BASE))
+    assert differences(base, snapshot(make(moved))) == []
+    assert differences(base, snapshot(make(outside))) == []

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..cells import Dimension, categorical_dimension
+from ..cells import Dimension, as_floats, categorical_dimension
 from ..exceptions import PlotninePrivateError
 from .base import CELL, Family, Stages, _float
 
@@ -35,7 +35,12 @@ class Levels(Family):
         if self.declared is not None:
             levels = list(self.declared)
             if self.numeric:
-                levels = sorted(float(v) for v in levels)
+                floats = as_floats(levels)
+                levels = (
+                    sorted(float(v) for v in levels)
+                    if floats is None
+                    else np.sort(floats, kind="stable").tolist()
+                )
             object.__setattr__(self, "declared", levels)
         object.__setattr__(self, "public", self.declared is not None)
 
