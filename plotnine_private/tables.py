@@ -19,6 +19,7 @@ import pandas as pd
 
 from .cells import (
     Dimension,
+    as_floats,
     assemble,
     categorical_dimension,
     cell_query,
@@ -308,6 +309,8 @@ def _domain(xdim: Dimension):
     if not xdim.public:
         return "observed"
     content = xdim.content[0]
+    if isinstance(content, np.ndarray) and content.dtype.kind == "f":
+        return tuple(content.tolist())  # the floats, as Python floats
     return content if isinstance(content, StrLabels) else tuple(content)
 
 
@@ -405,11 +408,29 @@ def _release_table(
     else:
         xs = np.asarray(xdim.values, dtype=object)[idx[keep, -1]]
     if levels is not None and pd.api.types.is_numeric_dtype(data[x]):
-        back = {level_label(v): v for v in levels}
-        xs = np.array([back.get(level_label(v), v) for v in xs], object)
+        xs = _declared_numbers(levels, xdim, idx[keep, -1], xs)
     out[x] = xs
     out["count"] = np.rint(released.values[keep]).astype(np.int64)
     return out.reset_index(drop=True)
+
+
+def _declared_numbers(
+    levels: Sequence[Any], xdim: Dimension, at: np.ndarray, xs: Any
+) -> np.ndarray:
+    """The declared level (as given: ``4``, not ``4.0``) of each shown
+    cell of a numeric x, whose levels are its numbers sorted as floats
+    (``xs``, at places ``at``): a level's number is found by its
+    :func:`level_label`. Where every level is a plain int or float whose
+    float is a number (none NaN), the sort of those floats gives it in
+    bulk (a level's label is its float's ``repr``)."""
+    numbers = as_floats(levels) if len(levels) == xdim.size else None
+    if numbers is not None:
+        order = np.argsort(numbers, kind="stable")
+        given = np.empty(len(levels), dtype=object)
+        given[:] = list(levels)
+        return given[order][at]
+    back = {level_label(v): v for v in levels}
+    return np.array([back.get(level_label(v), v) for v in xs], object)
 
 
 def bounded_rows(name: str, data: UnitFrame) -> pd.DataFrame:

@@ -105,6 +105,70 @@ def check_builds(entry: Registered) -> None:
     )
 
 
+#: plotnine's row-wise grouping: (module, function) pairs the spy wraps
+ROW_GROUPING = (
+    ("plotnine.layer", "add_group"),
+    ("plotnine.layer", "ninteraction"),
+    ("plotnine._utils", "ninteraction"),
+    ("plotnine.facets.facet_grid", "ninteraction"),
+)
+
+
+def rows_touched(build, nrows: int) -> list[str]:
+    """What ``build()`` did to frames of ``nrows`` rows (the raw rows):
+    each call of plotnine's grouping on them (``"add_group"``,
+    ``"ninteraction"``) and each column assigned to them (its name).
+    The spies are removed afterwards."""
+    import importlib
+
+    seen: list[str] = []
+    patched = []
+
+    def grouping(name, original):
+        def spy(df, *args, **kwargs):
+            if len(df) == nrows:
+                seen.append(name)
+            return original(df, *args, **kwargs)
+
+        return spy
+
+    for module, name in ROW_GROUPING:
+        mod = importlib.import_module(module)
+        original = getattr(mod, name)
+        patched.append((mod, name, original))
+        setattr(mod, name, grouping(name, original))
+    setitem = pd.DataFrame.__setitem__
+
+    def assign(self, key, value):
+        if len(self) == nrows:
+            seen.append(str(key))
+        return setitem(self, key, value)
+
+    pd.DataFrame.__setitem__ = assign  # type: ignore[method-assign]
+    try:
+        build()
+    finally:
+        pd.DataFrame.__setitem__ = setitem  # type: ignore[method-assign]
+        for mod, name, original in patched:
+            setattr(mod, name, original)
+    return seen
+
+
+def check_rows_untouched(entry: Registered) -> None:
+    """No plotnine grouping (``add_group``, ``ninteraction``) and no
+    column assignment runs on the raw rows of a build, but the rows'
+    ``PANEL`` (each record's panel, set once where the facet maps the
+    rows): a private layer's groups are numbered on its released cells."""
+    data = frame()
+    p = plot(entry, data)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        touched = rows_touched(lambda: pp.layer_data(p, 0), len(data))
+    assert touched in ([], ["PANEL"]), (
+        f"{entry.name}: the raw rows were touched by {touched}"
+    )
+
+
 def check_neighbours(entry: Registered, whole_person: bool = False) -> None:
     """On neighbouring data (one record, or one whole person of
     ``pp.source(unit="pid", max_records=3)``), only declared noisy

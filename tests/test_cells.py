@@ -93,6 +93,55 @@ def test_small_codes_types():
     assert cells.small_codes(np.array([0, 1]), 10**6).dtype == np.int32
 
 
+@pytest.mark.parametrize("dtype", ["str", "string[pyarrow]"])
+def test_arrow_strings_find_their_declared_levels_as_objects_do(dtype):
+    """Arrow-backed strings are looked up among str levels in Arrow: the
+    codes the value-by-value path gives an object column of them
+    (missing and undeclared values -1), in the smallest type."""
+    pytest.importorskip("pyarrow")
+    values = ["b", None, "z", "a", "b", "4", "a"]
+    levels = ["a", "b", "4", "c"]
+    arrow = pd.Series(values, dtype=dtype)
+    assert cells._arrow_str_codes(arrow, levels, "x") is not None
+    got = cells._codes_in(arrow, levels)
+    want = cells._codes_in(pd.Series(values, dtype=object), levels)
+    assert got.dtype == np.int8
+    np.testing.assert_array_equal(got, want)
+    assert got.tolist() == [1, -1, -1, 0, 1, 2, 0]
+    # levels that are not all str take the general path: "4" is not 4
+    assert cells._arrow_str_codes(arrow, ["a", 4], "x") is None
+    assert cells._codes_in(arrow, ["a", 4]).tolist() == [
+        -1, -1, -1, 0, -1, -1, 0,
+    ]  # fmt: skip
+    with pytest.raises(pp.PlotninePrivateError, match="'a' is given twice"):
+        cells._codes_in(arrow, ["a", "b", "a"], "x")
+
+
+def test_combined_codes_equal_the_int64_arithmetic():
+    """Codes combined in their small types, with the one-comparison
+    range test, equal the int64 arithmetic (outside codes clipped to 0,
+    levels of one size skipped) on random dimensions of every size,
+    with codes outside and inside, of three integer types."""
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        dims = []
+        for _ in range(int(rng.integers(1, 4))):
+            size = int(rng.integers(0, 5))
+            dtype = rng.choice([np.int8, np.int16, np.int64])
+            codes = rng.integers(-1, size + 2, 40).astype(dtype)
+            if rng.random() < 0.5:  # every code inside
+                codes = np.clip(codes, 0, max(size - 1, 0)).astype(dtype)
+            dims.append(cells.Dimension("d", codes, [], range(size), True))
+        code, bad = cells.combined_codes(dims)
+        want, want_bad = np.zeros(40, np.int64), np.zeros(40, bool)
+        for d in dims:
+            c = d.codes.astype(np.int64)
+            want_bad |= (c < 0) | (c >= d.size)
+            want = want * max(d.size, 1) + np.where(c < 0, 0, c)
+        np.testing.assert_array_equal(code, want)
+        np.testing.assert_array_equal(bad, want_bad)
+
+
 def _door_data(plot):
     """The rows a private layer hands to its stat at the door."""
     seen = {}

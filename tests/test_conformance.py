@@ -18,6 +18,7 @@ from plotnine_private.stats.mixins import DPMixin
 STATS = [e.name for e in registered(aliases=False)]
 CHECKS = [
     kit.check_builds,
+    kit.check_rows_untouched,
     kit.check_neighbours,
     kit.check_report_charges,
     kit.check_geom_noise,
@@ -81,3 +82,15 @@ def test_a_wrong_declaration_fails_the_kit(wrong_stat):
     assert wrong_stat is not None and wrong_stat.alias_of is None
     with pytest.raises(AssertionError, match="count"):
         kit.check_neighbours(wrong_stat)
+
+
+def test_the_row_spy_sees_plotnine_grouping_rows():
+    """The spy of ``check_rows_untouched`` can fail: plotnine's own
+    count groups the raw rows and assigns their columns."""
+    from plotnine import aes, geom_bar, ggplot
+
+    data = kit.frame()
+    p = ggplot(data, aes("cat", fill="cat")) + geom_bar()
+    touched = kit.rows_touched(lambda: pp.layer_data(p, 0), len(data))
+    assert "add_group" in touched and "ninteraction" in touched
+    assert "group" in touched

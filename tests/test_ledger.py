@@ -66,6 +66,30 @@ def test_redraw_is_free_new_query_or_changed_data_charged(tmp_path, mpg):
     assert pp.ledger(path).total["remaining_eps"].tolist() == [6.5]
 
 
+def test_a_redraw_never_names_its_cells(tmp_path, mpg, monkeypatch):
+    """The ledger keeps the cells' name of a release it records; a
+    re-draw found in it never makes that name again (a declared domain
+    of 10**6 labels takes some 0.08 s to name: a repeat stays under a
+    few ms)."""
+    from plotnine_private.mechanisms.release import query as query_module
+
+    named = []
+    original = query_module._name_cells
+    monkeypatch.setattr(
+        query_module,
+        "_name_cells",
+        lambda q: named.append(q.family) or original(q),
+    )
+    path = tmp_path / "l.sqlite"
+    pp.use_ledger(path, dataset="mpg", cap_eps=10)
+    _table(mpg)
+    assert named == ["count"]  # the new release's row names its cells
+    assert len(_rows(path)["cells"].iloc[0]) == 24  # 12 bytes, in hex
+    _table(mpg)  # a re-draw: free, found by its identity and digest
+    assert named == ["count"]
+    assert len(_rows(path)) == 1
+
+
 def test_rows_carry_unit_bound_mechanism_and_the_statement(tmp_path, mpg):
     path = tmp_path / "l.sqlite"
     pp.use_ledger(path, dataset="mpg", cap_eps=10, cap_delta=1e-3)

@@ -507,3 +507,58 @@ def test_compare_private_panels_differ_only_in_noisy_numbers(
     )
     b = compare_snapshot(make(neighbour(change)), count_axes, **ckm)
     assert differences(a, b) == []
+
+
+@pytest.mark.parametrize("whole_person", [False, True])
+def test_a_str_column_with_declared_levels_changes_only_noisy_numbers(
+    whole_person,
+):
+    """A string column counted over levels=: its codes come from Arrow
+    where pandas stores it there (pandas 3); a record (or a person's
+    three) moved to another declared level, or to a value outside the
+    levels, changes only noisy numbers."""
+    levels = sorted(_mpg["trans"].unique())
+
+    def make(d):
+        d = d.assign(pid=np.arange(len(d)) // 3)
+        if whole_person:
+            d = pp.source(d, unit="pid", max_records=3)
+        return ggplot(d, aes("trans")) + geom_bar(
+            stat="count_dp", levels=levels, **DP_ALL
+        )
+
+    rows = [0, 1, 2] if whole_person else [0]
+    moved, outside = BASE.copy(), BASE.copy()
+    moved.loc[rows, "trans"] = levels[-1]
+    outside["trans"] = outside["trans"].astype(object)
+    outside.loc[rows, "trans"] = "never declared"
+    base = snapshot(make(BASE))
+    assert differences(base, snapshot(make(moved))) == []
+    assert differences(base, snapshot(make(outside))) == []
+
+
+@pytest.mark.parametrize("whole_person", [False, True])
+def test_numbers_counted_over_declared_levels_change_only_noisy_numbers(
+    whole_person,
+):
+    """A numeric x counted over levels= (looked up and named in bulk as
+    floats): a record (or a person's three) moved to another declared
+    level, or to a value outside the levels, changes only noisy
+    numbers."""
+    levels = list(range(5, 50))
+
+    def make(d):
+        d = d.assign(pid=np.arange(len(d)) // 3)
+        if whole_person:
+            d = pp.source(d, unit="pid", max_records=3)
+        return ggplot(d, aes("hwy")) + geom_bar(
+            stat="count_dp", levels=levels, **DP_ALL
+        )
+
+    rows = [0, 1, 2] if whole_person else [0]
+    moved, outside = BASE.copy(), BASE.copy()
+    moved.loc[rows, "hwy"] = 49
+    outside.loc[rows, "hwy"] = 1000
+    base = snapshot(make(BASE))
+    assert differences(base, snapshot(make(moved))) == []
+    assert differences(base, snapshot(make(outside))) == []

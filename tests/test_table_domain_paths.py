@@ -14,6 +14,7 @@ import plotnine_private.mechanisms.naming.cellnames as cellnames
 import plotnine_private.mechanisms.streams.places as place_streams
 import plotnine_private.mechanisms.streams.randomness as randomness
 import plotnine_private.mechanisms.streams.versions as streams
+import plotnine_private.tables as tables_mod
 from plotnine_private import dp_table
 from plotnine_private.mechanisms.naming.cellnames import (
     cell_words,
@@ -110,6 +111,63 @@ def test_a_table_of_1e5_declared_cells_draws_the_plain_paths_numbers(
     assert (fast["count"].to_numpy() != true.to_numpy()).mean() > 0.5
     other = dp_table(df, "x", facets=facets, eps=1.0, seed=8)
     assert not fast["count"].equals(other["count"])
+
+
+def _plain_numbers(monkeypatch):
+    """Switch the numeric fast paths off: float levels looked up and
+    named value by value, their identity item by item, each shown
+    level found by its label."""
+    monkeypatch.setattr(cells_mod, "_float_levels", lambda levels: None)
+    monkeypatch.setattr(
+        randomness,
+        "_prefixed_floats",
+        lambda values: b"".join(
+            len(c).to_bytes(4, "little") + c
+            for c in map(randomness._canonical, values)
+        ),
+    )
+    monkeypatch.setattr(tables_mod, "_declared_numbers", _numbers_by_label)
+
+
+def _numbers_by_label(levels, xdim, at, xs):
+    back = {tables_mod.level_label(v): v for v in levels}
+    return np.array(
+        [back.get(tables_mod.level_label(v), v) for v in xs], object
+    )
+
+
+@pytest.mark.parametrize("version", [2, 3])
+@pytest.mark.parametrize("kind", ["int", "float"])
+def test_a_table_of_numeric_levels_draws_the_plain_paths_numbers(
+    monkeypatch, kind, version
+):
+    """Numeric levels (ints, or floats with fractions, a negative zero
+    and a huge value) of a numeric column, with missing and undeclared
+    values: the bulk lookup, names and identity release the numbers and
+    labels of the value-by-value paths."""
+    streams.use_stream_version(version)  # the test's session restores it
+    rng = np.random.default_rng(6)
+    m = 3000
+    if kind == "int":
+        levels: list = list(range(-5, m - 5))
+        values = rng.integers(-10, m, size=4 * m).astype(float)
+    else:
+        levels = [i / 4 for i in range(1, m - 1)] + [-0.0, 1e300]
+        values = rng.choice([*levels[:50], 0.0, 0.3, 1e300], size=4 * m)
+    values[::97] = np.nan
+    df = pd.DataFrame({"x": values})
+    fast = dp_table(df, "x", eps=1.0, seed=7, levels=levels)
+    with monkeypatch.context() as mp:
+        _plain_numbers(mp)
+        plain = dp_table(df, "x", eps=1.0, seed=7, levels=levels)
+    pd.testing.assert_frame_equal(fast, plain)
+    assert fast["x"].tolist() == sorted(levels, key=float)
+    # the noise is there: most counts are not the true ones
+    true = pd.Series(values).value_counts()
+    got = pd.Series(fast["count"].to_numpy(), index=fast["x"].astype(float))
+    both = true.index.intersection(got.index)
+    assert len(both) > 40
+    assert (got[both].to_numpy() != true[both].to_numpy()).mean() > 0.5
 
 
 @pytest.mark.parametrize(

@@ -54,6 +54,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 import pandas as pd
+from mizani.transforms import identity_trans
 from plotnine._utils import SIZE_FACTOR, resolution, to_rgba
 from plotnine._utils.registry import Registry
 from plotnine.composition import Compose
@@ -425,15 +426,66 @@ def _evaluated_rows(lyr, plot) -> pd.DataFrame:
     ``group="var"`` column stays as a dimension of them), and plotnine's
     stable sort by ``PANEL`` only where the rows are not in panel order
     already (it is the identity then: 0.15 s at 10**7 rows)."""
-    evaled = evaluate(lyr.mapping._starting, lyr.data, plot.environment)
-    plot.scales.add_defaults(evaled, aes(**{str(c): c for c in evaled}))
-    if len(lyr.data) == 0 and len(evaled) > 0:
-        evaled["PANEL"] = 1
+    starting = lyr.mapping._starting
+    data = lyr.data
+    if starting and all(
+        isinstance(col, str) and col in data for col in starting.values()
+    ):
+        # every aesthetic names a column: taken as it is, as plotnine's
+        # evaluate takes it, with PANEL, in one frame: no copy of each
+        # column (10**7 rows of a float column: 80 MB), no assignment of
+        # a column to the rows
+        evaled = pd.DataFrame(
+            {ae: data[col] for ae, col in starting.items()},
+            index=data.index,
+            copy=False,
+        )
+        plot.scales.add_defaults(evaled, aes(**{str(c): c for c in evaled}))
+        if len(data):
+            evaled = pd.DataFrame(
+                {**{c: evaled[c] for c in evaled}, "PANEL": data["PANEL"]},
+                index=data.index,
+                copy=False,
+            )
+        else:  # no rows: as plotnine does below
+            evaled["PANEL"] = 1 if len(evaled) else data["PANEL"]
     else:
-        evaled["PANEL"] = lyr.data["PANEL"]
-    if not evaled["PANEL"].is_monotonic_increasing:
+        evaled = evaluate(starting, data, plot.environment)
+        plot.scales.add_defaults(evaled, aes(**{str(c): c for c in evaled}))
+        if len(data) == 0 and len(evaled) > 0:
+            evaled["PANEL"] = 1
+        else:
+            evaled["PANEL"] = data["PANEL"]
+    if not _in_panel_order(evaled["PANEL"]):
         evaled = evaled.sort_values("PANEL", kind="mergesort")
     return evaled
+
+
+def _in_panel_order(panel: pd.Series) -> bool:
+    """Whether the rows are in panel order: every row in the one panel
+    of a Categorical of one category (a minimum of its small codes,
+    0.002 s at 10**7 rows), else pandas' monotonic test (0.03 s)."""
+    if (
+        isinstance(panel.dtype, pd.CategoricalDtype)
+        and len(panel.cat.categories) == 1
+    ):
+        codes = np.asarray(panel.array.codes)
+        if len(codes) == 0 or codes.min() >= 0:
+            return True
+    return bool(panel.is_monotonic_increasing)
+
+
+def _transform_rows(plot, data: pd.DataFrame) -> pd.DataFrame:
+    """``plot.scales.transform_df(data)`` without the scales whose
+    transform is the identity: plotnine assigns each of their columns to
+    itself, a pass over every row that changes nothing."""
+    if len(data) == 0:
+        return data
+    for sc in plot.scales:
+        if type(getattr(sc, "_trans", None)) is identity_trans:
+            continue
+        data = sc.transform_df(data)
+    return data
 
 
 def _compute_aesthetics(hooks: DoorHooks):
@@ -453,7 +505,7 @@ def _compute_aesthetics(hooks: DoorHooks):
                 # the scales' transforms (log10, sqrt, dates) are applied
                 # here, on the rows, silently; plotnine's own pass skips
                 # this layer
-                data = plot.scales.transform_df(self.data)
+                data = _transform_rows(plot, self.data)
             self.data = hooks.release(self, plot, rows, data)
             self._pnp_released = True
             return None
@@ -527,15 +579,23 @@ def _layout_setup(hooks: DoorHooks):
                 # gives every row an int64 1: 8 bytes a record)
                 mine = next(flags, False)
                 if mine and isinstance(facet_obj, facet_null):
-                    data["PANEL"] = pd.Categorical.from_codes(
+                    panel = pd.Categorical.from_codes(
                         np.zeros(len(data), dtype=np.int8),
                         categories=layout["PANEL"].cat.categories,
                         ordered=True,
                     )
+                    # as a Series: pandas would copy a bare Categorical
+                    data["PANEL"] = pd.Series(
+                        panel, index=data.index, copy=False
+                    )
                     return data
                 mapped = facet_map(data, layout)
                 if mine and "PANEL" in mapped.columns:
-                    mapped["PANEL"] = _small_panel(mapped["PANEL"], layout)
+                    mapped["PANEL"] = pd.Series(
+                        _small_panel(mapped["PANEL"], layout),
+                        index=mapped.index,
+                        copy=False,
+                    )
                 return mapped
 
             facet_obj.compute_layout = public_layout

@@ -41,7 +41,7 @@ from __future__ import annotations
 import functools
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..session import (
@@ -55,7 +55,7 @@ from ..streams.randomness import derive_key
 from .cell_table import CellTable, data_digest
 from .count_mechanisms import CKMCounts, LaplaceCounts, Mechanism
 from .query import Query, cells_name
-from .records import Release, Released
+from .records import MadeOnRead, Release, Released
 from .sources import check_source
 
 __all__ = [
@@ -97,6 +97,10 @@ def keyed_digest(secret: Secret, digest: bytes) -> str:
     return h.hexdigest()
 
 
+def _charge_cells(charge: Charge) -> str:
+    return "" if charge.name_of is None else charge.name_of()
+
+
 @dataclass(frozen=True)
 class Charge:
     """What one release will cost, told to the charge hook (the ledger)
@@ -112,7 +116,10 @@ class Charge:
     family, mechanism, eps, delta, adjacency, source
         As in :class:`Release` (``eps`` is ``None`` for CKM).
     cells
-        :func:`cells_name` (``""`` if none).
+        :func:`cells_name` (``""`` if none), made when first read where
+        ``name_of`` is given: a repeated release, found in the ledger,
+        never reads it (naming a declared domain of 10**6 labels hashes
+        some 12 MB).
     unit, bound
         The privacy unit and how many records one unit may have:
         ``"one row"`` and 1 until a query names them (parts
@@ -133,11 +140,18 @@ class Charge:
     delta: float
     adjacency: str | None
     source: str
-    cells: str = ""
+    cells: MadeOnRead = MadeOnRead(_charge_cells, "")
     unit: str = "one row"
     bound: int = 1
     dataset: str | None = None
     label: str = ""
+    name_of: Callable[[], str] | None = field(
+        default=None, repr=False, compare=False
+    )
+
+    def __post_init__(self) -> None:
+        if self.name_of is not None:  # made on first read
+            object.__delattr__(self, "cells")
 
     @classmethod
     def of(
@@ -164,7 +178,7 @@ class Charge:
             delta=float(delta),
             adjacency=adjacency,
             source=query.source,
-            cells=cells_name(query),
+            name_of=functools.partial(cells_name, query),
             unit=str(query.part("privacy_unit", "one row")),
             bound=int(query.part("max_records", 1)),
             dataset=None if tags is None else tags.dataset,

@@ -53,11 +53,13 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from ..naming.cellnames import StrLabels, cell_words, only_str, value_bytes
+from ..naming.encoding import tagged_runs
 from ..naming.row_order import low_rows
 from .siphash import rotl, siphash24, siphash24_128
 
@@ -118,11 +120,25 @@ def _canonical(part: Any) -> bytes:
             # a declared domain of 10**6 labels: the same bytes as the
             # item-wise recursion, built in one buffer
             return b"t:" + _prefixed_labels(tuple(part))
+        if len(part) > 64 and set(map(type, part)) == {float}:
+            # 10**6 numeric levels, as floats: the same, their texts
+            # made in one pass
+            return b"t:" + _prefixed_floats(part)
         inner = b"".join(
             len(c).to_bytes(4, "little") + c for c in map(_canonical, part)
         )
         return b"t:" + inner
     return b"s:" + str(part).encode("utf-8")
+
+
+def _prefixed_floats(values: Sequence[float]) -> bytes:
+    """The joined bytes of :func:`_canonical` of each float of
+    ``values`` after its length (``b"f:"`` and its ``repr``, a zero
+    written ``0.0``), as the item-wise recursion joins them."""
+    texts = list(map(repr, values))
+    for i in np.flatnonzero(np.asarray(values, dtype=np.float64) == 0):
+        texts[i] = repr(0.0)  # -0.0 is written as 0.0
+    return tagged_runs(texts, b"f:")
 
 
 def _canonical_chunks(part: Any, digests: bool = False) -> list[bytes]:
