@@ -347,8 +347,9 @@ def noise_interval(plot: Any, level: float = 0.95) -> NoiseIntervals:
     >>> from plotnine.data import mpg
     >>> p = ggplot(mpg, aes("cty")) + geom_bar(
     ...     stat="count_dp", eps=1, seed=1, levels=list(range(9, 36)))
-    >>> pp.noise_interval(p).caption()
-    'noise: ±6 (95%) for count_dp eps=1'
+    >>> print(pp.noise_interval(p).caption())
+    noise: ±6 (95%) for count_dp eps=1
+    count_dp: 15 of 27 marks are within noise (drawn faded)
     """
     from .ledger.store import suspended
     from .report.figures import built_figures, is_several

@@ -146,6 +146,7 @@ def test_noise_interval_of_a_composition(cars):
     assert ni["eps"].tolist() == [1.0, 0.5]
     assert ni.caption() == (
         "noise: ±6 (95%) for count_dp eps=1; ±12 (95%) for count_dp eps=0.5"
+        "\ncount_dp: 2 of 8 marks are within noise (drawn faded)"
     )
     assert pp.noise_interval([a, b]).equals(ni)
 

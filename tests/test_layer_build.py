@@ -78,6 +78,7 @@ def test_the_layer_keeps_no_rows():
         "axis_cache",
         "fine",
         "hidden_cells",
+        "marks",
         "unit",
     }
     assert not any(isinstance(v, pd.DataFrame) for v in vars(kept).values())

@@ -8,6 +8,7 @@ numbers must be equal, and no noise may be shared.
 
 from __future__ import annotations
 
+import re
 import warnings
 from pathlib import Path
 
@@ -254,7 +255,15 @@ def test_neighbours_differ_only_in_noisy_numbers(neighbours, method, output):
     ta, tb = reports[0].table, reports[1].table
     pd.testing.assert_frame_equal(ta, tb)  # eps, delta, thresholds, cells
     assert reports[0].total_eps == reports[1].total_eps == 6
-    assert reports[0].notes == reports[1].notes
+    # how many marks are within noise is read from released values
+    # (stats/marks.py), like the noisy numbers: the notes agree but that
+    assert [
+        re.sub(r"\d+ of (\d+) marks", r"# of \1 marks", n)
+        for n in reports[0].notes
+    ] == [
+        re.sub(r"\d+ of (\d+) marks", r"# of \1 marks", n)
+        for n in reports[1].notes
+    ]
     assert warns[0] == warns[1]
     # but the noisy numbers did change
     noisy = "prob" if output == "histogram" else "x"

@@ -459,8 +459,14 @@ class _SummaryFamily(_CountFamily):
         # a cell released with n = 0 has no mean to draw (plotnine has no
         # row for a combination without records): post-processing
         keep = est["keep"]
+        empty = np.asarray(est["n"], dtype=float) <= 0
         if self.params["drop"]:
-            keep = keep & ~(np.asarray(est["n"], dtype=float) <= 0)
+            keep = keep & ~empty
+        elif self.params.get("fun") != "sum":
+            # drop=False keeps the row of a cell released with n <= 0, but
+            # a mean or quantile of no records is not a mark, not even a
+            # faded one: nothing to draw there (its y_low/y_high stay)
+            frame.loc[empty, ["y", "ymin", "ymax"]] = np.nan
         frame = frame[keep].reset_index(drop=True)
         if not self.build.discrete_x:
             frame["x"] = frame["x"].astype(float)
