@@ -32,7 +32,7 @@ from .cells import level_label
 from .declarations import registered
 from .exceptions import PlotninePrivateError, PrivacyWarning
 from .identifiers import content_ids, id_codes
-from .mechanisms.release.bounding import bounded_mask
+from .mechanisms.release.bounding import bounded_mask, order_keys
 from .mechanisms.session import tagged
 from .units import (
     ONE_ROW,
@@ -679,6 +679,18 @@ def bound_rows(
                 values,
             )
     return mask
+
+
+def record_order(rows: pd.DataFrame, units: np.ndarray, unit: Unit):
+    """Each row's key in its unit's public keyed order (the order
+    :func:`bound_rows` keeps records in: by ``record_id``, or by a hash
+    of the record's content), for the bounds per cell
+    (``max_records_per_cell``)."""
+    if unit.record_id is not None:
+        records, _ = id_codes(rows[unit.record_id])
+    else:
+        records = content_ids(rows, None, unit.bounding)
+    return order_keys(units, records, unit.salt, unit.bounding)
 
 
 def _remembered(column: pd.Series) -> Any:

@@ -116,7 +116,8 @@ def check_unit_columns(name: str, src: Any) -> None:
             f"{name}(): max_cells={unit.max_cells} is not supported for a "
             f"table in the {src.engine} engine (a layer's cells there are "
             "raw categories as well as integer codes, so they cannot be "
-            "ranked per unit in the query). Leave max_cells out (a unit "
+            "ranked per unit in the query), nor max_records_per_cell "
+            "with it. Leave max_cells out (a unit "
             f"then reaches at most max_records={unit.max_records} cells), "
             "or collect the rows into a pandas or polars DataFrame."
         )
