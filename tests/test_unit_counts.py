@@ -337,3 +337,17 @@ def test_the_report_states_the_bound_per_cell():
     words = "at most 4 records each in at most 2 cells of a layer"
     assert f"{words}, at most 1 in each" in line
     assert _release(_count(cells, eps=1)).sensitivity == 4  # 2 min(4, 2)
+
+
+@pytest.mark.parametrize("record_id", ["rid", None])
+def test_tables_bound_per_cell_as_the_plots_do(record_id):
+    kw = {"unit": "pid", "max_records": 9, "record_id": record_id}
+    cells = pp.source(
+        DATA.drop(columns="rkey"), **kw, max_cells=3, max_records_per_cell=2
+    )
+    table = pp.dp_table(cells, "c", levels=list("abcd"), eps=HUGE, seed=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        bars = _counts(_count(cells, eps=HUGE))
+    assert table["count"].tolist() == bars
+    assert _counts(_count(pp.source(DATA, **kw), eps=HUGE)) != bars
