@@ -327,8 +327,11 @@ class Door:
         its rows are already bounded to ``unit.max_records`` per unit.
     rows
         The layer's rows before its mapping was evaluated (every column of
-        its data, with ``PANEL``), index-aligned with the evaluated rows:
-        for stats that need unmapped columns (the PCA's features).
+        its data, with ``PANEL``), read by the evaluated rows' index
+        labels (``rows.loc[data.index]``): for stats that need unmapped
+        columns (the PCA's features). Where a unit's bound left rows out
+        and the labels are unique, the rows left out are still here
+        (never read: no evaluated row has their labels).
     """
 
     source: str
@@ -557,7 +560,11 @@ def release_layer(
             # plotnine's facets reorder the evaluated rows (by panel):
             # keep them by index label, not by position
             data = data[_kept_labels(rows.index, data.index, keep)]
-            rows = rows[keep]
+            if not rows.index.is_unique:
+                rows = rows[keep]
+            # else the door's rows stay whole (no copy of every column):
+            # they are read by the evaluated rows' labels, which are
+            # those of kept rows only
     warn_kept(type(lyr.stat).__name__, unit)
     build = LayerBuild(make_door(plot, lyr, rows))
     with charged_as(plot, lyr):
