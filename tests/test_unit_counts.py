@@ -150,12 +150,32 @@ def test_units_counts_equal_in_memory_duckdb_and_polars():
     duckdb = pytest.importorskip("duckdb")
     pl = pytest.importorskip("polars")
     con = duckdb.connect()
-    sources = {
-        "memory": pp.source(DATA, **UNIT),
-        "duckdb": pp.source(con.from_df(DATA), **UNIT),
-        "duckdb kept": pp.source(con.from_df(DATA), **UNIT, keep_bounded=True),
-        "polars": pp.source(pl.from_pandas(DATA).lazy(), **UNIT),
-    }
+    got = _equal_in_memory_and(
+        {
+            "duckdb": pp.source(con.from_df(DATA), **UNIT),
+            "duckdb kept": pp.source(
+                con.from_df(DATA), **UNIT, keep_bounded=True
+            ),
+            "polars": pp.source(pl.from_pandas(DATA).lazy(), **UNIT),
+        }
+    )
+    # the CKM key of a unit count is each unit's smallest key in a cell:
+    # the per-record keys here make that differ from the records' sums
+    records = ggplot(pp.source(DATA, **UNIT), aes("c", rkey="rkey"))
+    records += geom_bar(stat="count_ckm", ptable=PTABLE)
+    assert _counts(records) != got["count_ckm"]
+
+
+def test_units_counts_equal_in_memory_and_spark(request):
+    spark = request.getfixturevalue("spark")
+    frame = spark.createDataFrame(DATA)
+    _equal_in_memory_and({"spark": pp.source(frame, **UNIT)})
+
+
+def _equal_in_memory_and(engines: dict) -> dict:
+    """Every plot's counts from each engine's source equal memory's;
+    memory's counts by plot."""
+    sources = {"memory": pp.source(DATA, **UNIT), **engines}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         got = {
@@ -164,12 +184,26 @@ def test_units_counts_equal_in_memory_duckdb_and_polars():
         }
     for k in sources:
         assert got[k] == got["memory"], k
-    # the CKM key of a unit count is each unit's smallest key in a cell:
-    # the per-record keys here make that differ from the records' sums
-    records = ggplot(sources["memory"], aes("c", rkey="rkey")) + geom_bar(
-        stat="count_ckm", ptable=PTABLE
-    )
-    assert _counts(records) != got["memory"]["count_ckm"]
+    return got["memory"]
+
+
+def test_one_whole_person_in_duckdb_changes_only_noisy_numbers():
+    """The harness on a DuckDB source counting units: the person with
+    40 rows removed."""
+    duckdb = pytest.importorskip("duckdb")
+    con = duckdb.connect()
+
+    def plot(d):
+        src = pp.source(con.from_df(d), unit="pid", max_records=3)
+        return ggplot(src, aes("c")) + geom_bar(
+            stat="count_dp", eps=1, seed=8, count="units"
+        )
+
+    base = BASE.assign(pid=BASE["pid"].astype(str))
+    other = neighbour("removed").assign(pid=lambda d: d["pid"].astype(str))
+    a, b = snapshot(plot(base)), snapshot(plot(other))
+    assert "error" not in a, a.get("error")
+    assert differences(a, b) == []
 
 
 # -- one whole person changed ------------------------------------------
