@@ -20,7 +20,14 @@ import numpy as np
 import pandas as pd
 import pytest
 from neighbours import differences, snapshot
-from plotnine import aes, facet_null, geom_bar, geom_bin_2d, ggplot
+from plotnine import (
+    aes,
+    facet_null,
+    facet_wrap,
+    geom_bar,
+    geom_bin_2d,
+    ggplot,
+)
 from test_unit_neighbours_counts import BASE, LEVELS, neighbour
 
 import plotnine_private as pp
@@ -164,12 +171,6 @@ def test_units_counts_equal_in_memory_duckdb_and_polars():
     records = ggplot(pp.source(DATA, **UNIT), aes("c", rkey="rkey"))
     records += geom_bar(stat="count_ckm", ptable=PTABLE)
     assert _counts(records) != got["count_ckm"]
-
-
-def test_units_counts_equal_in_memory_and_spark(request):
-    spark = request.getfixturevalue("spark")
-    frame = spark.createDataFrame(DATA)
-    _equal_in_memory_and({"spark": pp.source(frame, **UNIT)})
 
 
 def _equal_in_memory_and(engines: dict) -> dict:
@@ -354,17 +355,6 @@ def test_bad_count_choices_are_refused_before_plotting():
         build(weighted)
 
 
-def test_engines_refuse_bounds_per_cell_with_the_fix():
-    duckdb = pytest.importorskip("duckdb")
-    with pytest.raises(PlotninePrivateError, match="max_cells=2 is not"):
-        pp.source(
-            duckdb.connect().from_df(DATA),
-            **UNIT,
-            max_cells=2,
-            max_records_per_cell=1,
-        )
-
-
 def test_the_report_states_the_bound_per_cell():
     cells = pp.source(DATA, **UNIT, max_cells=2, max_records_per_cell=1)
     line = pp.privacy_report(_count(cells, eps=1)).unit_line
@@ -385,3 +375,108 @@ def test_tables_bound_per_cell_as_the_plots_do(record_id):
         bars = _counts(_count(cells, eps=HUGE))
     assert table["count"].tolist() == bars
     assert _counts(_count(pp.source(DATA, **kw), eps=HUGE)) != bars
+
+
+#: bounds per cell, with and without record ids (content-named records)
+_CELLS = {"unit": "pid", "max_records": 9, "max_cells": 2}
+
+
+def _cell_plots(src):
+    """The count families, a facet and an undeclared group, under
+    bounds per cell (records and units)."""
+    plots = {
+        "count": _count(src, eps=1),
+        "count facets": ggplot(src, aes("c", fill="f"))
+        + geom_bar(stat="count_dp", eps=1, seed=1)
+        + facet_wrap("g"),
+    }
+    units = _plots(src)
+    return {**plots, **{n: units[n] for n in ("count_ckm", "hex_dp")}}
+
+
+def _cell_data():
+    rng = np.random.default_rng(9)
+    return DATA.assign(
+        f=rng.choice(["u", "v"], len(DATA)),
+        g=pd.Categorical(rng.choice(["s", "t"], len(DATA)), ["s", "t"]),
+    )
+
+
+@pytest.mark.parametrize("record_id", ["rid", None])
+def test_cell_bounds_equal_in_memory_duckdb_and_polars(record_id):
+    duckdb = pytest.importorskip("duckdb")
+    pl = pytest.importorskip("polars")
+    d = _cell_data()
+    kw = {**_CELLS, "record_id": record_id, "max_records_per_cell": 2}
+    con = duckdb.connect()
+    sources = {
+        "memory": pp.source(d, **kw),
+        "duckdb": pp.source(con.from_df(d), **kw),
+        "duckdb kept": pp.source(con.from_df(d), **kw, keep_bounded=True),
+        "polars": pp.source(
+            pl.from_pandas(d)
+            .with_columns(pl.col("g").cast(pl.Enum(["s", "t"])))
+            .lazy(),
+            **kw,
+        ),
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = {
+            k: {n: _counts(p) for n, p in _cell_plots(s).items()}
+            for k, s in sources.items()
+        }
+        whole = pp.source(d, unit="pid", max_records=9, record_id=record_id)
+        plain = {n: _counts(p) for n, p in _cell_plots(whole).items()}
+    for k in sources:
+        assert got[k] == got["memory"], k
+    assert got["memory"]["count"] != plain["count"]
+
+
+def test_units_and_cell_bounds_equal_in_memory_and_spark(request):
+    """Spark (slow to query: a few plots): counts of units (DP and CKM)
+    and bounds per cell (bars in facets, hexagons) equal memory's."""
+    spark = request.getfixturevalue("spark")
+    d = _cell_data()
+    kw = {**_CELLS, "record_id": "rid", "max_records_per_cell": 1}
+
+    def plots(src):
+        # records per cell in facets; units (CKM keys) per cell
+        return [
+            _counts(_cell_plots(src)["count facets"]),
+            _counts(_plots(src)["count_ckm"]),
+        ]
+
+    frame = spark.createDataFrame(d.assign(g=d["g"].astype(str)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        src = pp.source(frame, **kw, levels={"g": ["s", "t"]})
+        assert plots(src) == plots(pp.source(d, **kw))
+
+
+@pytest.mark.parametrize("change", ["removed", "more rows", "moved"])
+def test_cell_bounds_in_duckdb_one_whole_person(change):
+    duckdb = pytest.importorskip("duckdb")
+    con = duckdb.connect()
+
+    def plot(d):
+        src = pp.source(
+            con.from_df(d.assign(pid=d["pid"].astype(str))),
+            unit="pid",
+            max_records=6,
+            max_cells=2,
+            max_records_per_cell=2,
+        )
+        return ggplot(src, aes("u")) + geom_bar(stat="count_dp", eps=1, seed=8)
+
+    a = snapshot(plot(BASE), ("y",), True)
+    b = snapshot(plot(neighbour(change)), ("y",), True)
+    assert "error" not in a, a.get("error")
+    assert differences(a, b) == []
+
+
+def test_engine_tables_refuse_cell_bounds_with_the_fix():
+    duckdb = pytest.importorskip("duckdb")
+    src = pp.source(duckdb.connect().from_df(DATA), **UNIT, max_cells=2)
+    with pytest.raises(PlotninePrivateError, match="layers of a plot"):
+        pp.dp_table(src, "c", eps=1, seed=1)

@@ -558,6 +558,25 @@ def release_in_engine(
                 "aes(weight=...), or count records (count='records').",
             )
     frame = bounded_frame(src)
+    if src.unit.bounded and src.unit.max_cells is not None:
+        frame = _cells_limited(
+            stat,
+            frame,
+            src,
+            door,
+            gcols,
+            pkeys,
+            gkeys,
+            fstages,
+            where,
+            having,
+            keep is not None and not filtered,
+            pfinish,
+            ffinish,
+        )
+        mechanism = mechanism.bounded(
+            src.unit.cell_records, src.unit.max_cells
+        )
     g = grouped(
         frame,
         {**pkeys, **gkeys},
@@ -590,6 +609,50 @@ def release_in_engine(
     if units:
         mechanism = units_mechanism(mechanism, src.unit, [panel, *gdims, fdim])
     return stat.release_table(door, fam, panel, gdims, table, idx, mechanism)
+
+
+def _cells_limited(
+    stat,
+    frame,
+    src,
+    door,
+    gcols,
+    pkeys,
+    gkeys,
+    fstages,
+    where,
+    having,
+    outside,
+    pfinish,
+    ffinish,
+):
+    """``frame`` with each unit's records limited to its ``max_cells``
+    cells (and ``max_records_per_cell`` in each), as memory limits them
+    (:mod:`.cell_bounds`): the layer's distinct cells first, named in
+    Python, then the windows in the engine."""
+    from .cell_bounds import limit_cells_in_engine
+
+    keys = {**pkeys, **gkeys}
+    distinct = grouped(frame, keys, where=where, having=having, stages=fstages)
+    if outside:
+        distinct = _drop_outside(distinct, list(fstages[-1]))
+
+    def dims(g: pd.DataFrame) -> list[Dimension]:
+        gdims = [
+            categorical_dimension(c, _plain(g[f"_g{i}"]), door.declared.get(c))
+            for i, c in enumerate(gcols)
+        ]
+        return [pfinish(g), *gdims, ffinish(g).dimension()]
+
+    return limit_cells_in_engine(
+        frame,
+        src,
+        keys=keys,
+        stages=fstages,
+        where=where,
+        distinct=distinct,
+        dims=dims,
+    )
 
 
 def nw_col(column: str | None) -> Any:
@@ -627,7 +690,7 @@ def source_groups(
             f"{name}(): column {missing[0]!r} is not in the table; columns "
             f"are {src.columns}."
         )
-    check_unit_columns(name, src)
+    check_unit_columns(name, src, cells=False)
     names = list(dict.fromkeys(columns))
     keys = {f"_c{i}": nw.col(c) for i, c in enumerate(names)}
     rk = None

@@ -151,7 +151,12 @@ class Source:
         if not self.keep_bounded:
             return bound(self)
         if self._kept is None:
-            self._kept = self._keep(bound(self).select(*self.columns))
+            from .bounding import KEY, UNIT_CODE
+
+            # bounds per cell rank the kept records again: their unit's
+            # code and order key are kept with them
+            extra = [UNIT_CODE, KEY] if self.unit.max_cells is not None else []
+            self._kept = self._keep(bound(self).select(*self.columns, *extra))
         return self._kept
 
     def _keep(self, frame: Any) -> Any:
@@ -269,8 +274,9 @@ def source(
         Cells of one layer a unit's records may fall in at most (at most
         ``max_records``): the ``max_cells`` cells with the smallest
         public keyed hash of (unit, cell), a cell named by its content;
-        lowers the display threshold of undeclared domains. In memory
-        only (an engine refuses it).
+        lowers the display threshold of undeclared domains. In an engine
+        (DuckDB, Polars, Spark) for a plot's layers, not for a private
+        table.
     record_id
         A column identifying each record within its unit (whole numbers
         in an engine); without it, a hash of the record's content in a frame in
@@ -290,7 +296,7 @@ def source(
         max_cells * max_records_per_cell)`` times one record's (as
         PipelineDP's ``max_partitions_contributed`` and
         ``max_contributions_per_partition``); ``max_records`` may be left
-        out (it is then that product). In memory only.
+        out (it is then that product). Where ``max_cells`` is.
     keep_bounded
         Bound once, draw many (DuckDB, Polars, Spark, with ``unit``): the
         first figure keeps the rows each unit keeps in the engine (a
