@@ -5,7 +5,7 @@ levels other records have; at most ``max_records_per_cell`` records in
 each cell (:func:`limit_per_cell`); and one record per unit and cell for
 counts of units (:func:`one_per_cell`).
 
-No plotnine here (numpy only).
+No plotnine here (numpy, and pandas' hash tables).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import pandas as pd
 
 from .cells import Dimension, combined_codes
 from .mechanisms.naming.cellnames import cell_words
@@ -105,12 +106,30 @@ def _groups(
     return rows, np.asarray(units, dtype=np.int64)[rows], code[rows]
 
 
-def _ranks(units: np.ndarray, code: np.ndarray, order: np.ndarray):
+def _pair_index(units: np.ndarray, code: np.ndarray) -> np.ndarray:
+    """One int64 per (unit, cell) pair, equal for equal pairs: the unit's
+    place among the units met (a hash table, no sort) times the number
+    of cell codes, plus the code."""
+    u = pd.factorize(units)[0].astype(np.int64)
+    width = int(code.max()) + 1 if len(code) else 1
+    if len(u) and int(u.max()) >= (1 << 62) // width:  # pragma: no cover
+        # too many (unit, cell) combinations to pack: number the pairs
+        pairs = pd.MultiIndex.from_arrays([u, code])
+        return pd.factorize(pairs)[0].astype(np.int64)
+    return u * width + code
+
+
+def _ranks(units: np.ndarray, code: np.ndarray, order: np.ndarray | None):
     """Each record's place (0, 1, ...) among its unit's records in its
-    cell, by ``order`` (smallest first; equal keys by position)."""
-    by = np.lexsort((order, code, units))
-    u, c = units[by], code[by]
-    start = np.r_[True, (u[1:] != u[:-1]) | (c[1:] != c[:-1])]
+    cell, by ``order`` (smallest first; equal keys by position; None:
+    by position)."""
+    pair = _pair_index(units, code)
+    if order is None:
+        # only the first of each pair matters here: no sort
+        return pd.Series(pair).duplicated().to_numpy().astype(np.int64)
+    by = np.lexsort((order, pair))
+    p = pair[by]
+    start = np.r_[True, p[1:] != p[:-1]]
     place = np.arange(len(by))
     rank = np.empty(len(by), dtype=np.int64)
     rank[by] = place - np.maximum.accumulate(np.where(start, place, 0))
@@ -171,7 +190,7 @@ def one_per_cell(
     rows, u, c = _groups(dims, units, keep)
     if len(rows):
         order = (
-            np.zeros(len(rows), dtype=np.int64)
+            None
             if key_ints is None
             else np.asarray(key_ints, dtype=np.int64)[rows]
         )
