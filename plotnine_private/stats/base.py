@@ -192,6 +192,23 @@ def refuse_unknown_arguments(stat_obj: Any) -> None:
     )
 
 
+def _rows_of(rows: pd.DataFrame, labels: pd.Index) -> pd.DataFrame:
+    """``rows.loc[labels]``, by position where the rows' index is a plain
+    range (the usual case: a lookup of each label's place instead of a
+    hash table of ten million labels)."""
+    index = rows.index
+    if (
+        isinstance(index, pd.RangeIndex)
+        and index.step == 1
+        and labels.dtype.kind in "iu"
+        and len(labels)
+    ):
+        pos = labels.to_numpy().astype(np.int64) - index.start
+        if pos.min() >= 0 and pos.max() < len(rows):
+            return rows.iloc[pos]
+    return rows.loc[labels]
+
+
 def units_mechanism(mechanism, unit, dims: list[Dimension]):
     """The mechanism of a layer that counts units (``count="units"``):
     one unit adds 1 to each of at most ``unit.unit_cells`` cells, and to
@@ -444,7 +461,11 @@ class PrivateCountStat(Declared, GroupingMixin, stat):
         if unit.max_cells is None or door.rows is None:
             return None
         # the door left out records without a unit: every code is a unit
-        rows = door.rows.loc[data.index]
+        rows = door.rows
+        if unit.max_records_per_cell is None or unit.record_id is not None:
+            # the columns read (records named by content read them all)
+            rows = rows[[c for c in (unit.column, unit.record_id) if c]]
+        rows = _rows_of(rows, data.index)
         units, _ = id_codes(rows[unit.column])
         keep = limit_cells(
             dims, units, unit.max_cells, unit.salt, unit.bounding
@@ -478,7 +499,8 @@ class PrivateCountStat(Declared, GroupingMixin, stat):
                 "unit='<person column>', max_records=k), or leave "
                 "count='records' (the default).",
             )
-        units, _ = id_codes(door.rows.loc[data.index, unit.column])
+        rows = _rows_of(door.rows[[unit.column]], data.index)
+        units, _ = id_codes(rows[unit.column])
         return one_per_cell(dims, units, key_ints, kept)
 
     def release_table(
