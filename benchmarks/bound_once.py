@@ -27,6 +27,13 @@ and keeping ``--k`` (default 3) of them, it times (best of
 
 Targets: first <= 2x floor, later <= 1.5x unbounded.
 
+``--variants`` (instead of the above): a bounded ``count_dp`` (no
+``keep_bounded``, a fresh source each time, best of
+``--repeats``) counting units (``count="units"``) and under bounds per
+cell (``max_cells=2, max_records_per_cell=1``), against the same figure
+counting records under ``max_records`` alone, in DuckDB and (with
+``--memory``) in memory.
+
 Run: ``python benchmarks/bound_once.py --rows 1e7 [--ids int,text]
 [--memory] [--repeats 2] [--k 3] [--per-unit 4] [--dir DIR]``. The
 machine may be shared: the load average is printed with each line.
@@ -270,6 +277,50 @@ def bench_memory(path, rows, units, ids, args, pp) -> None:
         )
 
 
+def bench_variants(path, rows, units, ids, args, pp, memory) -> None:
+    import duckdb
+    import pandas as pd
+    from plotnine import aes, geom_bar, ggplot
+
+    con = duckdb.connect()
+    d = None
+    if memory:
+        d = relation(con, path, units, ids).df()
+        d["g"] = pd.Categorical(d["g"], categories=LEVELS)
+
+    def source(**extra):
+        unit = {"unit": "person", "max_records": args.k, "record_id": "id"}
+        if memory:
+            return pp.source(d, **unit, **extra)
+        rel = relation(con, path, units, ids)
+        return pp.source(rel, levels={"g": LEVELS}, **unit, **extra)
+
+    def timed(count: str, **extra) -> float:
+        def once() -> float:
+            src = source(**extra)  # a fresh source: bounds again
+            return built(
+                lambda: (
+                    ggplot(src, aes("g"))
+                    + geom_bar(stat="count_dp", eps=1, seed=1, count=count)
+                )
+            )
+
+        return best(once, args.repeats)
+
+    base = timed("records")
+    where = "memory" if memory else "duckdb"
+    for name, t in (
+        ("units", timed("units")),
+        ("cells", timed("records", max_cells=2, max_records_per_cell=1)),
+    ):
+        print(
+            f"{where} {ids:4s} {rows:.0e} count_dp {name:5s} {t:7.2f} "
+            f"records {base:7.2f} ratio {t / base:5.2f} "
+            f"load {os.getloadavg()[0]:.1f}",
+            flush=True,
+        )
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rows", default="1e7")
@@ -279,6 +330,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--k", type=int, default=3)
     ap.add_argument("--per-unit", type=int, default=4)
     ap.add_argument("--repeats", type=int, default=2)
+    ap.add_argument("--variants", action="store_true")
     args = ap.parse_args(argv)
     sys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))
     import plotnine_private as pp
@@ -288,6 +340,11 @@ def main(argv: list[str] | None = None) -> None:
         generate(path, rows)
         units = rows // args.per_unit
         for ids in args.ids.split(","):
+            if args.variants:
+                bench_variants(path, rows, units, ids, args, pp, False)
+                if args.memory:
+                    bench_variants(path, rows, units, ids, args, pp, True)
+                continue
             bench_duckdb(path, rows, units, ids, args, pp)
             if args.memory:
                 bench_memory(path, rows, units, ids, args, pp)

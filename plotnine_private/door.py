@@ -32,7 +32,7 @@ from .cells import level_label
 from .declarations import registered
 from .exceptions import PlotninePrivateError, PrivacyWarning
 from .identifiers import content_ids, id_codes
-from .mechanisms.release.bounding import bounded_mask
+from .mechanisms.release.bounding import bounded_mask, order_keys
 from .mechanisms.session import tagged
 from .units import (
     ONE_ROW,
@@ -327,8 +327,11 @@ class Door:
         its rows are already bounded to ``unit.max_records`` per unit.
     rows
         The layer's rows before its mapping was evaluated (every column of
-        its data, with ``PANEL``), index-aligned with the evaluated rows:
-        for stats that need unmapped columns (the PCA's features).
+        its data, with ``PANEL``), read by the evaluated rows' index
+        labels (``rows.loc[data.index]``): for stats that need unmapped
+        columns (the PCA's features). Where a unit's bound left rows out
+        and the labels are unique, the rows left out are still here
+        (never read: no evaluated row has their labels).
     """
 
     source: str
@@ -590,7 +593,11 @@ def release_layer(
             # plotnine's facets reorder the evaluated rows (by panel):
             # keep them by index label, not by position
             data = data[_kept_labels(rows.index, data.index, keep)]
-            rows = rows[keep]
+            if not rows.index.is_unique:
+                rows = rows[keep]
+            # else the door's rows stay whole (no copy of every column):
+            # they are read by the evaluated rows' labels, which are
+            # those of kept rows only
     warn_kept(type(lyr.stat).__name__, unit)
     build = LayerBuild(make_door(plot, lyr, rows))
     with charged_as(plot, lyr):
@@ -712,6 +719,18 @@ def bound_rows(
                 values,
             )
     return mask
+
+
+def record_order(rows: pd.DataFrame, units: np.ndarray, unit: Unit):
+    """Each row's key in its unit's public keyed order (the order
+    :func:`bound_rows` keeps records in: by ``record_id``, or by a hash
+    of the record's content), for the bounds per cell
+    (``max_records_per_cell``)."""
+    if unit.record_id is not None:
+        records, _ = id_codes(rows[unit.record_id])
+    else:
+        records = content_ids(rows, None, unit.bounding)
+    return order_keys(units, records, unit.salt, unit.bounding)
 
 
 def _remembered(column: pd.Series) -> Any:

@@ -26,7 +26,7 @@ from .cells import (
     object_column,
     small_codes,
 )
-from .door import bound_rows, declared_levels, level_label
+from .door import bound_rows, declared_levels, level_label, record_order
 from .engines.push import assemble_counts, source_groups
 from .engines.source import is_source
 from .exceptions import PlotninePrivateError
@@ -37,7 +37,7 @@ from .mechanisms.ptable.ckm import record_key_integers
 from .mechanisms.release.engine import CKMCounts, LaplaceCounts, release_cells
 from .mechanisms.samplers.laplace import DEFAULT_DELTA
 from .mechanisms.session import tagged
-from .unit_cells import limit_cells
+from .unit_cells import limit_cells, limit_per_cell
 from .units import UnitFrame, dataset_of, unit_of
 from .validation import (
     as_ptable,
@@ -325,7 +325,8 @@ def _release_table(
     if unit.bounded:
         # max_cells counts only where it is enforced (limit_cells below)
         mechanism = mechanism.bounded(
-            unit.max_records, unit.max_cells if in_memory else None
+            unit.cell_records if in_memory else unit.max_records,
+            unit.max_cells if in_memory else None,
         )
     if in_memory:
         # in memory: each unit keeps its records as a plot's layer does
@@ -371,6 +372,17 @@ def _release_table(
             keep = limit_cells(
                 dims, units, unit.max_cells, unit.salt, unit.bounding
             )
+            if unit.max_records_per_cell is not None:
+                # as a plot's count layer keeps them (PrivateCountStat.
+                # cells_kept): the first records of each cell in the
+                # keyed order
+                keep = limit_per_cell(
+                    dims,
+                    units,
+                    record_order(data, units, unit),
+                    unit.max_records_per_cell,
+                    keep,
+                )
         table, idx = assemble(dims, key_ints=key_ints, keep=keep)
     else:
         table, idx = assemble_counts(

@@ -18,6 +18,7 @@ Tables in an engine carry the same :class:`Unit` on their
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from numbers import Integral
 from typing import Any
 
 import pandas as pd
@@ -63,6 +64,11 @@ class Unit:
     bounding
         The order records are kept in: ``"v2"`` (``pnp-bounding-v2``,
         the default) or ``"v1"`` (``pnp-bounding-v1``, the first order).
+    max_records_per_cell
+        Records a unit keeps at most in each cell of a count layer (None:
+        no bound per cell); with ``max_cells``, the records a unit adds
+        to a count layer are at most ``max_cells * max_records_per_cell``
+        (:attr:`cell_records`).
     """
 
     column: str | None = None
@@ -78,6 +84,28 @@ class Unit:
     #: how ``max_records`` was chosen: None (given), or words such as
     #: ``"max_records='auto'"``
     chosen: str | None = field(default=None, compare=False)
+    max_records_per_cell: int | None = None
+
+    @property
+    def cell_records(self) -> int:
+        """The records one unit adds at most to a layer whose cells are
+        limited per unit (``max_cells``, then ``max_records_per_cell``
+        in each): ``min(max_records, max_cells * max_records_per_cell)``,
+        else ``max_records``. Its sensitivity multiplier."""
+        if self.max_records_per_cell is None or self.max_cells is None:
+            return self.max_records
+        return min(
+            self.max_records, self.max_cells * self.max_records_per_cell
+        )
+
+    @property
+    def unit_cells(self) -> int:
+        """The cells one unit is counted in at most when cells count
+        units (``count="units"``): ``max_cells``, else ``max_records``
+        (its records fall in at most that many cells)."""
+        if self.max_cells is None:
+            return self.max_records
+        return min(self.max_cells, self.max_records)
 
     def kept(self) -> Any:
         """The estimated share of records kept (a :class:`~plotnine_
@@ -106,6 +134,8 @@ class Unit:
             if self.max_cells is not None
             else ""
         )
+        if self.max_records_per_cell is not None:
+            cells += f", at most {self.max_records_per_cell} per cell"
         plural = "s" if self.max_records != 1 else ""
         return (
             f"{self.column} (at most {self.max_records} record{plural}"
@@ -128,6 +158,9 @@ class Unit:
         }
         if self.bounding != "v1":
             parts["bounding"] = BOUNDINGS[self.bounding]
+        if self.max_records_per_cell is not None:
+            # only where given: releases without it keep their identity
+            parts["max_records_per_cell"] = self.max_records_per_cell
         return parts
 
 
@@ -143,8 +176,12 @@ def make_unit(
     record_id: str | None = None,
     salt: int | str | None = None,
     bounding: str = "v2",
+    max_records_per_cell: int | None = None,
 ) -> Unit:
     """Check a declaration against the data's columns (public schema).
+
+    ``max_records`` may be left out with ``max_records_per_cell``: it is
+    then ``max_cells * max_records_per_cell``.
 
     Raises
     ------
@@ -157,6 +194,7 @@ def make_unit(
             ("max_cells", max_cells),
             ("record_id", record_id),
             ("bounding", None if bounding == "v2" else bounding),
+            ("max_records_per_cell", max_records_per_cell),
         ):
             if v is not None:
                 raise PlotninePrivateError(
@@ -171,6 +209,10 @@ def make_unit(
                 f"have {', '.join(map(str, columns[:8]))}"
                 f"{' ...' if len(columns) > 8 else ''}."
             )
+    if max_records_per_cell is not None:
+        check_per_cell(max_records_per_cell, max_cells)
+        if max_records is None and isinstance(max_cells, Integral):
+            max_records = int(max_cells) * max_records_per_cell
     if max_records is None:
         raise PlotninePrivateError(
             f"source(): unit={unit!r} needs max_records=k, the most "
@@ -193,7 +235,40 @@ def make_unit(
             f"use one of {sorted(BOUNDINGS)} ('v2', the default, is "
             "faster; 'v1' keeps the records of releases made before it)."
         )
-    return Unit(unit, int(max_records), max_cells, record_id, salt, bounding)
+    return Unit(
+        unit,
+        int(max_records),
+        max_cells,
+        record_id,
+        salt,
+        bounding,
+        max_records_per_cell=(
+            None if max_records_per_cell is None else int(max_records_per_cell)
+        ),
+    )
+
+
+def check_per_cell(per_cell: Any, max_cells: Any) -> None:
+    """Refuse a ``max_records_per_cell`` that is not a whole number >= 1,
+    or without ``max_cells`` (the bound of a unit's records in a layer is
+    ``max_cells * max_records_per_cell``: without the first, none)."""
+    if (
+        isinstance(per_cell, bool)
+        or not isinstance(per_cell, Integral)
+        or per_cell < 1
+    ):
+        raise PlotninePrivateError(
+            f"source(): max_records_per_cell={per_cell!r} must be a whole "
+            "number >= 1 (the records one unit keeps in each cell, e.g. "
+            "max_records_per_cell=2)."
+        )
+    if max_cells is None:
+        raise PlotninePrivateError(
+            f"source(): max_records_per_cell={per_cell} needs max_cells=c, "
+            "the most cells one unit's records may fall in: a unit then "
+            "adds at most c * max_records_per_cell records to a count "
+            f"layer. Give e.g. max_cells=4, max_records_per_cell={per_cell}."
+        )
 
 
 class UnitFrame:

@@ -100,9 +100,13 @@ def test_ranks_are_the_bound():
 
 
 def test_auto_error_is_within_twice_the_best_k():
+    """With a clear margin: at most 1.5 times the best k's error in each
+    of ten seeds (measured: 1.02 to 1.16 over twenty seeds; the rule
+    before the tail fit reached 1.47 to 1.94)."""
     errors = expected_l1(DATA)
     best = int(np.argmin(errors)) + 1
-    for seed in range(1, 6):
+    ratios = []
+    for seed in range(1, 11):
         src = pp.source(
             DATA,
             unit="pid",
@@ -113,7 +117,9 @@ def test_auto_error_is_within_twice_the_best_k():
         )
         k = src.unit.max_records
         ratio = errors[k - 1] / errors[best - 1]
-        assert ratio <= 2, (seed, k, best, ratio)
+        ratios.append(ratio)
+        assert ratio <= 1.5, (seed, k, best, ratio)
+    assert np.mean(ratios) <= 1.25, ratios
     # the figure made with it releases at that bound
     p = ggplot(src, aes("g")) + geom_bar(stat="count_dp", eps=PLOT_EPS, seed=2)
     with warnings.catch_warnings():

@@ -413,13 +413,15 @@ def _unit(**kw):
     return {"column": "person", "max_records": K, "record_id": "rid", **kw}
 
 
-def test_engine_refuses_max_cells():
-    _refused(
-        "duckdb",
-        RECORDS,
-        "max_cells=1 is not supported for a table in the duckdb",
-        **_unit(max_cells=1),
-    )
+def test_engine_tables_refuse_max_cells_and_layers_bound_it():
+    """A layer bounds a unit's cells in DuckDB (the numbers of memory:
+    ``tests/test_unit_counts.py``); a private table of an engine's table
+    refuses it, naming the fix."""
+    src = _source("duckdb", None, RECORDS, **UNIT, max_cells=1)
+    kept = _released(PLOTS["count_dp"](src))
+    assert len(kept) and kept["count"].sum() > 0
+    with pytest.raises(PlotninePrivateError, match="max_cells=1 is not"):
+        pp.dp_table(src, "c", eps=1, seed=1)
 
 
 def check_ids_by_value(bad: str, kinds, request=None) -> None:

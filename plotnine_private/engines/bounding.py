@@ -42,6 +42,8 @@ __all__ = [
 ]
 
 _KEY = "_uord"
+#: the column of a record's keyed order within its unit
+KEY = _KEY
 _RANK = "_urank"
 
 
@@ -103,20 +105,30 @@ def order_key_stages(
     return staged.stages
 
 
-def check_unit_columns(name: str, src: Any) -> None:
+def check_unit_columns(name: str, src: Any, cells: bool = True) -> None:
     """Refuse, from the table's schema alone (before any query), a unit
-    an engine cannot bound: ``max_cells``, and in an engine that cannot
-    join a table of names (:data:`~.id_tables.TABLE_ENGINES`: Ibis)
+    an engine cannot bound: ``max_cells`` where a layer's cells cannot be
+    named in it (an engine that cannot join a table of names,
+    :data:`~.id_tables.TABLE_ENGINES`: Ibis; ``cells=False``: a private
+    table), and in an engine that cannot join a table of names,
     identifiers that are not integer columns or no ``record_id``."""
     unit: Unit = src.unit
     if not unit.bounded:
         return
-    if unit.max_cells is not None:
+    if unit.max_cells is not None and (
+        not cells or src.engine not in TABLE_ENGINES
+    ):
         raise PlotninePrivateError(
-            f"{name}(): max_cells={unit.max_cells} is not supported for a "
-            f"table in the {src.engine} engine (a layer's cells there are "
-            "raw categories as well as integer codes, so they cannot be "
-            "ranked per unit in the query). Leave max_cells out (a unit "
+            f"{name}(): max_cells={unit.max_cells} is not supported for "
+            + (
+                f"a table in the {src.engine} engine (its cells cannot be "
+                "named by a table joined in the query; DuckDB, Polars and "
+                "Spark can), "
+                if cells
+                else "a private table of a table in an engine (the "
+                "layers of a plot bound cells there), "
+            )
+            + "nor max_records_per_cell with it. Leave max_cells out (a unit "
             f"then reaches at most max_records={unit.max_records} cells), "
             "or collect the rows into a pandas or polars DataFrame."
         )
@@ -193,6 +205,9 @@ def bound(src: Any) -> Any:
     else:
         # named by content, for the units over the bound only
         over = nw.col(UNIT_CODE).count().over(UNIT_CODE) > unit.max_records
+        if unit.max_records_per_cell is not None:
+            # a unit within the bound still ranks its records per cell
+            over = nw.lit(True)
         frame = content_codes(
             frame,
             src.engine,

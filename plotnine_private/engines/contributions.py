@@ -257,12 +257,16 @@ class ContributionTable:
             f"{released.eps:g} ({adjacency}; charged like any release)",
             "units above the last bin seen over the noise "
             f"({'none seen' if seen is None and released.cut < 0 else seen}"
-            " records) are extrapolated from the decay of the last "
-            "reliable bins; a few units with very many records can hide "
+            " records) are extrapolated by a decay per bin fitted to "
+            "the noisy counts from that bin up (least absolute "
+            "deviations); a few units with very many records can hide "
             "in the noise",
             f"error = removed / cells + mean |noise| for a figure of "
             f"{cells} cells at eps={plot_eps:g}: each record is in one "
             "cell, the removed records spread evenly over the cells",
+            "recommended: the k whose error is nearest the smallest under "
+            "every decay that fits the noisy tail about as well (minimax "
+            "regret)",
         ]
 
     def kept(self, k: int) -> Any:

@@ -141,6 +141,7 @@ def grouped(
     where: Any = None,
     having: Any = None,
     stages: Sequence[dict[str, Any]] = (),
+    distinct: Any = None,
 ) -> pd.DataFrame:
     """One row per combination of ``keys`` (name -> expression) and of
     the last of ``stages`` (projections applied in turn, each computing
@@ -154,9 +155,14 @@ def grouped(
 
     Key integers below ``2**40`` are summed whole (one int64 sum); if the
     records are so many that such a sum could pass ``2**63``, the query
-    is run again with the 24-bit halves summed apart."""
+    is run again with the 24-bit halves summed apart.
+
+    ``distinct`` (an expression naming each record's unit; no weight):
+    ``_n`` counts the distinct units of each combination, and the key
+    sums add each unit's smallest key there (as
+    :func:`~plotnine_private.unit_cells.one_per_cell` in memory)."""
     whole = rkey is not None and rkey.bound <= _WHOLE_KEYS
-    args = (frame, keys, weight, where, having, stages)
+    args = (frame, keys, weight, where, having, stages, distinct)
     if rkey is None:
         return _grouped(*args, None)
     result = _grouped(*args, key_integers(rkey.expr, rkey.ptable, whole))
@@ -165,8 +171,13 @@ def grouped(
     return result
 
 
-def _grouped(frame, keys, weight, where, having, stages, rkey):
+def _grouped(frame, keys, weight, where, having, stages, distinct, rkey):
     import narwhals as nw
+
+    if distinct is not None:
+        return _grouped_units(
+            frame, keys, where, having, stages, distinct, rkey
+        )
 
     if weight is not None:
         # records with an invalid weight are left out (as in memory)
@@ -202,6 +213,55 @@ def _grouped(frame, keys, weight, where, having, stages, rkey):
         # "or _n < 0" (never true: a group has a record) names an
         # aggregate, so DuckDB cannot push the test back below the
         # group-by, where it ran on every record (2.7x the GROUP BY)
+        out = out.filter(having | (nw.col("_n") < 0))
+    result = out.collect().to_pandas().reset_index(drop=True)
+    if not names and len(result) and int(result["_n"].iloc[0]) == 0:
+        result = result.iloc[0:0]
+    return result
+
+
+#: the column of a record's unit when cells count units
+_UNIT = "_unit"
+
+
+def _grouped_units(frame, keys, where, having, stages, unit, rkey):
+    """:func:`_grouped` of distinct units: one row per (combination,
+    unit) first, with the unit's smallest key integer and whether any
+    of its keys is invalid, then one per combination, counting those
+    rows and summing their keys (whole or in 24-bit halves, the stages
+    after ``_kr``)."""
+    import narwhals as nw
+
+    lf = frame if where is None else frame.filter(where)
+    cols = {**keys, _UNIT: unit}
+    names = [*keys, *(stages[-1] if stages else {})]
+    stages = list(stages)
+    split: list = []
+    first = []
+    if rkey is not None:
+        at = next(i for i, st in enumerate(rkey) if "_kr" in st) + 1
+        stages = merge_stages(stages, list(rkey[:at]))
+        split = list(rkey[at:])
+        first = [nw.col("_kr").min(), nw.col("_kbad").max()]
+    if stages:
+        cols.update(stages[0])
+    lf = lf.with_columns(**cols)
+    for stage in stages[1:]:
+        lf = lf.with_columns(**stage)
+    per_unit = lf.group_by(*names, _UNIT).agg(
+        *(first or [nw.len().alias("_per_unit")])
+    )
+    aggs = [nw.len().alias("_n")]
+    for stage in split:
+        per_unit = per_unit.with_columns(**stage)
+    if rkey is not None:
+        aggs += [nw.col(c).sum() for c in (*rkey[-1], "_kbad")]
+    out = (
+        per_unit.group_by(*names).agg(*aggs)
+        if names
+        else per_unit.select(*aggs)
+    )
+    if having is not None:
         out = out.filter(having | (nw.col("_n") < 0))
     result = out.collect().to_pandas().reset_index(drop=True)
     if not names and len(result) and int(result["_n"].iloc[0]) == 0:
@@ -409,7 +469,7 @@ def release_in_engine(
     ``cols`` maps each aesthetic to the source column it names;
     ``evaled`` is the evaluated mapping on no rows (types only).
     """
-    from ..stats.base import PrivateCountStat
+    from ..stats.base import PrivateCountStat, units_mechanism
 
     name = type(stat).__name__
     # families whose release needs only a count (and key sum) per cell
@@ -486,7 +546,37 @@ def release_in_engine(
         import narwhals as nw
 
         weight = nw.col(cols["weight"])
+    units = stat.counts_units()
+    if units:
+        if not src.unit.bounded:
+            stat.units_kept(None, evaled, door, None, None)  # its error
+        if weight is not None:
+            raise fail(
+                name,
+                "count='units' counts each unit once per cell, and a "
+                "weight says how much a record counts: remove "
+                "aes(weight=...), or count records (count='records').",
+            )
     frame = bounded_frame(src)
+    if src.unit.bounded and src.unit.max_cells is not None:
+        frame = _cells_limited(
+            stat,
+            frame,
+            src,
+            door,
+            gcols,
+            pkeys,
+            gkeys,
+            fstages,
+            where,
+            having,
+            keep is not None and not filtered,
+            pfinish,
+            ffinish,
+        )
+        mechanism = mechanism.bounded(
+            src.unit.cell_records, src.unit.max_cells
+        )
     g = grouped(
         frame,
         {**pkeys, **gkeys},
@@ -495,6 +585,7 @@ def release_in_engine(
         where=where,
         having=having,
         stages=fstages,
+        distinct=nw_col(src.unit.column) if units else None,
     )
     if keep is not None and not filtered:
         g = _drop_outside(g, list(fstages[-1]))
@@ -515,7 +606,60 @@ def release_in_engine(
         key_sum=key_sums(g) if rkey is not None else None,
         multiplicity=door.multiplicity,
     )
+    if units:
+        mechanism = units_mechanism(mechanism, src.unit, [panel, *gdims, fdim])
     return stat.release_table(door, fam, panel, gdims, table, idx, mechanism)
+
+
+def _cells_limited(
+    stat,
+    frame,
+    src,
+    door,
+    gcols,
+    pkeys,
+    gkeys,
+    fstages,
+    where,
+    having,
+    outside,
+    pfinish,
+    ffinish,
+):
+    """``frame`` with each unit's records limited to its ``max_cells``
+    cells (and ``max_records_per_cell`` in each), as memory limits them
+    (:mod:`.cell_bounds`): the layer's distinct cells first, named in
+    Python, then the windows in the engine."""
+    from .cell_bounds import limit_cells_in_engine
+
+    keys = {**pkeys, **gkeys}
+    distinct = grouped(frame, keys, where=where, having=having, stages=fstages)
+    if outside:
+        distinct = _drop_outside(distinct, list(fstages[-1]))
+
+    def dims(g: pd.DataFrame) -> list[Dimension]:
+        gdims = [
+            categorical_dimension(c, _plain(g[f"_g{i}"]), door.declared.get(c))
+            for i, c in enumerate(gcols)
+        ]
+        return [pfinish(g), *gdims, ffinish(g).dimension()]
+
+    return limit_cells_in_engine(
+        frame,
+        src,
+        keys=keys,
+        stages=fstages,
+        where=where,
+        distinct=distinct,
+        dims=dims,
+    )
+
+
+def nw_col(column: str | None) -> Any:
+    import narwhals as nw
+
+    assert column is not None
+    return nw.col(column)
 
 
 def _plain_col(column: str):
@@ -546,7 +690,7 @@ def source_groups(
             f"{name}(): column {missing[0]!r} is not in the table; columns "
             f"are {src.columns}."
         )
-    check_unit_columns(name, src)
+    check_unit_columns(name, src, cells=False)
     names = list(dict.fromkeys(columns))
     keys = {f"_c{i}": nw.col(c) for i, c in enumerate(names)}
     rk = None

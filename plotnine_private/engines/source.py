@@ -151,7 +151,12 @@ class Source:
         if not self.keep_bounded:
             return bound(self)
         if self._kept is None:
-            self._kept = self._keep(bound(self).select(*self.columns))
+            from .bounding import KEY, UNIT_CODE
+
+            # bounds per cell rank the kept records again: their unit's
+            # code and order key are kept with them
+            extra = [UNIT_CODE, KEY] if self.unit.max_cells is not None else []
+            self._kept = self._keep(bound(self).select(*self.columns, *extra))
         return self._kept
 
     def _keep(self, frame: Any) -> Any:
@@ -224,6 +229,7 @@ def source(
     record_id: str | None = None,
     salt: int | str | None = None,
     bounding: str = "v2",
+    max_records_per_cell: int | None = None,
     keep_bounded: bool = False,
     dataset: str | None = None,
     auto_eps: float | None = None,
@@ -266,8 +272,11 @@ def source(
         noise) for a figure of ``auto_cells`` cells at ``auto_plot_eps``.
     max_cells
         Cells of one layer a unit's records may fall in at most (at most
-        ``max_records``): lowers the display threshold of undeclared
-        domains.
+        ``max_records``): the ``max_cells`` cells with the smallest
+        public keyed hash of (unit, cell), a cell named by its content;
+        lowers the display threshold of undeclared domains. In an engine
+        (DuckDB, Polars, Spark) for a plot's layers, not for a private
+        table.
     record_id
         A column identifying each record within its unit (whole numbers
         in an engine); without it, a hash of the record's content in a frame in
@@ -279,6 +288,15 @@ def source(
         default, one keyed hash of (unit, record)) or ``"v1"`` (the
         first order, two nested hashes: it keeps the records, and so
         the release identities, of figures made before ``v2``).
+    max_records_per_cell
+        With ``max_cells``: records one unit keeps at most in each cell
+        of a count layer (count, bin, bin2d, hex, sum and the fine
+        histograms), those first in its public keyed order of (unit,
+        record). A count layer's sensitivity is then ``min(max_records,
+        max_cells * max_records_per_cell)`` times one record's (as
+        PipelineDP's ``max_partitions_contributed`` and
+        ``max_contributions_per_partition``); ``max_records`` may be left
+        out (it is then that product). Where ``max_cells`` is.
     keep_bounded
         Bound once, draw many (DuckDB, Polars, Spark, with ``unit``): the
         first figure keeps the rows each unit keeps in the engine (a
@@ -335,6 +353,13 @@ def source(
     }
     native = obj
     dataset = validate_dataset("source", dataset)
+    if auto and (max_cells is not None or max_records_per_cell is not None):
+        raise PlotninePrivateError(
+            "source(): max_records='auto' chooses one bound of a unit's "
+            "records; with max_cells= or max_records_per_cell= give "
+            "max_records=k (e.g. the recommended k of "
+            "pp.contributions(...)), or leave them out."
+        )
     bound: Any = 1 if auto else max_records
     declared = (
         unit,
@@ -343,6 +368,7 @@ def source(
         record_id,
         salt,
         bounding,
+        max_records_per_cell,
     )
     if isinstance(obj, UnitFrame):
         dataset = dataset if dataset is not None else obj.dataset

@@ -160,6 +160,8 @@ def unit_words(unit: Unit) -> str:
         if unit.max_cells is None
         else f" in at most {unit.max_cells} cells of a layer"
     )
+    if unit.max_records_per_cell is not None:
+        cells += f", at most {unit.max_records_per_cell} in each"
     chosen = "" if unit.chosen is None else f" ({unit.chosen})"
     # the rule of plotnine_private.identifiers, said where it applies
     return (

@@ -58,7 +58,7 @@ from ..cells import (
     cell_query,
 )
 from ..declarations import Declared
-from ..door import Door, LayerBuild, level_label
+from ..door import Door, LayerBuild, level_label, record_order
 from ..identifiers import id_codes
 from ..mechanisms.errors import PrivacyWarning
 from ..mechanisms.release.engine import (
@@ -68,7 +68,7 @@ from ..mechanisms.release.engine import (
     data_digest,
     release_cells,
 )
-from ..unit_cells import limit_cells
+from ..unit_cells import limit_cells, limit_per_cell, one_per_cell
 from ..validation import fail as _fail
 from ..validation import (
     validate_breaks,
@@ -193,6 +193,33 @@ def refuse_unknown_arguments(stat_obj: Any) -> None:
     )
 
 
+def _rows_of(rows: pd.DataFrame, labels: pd.Index) -> pd.DataFrame:
+    """``rows.loc[labels]``, by position where the rows' index is a plain
+    range (the usual case: a lookup of each label's place instead of a
+    hash table of ten million labels)."""
+    index = rows.index
+    if (
+        isinstance(index, pd.RangeIndex)
+        and index.step == 1
+        and labels.dtype.kind in "iu"
+        and len(labels)
+    ):
+        pos = labels.to_numpy().astype(np.int64) - index.start
+        if pos.min() >= 0 and pos.max() < len(rows):
+            return rows.iloc[pos]
+    return rows.loc[labels]
+
+
+def units_mechanism(mechanism, unit, dims: list[Dimension]):
+    """The mechanism of a layer that counts units (``count="units"``):
+    one unit adds 1 to each of at most ``unit.unit_cells`` cells, and to
+    no more cells than a public domain has (its size is public)."""
+    cells = unit.unit_cells
+    if dims and all(d.public for d in dims):
+        cells = max(1, min(cells, int(np.prod([d.size for d in dims]))))
+    return mechanism.bounded(cells, None if unit.max_cells is None else cells)
+
+
 class PrivateCountStat(Declared, GroupingMixin, stat):
     """Base of all private count stats (not registered under a stat name).
 
@@ -211,11 +238,20 @@ class PrivateCountStat(Declared, GroupingMixin, stat):
     #: the released count of a cell (its interval variables are
     #: ``<column>_low``/``<column>_high``)
     COUNT_COLUMN = "count"
+    #: whether ``count="units"`` (distinct units per cell) is offered
+    UNIT_COUNTS: bool = False
 
     def __init__(self, mapping=None, data=None, **kwargs) -> None:
         validate_layer_data(type(self).__name__, mapping, data)
         super().__init__(mapping, data, **kwargs)
         refuse_unknown_arguments(self)
+        if self.UNIT_COUNTS:
+            validate_choice(
+                type(self).__name__,
+                "count",
+                self.params.get("count"),
+                ("records", "units"),
+            )
         self.validate_params()
         # a label names the release for readers (ledger, bundle): never
         # part of its query, so never of its identity or noise
@@ -397,15 +433,27 @@ class PrivateCountStat(Declared, GroupingMixin, stat):
         fdim = fam.dimension()
         weight = None
         if "weight" in data.columns:
+            if self.counts_units():
+                raise _fail(
+                    self.name,
+                    "count='units' counts each unit once per cell, and a "
+                    "weight says how much a record counts: remove "
+                    "aes(weight=...), or count records (count='records').",
+                )
             weight = self.checked_weights(data["weight"])
         dims = [panel, *gdims, fdim]
         kept = self.cells_kept(dims, data, door)
         if kept is not None:
-            # each unit now opens at most max_cells cells: the threshold
-            # of an undeclared domain may count that many
+            # each unit now opens at most max_cells cells (with at most
+            # max_records_per_cell records in each): the threshold of an
+            # undeclared domain may count that many, the noise that many
+            # records
             mechanism = mechanism.bounded(
-                door.unit.max_records, door.unit.max_cells
+                door.unit.cell_records, door.unit.max_cells
             )
+        if self.counts_units():
+            kept = self.units_kept(dims, data, door, key_ints, kept)
+            mechanism = units_mechanism(mechanism, door.unit, dims)
         table, idx = assemble(
             dims,
             weight=weight,
@@ -428,10 +476,47 @@ class PrivateCountStat(Declared, GroupingMixin, stat):
         if unit.max_cells is None or door.rows is None:
             return None
         # the door left out records without a unit: every code is a unit
-        units, _ = id_codes(door.rows.loc[data.index, unit.column])
-        return limit_cells(
+        rows = door.rows
+        if unit.max_records_per_cell is None or unit.record_id is not None:
+            # the columns read (records named by content read them all)
+            rows = rows[[c for c in (unit.column, unit.record_id) if c]]
+        rows = _rows_of(rows, data.index)
+        units, _ = id_codes(rows[unit.column])
+        keep = limit_cells(
             dims, units, unit.max_cells, unit.salt, unit.bounding
         )
+        if unit.max_records_per_cell is not None:
+            keep = limit_per_cell(
+                dims,
+                units,
+                record_order(rows, units, unit),
+                unit.max_records_per_cell,
+                keep,
+            )
+        return keep
+
+    def counts_units(self) -> bool:
+        """Whether the layer counts units (``count="units"``), not
+        records."""
+        return self.UNIT_COUNTS and self.params.get("count") == "units"
+
+    def units_kept(self, dims, data: pd.DataFrame, door: Door, key_ints, kept):
+        """The records that count their unit in a cell when cells count
+        units: one per (unit, cell) among those kept
+        (:func:`~plotnine_private.unit_cells.one_per_cell`; the smallest
+        CKM key of the unit's records there)."""
+        unit = door.unit
+        if not unit.bounded or door.rows is None:
+            raise _fail(
+                self.name,
+                "count='units' counts the distinct privacy units of each "
+                "cell, and the data declare none: give pp.source(data, "
+                "unit='<person column>', max_records=k), or leave "
+                "count='records' (the default).",
+            )
+        rows = _rows_of(door.rows[[unit.column]], data.index)
+        units, _ = id_codes(rows[unit.column])
+        return one_per_cell(dims, units, key_ints, kept)
 
     def release_table(
         self, door, fam, panel, gdims, table, idx, mechanism
@@ -577,7 +662,10 @@ class PrivateCountStat(Declared, GroupingMixin, stat):
                 if ax in self.REQUIRED_AES
                 and (facts := scale_facts(getattr(door.scales, ax)))
             ),
-            params=tuple((k, self.params.get(k)) for k in self.QUERY_PARAMS),
+            params=tuple((k, self.params.get(k)) for k in self.QUERY_PARAMS)
+            # only counts of units say so: counts of records keep the
+            # identity (and the noise) they always had
+            + ((("count", "units"),) if self.counts_units() else ()),
             unit=door.unit.query_parts(),
         )
 

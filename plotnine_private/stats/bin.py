@@ -91,6 +91,7 @@ class _BinFamily(PrivateCountStat):
 
     REQUIRED_AES = {"x"}
     DEFAULT_AES = {"y": after_stat("count"), "weight": None}
+    UNIT_COUNTS = True
     BASE_PARAMS = {
         "geom": "histogram",
         "position": "stack",
@@ -103,6 +104,7 @@ class _BinFamily(PrivateCountStat):
         "boundary": None,
         "closed": "right",
         "pad": False,
+        "count": "records",
     }
     CREATES = {
         "count",
@@ -218,6 +220,9 @@ class stat_bin_dp(DPMixin, _BinFamily):
     Parameters
     ----------
     {common_parameters}
+    count : {"records", "units"}, default="records"
+        Records, or distinct privacy units per cell: as in
+        `stat_count_dp`.
     eps, delta, seed, adjacency, noise :
         As in `stat_count_dp`.
     breaks : array_like, default=None
@@ -276,6 +281,9 @@ class stat_bin_ckm(CKMMixin, _BinFamily):
     Parameters
     ----------
     {common_parameters}
+    count : {"records", "units"}, default="records"
+        Records, or distinct privacy units per cell: as in
+        `stat_count_dp`.
     ptable, threshold :
         As in `stat_count_ckm`.
     breaks, limits, bins, binwidth, center, boundary, closed, pad :

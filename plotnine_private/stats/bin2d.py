@@ -159,6 +159,7 @@ class _Bin2dFamily(TwoAxisBins, PrivateCountStat):
 
     REQUIRED_AES = {"x", "y"}
     DEFAULT_AES = {"fill": after_stat("count"), "weight": None}
+    UNIT_COUNTS = True
     BASE_PARAMS = {
         "geom": "rect",
         "position": "identity",
@@ -168,6 +169,7 @@ class _Bin2dFamily(TwoAxisBins, PrivateCountStat):
         "breaks": None,
         "limits": None,
         "drop": True,
+        "count": "records",
     }
     CREATES = {
         "xmin",
@@ -287,6 +289,9 @@ class stat_bin2d_dp(DPMixin, _Bin2dFamily):
     Parameters
     ----------
     {common_parameters}
+    count : {"records", "units"}, default="records"
+        Records, or distinct privacy units per cell: as in
+        `stat_count_dp`.
     eps, delta, seed, adjacency, noise :
         As in `stat_count_dp`.
     range_share : float, default=0.2
@@ -313,6 +318,9 @@ class stat_bin2d_ckm(CKMMixin, _Bin2dFamily):
     Parameters
     ----------
     {common_parameters}
+    count : {"records", "units"}, default="records"
+        Records, or distinct privacy units per cell: as in
+        `stat_count_dp`.
     ptable, threshold :
         As in `stat_count_ckm`.
     """

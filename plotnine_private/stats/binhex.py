@@ -89,6 +89,7 @@ class _BinhexFamily(TwoAxisBins, PrivateCountStat):
 
     REQUIRED_AES = {"x", "y"}
     DEFAULT_AES = {"fill": after_stat("count"), "weight": None}
+    UNIT_COUNTS = True
     BASE_PARAMS = {
         "geom": "hex",
         "position": "identity",
@@ -97,6 +98,7 @@ class _BinhexFamily(TwoAxisBins, PrivateCountStat):
         "binwidth": None,
         "limits": None,
         "drop": True,
+        "count": "records",
     }
     CREATES = {*HEX_COLUMNS, "noisy_count", "signal"}
 
@@ -276,6 +278,9 @@ class stat_binhex_dp(DPMixin, _BinhexFamily):
     Parameters
     ----------
     {common_parameters}
+    count : {"records", "units"}, default="records"
+        Records, or distinct privacy units per cell: as in
+        `stat_count_dp`.
     eps, delta, seed, adjacency, noise :
         As in `stat_count_dp`.
     range_share : float, default=0.2
@@ -303,6 +308,9 @@ class stat_binhex_ckm(CKMMixin, _BinhexFamily):
     Parameters
     ----------
     {common_parameters}
+    count : {"records", "units"}, default="records"
+        Records, or distinct privacy units per cell: as in
+        `stat_count_dp`.
     ptable, threshold :
         As in `stat_count_ckm`.
     """

@@ -69,6 +69,7 @@ class _CountFamily(PrivateCountStat):
     HIDDEN_WORD = "categories"
     REQUIRED_AES = {"x"}
     DEFAULT_AES = {"y": after_stat("count"), "weight": None}
+    UNIT_COUNTS = True
     BASE_PARAMS = {
         "geom": "bar",
         "position": "stack",
@@ -76,6 +77,7 @@ class _CountFamily(PrivateCountStat):
         "width": None,
         "levels": None,
         "drop": False,
+        "count": "records",
     }
     CREATES = {"count", "prop", "width", "noisy_count", "signal"}
 
@@ -246,6 +248,12 @@ class stat_count_dp(DPMixin, _CountFamily):
         The default keeps every cell of the domain, so a declared axis
         stays the same whatever the noise.
 
+    count : {"records", "units"}, default="records"
+        What a cell counts: records, or the distinct privacy units with
+        a record in it (`"units"`, on data from `pp.source(data,
+        unit=..., max_records=k)`: each unit counted at most once per
+        cell, in at most `max_cells` cells, else `k`; the sensitivity is
+        that many cells, not `k` records each).
     Notes
     -----
     Computed variables: `count` (released), `prop` (count / total of its
@@ -291,6 +299,12 @@ class stat_count_ckm(CKMMixin, _CountFamily):
     width, drop :
         As in `stat_count_dp`.
 
+    count : {"records", "units"}, default="records"
+        What a cell counts: records, or the distinct privacy units with
+        a record in it (`"units"`, on data from `pp.source(data,
+        unit=..., max_records=k)`: each unit counted at most once per
+        cell, in at most `max_cells` cells, else `k`; the sensitivity is
+        that many cells, not `k` records each).
     Notes
     -----
     Needs the `rkey` aesthetic (record keys in [0, 1), stored with the

@@ -99,6 +99,7 @@ class _SummaryFamily(_CountFamily):
     )
     REQUIRED_AES = {"x", "y"}
     DEFAULT_AES: dict = {}
+    UNIT_COUNTS = False
     BASE_PARAMS = {
         "geom": "pointrange",
         "position": "identity",
