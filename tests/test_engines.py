@@ -782,6 +782,14 @@ def test_any_ids_bounded_in_spark(request, monkeypatch):
     check_ids_through_spark(request, monkeypatch)
 
 
+def test_units_and_cell_bounds_in_spark(request):
+    """Counts of units and bounds per cell in Spark equal memory's
+    (tests/test_unit_counts.py's check, run where Spark is started)."""
+    from test_unit_counts import check_units_and_cell_bounds_through_spark
+
+    check_units_and_cell_bounds_through_spark(request)
+
+
 # bin_dp at eps=1e4 (noise below a half) and sum_dp at eps=1: the noise
 # of a Spark TIMESTAMP (in the session's zone, UTC) equals a naive one's
 @pytest.mark.parametrize("kind", ["bin_dp", "sum_dp"])

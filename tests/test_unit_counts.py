@@ -433,9 +433,10 @@ def test_cell_bounds_equal_in_memory_duckdb_and_polars(record_id):
     assert got["memory"]["count"] != plain["count"]
 
 
-def test_units_and_cell_bounds_equal_in_memory_and_spark(request):
+def check_units_and_cell_bounds_through_spark(request):
     """Spark (slow to query: a few plots): counts of units (DP and CKM)
-    and bounds per cell (bars in facets, hexagons) equal memory's."""
+    and bounds per cell (bars in facets, hexagons) equal memory's. Run by
+    tests/test_engines.py, on the worker whose Spark is started."""
     spark = request.getfixturevalue("spark")
     d = _cell_data()
     kw = {**_CELLS, "record_id": "rid", "max_records_per_cell": 1}
