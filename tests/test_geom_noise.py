@@ -4,12 +4,16 @@ the same release (charged once), the mapped ends equal to the stat's
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
+from neighbours import differences, snapshot
 from plotnine import (
     aes,
+    after_stat,
     geom_bar,
     geom_boxplot,
+    geom_col,
     geom_density,
     geom_histogram,
     geom_point,
@@ -86,3 +90,117 @@ def test_another_variable():
 def test_a_stat_without_a_drawn_interval_names_the_fix():
     with pytest.raises(pp.PlotninePrivateError, match="count_high"):
         pp.geom_noise(stat="bin2d_dp", eps=1)
+
+
+# geom_noise() with no arguments: the previous private layer's release,
+# drawn where its marks are (stacked, filled, dodged)
+
+DRV = CARS.assign(cls=pd.Categorical(CARS["class"]))
+
+
+def _bars(position, kind="count"):
+    if kind == "count":
+        return ggplot(DRV, aes("cls", fill="drv")) + geom_bar(
+            stat="count_dp", eps=1, seed=5, position=position
+        )
+    if kind == "bin":
+        return ggplot(DRV, aes("hwy", fill="drv")) + geom_histogram(
+            stat="bin_dp",
+            eps=1,
+            seed=5,
+            bins=8,
+            limits=(10, 50),
+            position=position,
+        )
+    return ggplot(DRV, aes("cls", "hwy", fill="drv")) + geom_col(
+        stat="summary_dp",
+        fun="sum",
+        eps=1,
+        seed=5,
+        bounds=(0, 50),
+        position=position,
+    )
+
+
+@pytest.mark.parametrize("kind", ["count", "bin", "sum"])
+@pytest.mark.parametrize("position", ["stack", "fill", "dodge"])
+def test_no_arguments_draws_on_the_layers_marks(position, kind):
+    p = _bars(position, kind) + pp.geom_noise()
+    built = build(p)
+    bars, noise = built.layers[0].data, built.layers[1].data
+    # one row per mark, in the marks' order, on the drawn top of each
+    assert len(noise) == len(bars)
+    assert noise["group"].tolist() == bars["group"].tolist()
+    assert noise["y"].tolist() == bars["ymax"].tolist()
+    centre = (noise["xmin"] + noise["xmax"]) / 2
+    np.testing.assert_allclose(centre, (bars["xmin"] + bars["xmax"]) / 2)
+    report = report_from_built(built)
+    assert report.total_eps == 1
+    assert "counted once" in " ".join(report.notes)
+    # the interval moved with its mark: from the mark's base by its ends
+    # in the stat's units (stack, dodge), scaled as the mark is (fill)
+    low = bars["y_low" if kind == "sum" else "count_low"]
+    value = (bars["y" if kind == "sum" else "count"]).astype(float)
+    if position == "fill":
+        assert noise["ymin"].min() >= 0 and noise["ymax"].max() <= 1
+        if kind == "sum":
+            return  # the bars' y is their filled top: no unscaled value
+        kept = value > 0
+        scale = (bars["ymax"] - bars["ymin"])[kept] / value[kept]
+        want = np.clip(bars["ymin"][kept] + low[kept] * scale, 0, 1)
+        np.testing.assert_allclose(noise["ymin"][kept], want)
+    else:
+        np.testing.assert_allclose(noise["ymin"], bars["ymin"] + low)
+
+
+def test_box_plots_dodged_by_fill_have_their_medians_interval():
+    p = (
+        ggplot(DRV, aes("cls", "hwy", fill="drv"))
+        + geom_boxplot(stat="boxplot_dp", eps=1, seed=5, limits=(10, 50))
+        + pp.geom_noise()
+    )
+    built = build(p)
+    boxes, noise = built.layers[0].data, built.layers[1].data
+    assert noise["group"].tolist() == boxes["group"].tolist()
+    np.testing.assert_allclose(noise["x"], boxes["x"])
+    assert noise["ymin"].tolist() == boxes["middle_low"].tolist()
+    assert noise["ymax"].tolist() == boxes["middle_high"].tolist()
+    assert report_from_built(built).total_eps == 1
+
+
+def test_the_mapped_variable_is_drawn():
+    p = ggplot(DRV, aes("cls")) + geom_bar(
+        aes(y=after_stat("prop"), group=1), stat="count_dp", eps=1, seed=5
+    )
+    data = pp.layer_data(p + pp.geom_noise(), 1)
+    assert data["ymax"].tolist() == pp.layer_data(p, 0)["prop_high"].tolist()
+
+
+def test_another_release_there_is_an_error_naming_the_fix():
+    p = _bars("stack")
+    with pytest.raises(
+        pp.PlotninePrivateError, match=r"seed=6 differs.*seed=5"
+    ):
+        p + pp.geom_noise(seed=6)
+    # the same parameters are the same release: accepted
+    p + pp.geom_noise(seed=5, eps=1, width=0.5, colour="red")
+
+
+def test_without_a_private_layer_before_it_says_how_to_add_it():
+    with pytest.raises(pp.PlotninePrivateError, match="after a layer"):
+        ggplot(DRV, aes("cls")) + pp.geom_noise()
+
+
+@pytest.mark.parametrize("position", ["stack", "dodge"])
+def test_neighbours_differ_only_in_noisy_numbers(position):
+    other = DRV.copy()
+    other.loc[7, ["cls", "drv"]] = ["suv", "4"]
+
+    def plot(d):
+        return (
+            ggplot(d, aes("cls", fill="drv"))
+            + geom_bar(stat="count_dp", eps=1, seed=5, position=position)
+            + pp.geom_noise()
+        )
+
+    assert differences(snapshot(plot(DRV)), snapshot(plot(other))) == []
