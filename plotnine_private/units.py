@@ -17,10 +17,11 @@ Tables in an engine carry the same :class:`Unit` on their
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from numbers import Integral
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from .exceptions import PlotninePrivateError
@@ -318,6 +319,99 @@ class UnitFrame:
 
     def __len__(self) -> int:
         return len(self.data)
+
+    # Filtering and selecting, as on the frame itself. The result is a
+    # new source of the same unit and data set: its records are bounded
+    # per unit when it is drawn (a filter is a function of each record
+    # alone, so a unit still keeps at most ``max_records`` of them). The
+    # frame is the analyst's own: reading a column to build a mask
+    # releases nothing.
+
+    def _like(self, data: Any) -> UnitFrame:
+        if not hasattr(data, "columns"):
+            raise TypeError(
+                "a source filtered or selected to a single column is no "
+                "data set to plot: keep a frame (src[['a', 'b']], "
+                "src[src['x'] > 0])"
+            )
+        unit = self.unit
+        if unit.contributions is not None:
+            # the released records-per-unit histogram was of all rows
+            unit = replace(unit, contributions=None)
+        needed = list(
+            dict.fromkeys(c for c in (unit.column, unit.record_id) if c)
+        )
+        missing = [
+            c for c in needed if c not in [str(c) for c in data.columns]
+        ]
+        if missing:
+            raise PlotninePrivateError(
+                f"source: the selection drops {missing}, which the privacy "
+                f"unit needs ({unit.describe()}); keep them, e.g. "
+                f"src[[..., {', '.join(repr(c) for c in missing)}]]"
+            )
+        return UnitFrame(data, unit, self.dataset)
+
+    def __getitem__(self, key: Any) -> Any:
+        """``src["x"]``: the column (to build a mask); ``src[mask]``,
+        ``src[["a", "b"]]``: a source of those rows or columns."""
+        if isinstance(key, str):
+            return self.data[key]
+        return self._like(self.data[key])
+
+    def __getattr__(self, name: str) -> Any:
+        # only reached for names that are not attributes: a column, as
+        # ``df.x`` is on a pandas frame (``src[src.x > 0]``)
+        if name.startswith("_") or name in ("data", "unit", "dataset"):
+            raise AttributeError(name)
+        data = self.__dict__.get("data")
+        if data is not None and name in getattr(data, "columns", ()):
+            return data[name]
+        raise AttributeError(
+            f"a pp.source has no attribute {name!r}: it is neither a "
+            "column nor one of filter, select, query, to_pandas, columns"
+        )
+
+    def query(self, expr: str, **kwargs: Any) -> UnitFrame:
+        """Rows by a pandas query string (a pandas frame's source)."""
+        if not isinstance(self.data, pd.DataFrame):
+            raise PlotninePrivateError(
+                "source.query: a query string is pandas'; this source "
+                "holds a polars frame: use src.filter(pl.col('x') > 0)"
+            )
+        return self._like(self.data.query(expr, **kwargs))
+
+    def filter(self, *predicates: Any) -> UnitFrame:
+        """Rows for which every predicate holds: boolean masks (or a
+        function of the frame giving one) on a pandas frame, polars
+        expressions on a polars frame."""
+        data = self.data
+        if not isinstance(data, pd.DataFrame):
+            return self._like(data.filter(*predicates))
+        keep = np.ones(len(data), dtype=bool)
+        for p in predicates:
+            mask = p(data) if callable(p) else p
+            mask = np.asarray(mask)
+            if mask.dtype != bool or mask.shape != (len(data),):
+                raise PlotninePrivateError(
+                    f"source.filter: a predicate must be a boolean mask of "
+                    f"one value per row (or a function of the frame giving "
+                    f"one), got {type(p).__name__}; e.g. "
+                    "src.filter(src['x'] > 0)"
+                )
+            keep &= mask
+        return self._like(data[keep])
+
+    def select(self, *columns: Any) -> UnitFrame:
+        """A source of these columns (the unit's are needed)."""
+        names = [c for group in columns for c in _names(group)]
+        if isinstance(self.data, pd.DataFrame):
+            return self._like(self.data[names])
+        return self._like(self.data.select(names))
+
+
+def _names(group: Any) -> list:
+    return [group] if isinstance(group, str) else list(group)
 
 
 def is_private_source(data: Any) -> bool:

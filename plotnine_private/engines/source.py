@@ -130,8 +130,43 @@ class Source:
         record keys: ``src.with_columns(rkey=record_key_expr("id", 7))``
         (rows kept by ``keep_bounded`` are not shared: the new source
         bounds its own rows, which a record's content may name)."""
+        return self._like(self.frame.with_columns(*exprs, **named))
+
+    def filter(self, *predicates: Any) -> Source:
+        """A source of the rows for which every predicate (a narwhals
+        expression: ``nw.col("x") > 0``) holds, computed in the engine;
+        its units are bounded on those rows when it is drawn."""
+        return self._like(self.frame.filter(*predicates))
+
+    def select(self, *columns: Any) -> Source:
+        """A source of these columns (the unit's are needed)."""
+        frame = self.frame.select(*columns)
+        needed = list(
+            dict.fromkeys(
+                c for c in (self.unit.column, self.unit.record_id) if c
+            )
+        )
+        missing = [c for c in needed if c not in frame.collect_schema()]
+        if missing:
+            raise PlotninePrivateError(
+                f"source.select: the selection drops {missing}, which the "
+                f"privacy unit needs; keep them: src.select(..., "
+                f"{', '.join(repr(c) for c in missing)})"
+            )
+        return self._like(frame)
+
+    def __getitem__(self, key: Any) -> Any:
+        raise PlotninePrivateError(
+            f"a source in {self.engine} is filtered in the engine: "
+            'src.filter(nw.col("x") > 0) or src.select("a", "b") (import '
+            "narwhals as nw), or filter the table before pp.source(...)"
+        )
+
+    query = __getitem__
+
+    def _like(self, frame: Any) -> Source:
         return Source(
-            self.frame.with_columns(*exprs, **named),
+            frame,
             self.native,
             self.engine,
             self.levels,
