@@ -632,14 +632,39 @@ class PrivateCountStat(Declared, GroupingMixin, stat):
             )
         else:
             effect = f"which {unit} exist is shown without protection"
-        warnings.warn(
-            f"{self.name}: the domain of {names} is not declared: {effect}. "
+        fix = (
             "Declare the levels to show every category: levels=[...], a "
             "pandas Categorical with explicit categories=[...] or a polars "
-            "Enum (for binned stats, public breaks= or limits=).",
+            "Enum (for binned stats, public breaks= or limits=)."
+        )
+        binned = self._binned_twin(fam)
+        if binned is not None:
+            # a float column (its dtype is public) counted value by value
+            fix = (
+                f"x is a continuous (float) column, counted value by "
+                f"value: to draw its distribution, bin it with public "
+                f"limits: geom_histogram(stat={binned!r}, limits=(lo, "
+                f"hi), bins=...). To count categories, {fix[0].lower()}"
+                f"{fix[1:]}"
+            )
+        warnings.warn(
+            f"{self.name}: the domain of {names} is not declared: {effect}. "
+            + fix,
             PrivacyWarning,
             stacklevel=2,
         )
+
+    def _binned_twin(self, fam) -> str | None:
+        """The binned stat of this count stat's mechanism, where its x
+        is an observed float column; None otherwise."""
+        records = getattr(self.build, "records", None)
+        if fam.public or self.FAMILY != "count" or records is None:
+            return None
+        if "x" not in records or not pd.api.types.is_float_dtype(
+            records["x"].dtype
+        ):
+            return None
+        return "bin_ckm" if self.name.endswith("_ckm") else "bin_dp"
 
     def query(
         self, door: Door, fam: FamilyCells, gdims: list[Dimension], mechanism
