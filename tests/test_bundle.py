@@ -177,7 +177,7 @@ def test_results_json_follows_acro(bundle):
         "python",
     }
     assert extra["privacy_report"]["total_eps"] == 1.0
-    assert extra["budget"] == {"eps": 1.0, "delta": 0.0}
+    assert extra["budget"] == {"eps": 1.0, "delta": 0.0, "of": "figure"}
     assert extra["privacy_report"]["remaining"]["eps"] == 0.0
     assert extra["seed_policy"]["output_0"] == (
         "key file (seed is a public label)"

@@ -60,8 +60,41 @@ def _cell_checks(table: pd.DataFrame, rules: dict[str, Any]):
     return flags, sdc
 
 
-def _output_type(stat_name: str) -> tuple[str, str]:
-    """(ACRO-style output type, statbarn class) of a stat."""
+#: what each family releases, in words for the method statement
+_STATISTICS = {
+    "count": "counts",
+    "bin": "histogram counts",
+    "bin2d": "2-D histogram counts",
+    "binhex": "hexagon counts",
+    "bin_hex": "hexagon counts",
+    "sum": "totals",
+    "boxplot": "quartiles and whiskers (read from a noisy fine histogram)",
+    "violin": "densities (from a noisy fine histogram)",
+    "density": "densities (from a noisy fine histogram)",
+    "ecdf": "ECDFs (from a noisy fine histogram)",
+    "dp_pca_score": "PCA directions, ranges and score counts",
+}
+_SUMMARIES = {
+    "mean": "means (noisy totals over noisy record counts)",
+    "sum": "totals and record counts",
+    "quantile": "quantiles (read from a noisy fine histogram)",
+}
+
+
+def released_statistic(stat: Any) -> str:
+    """What a private layer's stat releases, in words (``"means (noisy
+    totals over noisy record counts)"``): the method statement says it
+    per statistic."""
+    name = type(stat).__name__.removeprefix("stat_")
+    family = name.rsplit("_", 1)[0] if name.endswith(("_dp", "_ckm")) else name
+    if family == "summary":
+        return _SUMMARIES.get(str(stat.params.get("fun")), "summaries")
+    return _STATISTICS.get(family, "values")
+
+
+def _output_type(stat_name: str) -> tuple[str, str | None]:
+    """(ACRO-style output type, statbarn class) of a stat; a statistic
+    that is no frequency (a mean, a quantile, a curve) claims no class."""
     name = stat_name.removeprefix("stat_")
     if name.startswith(("bin_hex", "binhex")):
         return "hexbin plot", "Frequencies"
@@ -71,11 +104,15 @@ def _output_type(stat_name: str) -> tuple[str, str]:
         return "histogram", "Histogram"
     if name.startswith("count"):
         return "bar graph", "BarGraph"
+    if name.startswith("summary"):
+        return "summary plot", None
     if name.startswith("sum"):
-        return "count plot", "Frequencies"
+        return "totals plot", None
     if "pca" in name:
         return "PCA score histogram", "Frequencies"
-    return "custom", "Frequencies"
+    if name.startswith(("boxplot", "density", "ecdf", "violin")):
+        return "distribution plot", None
+    return "custom", None
 
 
 def _layer_output(
@@ -104,7 +141,8 @@ def _layer_output(
     properties: dict[str, Any] = {
         "method": stat_name,
         "geom": type(lyr.geom).__name__,
-        "statbarn": _STATBARN + statbarn,
+        "statbarn": None if statbarn is None else _STATBARN + statbarn,
+        "statistic": released_statistic(lyr.stat),
         "seed_policy": rows[0]["seed_policy"] if rows else None,
         # what one protected unit is (a person with at most k records)
         "privacy_unit": rows[0]["unit"] if rows else None,

@@ -338,14 +338,10 @@ def save_release(
                 out["uid"]: out["properties"]["seed_policy"]
                 for out in results.values()
             },
-            "budget": (
-                None
-                if bl is None
-                else {"eps": bl.budget_eps, "delta": bl.budget_delta}
-            ),
+            "budget": _budget(plot, bl),
             "rules": rules,
             "privacy_report": report.to_dict(),
-            "method_statement": _method_statement(report),
+            "method_statement": _method_statement(report, results),
             "ledger": ledger_rows(
                 [
                     r.identity
@@ -458,13 +454,22 @@ def _write_layers(
     return results
 
 
-def _method_statement(report: PrivacyReport) -> str:
-    """A sentence for the figure caption."""
+def _method_statement(report: PrivacyReport, results: dict) -> str:
+    """A sentence for the figure caption, per mechanism and statistic
+    ("means (noisy totals over noisy record counts) and counts perturbed
+    with differential privacy (total eps=1, delta=0)")."""
+    said: dict[str, list[str]] = {"Noise": [], "CKM": []}
+    for out in results.values():
+        props = out["properties"]
+        kind = props.get("mitigation")
+        if kind in said and props["statistic"] not in said[kind]:
+            said[kind].append(props["statistic"])
     parts = []
     if report.total_eps > 0:
         parts.append(
-            f"counts perturbed with differential privacy (total eps="
-            f"{report.total_eps:.6g}, delta={report.total_delta:.3g})"
+            f"{_joined(said['Noise']) or 'counts'} perturbed with "
+            f"differential privacy (total eps={report.total_eps:.6g}, "
+            f"delta={report.total_delta:.3g})"
         )
     if report.mixed:
         # the same cells by DP and CKM: no DP statement may stand alone
@@ -474,10 +479,32 @@ def _method_statement(report: PrivacyReport) -> str:
             "them"
         ]
     if (report.table["mechanism"] == "ckm").any():
-        parts.append("counts perturbed with the Cell Key Method")
+        parts.append(
+            f"{_joined(said['CKM']) or 'counts'} perturbed with the Cell "
+            "Key Method"
+        )
     if (report.table["composition"] == "not protected").any():
         parts.append("some layers are not protected")
     return "; ".join(parts) or "no private layers"
+
+
+def _joined(words: list[str]) -> str:
+    return (
+        ", ".join(words[:-1]) + " and " + words[-1]
+        if len(words) > 1
+        else "".join(words)
+    )
+
+
+def _budget(plot: Any, bl: Any) -> dict[str, Any] | None:
+    """The budget that drawing enforced: a composition's own (``(a | b)
+    + pp.privacy_budget(...)``), else the figure's; None: none set."""
+    own = composition_budget(plot)
+    if own is not None:
+        return {"eps": own[0], "delta": own[1], "of": "composition"}
+    if bl is None:
+        return None
+    return {"eps": bl.budget_eps, "delta": bl.budget_delta, "of": "figure"}
 
 
 def _write_json(path: Path, obj: Any) -> None:

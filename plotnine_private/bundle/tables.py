@@ -73,6 +73,9 @@ def released_table(built: Built, i: int) -> pd.DataFrame:
         stat, "CREATES", set()
     )
     identity = _IDENTITY_1D + (_IDENTITY_2D if two_d else [])
+    if {"ymin", "ymax"} <= set(getattr(lyr.geom, "REQUIRED_AES", ())):
+        # an interval geom (error bars, a ribbon): the ends it draws
+        identity += [c for c in ("y", "ymin", "ymax") if c not in identity]
     values = sorted(
         c
         for c in getattr(stat, "CREATES", set())
@@ -100,4 +103,55 @@ def released_table(built: Built, i: int) -> pd.DataFrame:
         table[c] = v
     for c in values:
         table[c] = data[c].to_numpy()
+    _dates_as_text(built, table)
     return table[[c for c in table.columns if not _FORBIDDEN.search(c)]]
+
+
+#: a date axis's position columns (a width or height stays a number of
+#: the axis's units: days, or seconds for date-times)
+_ON_AXIS = {"x": ("x", "xmin", "xmax"), "y": ("y", "ymin", "ymax")}
+
+
+def _dates_as_text(built: Built, table: pd.DataFrame) -> None:
+    """Positions on a date or date-time axis as ISO 8601 text, in the
+    column's time zone (a naive column's as naive), not as the axis's
+    numbers (days since 1970)."""
+    for axis, columns in _ON_AXIS.items():
+        scales = getattr(built.layout, f"panel_scales_{axis}", None) or []
+        if not scales:
+            continue
+        scale = scales[0]
+        kind = type(getattr(scale, "_trans", None)).__name__
+        if kind not in ("datetime_trans", "date_trans"):
+            continue
+        naive = kind == "datetime_trans" and _naive_column(built, axis)
+        for c in columns:
+            if c not in table.columns:
+                continue
+            values = np.asarray(table[c], dtype=float)
+            finite = np.isfinite(values)
+            text = np.full(len(values), None, dtype=object)
+            if finite.any():
+                moments = pd.Series(scale.inverse(values[finite]))
+                if naive:
+                    moments = pd.to_datetime(moments, utc=True)
+                    moments = moments.dt.tz_localize(None)
+                text[finite] = [m.isoformat() for m in moments]
+            table[c] = text
+
+
+def _naive_column(built: Built, axis: str) -> bool:
+    """Whether the column mapped to ``axis`` holds naive date-times
+    (plotnine reads them as UTC); a column it cannot find counts as
+    zoned (its UTC offset is then written)."""
+    mapped = built.plot.mapping.get(axis)
+    data = built.plot.data
+    if not isinstance(data, pd.DataFrame) or not isinstance(mapped, str):
+        return False
+    if mapped not in data.columns:
+        return False
+    dtype = data[mapped].dtype
+    return (
+        pd.api.types.is_datetime64_dtype(dtype)
+        and getattr(dtype, "tz", None) is None
+    )
