@@ -111,7 +111,9 @@ class stat_summary_dp(_DPSummary):
     drop : bool, default=False
         `True` leaves out cells whose released count is 0 (no mean to
         draw; as plotnine, which has no row for a combination without
-        records). The default keeps their rows (y missing).
+        records). The default keeps their rows (y missing). A total
+        released without counts (`fun="sum"`, `sum_share=1`) leaves out
+        cells whose released total is 0.
     sum_share : float, default=None
         Share of eps for the totals: 0.5 for a mean (must be < 1: a mean
         needs counts), 1 for a total (no count is released, `n` is

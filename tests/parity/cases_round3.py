@@ -1,0 +1,76 @@
+"""Cases of issue 36 (swap for swap, round three): one per class that
+failed, each as plotnine's user writes it."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .cases import A, Case, L, add, x
+
+HWY = {"limits": (10, 46), "bins": 144}
+
+# 2: drop=True leaves out a summary sum's empty (x, fill) combinations
+add(
+    Case(
+        "summary-sum-dodge-drop",
+        "summary",
+        "mpg",
+        {"x": "class", "y": "hwy", "fill": "drv"},
+        [
+            L(
+                "geom_col",
+                params={"fun_y": np.sum, "position": "dodge"},
+                declare={"bounds": (0, 50)},
+            )
+        ],
+    ),
+    ckm=False,
+)
+# 4: box plots of an empty declared (x, fill) pair are left out
+add(
+    Case(
+        "boxplot-class-fill-drv",
+        "boxplot",
+        "mpg",
+        {"x": "class", "y": "hwy", "fill": "drv"},
+        [L("geom_boxplot", declare={**HWY, "drop": True})],
+    )
+)
+# 7: scale_x_reverse with public limits
+add(
+    Case(
+        "histogram-reverse",
+        "bin",
+        "mpg",
+        {"x": "displ"},
+        [L("geom_histogram", params={"bins": 10})],
+        extras=(x("scale_x_reverse", limits=(1, 8)),),
+    )
+)
+add(
+    Case(
+        "histogram-reverse-breaks",
+        "bin",
+        "mpg",
+        {"x": "displ"},
+        [L("geom_histogram", params={"breaks": [1, 2, 3, 4, 5, 6, 7, 8]})],
+        extras=(x("scale_x_reverse"),),
+    )
+)
+# 9: levels= with a median of a numeric x
+add(
+    Case(
+        "summary-median-levels",
+        "summary",
+        "mtcars",
+        {"x": "cyl", "y": "mpg"},
+        [
+            L(
+                "geom_point",
+                params={"fun_y": np.median},
+                declare={"bounds": (0, 40), "levels": [4, 6, 8]},
+            )
+        ],
+    ),
+    ckm=False,
+)
