@@ -426,7 +426,7 @@ class PrivateCountStat(Declared, GroupingMixin, stat):
         mechanism = mechanism.after_spending(spent)
         gcols = self.group_columns(data)
         gdims = [
-            categorical_dimension(c, data[c], door.declared.get(c))
+            categorical_dimension(c, data[c], self.declared_of(c))
             for c in gcols
         ]
         panel = self.panel_dimension(data, door)
@@ -720,6 +720,11 @@ class PrivateCountStat(Declared, GroupingMixin, stat):
                 "must not be used with a y aesthetic: it computes y (the "
                 "released count) itself.",
             )
+
+    def declared_of(self, column: str) -> list | None:
+        """The public levels of a group column: the data's declaration
+        (a Categorical's categories), or None."""
+        return self.build.door.declared.get(column)
 
     def drop_missing(self, data: pd.DataFrame) -> pd.DataFrame:
         """Leave out records with missing or infinite positions (as plotnine

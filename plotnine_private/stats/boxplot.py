@@ -299,6 +299,12 @@ class _BoxplotFamily(FineFamily):
         ):
             raise _fail(self.name, f"width must be > 0, got {width!r}.")
         validate_covers(self.name, p)
+        if not isinstance(p["drop"], (bool, np.bool_)):
+            raise _fail(
+                self.name,
+                f"drop must be True or False, got {p['drop']!r}: True "
+                "leaves out the boxes released with no records.",
+            )
 
     def check_input(self, data: pd.DataFrame) -> None:
         super().check_input(data)

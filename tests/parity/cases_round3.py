@@ -48,12 +48,19 @@ add(
     )
 )
 add(
+    # limits= are in data units: reversed, (1.6, 7) runs from -7 to -1.6
     Case(
-        "histogram-reverse-breaks",
+        "histogram-reverse-declared",
         "bin",
         "mpg",
         {"x": "displ"},
-        [L("geom_histogram", params={"breaks": [1, 2, 3, 4, 5, 6, 7, 8]})],
+        [
+            L(
+                "geom_histogram",
+                params={"bins": 10},
+                declare={"limits": (1.6, 7.0)},
+            )
+        ],
         extras=(x("scale_x_reverse"),),
     )
 )

@@ -360,7 +360,7 @@ class _SummaryFamily(_CountFamily):
         self.build.records = data
         fam = self.family_cells(data, door.scales)
         gdims = [
-            categorical_dimension(c, data[c], door.declared.get(c))
+            categorical_dimension(c, data[c], self.declared_of(c))
             for c in self.group_columns(data)
         ]
         self.check_domain(fam, gdims)

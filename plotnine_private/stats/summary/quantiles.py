@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from plotnine.scales.scale_discrete import scale_discrete
 
 from ...smoothing import monotone_cdf
 from ...validation import fail
@@ -110,8 +111,41 @@ class _QuantileSummary(_BoxplotFamily):
         "probs": None,
         "errorbar": "noise",
         "geom": "pointrange",
+        "levels": None,
     }
     CREATES = {"y", "ymin", "ymax", "y_low", "y_high", "n", "width", "signal"}
+    #: the summary stat this twin releases for (its messages name it)
+    summary_name = "stat_summary_dp"
+
+    @property
+    def name(self) -> str:
+        return self.summary_name
+
+    def _numeric_x(self) -> bool:
+        """``levels=`` on a continuous x: its levels are the boxes."""
+        return self.params["levels"] is not None and not isinstance(
+            self.build.door.scales.x, scale_discrete
+        )
+
+    def check_input(self, data: pd.DataFrame) -> None:
+        FineFamily.check_input(self, data)
+        if (
+            "x" in data.columns
+            and self.params["levels"] is None
+            and not isinstance(self.build.door.scales.x, scale_discrete)
+        ):
+            raise fail(
+                self.name,
+                "a median or quantile needs a discrete x: one fine "
+                "histogram per public level. Give levels=[...] (the public "
+                "values of x, e.g. levels=[4, 6, 8]), or map a pandas "
+                "Categorical with explicit categories=[...].",
+            )
+
+    def declared_of(self, column: str) -> list | None:
+        if column == "x" and self.params["levels"] is not None:
+            return list(self.params["levels"])
+        return super().declared_of(column)
 
     def quantile_columns(self) -> dict[str, float]:
         return dict(self.params["probs"])
@@ -130,6 +164,8 @@ class _QuantileSummary(_BoxplotFamily):
         for i, col in enumerate(probs):
             out[col] = vals[:, i]
         out["n"] = released_total(hist).astype(np.int64)
+        if self._numeric_x():
+            out["x"] = out["x"].astype(float)  # positions on a continuous x
         width = self.params["width"]
         out["width"] = 0.9 if width is None else float(width)
         return out
@@ -176,9 +212,11 @@ def quantile_twin(stat) -> _QuantileSummary:
         "errorbar": p["errorbar"],
         "covers": p["covers"],
         "discrete": p["discrete"],
+        "levels": p["levels"],
     }
+    twin: _QuantileSummary
     if stat.DP:
-        return _QuantilesDP(
+        twin = _QuantilesDP(
             eps=p["eps"],
             seed=p["seed"],
             adjacency=p["adjacency"],
@@ -186,6 +224,9 @@ def quantile_twin(stat) -> _QuantileSummary:
             total=p["total"],
             **common,
         )
-    return _QuantilesCKM(
-        ptable=p["ptable"], threshold=p["threshold"], **common
-    )
+    else:
+        twin = _QuantilesCKM(
+            ptable=p["ptable"], threshold=p["threshold"], **common
+        )
+    twin.summary_name = stat.name
+    return twin
