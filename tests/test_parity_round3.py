@@ -12,6 +12,7 @@ import pytest
 from neighbours import differences, snapshot
 from plotnine import (
     aes,
+    geom_count,
     geom_bin_2d,
     geom_boxplot,
     geom_col,
@@ -152,7 +153,50 @@ def test_median_of_a_numeric_x_without_levels_names_the_stat_and_fix():
     assert "_Quantiles" not in msg
 
 
+def _count(d: pd.DataFrame, **kw):
+    return ggplot(d, aes("class", "drv")) + geom_count(stat="sum_dp", **kw)
+
+
+def test_geom_count_of_two_declared_categories():
+    out = layer_data(_count(BASE, eps=1e9, seed=1))
+    # layer_data holds positions: level k of the declared levels is at k
+    truth = BASE.groupby(["class", "drv"], observed=True).size()
+    at = {
+        (
+            BASE["class"].cat.categories.get_loc(c) + 1.0,
+            BASE["drv"].cat.categories.get_loc(v) + 1.0,
+        ): n
+        for (c, v), n in truth.items()
+    }
+    got = dict(zip(zip(out["x"], out["y"]), out["n"]))
+    assert got == at
+    assert (out["prop"] == 1).all() and out["group"].is_unique
+    # CKM: the same grid, with the record keys
+    ckm = layer_data(
+        ggplot(BASE, aes("class", "drv", rkey="rk"))
+        + geom_count(
+            stat="sum_ckm", ptable=pp.create_cnt_ptable(D=1, V=0.0001)
+        )
+    )
+    assert ckm["n"].sum() == len(BASE)
+
+
+@pytest.mark.parametrize(
+    ("mapping", "match"),
+    [
+        ({"x": "class", "y": "hwy"}, "x is discrete and y is not"),
+        ({"x": "manufacturer", "y": "drv"}, "levels are not declared"),
+    ],
+)
+def test_geom_count_refuses_what_it_cannot_grid(mapping, match):
+    with pytest.raises(pp.PlotninePrivateError, match=match):
+        layer_data(
+            ggplot(BASE, aes(**mapping)) + geom_count(stat="sum_dp", **DP)
+        )
+
+
 NEIGHBOUR_PLOTS = {
+    "count of two categories": (lambda d: _count(d, **DP), True),
     "summary sum drop": (lambda d: _sum_plot(d, drop=True, **DP), True),
     "box drop": (lambda d: _box_plot(d, drop=True, **DP), True),
     "reversed breaks": (

@@ -308,8 +308,7 @@ def axis_breaks(
         # (sorted: a decreasing transform, scale_x_reverse, reverses them)
         rng = tuple(
             sorted(
-                float(v)
-                for v in to_axis_units(name, param, lim, scale, axis)
+                float(v) for v in to_axis_units(name, param, lim, scale, axis)
             )
         )
         source = "public: limits"

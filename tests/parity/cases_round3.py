@@ -81,3 +81,15 @@ add(
     ),
     ckm=False,
 )
+
+# refusals built: geom_count of two declared categories (plotnine's and
+# ggplot2's cut x clarity example)
+add(
+    Case(
+        "count-cut-clarity",
+        "sum",
+        "diamonds",
+        {"x": "cut", "y": "clarity"},
+        [L("geom_count")],
+    )
+)

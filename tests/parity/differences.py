@@ -94,10 +94,12 @@ REASONS: dict[str, str] = {
         "and 1.82 is in (1.68, 1.82]."
     ),
     "sum-discrete": (
-        "geom_count with a discrete x or y is refused: stat_sum_dp and "
-        "stat_sum_ckm count points on a public grid of continuous "
-        "positions. Count categories with stat='count_dp' and a fill, or "
-        "use stat='bin2d_dp' for two continuous positions."
+        "geom_count with one discrete and one continuous position is "
+        "refused: stat_sum_dp and stat_sum_ckm count points on a public "
+        "grid of two continuous positions (limits= and resolution=) or "
+        "of two declared categories. Declare y's values as a Categorical "
+        "(categories=[1, 2, ..., 10]) for the same points on a discrete "
+        "y axis."
     ),
 }
 

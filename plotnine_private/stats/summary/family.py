@@ -461,9 +461,10 @@ class _SummaryFamily(_CountFamily):
         # row for a combination without records): post-processing
         keep = est["keep"]
         empty = np.asarray(est["n"], dtype=float) <= 0
-        if self.params.get("fun") == "sum" and np.isnan(
-            np.asarray(est["n"], dtype=float)
-        ).all():
+        if (
+            self.params.get("fun") == "sum"
+            and np.isnan(np.asarray(est["n"], dtype=float)).all()
+        ):
             # a total without counts (sum_share=1): a cell whose released
             # total is 0 is the empty one (post-processing)
             empty = np.asarray(est["y"], dtype=float) == 0
