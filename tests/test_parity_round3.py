@@ -12,6 +12,8 @@ import pytest
 from neighbours import differences, snapshot
 from plotnine import (
     aes,
+    facet_wrap,
+    geom_bar,
     geom_count,
     geom_bin_2d,
     geom_boxplot,
@@ -195,7 +197,53 @@ def test_geom_count_refuses_what_it_cannot_grid(mapping, match):
         )
 
 
+def _na(d: pd.DataFrame, **kw):
+    return (
+        ggplot(d, aes("class", fill="drv"))
+        + geom_bar(stat="count_dp", missing_level=True, **kw)
+        + facet_wrap("year")
+    )
+
+
+def _with_missing(d: pd.DataFrame) -> pd.DataFrame:
+    d = d.copy()
+    d.loc[0, "class"] = np.nan
+    d.loc[1, "drv"] = np.nan
+    return d
+
+
+def test_missing_level_is_released_and_drawn_as_plotnines_na():
+    d = _with_missing(BASE)
+    out = layer_data(_na(d, eps=1e9, seed=2, drop=True))
+    plain = layer_data(
+        ggplot(d, aes("class", fill="drv")) + geom_bar() + facet_wrap("year")
+    )
+    cols = ["PANEL", "x", "count"]
+    key = ["PANEL", "x", "group"]
+    got = out.sort_values(key)[cols].reset_index(drop=True)
+    want = plain.sort_values(key)[cols].reset_index(drop=True)
+    got["PANEL"] = got["PANEL"].astype(int)
+    want["PANEL"] = want["PANEL"].astype(int)
+    pd.testing.assert_frame_equal(got, want, check_dtype=False)
+    assert out["fill"].tolist().count("#7F7F7F") == 1  # drv NA: grey
+    # every declared cell, the missing levels included, is released
+    every = layer_data(_na(BASE, eps=1e9, seed=2))
+    assert len(every) == 2 * (7 + 1) * (3 + 1)
+    # without missing_level the records with a missing category are out
+    off = layer_data(
+        ggplot(d, aes("class", fill="drv"))
+        + geom_bar(stat="count_dp", eps=1e9, seed=2)
+    )
+    assert off["count"].sum() == len(d) - 2
+
+
+def test_missing_level_must_be_a_bool():
+    with pytest.raises(pp.PlotninePrivateError, match="missing_level"):
+        geom_bar(stat="count_dp", missing_level="yes", **DP)
+
+
 NEIGHBOUR_PLOTS = {
+    "missing level": (lambda d: _na(d, **DP), False),
     "count of two categories": (lambda d: _count(d, **DP), True),
     "summary sum drop": (lambda d: _sum_plot(d, drop=True, **DP), True),
     "box drop": (lambda d: _box_plot(d, drop=True, **DP), True),
@@ -210,12 +258,19 @@ NEIGHBOUR_PLOTS = {
 }
 
 
-@pytest.mark.parametrize("change", ["outlier", "missing", "other panel"])
+@pytest.mark.parametrize(
+    "change", ["outlier", "missing", "other panel", "missing category"]
+)
 @pytest.mark.parametrize("name", list(NEIGHBOUR_PLOTS))
 def test_only_noisy_numbers_differ(name, change):
     make, hidden = NEIGHBOUR_PLOTS[name]
     a = snapshot(make(BASE), ("y",), hidden)
-    b = snapshot(make(neighbour(change)), ("y",), hidden)
+    changed = (
+        _with_missing(BASE)
+        if change == "missing category"
+        else neighbour(change)
+    )
+    b = snapshot(make(changed), ("y",), hidden)
     if hidden:
         # which groups drop=True shows is post-processing of their
         # released values (tested above): the rest must be equal

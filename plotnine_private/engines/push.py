@@ -482,6 +482,10 @@ def release_in_engine(
     stat = stat.for_build(build)
     door = build.door
     stat.check_input(evaled)
+    if stat.params.get("missing_level"):
+        raise _needs_rows(
+            name, "missing_level=True is counted on rows in memory."
+        )
     if "weight" in cols and stat.DP:
         raise fail(
             name,

@@ -729,7 +729,7 @@ class PrivateCountStat(Declared, GroupingMixin, stat):
     def drop_missing(self, data: pd.DataFrame) -> pd.DataFrame:
         """Leave out records with missing or infinite positions (as plotnine
         does for continuous ones; it shows a missing category as NA, which
-        the private twins do not: docs/parity.md, ``missing-level``), and
+        the count twins do with ``missing_level=True``), and
         records whose weight is missing, infinite, negative or
         not a number, without any warning or error: either would tell
         whether some record is missing or outside the scale's domain, a

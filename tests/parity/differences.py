@@ -74,18 +74,6 @@ REASONS: dict[str, str] = {
         "unbounded weight has unbounded sensitivity. The CKM twins "
         "perturb weighted counts."
     ),
-    "missing-level": (
-        "A missing value of a declared category (x, fill, colour, facet) "
-        "is left out, where plotnine draws an NA bar, colour or panel: "
-        "plotnine shows NA only when the data hold a missing value, which "
-        "would tell whether some record is missing. Releasing NA as a "
-        "public level of every declared domain (noised like any other "
-        "cell) changes the domain that names every cell's noise, so every "
-        "published release's numbers; it needs a new stream version. "
-        "Until then declare it yourself: "
-        "df[c] = df[c].cat.add_categories('NA').fillna('NA') releases a "
-        "public 'NA' level like any other."
-    ),
     "edge-roundoff": (
         "plotnine 0.16.0a15 computes a bin edge of bins=20 over carat "
         "0.21 to 3.01 as 1.8199999999999998 (0.15 as 1.82), so a diamond "
@@ -181,12 +169,6 @@ DIFFERENCES: dict[tuple[str, str], str] = {
     ("density-hwy-epa-ckm", "stat"): "kernel-shape",
     ("histogram-weights", "*"): "dp-weights",
     ("count-discrete-x", "*"): "sum-discrete",
-    ("bar-missing-level", "stat"): "missing-level",
-    ("bar-missing-level", "panels"): "missing-level",
-    ("bar-missing-level", "labels"): "missing-level",
-    ("bar-missing-level", "image"): "missing-level",
-    ("bar-missing-level-ckm", "stat"): "missing-level",
-    ("bar-missing-level-ckm", "panels"): "missing-level",
     ("count-discrete-x-ckm", "*"): "sum-discrete",
 }
 
