@@ -376,9 +376,7 @@ def _codes_in(
     codes, uniques = factorized(series)
     missing = index.get(value_bytes(None), -1)
     remap = small_codes(
-        np.array(
-            [index.get(value_bytes(u), -1) for u in uniques] + [missing]
-        ),
+        np.array([index.get(value_bytes(u), -1) for u in uniques] + [missing]),
         len(levels),
     )
     return remap[codes]

@@ -13,7 +13,6 @@ from ..smoothing import bin_quantiles, monotone_cdf, quantiles
 from ..validation import fail as _fail
 from ..validation import is_real
 from .base import CKM_PARAMS, DP_PARAMS, CKMMixin, DPMixin
-from .marks import mark_layer
 from .fine import (
     GROUP_SHARE_DOC,
     Band,
@@ -23,6 +22,7 @@ from .fine import (
     released_total,
 )
 from .intervals import NoiseModel
+from .marks import mark_layer
 from .noise_bands import band_quantiles
 from .signal import warn_box_width
 from .whiskers import band_level, tukey_bounds

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cases import A, Case, L, add, x
+from .cases import Case, L, add, x
 
 HWY = {"limits": (10, 46), "bins": 144}
 
