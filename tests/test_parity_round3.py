@@ -22,6 +22,7 @@ from plotnine import (
     geom_point,
     ggplot,
     scale_x_reverse,
+    scale_y_log10,
 )
 from test_neighbours import BASE, neighbour
 
@@ -242,7 +243,48 @@ def test_missing_level_must_be_a_bool():
         geom_bar(stat="count_dp", missing_level="yes", **DP)
 
 
+def _log_mean(d: pd.DataFrame, **kw):
+    return (
+        ggplot(d, aes("class", "hwy"))
+        + geom_point(stat="summary_dp", fun_y=np.mean, bounds=(1, 50), **kw)
+        + scale_y_log10()
+    )
+
+
+def test_summary_under_a_log_scale_is_the_mean_of_log_values():
+    out = layer_data(_log_mean(BASE, resolution=1e-7, eps=1e9, seed=1))
+    truth = np.log10(BASE["hwy"]).groupby(BASE["class"], observed=True)
+    np.testing.assert_allclose(out["y"], truth.mean(), atol=1e-6)
+    # the default resolution is of the transformed bounds: 0.001
+    coarse = layer_data(_log_mean(BASE, eps=1e9, seed=1))
+    np.testing.assert_allclose(coarse["y"], truth.mean(), atol=5e-4)
+    assert np.abs(coarse["y"] - truth.mean().to_numpy()).max() > 1e-6
+    ckm = layer_data(
+        ggplot(BASE, aes("class", "hwy", rkey="rk"))
+        + geom_point(
+            stat="summary_ckm",
+            fun_y=np.mean,
+            bounds=(1, 50),
+            resolution=1e-7,
+            ptable=pp.create_cnt_ptable(D=1, V=0.0001),
+            num_ptable=pp.create_num_ptable(D=1, V=0.0001, step=1, icat=[1]),
+        )
+        + scale_y_log10()
+    )
+    np.testing.assert_allclose(ckm["y"], truth.mean(), atol=1e-3)
+
+
+def test_summary_bounds_outside_the_log_domain_are_refused():
+    with pytest.raises(pp.PlotninePrivateError, match=r"bounds=\(0\.0, 50\.0\) are not valid"):
+        layer_data(
+            ggplot(BASE, aes("class", "hwy"))
+            + geom_point(stat="summary_dp", bounds=(0, 50), **DP)
+            + scale_y_log10()
+        )
+
+
 NEIGHBOUR_PLOTS = {
+    "log summary": (lambda d: _log_mean(d, **DP), False),
     "missing level": (lambda d: _na(d, **DP), False),
     "count of two categories": (lambda d: _count(d, **DP), True),
     "summary sum drop": (lambda d: _sum_plot(d, drop=True, **DP), True),

@@ -93,3 +93,26 @@ add(
         [L("geom_count")],
     )
 )
+# refusals built: stat_summary under scale_y_log10 (the mean of log10 y,
+# as plotnine; bounds in data units, resolution in the scale's)
+add(
+    Case(
+        "summary-mean-log10",
+        "summary",
+        "mpg",
+        {"x": "class", "y": "hwy"},
+        [
+            L(
+                "geom_point",
+                params={"fun_y": np.mean},
+                declare={
+                    "bounds": (1, 50),
+                    "resolution": 1e-7,
+                    "errorbar": None,
+                },
+            )
+        ],
+        extras=(x("scale_y_log10"),),
+    ),
+    ckm=False,
+)

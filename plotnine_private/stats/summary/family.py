@@ -21,8 +21,10 @@ from ...declarations import Declaration, NoiseGeom
 from ...mechanisms.release.magnitudes import SumTable
 from ...units import with_unit
 from ...validation import fail, is_real, validate_choice, validate_range
+from ..._compat import scale_transform
 from ..boxplot import COVERS, validate_covers
 from ..count import _CountFamily
+from ..dates import to_axis_units
 from ..marks import mark_layer
 from ..signal import SignalWarning, drawn_as, planned_name, warn_once
 from .data import check_fun_data, square_table
@@ -219,6 +221,8 @@ class _SummaryFamily(_CountFamily):
         lo, hi = validate_range(name, "bounds", p["bounds"])
         p["bounds"] = (lo, hi)
         r = p["resolution"]
+        #: a resolution of the user's (else the default of the bounds)
+        self.resolution_given = r is not None
         if r is None:
             r = default_resolution(lo, hi)
         elif not is_real(r) or not (math.isfinite(r) and r > 0):
@@ -329,23 +333,45 @@ class _SummaryFamily(_CountFamily):
         scale = getattr(self.build.door.scales, "y", None)
         if isinstance(scale, scale_discrete):
             raise fail(self.name, "y is on a discrete scale; map a number.")
-        trans = getattr(scale, "trans", None)
-        if isinstance(trans, str):  # plotnine keeps e.g. "identity" as text
-            tname = trans
-        else:
-            tname = type(trans).__name__ if trans is not None else "identity"
-        if "identity" not in tname:
+
+    def on_scale_units(self) -> None:
+        """Under a transformed y scale (``scale_y_log10``, ``sqrt``...)
+        plotnine summarises the transformed values (the mean of log10
+        y): ``bounds`` (data units) become the scale's units on the
+        build's copy, and a default ``resolution`` is the default over
+        them."""
+        scale = getattr(self.build.door.scales, "y", None)
+        trans = scale_transform(scale)
+        if trans is None:
+            return
+        with np.errstate(all="ignore"):
+            t = to_axis_units(
+                self.name, "bounds", self.params["bounds"], scale, "y"
+            )
+        t_lo, t_hi = sorted(float(v) for v in t)
+        if not (np.isfinite([t_lo, t_hi]).all() and t_lo < t_hi):
             raise fail(
                 self.name,
-                "a transformed y scale (log10, sqrt ...) is not supported: "
-                "bounds are in data units. Use coord_trans(y=...) instead.",
+                f"bounds={self.params['bounds']!r} are not valid on the y "
+                f"scale ({trans[0]}): give bounds inside its domain (e.g. "
+                "bounds > 0 on a log scale).",
             )
+        res = self.params["resolution"]
+        if not self.resolution_given:
+            res = default_resolution(t_lo, t_hi)
+        self.params = {
+            **self.params,
+            "bounds": (t_lo, t_hi),
+            "resolution": res,
+        }
 
     def release_rows(self, data: pd.DataFrame) -> pd.DataFrame:
         """Release totals and counts of the layer's cells (see the module
         docstring), then shape them like plotnine's ``stat_summary``."""
         if self.params["fun"] == "quantile":
+            # the box plots' limits are in data units already
             return quantile_twin(self).release_at_door(data, self.build)
+        self.on_scale_units()
         door = self.build.door
         self.check_input(data)
         if len(data) > _MAX_RECORDS:
