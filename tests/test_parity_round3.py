@@ -275,7 +275,9 @@ def test_summary_under_a_log_scale_is_the_mean_of_log_values():
 
 
 def test_summary_bounds_outside_the_log_domain_are_refused():
-    with pytest.raises(pp.PlotninePrivateError, match=r"bounds=\(0\.0, 50\.0\) are not valid"):
+    with pytest.raises(
+        pp.PlotninePrivateError, match=r"bounds=\(0\.0, 50\.0\) are not valid"
+    ):
         layer_data(
             ggplot(BASE, aes("class", "hwy"))
             + geom_point(stat="summary_dp", bounds=(0, 50), **DP)
@@ -283,7 +285,44 @@ def test_summary_bounds_outside_the_log_domain_are_refused():
         )
 
 
+def _min_max(d: pd.DataFrame, **kw):
+    return ggplot(d, aes("class", "hwy")) + geom_point(
+        stat="summary_dp", bounds=(10, 46), bins=36, **kw
+    )
+
+
+def test_fun_ymin_ymax_of_a_median_are_quantiles_of_one_release():
+    ends = {"fun_y": np.median, "fun_ymin": np.min, "fun_ymax": np.max}
+    out = layer_data(_min_max(BASE, eps=1e9, seed=1, **ends))
+    g = BASE.groupby("class", observed=True)["hwy"]
+    # whole-number data in 1-unit fine bins: the minimum's bin starts at
+    # most one unit below it, the maximum's CDF reaches 1 at its bin end
+    assert ((g.min() - out["ymin"].to_numpy()).between(0, 1)).all()
+    assert ((out["ymax"].to_numpy() - g.max()).between(0, 1)).all()
+    np.testing.assert_allclose(out["y"], g.median(), atol=1)
+    assert len(layer_data(_min_max(BASE, **ends, **DP)).query("ymin > y")) == 0
+
+
+@pytest.mark.parametrize(
+    ("kw", "match"),
+    [
+        ({"fun_y": np.mean, "fun_ymin": np.min}, "fun_y=np.median"),
+        ({"fun_y": np.median, "fun_ymax": np.std}, "np.min \\(0\\)"),
+    ],
+)
+def test_fun_ymin_ymax_refusals_name_the_fix(kw, match):
+    with pytest.raises(pp.PlotninePrivateError, match=match) as err:
+        layer_data(_min_max(BASE, **kw, **DP))
+    assert str(err.value).startswith("stat_summary_dp(): ")
+
+
 NEIGHBOUR_PLOTS = {
+    "median min max": (
+        lambda d: _min_max(
+            d, fun_y=np.median, fun_ymin=np.min, fun_ymax=np.max, **DP
+        ),
+        False,
+    ),
     "log summary": (lambda d: _log_mean(d, **DP), False),
     "missing level": (lambda d: _na(d, **DP), False),
     "count of two categories": (lambda d: _count(d, **DP), True),

@@ -116,3 +116,25 @@ add(
     ),
     ckm=False,
 )
+# refusals built: fun_ymin/fun_ymax of the released pieces (a minimum,
+# maximum or median is a quantile of the released fine histogram)
+add(
+    Case(
+        "summary-median-min-max",
+        "summary",
+        "mtcars",
+        {"x": "fcyl", "y": "mpg"},
+        [
+            L(
+                "geom_pointrange",
+                params={
+                    "fun_y": np.median,
+                    "fun_ymin": np.min,
+                    "fun_ymax": np.max,
+                },
+                declare={"bounds": (0, 40)},
+            )
+        ],
+    ),
+    ckm=False,
+)

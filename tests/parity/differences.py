@@ -47,8 +47,13 @@ REASONS: dict[str, str] = {
     "summary-funs": (
         "stat_summary_dp/_ckm release fun_y=np.mean, np.sum, np.median and "
         "quantiles, and fun_data mean_se, mean_cl_normal, mean_sdl and "
-        "median_hilow; fun_ymin/fun_ymax are refused with an error naming "
-        "the parameter and the private alternative."
+        "median_hilow; fun_ymin/fun_ymax np.min, np.max or np.median go "
+        "with a median or quantile y (all read off one released fine "
+        "histogram). With a mean they are refused: the mean comes from "
+        "another release (totals and counts); the error names "
+        "fun_y=np.median (the same bars around the median) and "
+        "fun_data='mean_cl_normal' (bars around the mean). Any other "
+        "function of the records is refused."
     ),
     "summary-quantiles": (
         "A private median or quantile (fun_y=np.median, np.quantile, "
@@ -114,6 +119,9 @@ DIFFERENCES: dict[tuple[str, str], str] = {
     ("summary-median-hilow", "stat"): "summary-quantiles",
     ("summary-median-hilow", "panels"): "summary-quantiles",
     ("summary-median-hilow", "image"): "summary-quantiles",
+    ("summary-median-min-max", "stat"): "summary-quantiles",
+    ("summary-median-min-max", "panels"): "summary-quantiles",
+    ("summary-median-min-max", "image"): "summary-quantiles",
     ("summary-median-levels", "stat"): "summary-quantiles",
     ("summary-median-levels", "panels"): "summary-quantiles",
     ("summary-median-levels", "image"): "summary-quantiles",

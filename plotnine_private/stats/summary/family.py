@@ -16,12 +16,12 @@ import pandas as pd
 from plotnine.scales.scale_discrete import scale_discrete
 from plotnine.stats import stat_summary as _pn_stat_summary
 
+from ..._compat import scale_transform
 from ...cells import CHUNK, assemble, categorical_dimension
 from ...declarations import Declaration, NoiseGeom
 from ...mechanisms.release.magnitudes import SumTable
 from ...units import with_unit
 from ...validation import fail, is_real, validate_choice, validate_range
-from ..._compat import scale_transform
 from ..boxplot import COVERS, validate_covers
 from ..count import _CountFamily
 from ..dates import to_axis_units
@@ -49,6 +49,29 @@ _FUNCTIONS = {
     "mean": "mean",
     "sum": "sum",
 }
+
+
+#: fun_ymin/fun_ymax read off the released CDF: their probability
+_END_PROBS = {
+    np.min: 0.0,
+    np.amin: 0.0,
+    np.nanmin: 0.0,
+    "min": 0.0,
+    np.max: 1.0,
+    np.amax: 1.0,
+    np.nanmax: 1.0,
+    "max": 1.0,
+    np.median: 0.5,
+    np.nanmedian: 0.5,
+    "median": 0.5,
+}
+
+
+def _end_prob(fun) -> float | None:
+    try:
+        return _END_PROBS.get(fun)
+    except TypeError:  # unhashable
+        return None
 
 
 def _quantile_kind(fun) -> str | None:
@@ -142,6 +165,50 @@ class _SummaryFamily(_CountFamily):
         return {"fun_y": fun, "fun_ymin": fun, "fun_ymax": fun}
 
     # -- parameters ----------------------------------------------------
+    def check_ends(self, kind: str | None) -> dict[str, float]:
+        """``fun_ymin``/``fun_ymax`` built from the released pieces: a
+        minimum, maximum or median of the records is the quantile 0, 1
+        or 0.5 of the released fine histogram (as the y of a median or
+        quantile summary is), so the three come from one release. Any
+        other function, or with a mean or total as y, is refused with
+        the fix."""
+        p = self.params
+        ends: dict[str, float] = {}
+        for param, col in (("fun_ymin", "ymin"), ("fun_ymax", "ymax")):
+            fun = p.get(param)
+            if fun is None:
+                continue
+            q = _end_prob(fun)
+            if q is None:
+                raise fail(
+                    self.name,
+                    f"{param}={fun!r} is not released privately: a bar's "
+                    "end is read off the released fine histogram as a "
+                    "quantile, which np.min (0), np.max (1) and np.median "
+                    f"(0.5) are; other functions of the records are not. "
+                    f"Give one of those, or drop {param} and use "
+                    "fun_data='median_hilow' (quantile bars) or "
+                    "'mean_cl_normal' ('mean_se', 'mean_sdl').",
+                )
+            ends[col] = q
+        if ends and kind is None:
+            raise fail(
+                self.name,
+                f"fun_ymin/fun_ymax with fun={p['fun']!r}: a mean or total "
+                "is released from totals and counts, the bar's ends from "
+                "the fine histogram, two releases of one layer. Give "
+                "fun_y=np.median (the ends and y from one release), or "
+                "fun_data='mean_cl_normal' (or 'mean_se', 'mean_sdl') "
+                "for bars around a mean.",
+            )
+        if ends and p.get("fun_data") is not None:
+            raise fail(
+                self.name,
+                "fun_ymin/fun_ymax and fun_data both given (plotnine "
+                "would ignore fun_ymin/fun_ymax): drop one.",
+            )
+        return ends
+
     def check_fun(self) -> None:
         """``fun`` (or plotnine's ``fun_y``) as "mean" or "sum";
         ``fun_data`` (with ``fun_args``) as one of the released
@@ -162,19 +229,15 @@ class _SummaryFamily(_CountFamily):
             # plotnine 0.15 calls the y function fun_y (a callable)
             p["fun"] = p.pop("fun_y")
         p["fun"] = _FUNCTIONS.get(p["fun"], p["fun"])
-        for param in ("fun_ymin", "fun_ymax"):
-            if p.get(param) is not None:
-                raise fail(
-                    name,
-                    f"{param}={p[param]!r} is not released privately: the "
-                    "end of a bar from a function of the records (a "
-                    "minimum, a maximum) would disclose them. Drop "
-                    f"{param}; use fun_data='mean_cl_normal' (or "
-                    "'mean_se', 'mean_sdl') for bars that hold the "
-                    "sampling and the noise, or errorbar='noise' for the "
-                    "noise interval of the mean.",
-                )
         kind = _quantile_kind(p["fun"])
+        ends = self.check_ends(kind)
+        if ends:
+            # y and the bar's ends from one fine histogram (quantiles.py)
+            probs = quantile_probs(name, kind, p["fun_args"], False)
+            p["probs"] = {**probs, **ends}
+            p["fun"], p["fun_args"] = "quantile", None
+            p["fun_ymin"] = p["fun_ymax"] = None
+            return
         if _quantile_kind(p.get("fun_data")) == "median_hilow":
             kind, p["fun_data"] = "median", None
             p["probs"] = quantile_probs(name, kind, p["fun_args"], True)

@@ -161,8 +161,12 @@ class _QuantileSummary(_BoxplotFamily):
         out = hist.info.copy()
         if "x" not in out.columns:
             out["x"] = 0.0
-        for i, col in enumerate(probs):
-            out[col] = vals[:, i]
+        lowest = first_mass_edge(cdf, hist.edges)
+        for i, (col, q) in enumerate(probs.items()):
+            # a minimum (q = 0) is where the released CDF leaves 0: the
+            # lower edge of the first fine bin with mass, as the box
+            # plots' whiskers reach the outer edge of the extreme bin
+            out[col] = lowest if q == 0 else vals[:, i]
         out["n"] = released_total(hist).astype(np.int64)
         if self._numeric_x():
             out["x"] = out["x"].astype(float)  # positions on a continuous x
@@ -195,6 +199,19 @@ class _QuantilesCKM(CKMMixin, _QuantileSummary):
         **CKM_PARAMS,
         **_QuantileSummary.QUANTILE_PARAMS,
     }
+
+
+def first_mass_edge(cdf: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """Per row of ``cdf`` (at the fine ``edges``), the last edge where it
+    is still 0; the lower limit where it never is.
+
+    >>> first_mass_edge(np.array([[0, 0, 0.5, 1.0]]), np.array([0, 1, 2, 3]))
+    array([1])
+    """
+    cdf = np.atleast_2d(cdf)
+    above = cdf > 0
+    j = np.where(above.any(axis=1), np.argmax(above, axis=1) - 1, 0)
+    return np.asarray(edges)[np.maximum(j, 0)]
 
 
 def quantile_twin(stat) -> _QuantileSummary:
