@@ -231,7 +231,7 @@ class _SummaryFamily(_CountFamily):
         p["fun"] = _FUNCTIONS.get(p["fun"], p["fun"])
         kind = _quantile_kind(p["fun"])
         ends = self.check_ends(kind)
-        if ends:
+        if ends and kind is not None:  # (check_ends refused it without)
             # y and the bar's ends from one fine histogram (quantiles.py)
             probs = quantile_probs(name, kind, p["fun_args"], False)
             p["probs"] = {**probs, **ends}
