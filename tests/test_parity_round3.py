@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from neighbours import differences, snapshot
+from parity.conftest import UNDRAWN_INTERVALS, _no_intervals
 from plotnine import (
     aes,
     facet_wrap,
@@ -18,6 +19,7 @@ from plotnine import (
     geom_boxplot,
     geom_col,
     geom_count,
+    geom_density,
     geom_histogram,
     geom_point,
     ggplot,
@@ -28,8 +30,26 @@ from test_neighbours import BASE, neighbour
 
 import plotnine_private as pp
 from plotnine_private import layer_data
+from plotnine_private._compat import build
+from plotnine_private.door import layer_releases
 
 DP = {"eps": 4, "seed": 7}
+
+
+@pytest.fixture(autouse=True)
+def _without_interval_columns(request):
+    """As in test_parity_classes: only the neighbour tests read the
+    interval columns (what must not differ includes them); the others
+    skip their simulation, most of a build's time."""
+    if "neighbours" in request.node.name or "noisy" in request.node.name:
+        yield
+        return
+    with pytest.MonkeyPatch.context() as mp:
+        for cls in UNDRAWN_INTERVALS:
+            mp.setattr(cls, "add_intervals", _no_intervals)
+        yield
+
+
 BOX = {"limits": (10, 46), "bins": 36}
 #: (class, drv) pairs of mpg without records: 2seater/4, 2seater/f, ...
 EMPTY_PAIRS = 21 - 12
@@ -316,7 +336,45 @@ def test_fun_ymin_ymax_refusals_name_the_fix(kw, match):
     assert str(err.value).startswith("stat_summary_dp(): ")
 
 
+def _density(d: pd.DataFrame, bw: str = "scott", **kw):
+    return ggplot(d, aes("hwy")) + geom_density(
+        stat="density_dp", bw=bw, limits=(10, 46), bins=144, **kw
+    )
+
+
+def test_bandwidth_rules_from_the_released_histogram():
+    from plotnine.stats.stat_density import nrd0
+    from statsmodels.nonparametric import bandwidths
+
+    from plotnine_private.stats.density import spread_bandwidth
+
+    x = BASE["hwy"].to_numpy(dtype=float)
+    edges = np.linspace(10, 46, 145)
+    counts = np.histogram(x, edges)[0][None, :].astype(float)
+    for rule, fn in (
+        ("scott", bandwidths.bw_scott),
+        ("silverman", bandwidths.bw_silverman),
+        ("nrd0", nrd0),
+    ):
+        got = spread_bandwidth(rule, edges, counts)
+        assert got == pytest.approx(fn(x), rel=0.01), rule
+    # the layer's curve is plotnine's at a huge eps (one group), within
+    # the parity suite's 4% of the peak (a curve from fine bins)
+    plain = layer_data(ggplot(BASE, aes("hwy")) + geom_density(bw="scott"))
+    out = layer_data(_density(BASE, eps=1e9, seed=1))
+    got = np.interp(plain["x"], out["x"], out["density"])
+    peak = plain["density"].max()
+    np.testing.assert_allclose(got, plain["density"], atol=0.04 * peak)
+
+
+def test_a_bandwidth_rule_spends_no_more_eps():
+    built = build(_density(BASE, eps=1, seed=1))
+    assert np.isfinite(built.layers[0].data["density"]).all()
+    assert [r.eps for r in layer_releases(built.layers[0])] == [1]
+
+
 NEIGHBOUR_PLOTS = {
+    "scott": (lambda d: _density(d, **DP), False),
     "median min max": (
         lambda d: _min_max(
             d, fun_y=np.median, fun_ymin=np.min, fun_ymax=np.max, **DP
@@ -339,13 +397,16 @@ NEIGHBOUR_PLOTS = {
 }
 
 
-@pytest.mark.parametrize(
-    "change", ["outlier", "missing", "other panel", "missing category"]
-)
+_BASE_SNAPSHOTS: dict[str, dict] = {}
+
+
+@pytest.mark.parametrize("change", ["outlier", "missing", "missing category"])
 @pytest.mark.parametrize("name", list(NEIGHBOUR_PLOTS))
 def test_only_noisy_numbers_differ(name, change):
     make, hidden = NEIGHBOUR_PLOTS[name]
-    a = snapshot(make(BASE), ("y",), hidden)
+    if name not in _BASE_SNAPSHOTS:  # a build is deterministic
+        _BASE_SNAPSHOTS[name] = snapshot(make(BASE), ("y",), hidden)
+    a = _BASE_SNAPSHOTS[name]
     changed = (
         _with_missing(BASE)
         if change == "missing category"
@@ -356,5 +417,5 @@ def test_only_noisy_numbers_differ(name, change):
         # which groups drop=True shows is post-processing of their
         # released values (tested above): the rest must be equal
         for snap in (a, b):
-            snap["layer 0"].pop("group")
+            snap["layer 0"].pop("group", None)
     assert differences(a, b) == []

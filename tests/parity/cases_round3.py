@@ -138,3 +138,21 @@ add(
     ),
     ckm=False,
 )
+# refusals built: plotnine's bandwidth rules, from the released fine
+# histogram (post-processing: no eps)
+add(
+    Case(
+        "density-hwy-scott",
+        "density",
+        "mpg",
+        {"x": "hwy"},
+        [
+            L(
+                "geom_density",
+                params={"bw": "scott"},
+                declare={"limits": (0, 60)},
+            )
+        ],
+        extras=(x("xlim", 0, 60),),
+    )
+)
