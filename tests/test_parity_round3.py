@@ -260,7 +260,10 @@ def test_missing_level_is_released_and_drawn_as_plotnines_na():
 
 def test_missing_level_must_be_a_bool():
     with pytest.raises(pp.PlotninePrivateError, match="missing_level"):
-        geom_bar(stat="count_dp", missing_level="yes", **DP)
+        layer_data(
+            ggplot(BASE, aes("class"))
+            + geom_bar(stat="count_dp", missing_level="yes", **DP)
+        )
 
 
 def _log_mean(d: pd.DataFrame, **kw):

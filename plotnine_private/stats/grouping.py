@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .._compat import missing_group_first
 from ..cells import Dimension, object_column, small_codes
 from ..door import Door, LayerBuild
 from .cell_frames import CellFrame
@@ -43,8 +44,9 @@ def _literal(expr: str | None) -> bool:
 
 def _missing_first(codes: np.ndarray, size: int) -> np.ndarray:
     """Codes of a dimension whose last level is the declared missing
-    value, renumbered with it first: plotnine numbers a missing value
-    before every level (its code -1)."""
+    value, renumbered with it first: plotnine 0.15 numbers a missing
+    value before every level (its code -1), 0.16 after them
+    (:func:`~plotnine_private._compat.missing_group_first`)."""
     return (np.asarray(codes, dtype=np.int64) + 1) % size
 
 
@@ -204,12 +206,16 @@ class GroupingMixin:
                     fam.frame[col], sort=False, use_na_sentinel=False
                 )
                 codes = codes[idx[:, -1]]
-                if len(uniques) and pd.isna(uniques[-1]):
+                if (
+                    len(uniques)
+                    and pd.isna(uniques[-1])
+                    and missing_group_first()
+                ):
                     codes = _missing_first(codes, len(uniques))
                 named.append((col, codes, len(uniques)))
             for k, g in enumerate(gdims):
                 codes = idx[:, 1 + k]
-                if g.size and g.values[-1] is None:
+                if g.size and g.values[-1] is None and missing_group_first():
                     codes = _missing_first(codes, g.size)
                 named.append((g.name, codes, g.size))
             if not named:
