@@ -364,14 +364,19 @@ def _codes_in(
         _refuse_repeated(name, levels)
     if isinstance(series.dtype, pd.CategoricalDtype):
         cats = series.cat.categories.tolist()
+        # a missing value is in the level None where one is declared
+        missing = index.get(value_bytes(None), -1)
         remap = small_codes(
-            np.array([index.get(value_bytes(c), -1) for c in cats] + [-1]),
+            np.array(
+                [index.get(value_bytes(c), -1) for c in cats] + [missing]
+            ),
             len(levels),
         )
         return remap[np.asarray(series.array.codes)]
     codes, uniques = factorized(series)
+    missing = index.get(value_bytes(None), -1)
     remap = small_codes(
-        np.array([index.get(value_bytes(u), -1) for u in uniques] + [-1]),
+        np.array([index.get(value_bytes(u), -1) for u in uniques] + [missing]),
         len(levels),
     )
     return remap[codes]

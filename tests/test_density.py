@@ -403,7 +403,7 @@ def test_log_scale_transforms_the_limits():
         ({"limits": (0, 1), "outside": "wrap"}, "outside must be"),
         ({"limits": (0, 1), "bw": 0}, "bw must be a finite number > 0"),
         ({"limits": (0, 1), "bw": -1.0}, "bw must be a finite number > 0"),
-        ({"limits": (0, 1), "bw": "nrd0"}, "disclose its spread"),
+        ({"limits": (0, 1), "bw": "sj"}, "'nrd0', 'scott' or 'silverman'"),
         ({"limits": (0, 1), "kernel": "box"}, "kernel must be one of"),
         ({"limits": (0, 1), "adjust": 0}, "adjust must be"),
         ({"limits": (0, 1), "n": 1}, "n must be a whole number"),

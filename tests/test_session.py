@@ -56,6 +56,8 @@ ALLOWED_STATE = {
 ALLOWED_CACHES = {
     # plotnine's installed mean_se, probed once per process
     ("_compat/__init__.py", "mean_se_uses_sample_variance"),
+    # plotnine's installed group numbering of a missing category, once
+    ("_compat/__init__.py", "missing_group_first"),
     # the inversion table of a discrete Laplace scale
     ("mechanisms/samplers/dlap_inversion.py", "inversion_table"),
     # a key file's bytes, by resolved path and modification time

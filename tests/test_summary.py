@@ -639,7 +639,10 @@ def test_bad_data_is_refused_with_the_fix():
             + geom_col(stat="summary_dp", drop=False, bounds=(0, 50), eps=1),
             "missing required aesthetic(s) y",
         ),
-        (dp_plot(CARS) + scale_y_log10(), "transformed y scale"),
+        (
+            dp_plot(CARS, bounds=(0, 45)) + scale_y_log10(),
+            "not valid on the y scale (log10)",
+        ),
         (
             ggplot(CARS, aes("class", "hwy"))
             + geom_col(

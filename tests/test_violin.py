@@ -280,7 +280,7 @@ def test_engine_releases_the_numbers_of_the_in_memory_path(no_intervals):
         ({"scale": "equal"}, "scale must be 'area'.*got 'equal'"),
         ({"width": 0}, "width must be None .* got 0"),
         ({"width": "wide"}, "width must be None"),
-        ({"bw": "nrd0"}, "bw must be a number > 0 or one of"),
+        ({"bw": "sj"}, "bw must be a number > 0, one of"),
         ({"kernel": "box"}, "kernel must be one of"),
         ({"trim": "yes"}, "trim must be True or False"),
         ({"n": 1}, "n must be a whole number >= 2"),

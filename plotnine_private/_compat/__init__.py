@@ -97,6 +97,7 @@ __all__ = [
     "layer_mapping",
     "layer_own_data",
     "mean_se_uses_sample_variance",
+    "missing_group_first",
     "registered",
     "register",
     "replace_stat",
@@ -254,6 +255,19 @@ def mean_se_uses_sample_variance() -> bool:
     out = module.mean_se(pd.Series([0.0, 2.0]))
     # population: sqrt(1 / 2) = 0.71; sample: sqrt(2 / 2) = 1
     return bool(float(out["ymax"].iloc[0]) - 1.0 > 0.85)
+
+
+@functools.cache
+def missing_group_first() -> bool:
+    """Whether plotnine numbers the group of a missing category before
+    the levels' groups (0.15: its code -1 sorts first) or after them
+    (0.16): read from plotnine's own group numbering on two rows, so the
+    private group ids follow the installed release."""
+    from plotnine._utils import ninteraction
+
+    frame = pd.DataFrame({"x": pd.Categorical(["a", None], categories=["a"])})
+    ids = ninteraction(frame, drop=True)
+    return bool(ids[1] < ids[0])
 
 
 def registered(name: str) -> type | None:

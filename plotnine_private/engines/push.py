@@ -482,6 +482,10 @@ def release_in_engine(
     stat = stat.for_build(build)
     door = build.door
     stat.check_input(evaled)
+    if stat.params.get("missing_level"):
+        raise _needs_rows(
+            name, "missing_level=True is counted on rows in memory."
+        )
     if "weight" in cols and stat.DP:
         raise fail(
             name,
@@ -507,7 +511,7 @@ def release_in_engine(
     counted_only = (
         bool(stat.DP)
         and "weight" not in cols
-        and all(door.declared.get(c) is not None for c in gcols)
+        and all(stat.declared_of(c) is not None for c in gcols)
     )
     fstages, ffinish, keep, filtered = _family_keys(
         stat, fam0, cols, door.scales, counted_only, src.engine
@@ -527,7 +531,7 @@ def release_in_engine(
     needed = [
         a
         for a in needed
-        if not (cols[a] in keyed and door.declared.get(a) is not None)
+        if not (cols[a] in keyed and stat.declared_of(a) is not None)
     ]
     where = _present(cols, evaled, needed)
     if keep is not None and filtered:
@@ -592,7 +596,7 @@ def release_in_engine(
     check_aggregates(name, g)
     panel = pfinish(g)
     gdims = [
-        categorical_dimension(c, _plain(g[f"_g{i}"]), door.declared.get(c))
+        categorical_dimension(c, _plain(g[f"_g{i}"]), stat.declared_of(c))
         for i, c in enumerate(gcols)
     ]
     fam = ffinish(g)
@@ -639,7 +643,7 @@ def _cells_limited(
 
     def dims(g: pd.DataFrame) -> list[Dimension]:
         gdims = [
-            categorical_dimension(c, _plain(g[f"_g{i}"]), door.declared.get(c))
+            categorical_dimension(c, _plain(g[f"_g{i}"]), stat.declared_of(c))
             for i, c in enumerate(gcols)
         ]
         return [pfinish(g), *gdims, ffinish(g).dimension()]

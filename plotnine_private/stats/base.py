@@ -426,7 +426,7 @@ class PrivateCountStat(Declared, GroupingMixin, stat):
         mechanism = mechanism.after_spending(spent)
         gcols = self.group_columns(data)
         gdims = [
-            categorical_dimension(c, data[c], door.declared.get(c))
+            categorical_dimension(c, data[c], self.declared_of(c))
             for c in gcols
         ]
         panel = self.panel_dimension(data, door)
@@ -746,10 +746,15 @@ class PrivateCountStat(Declared, GroupingMixin, stat):
                 "released count) itself.",
             )
 
+    def declared_of(self, column: str) -> list | None:
+        """The public levels of a group column: the data's declaration
+        (a Categorical's categories), or None."""
+        return self.build.door.declared.get(column)
+
     def drop_missing(self, data: pd.DataFrame) -> pd.DataFrame:
         """Leave out records with missing or infinite positions (as plotnine
         does for continuous ones; it shows a missing category as NA, which
-        the private twins do not: docs/parity.md, ``missing-level``), and
+        the count twins do with ``missing_level=True``), and
         records whose weight is missing, infinite, negative or
         not a number, without any warning or error: either would tell
         whether some record is missing or outside the scale's domain, a

@@ -240,7 +240,8 @@ class _Bin2dFamily(TwoAxisBins, PrivateCountStat):
 
     def shape_output(self, cells, released):
         frame = cells.frame.copy()
-        frame["count"] = self.released_counts(released.values)
+        # floats, as plotnine's 2-D counts (a label prints "57.0")
+        frame["count"] = self.released_counts(released.values, np.float64)
         if self.DP:
             frame["noisy_count"] = released.noisy
         keep = released.keep

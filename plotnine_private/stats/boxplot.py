@@ -22,6 +22,7 @@ from .fine import (
     released_total,
 )
 from .intervals import NoiseModel
+from .marks import mark_layer
 from .noise_bands import band_quantiles
 from .signal import warn_box_width
 from .whiskers import band_level, tukey_bounds
@@ -95,6 +96,7 @@ class _BoxplotFamily(FineFamily):
         "width": None,
         "covers": "data",
         "discrete": None,
+        "drop": False,
     }
     CREATES = {
         "lower",
@@ -254,6 +256,16 @@ class _BoxplotFamily(FineFamily):
         if len(out):
             warn_box_width(self, out, self.params["level"])
 
+    def finish_output(self, cells, released):
+        """``drop=True`` leaves out the boxes released with ``n <= 0``
+        (post-processing): plotnine has no box for a combination or panel
+        without records."""
+        out = super().finish_output(cells, released)
+        if self.params["drop"] and len(out):
+            kept = out[np.asarray(out["n"]) > 0].reset_index(drop=True)
+            out = mark_layer(self, kept)
+        return out
+
     def validate_params(self) -> None:
         super().validate_params()
         p = self.params
@@ -287,6 +299,12 @@ class _BoxplotFamily(FineFamily):
         ):
             raise _fail(self.name, f"width must be > 0, got {width!r}.")
         validate_covers(self.name, p)
+        if not isinstance(p["drop"], (bool, np.bool_)):
+            raise _fail(
+                self.name,
+                f"drop must be True or False, got {p['drop']!r}: True "
+                "leaves out the boxes released with no records.",
+            )
 
     def check_input(self, data: pd.DataFrame) -> None:
         super().check_input(data)
@@ -408,6 +426,11 @@ _DOC_COMMON = """\
         records themselves (each end taken out to the fine edge beyond
         it, at most one fine bin wider), or the noise-free estimate from
         the fine histogram (interpolated within a fine bin; narrower).
+    drop : bool, default=False
+        `True` leaves out the boxes whose released number of records `n`
+        is 0 or less (an empty declared combination or facet panel), as
+        plotnine draws no box there. The default draws every declared
+        box.
     discrete : bool, default=None
         `True`: y holds whole numbers; one fine bin of width 1 is centred
         on each whole number of `limits` (which must be whole; `bins` is

@@ -78,10 +78,21 @@ class _CountFamily(PrivateCountStat):
         "levels": None,
         "drop": False,
         "count": "records",
+        "missing_level": False,
     }
     CREATES = {"count", "prop", "width", "noisy_count", "signal"}
 
     def validate_params(self) -> None:
+        if not isinstance(
+            self.params.get("missing_level", False), (bool, np.bool_)
+        ):
+            raise _fail(
+                self.name,
+                f"missing_level must be True or False, got "
+                f"{self.params['missing_level']!r}: True releases the "
+                "missing value of every declared category as a public "
+                "level (drawn as plotnine's NA).",
+            )
         levels = self.params.get("levels")
         if levels is not None:
             if isinstance(levels, str) or not hasattr(levels, "__iter__"):
@@ -101,12 +112,45 @@ class _CountFamily(PrivateCountStat):
         if width is not None and not (np.isfinite(width) and width > 0):
             raise _fail(self.name, f"width must be > 0, got {width!r}.")
 
+    def declared_of(self, column: str) -> list | None:
+        """With ``missing_level=True`` a declared category has one more
+        public level, the missing value (``None``, last)."""
+        levels = super().declared_of(column)
+        if levels is None or not self.params.get("missing_level", False):
+            return levels
+        return [*levels, None]
+
+    def drop_missing(self, data: pd.DataFrame) -> pd.DataFrame:
+        # a missing category is a level of its own: only the weights'
+        # rule leaves records out
+        if not (
+            self.params.get("missing_level", False)
+            and _is_discrete(self.build.door.scales.x)
+            and (
+                self.params["levels"] is not None
+                or self.declared_of("x") is not None
+            )
+        ):
+            return super().drop_missing(data)
+        if "weight" not in data.columns:
+            return data
+        w = self.checked_weights(data["weight"])
+        invalid = ~np.isfinite(w) | (w < 0)
+        return data[~invalid] if invalid.any() else data
+
     def domain(self, scales, rows: pd.DataFrame | None = None):
         discrete = _is_discrete(scales.x)
         self.build.discrete_x = discrete
+        levels = self.params["levels"]
+        if (
+            discrete
+            and levels is not None
+            and self.params.get("missing_level", False)
+        ):
+            levels = [*levels, None]
         family, source = count_levels(
-            self.params["levels"],
-            self.build.door.declared.get("x"),
+            levels,
+            self.declared_of("x"),
             _user_discrete_limits(scales.x) if discrete else None,
             discrete,
         )
@@ -183,7 +227,9 @@ class _CountFamily(PrivateCountStat):
         else:
             # the axis lists the domain's levels (all of a public domain,
             # the released ones of an observed one), in domain order
-            order = list(self.build.x_order)
+            # (the missing level, None, is no category: plotnine draws a
+            # missing x as NA, after the levels)
+            order = [v for v in self.build.x_order if v is not None]
             shown = set(cells.frame.loc[released.keep, "x"].tolist())
             frame["x"] = pd.Categorical(
                 frame["x"],
@@ -247,6 +293,12 @@ class stat_count_dp(DPMixin, _CountFamily):
         dodge slot, and a declared level released as 0 leaves the axis.
         The default keeps every cell of the domain, so a declared axis
         stays the same whatever the noise.
+    missing_level : bool, default=False
+        `True`: the missing value of each declared category (x, fill,
+        colour) is one more public level, released with noise like any
+        other and drawn as plotnine draws NA (an NA bar after the levels,
+        the scale's NA colour). `False`: records with a missing category
+        are left out. Counted on rows in memory (not in an engine).
 
     count : {"records", "units"}, default="records"
         What a cell counts: records, or the distinct privacy units with
@@ -296,7 +348,7 @@ class stat_count_ckm(CKMMixin, _CountFamily):
         Suppress cells whose perturbed count is below it (ONS practice).
     levels : list, default=None
         The public set of x values (see `stat_count_dp`).
-    width, drop :
+    width, drop, missing_level :
         As in `stat_count_dp`.
 
     count : {"records", "units"}, default="records"

@@ -26,6 +26,33 @@ __all__ = ["stat_density_ckm", "stat_density_dp"]
 
 #: bandwidth rules on public inputs: (hi - lo) / 32, or four fine bins
 BW_RULES = ("limits", "bins")
+#: plotnine's rules on the spread, read off the released fine histogram
+SPREAD_RULES = {"nrd0": 0.9, "silverman": 0.9, "scott": 1.059}
+
+
+def spread_bandwidth(rule: str, edges: np.ndarray, noisy: np.ndarray) -> float:
+    """plotnine's (statsmodels') bandwidth rule ``rule`` of the records,
+    ``factor * min(sd, IQR / 1.349) * n ** -0.2`` (R's nrd0 divides by
+    1.34), from the *released* fine histogram of the layer (every
+    group's counts pooled, clipped at 0): post-processing, no eps. The sd
+    and IQR are those of the fine bins' midpoints and of the released CDF
+    (interpolated within a bin); with fewer than 2 released records, or
+    no spread, a quarter of the limits' range."""
+    counts = np.clip(np.atleast_2d(noisy), 0, None).sum(axis=0)
+    n = float(counts.sum())
+    lo, hi = float(edges[0]), float(edges[-1])
+    if n < 2:
+        return (hi - lo) / 4
+    mids = (edges[:-1] + edges[1:]) / 2
+    mean = float((counts * mids).sum() / n)
+    sd = float(np.sqrt((counts * (mids - mean) ** 2).sum() / (n - 1)))
+    cdf = np.concatenate([[0.0], np.cumsum(counts) / n])
+    q1, q3 = np.interp([0.25, 0.75], cdf, edges)
+    iqr = (q3 - q1) / (1.34 if rule == "nrd0" else 1.349)
+    spread = min(sd, iqr) if iqr > 0 else sd
+    if spread <= 0:
+        return (hi - lo) / 4
+    return SPREAD_RULES[rule] * spread * n**-0.2
 
 
 class _DensityFamily(FineFamily):
@@ -116,13 +143,13 @@ class _DensityFamily(FineFamily):
             )
         bw = p["bw"]
         if isinstance(bw, str):
-            if bw not in BW_RULES:
+            if bw not in BW_RULES and bw not in SPREAD_RULES:
                 raise _fail(
                     self.name,
-                    f"bw must be a number > 0 or one of the rules on public "
+                    f"bw must be a number > 0, one of the rules on public "
                     f"inputs 'limits' ((hi - lo) / 32) or 'bins' (four fine "
-                    f"bins), got {bw!r}. Rules read from the data (nrd0, "
-                    "scott, silverman) would disclose its spread.",
+                    f"bins), or plotnine's 'nrd0', 'scott' or 'silverman' "
+                    f"(from the released fine histogram), got {bw!r}.",
                 )
         elif not is_real(bw) or not np.isfinite(bw) or bw <= 0:
             raise _fail(
@@ -219,6 +246,8 @@ class _DensityFamily(FineFamily):
             bw = (hi - lo) / 32
         elif bw == "bins":
             bw = 4 * (hi - lo) / (len(edges) - 1)
+        elif bw in SPREAD_RULES:
+            bw = spread_bandwidth(bw, edges, self.build.fine.noisy)
         return float(bw) * float(p["adjust"])
 
     def counterpart_arguments(self, kept) -> dict:
@@ -228,6 +257,9 @@ class _DensityFamily(FineFamily):
         build, with its fine histogram), so the two curves smooth
         alike."""
         edges = kept.fine.edges
+        bw = self.params["bw"]
+        if bw in SPREAD_RULES:
+            return {"bw": spread_bandwidth(bw, edges, kept.fine.noisy)}
         return {"bw": self.bandwidth(edges) / float(self.params["adjust"])}
 
     def linear_designs(self, hist: FineHistogram) -> dict:
@@ -299,8 +331,11 @@ _DOC_COMMON = """\
     bw : float | str, default="limits"
         Bandwidth, in units of x. A number, or a rule on public inputs:
         `"limits"` is `(hi - lo) / 32`, `"bins"` four fine bins. plotnine's
-        rules ("nrd0", "scott", ...) read the data's spread and are not
-        accepted.
+        rules `"nrd0"`, `"scott"` and `"silverman"` (`factor * min(sd, IQR
+        / 1.349) * n ** -0.2`) are computed from the released fine
+        histogram (post-processing: no eps), one bandwidth for the layer
+        (every group's counts pooled), where plotnine computes one per
+        group from its records; at a small eps the noise widens it.
     adjust : float, default=1
         Multiplies the bandwidth.
     n : int, default=512

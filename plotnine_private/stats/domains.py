@@ -287,6 +287,8 @@ def axis_breaks(
         arr = to_axis_units(
             name, param, check_breaks(name, param, breaks), scale, axis
         )
+        # a decreasing transform (scale_x_reverse) reverses the breaks
+        arr = np.sort(np.asarray(arr))
         return AxisBreaks(arr, "public: breaks", clamp=False)
     width = width_in_axis_units(
         name,
@@ -303,8 +305,11 @@ def axis_breaks(
         param = f"limits ({axis})"
         lim = check_limits(name, param, limits)
         # limits= is in data units; the stat sees transformed positions
+        # (sorted: a decreasing transform, scale_x_reverse, reverses them)
         rng = tuple(
-            float(v) for v in to_axis_units(name, param, lim, scale, axis)
+            sorted(
+                float(v) for v in to_axis_units(name, param, lim, scale, axis)
+            )
         )
         source = "public: limits"
     elif user_limits(scale) is not None:

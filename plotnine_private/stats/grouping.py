@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .._compat import missing_group_first
 from ..cells import Dimension, object_column, small_codes
 from ..door import Door, LayerBuild
 from .cell_frames import CellFrame
@@ -39,6 +40,14 @@ def _literal(expr: str | None) -> bool:
     except ValueError:
         return False
     return True
+
+
+def _missing_first(codes: np.ndarray, size: int) -> np.ndarray:
+    """Codes of a dimension whose last level is the declared missing
+    value, renumbered with it first: plotnine 0.15 numbers a missing
+    value before every level (its code -1), 0.16 after them
+    (:func:`~plotnine_private._compat.missing_group_first`)."""
+    return (np.asarray(codes, dtype=np.int64) + 1) % size
 
 
 def _column_rank(order: list, column: str) -> tuple:
@@ -118,13 +127,22 @@ class GroupingMixin:
                 cats = [v for v, s in zip(g.values, shown) if s]
                 position = np.cumsum(shown) - 1
                 codes = np.where(shown[level], position[level], -1)
+            if None in cats:
+                # the declared missing level (last) is no category: its
+                # cells are drawn as plotnine's NA
+                codes = np.where(codes == len(cats) - 1, -1, codes)
+                cats = cats[:-1]
             frame[g.name] = pd.Categorical.from_codes(codes, categories=cats)
         positions = self.position_groups()
         for copy, of in getattr(self, "group_copies", {}).items():
             if of in positions.values():
                 # a discrete position mapped again (fill="class" on
                 # x="class"): the same levels, as a categorical
-                order = list(dict.fromkeys(fam.frame[of].tolist()))
+                order = [
+                    v
+                    for v in dict.fromkeys(fam.frame[of].tolist())
+                    if not pd.isna(v)  # the missing level: NA
+                ]
                 if not table.public:
                     shown = set(frame.loc[keep, of].tolist())
                     order = [v for v in order if v in shown]
@@ -184,11 +202,22 @@ class GroupingMixin:
         else:
             named = []
             for col in self.position_groups().values():
-                codes, uniques = pd.factorize(fam.frame[col], sort=False)
-                named.append((col, codes[idx[:, -1]], len(uniques)))
-            named += [
-                (g.name, idx[:, 1 + k], g.size) for k, g in enumerate(gdims)
-            ]
+                codes, uniques = pd.factorize(
+                    fam.frame[col], sort=False, use_na_sentinel=False
+                )
+                codes = codes[idx[:, -1]]
+                if (
+                    len(uniques)
+                    and pd.isna(uniques[-1])
+                    and missing_group_first()
+                ):
+                    codes = _missing_first(codes, len(uniques))
+                named.append((col, codes, len(uniques)))
+            for k, g in enumerate(gdims):
+                codes = idx[:, 1 + k]
+                if g.size and g.values[-1] is None and missing_group_first():
+                    codes = _missing_first(codes, g.size)
+                named.append((g.name, codes, g.size))
             if not named:
                 return np.full(n, -1, dtype=np.int64)
             # plotnine numbers the combinations in the order of the

@@ -9,7 +9,9 @@ import numpy as np
 import pandas as pd
 from plotnine.doctools import document
 from plotnine.mapping.evaluation import after_stat
+from plotnine.scales.scale_discrete import scale_discrete
 
+from ..cells import categorical_dimension
 from ..declarations import Declaration
 from ..families import Observed, PointAxis, Points
 from .base import (
@@ -140,14 +142,79 @@ class _SumFamily(PrivateCountStat):
         refuse_date_objects(self.name, data, ("x", "y"))
         return super().family_cells(data, scales)
 
+    #: declared levels of each discrete axis (set on the build's copy)
+    levels: dict[str, list] = {}
+
+    def release_rows(self, data: pd.DataFrame) -> pd.DataFrame:
+        """Two discrete axes (``geom_count`` of two categories, as
+        plotnine's ``cut`` x ``clarity`` example): the public grid is
+        every pair of declared levels, each record in its pair's cell;
+        the rest as for numeric positions."""
+        scales = self.build.door.scales
+        discrete = [
+            ax
+            for ax in "xy"
+            if isinstance(getattr(scales, ax), scale_discrete)
+        ]
+        if not discrete:
+            return super().release_rows(data)
+        if len(discrete) == 1 or self.params["limits"] is not None:
+            other = "y" if discrete == ["x"] else "x"
+            raise _fail(
+                self.name,
+                f"{discrete[0]} is discrete and {other} is not: points are "
+                "counted on a grid of two continuous positions or of two "
+                "declared categories. Map a declared Categorical to both "
+                "(without limits=), or numbers to both with limits= and "
+                "resolution=.",
+            )
+        levels = {}
+        for ax in "xy":
+            declared = self.declared_of(ax)
+            if declared is None:
+                raise _fail(
+                    self.name,
+                    f"{ax} is discrete but its levels are not declared: "
+                    "the grid of points must be public. Map a pandas "
+                    "Categorical with explicit categories=[...].",
+                )
+            levels[ax] = list(declared)
+        data = data.copy()
+        for ax in "xy":
+            codes = categorical_dimension(ax, data[ax], levels[ax]).codes
+            pos = codes.astype(np.float64) + 1.0
+            pos[codes < 0] = np.nan  # not a declared level: left out
+            data[ax] = pos
+        self.levels = levels
+        self.params = {
+            **self.params,
+            "limits": ((1, len(levels["x"])), (1, len(levels["y"]))),
+            "resolution": (1, 1),
+        }
+        return super().release_rows(data)
+
+    def position_groups(self) -> dict[str, str]:
+        # two discrete positions are part of plotnine's groups (one per
+        # point): each point's prop is 1, as plotnine's
+        mapping = self.build.door.mapping
+        return {str(mapping[ax]): ax for ax in self.levels if ax in mapping}
+
     def domain(self, scales: pos_scales, rows: pd.DataFrame | None = None):
-        self.require_continuous(scales, "x", "y")
+        if not self.levels:
+            self.require_continuous(scales, "x", "y")
         p = self.params
         if p["limits"] is not None:
             lims = per_axis(p["limits"], self.name, "limits", True)
             ress = per_axis(p["resolution"], self.name, "resolution")
             axes, rng, res = [], [], []
             for ax, lim, r in zip("xy", lims, ress):
+                if ax in self.levels:
+                    # the positions of the declared levels: 1, 2, ...
+                    points = np.arange(1.0, len(self.levels[ax]) + 1)
+                    axes.append(PointAxis(points, 1.0, 1.0, points, 0))
+                    rng.append((1.0, float(points[-1])))
+                    res.append(1.0)
+                    continue
                 points, full, first, span, step = self.grid(
                     ax, lim, r, getattr(scales, ax)
                 )
@@ -200,6 +267,12 @@ class _SumFamily(PrivateCountStat):
             "n"
         ].transform("sum")
         frame["prop"] = frame["n"] / total.where(total > 0, 1)
+        for ax, levels in self.levels.items():
+            # back to the declared levels, which the discrete scale places
+            at = frame[ax].to_numpy(dtype=np.int64) - 1
+            frame[ax] = pd.Categorical(
+                np.asarray(levels, dtype=object)[at], categories=levels
+            )
         return frame
 
 
@@ -211,6 +284,8 @@ class stat_sum_dp(DPMixin, _SumFamily):
     {usage}
 
     Drop-in for `stat_sum`: `geom_count(stat="sum_dp", eps=.5, seed=1000)`.
+    With a declared Categorical on both x and y the grid is every pair of
+    their levels (no `limits`/`resolution`).
 
     Parameters
     ----------

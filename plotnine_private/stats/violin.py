@@ -186,8 +186,9 @@ _DOC_COMMON = """\
     bw : float | str, default="limits"
         Bandwidth, in units of y. A number, or a rule on public inputs:
         `"limits"` is `(hi - lo) / 32`, `"bins"` four fine bins. plotnine's
-        rules ("nrd0", "scott", ...) read the data's spread and are not
-        accepted.
+        rules `"nrd0"`, `"scott"` and `"silverman"` are computed from the
+        released fine histogram (no eps), one bandwidth for the layer (all
+        violins' counts pooled), where plotnine computes one per violin.
     adjust : float, default=1
         Multiplies the bandwidth.
     n : int, default=512

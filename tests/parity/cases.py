@@ -99,7 +99,14 @@ def dataset(name: str) -> pd.DataFrame:
         )
     elif name == "na3":  # a missing value of a declared category (issue)
         d = pd.DataFrame(
-            {"x": pd.Categorical(["a", "b", None], categories=["a", "b"])}
+            {
+                "x": pd.Categorical(
+                    ["a", "b", None, "a"], categories=["a", "b"]
+                ),
+                "f": pd.Categorical(
+                    ["u", None, "v", "v"], categories=["u", "v"]
+                ),
+            }
         )
     elif name == "ten":  # test_stat_ecdf
         d = pd.DataFrame({"x": np.arange(10.0)})

@@ -58,9 +58,26 @@ add(
     ),
     ckm=False,
 )
-# plotnine draws a bar for the missing value; the private twins leave it
-# out (documented difference "missing-level")
-add(Case("bar-missing-level", "count", "na3", {"x": "x"}, [L("geom_bar")]))
+# plotnine draws a bar for the missing value: declared as a public level
+# (missing_level=True), the private twins release and draw it too
+add(
+    Case(
+        "bar-missing-level",
+        "count",
+        "na3",
+        {"x": "x"},
+        [L("geom_bar", declare={"missing_level": True})],
+    )
+)
+add(
+    Case(
+        "bar-missing-fill",
+        "count",
+        "na3",
+        {"x": "x", "fill": "f"},
+        [L("geom_bar", declare={"missing_level": True})],
+    )
+)
 add(Case("bar-class", "count", "mpg", {"x": "class"}, [L("geom_bar")]))
 add(
     Case(

@@ -116,6 +116,13 @@ def check_stat(case: Case, pn_all: list, pr_all: list) -> None:
             for c in STAT_COLUMNS.get(case.family, ())
             if c in pn.columns and c in pr.columns
         ]
+        if "count" in cols and "weight" not in case.mapping:
+            # a float count prints "57.0": the same type as plotnine's
+            # (weighted, plotnine's type is the weights' own)
+            assert pr["count"].dtype.kind == pn["count"].dtype.kind, (
+                f"{case.id} layer {i}: count is {pr['count'].dtype}, "
+                f"plotnine's {pn['count'].dtype}"
+            )
         atol = 1e-9
         if case.family == "boxplot":
             # quantiles of the fine histogram against R's type 7 of the

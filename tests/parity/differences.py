@@ -47,8 +47,13 @@ REASONS: dict[str, str] = {
     "summary-funs": (
         "stat_summary_dp/_ckm release fun_y=np.mean, np.sum, np.median and "
         "quantiles, and fun_data mean_se, mean_cl_normal, mean_sdl and "
-        "median_hilow; fun_ymin/fun_ymax are refused with an error naming "
-        "the parameter and the private alternative."
+        "median_hilow; fun_ymin/fun_ymax np.min, np.max or np.median go "
+        "with a median or quantile y (all read off one released fine "
+        "histogram). With a mean they are refused: the mean comes from "
+        "another release (totals and counts); the error names "
+        "fun_y=np.median (the same bars around the median) and "
+        "fun_data='mean_cl_normal' (bars around the mean). Any other "
+        "function of the records is refused."
     ),
     "summary-quantiles": (
         "A private median or quantile (fun_y=np.median, np.quantile, "
@@ -74,18 +79,6 @@ REASONS: dict[str, str] = {
         "unbounded weight has unbounded sensitivity. The CKM twins "
         "perturb weighted counts."
     ),
-    "missing-level": (
-        "A missing value of a declared category (x, fill, colour, facet) "
-        "is left out, where plotnine draws an NA bar, colour or panel: "
-        "plotnine shows NA only when the data hold a missing value, which "
-        "would tell whether some record is missing. Releasing NA as a "
-        "public level of every declared domain (noised like any other "
-        "cell) changes the domain that names every cell's noise, so every "
-        "published release's numbers; it needs a new stream version. "
-        "Until then declare it yourself: "
-        "df[c] = df[c].cat.add_categories('NA').fillna('NA') releases a "
-        "public 'NA' level like any other."
-    ),
     "edge-roundoff": (
         "plotnine 0.16.0a15 computes a bin edge of bins=20 over carat "
         "0.21 to 3.01 as 1.8199999999999998 (0.15 as 1.82), so a diamond "
@@ -94,10 +87,12 @@ REASONS: dict[str, str] = {
         "and 1.82 is in (1.68, 1.82]."
     ),
     "sum-discrete": (
-        "geom_count with a discrete x or y is refused: stat_sum_dp and "
-        "stat_sum_ckm count points on a public grid of continuous "
-        "positions. Count categories with stat='count_dp' and a fill, or "
-        "use stat='bin2d_dp' for two continuous positions."
+        "geom_count with one discrete and one continuous position is "
+        "refused: stat_sum_dp and stat_sum_ckm count points on a public "
+        "grid of two continuous positions (limits= and resolution=) or "
+        "of two declared categories. Declare y's values as a Categorical "
+        "(categories=[1, 2, ..., 10]) for the same points on a discrete "
+        "y axis."
     ),
 }
 
@@ -124,6 +119,12 @@ DIFFERENCES: dict[tuple[str, str], str] = {
     ("summary-median-hilow", "stat"): "summary-quantiles",
     ("summary-median-hilow", "panels"): "summary-quantiles",
     ("summary-median-hilow", "image"): "summary-quantiles",
+    ("summary-median-min-max", "stat"): "summary-quantiles",
+    ("summary-median-min-max", "panels"): "summary-quantiles",
+    ("summary-median-min-max", "image"): "summary-quantiles",
+    ("summary-median-levels", "stat"): "summary-quantiles",
+    ("summary-median-levels", "panels"): "summary-quantiles",
+    ("summary-median-levels", "image"): "summary-quantiles",
     ("summary-fun-min-max", "*"): "summary-funs",
     ("ecdf-no-pad", "panels"): "ecdf-grid",
     ("ecdf-no-pad", "image"): "ecdf-grid",
@@ -168,17 +169,14 @@ DIFFERENCES: dict[tuple[str, str], str] = {
     ("density-hwy-bounds-open", "labels"): "fine-curve",
     ("density-hwy-trim", "labels"): "fine-curve",
     ("boxplot-drv-ylim-only", "image"): "no-outliers",
+    ("boxplot-class-fill-drv", "panels"): "no-outliers",
+    ("boxplot-class-fill-drv", "image"): "no-outliers",
+    ("boxplot-class-fill-drv-ckm", "panels"): "no-outliers",
     ("density-hwy-epa", "stat"): "kernel-shape",
     ("density-hwy-epa", "image"): "kernel-shape",
     ("density-hwy-epa-ckm", "stat"): "kernel-shape",
     ("histogram-weights", "*"): "dp-weights",
     ("count-discrete-x", "*"): "sum-discrete",
-    ("bar-missing-level", "stat"): "missing-level",
-    ("bar-missing-level", "panels"): "missing-level",
-    ("bar-missing-level", "labels"): "missing-level",
-    ("bar-missing-level", "image"): "missing-level",
-    ("bar-missing-level-ckm", "stat"): "missing-level",
-    ("bar-missing-level-ckm", "panels"): "missing-level",
     ("count-discrete-x-ckm", "*"): "sum-discrete",
 }
 

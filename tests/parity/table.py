@@ -7,6 +7,7 @@ from . import (  # noqa: F401
     cases_bins,
     cases_count,
     cases_fine,
+    cases_round3,
     cases_summary,
 )
 from .cases import CASES

@@ -16,6 +16,7 @@ import pandas as pd
 from plotnine.scales.scale_discrete import scale_discrete
 from plotnine.stats import stat_summary as _pn_stat_summary
 
+from ..._compat import scale_transform
 from ...cells import CHUNK, assemble, categorical_dimension
 from ...declarations import Declaration, NoiseGeom
 from ...mechanisms.release.magnitudes import SumTable
@@ -23,6 +24,7 @@ from ...units import with_unit
 from ...validation import fail, is_real, validate_choice, validate_range
 from ..boxplot import COVERS, validate_covers
 from ..count import _CountFamily
+from ..dates import to_axis_units
 from ..marks import mark_layer
 from ..signal import SignalWarning, drawn_as, planned_name, warn_once
 from .data import check_fun_data, square_table
@@ -47,6 +49,29 @@ _FUNCTIONS = {
     "mean": "mean",
     "sum": "sum",
 }
+
+
+#: fun_ymin/fun_ymax read off the released CDF: their probability
+_END_PROBS = {
+    np.min: 0.0,
+    np.amin: 0.0,
+    np.nanmin: 0.0,
+    "min": 0.0,
+    np.max: 1.0,
+    np.amax: 1.0,
+    np.nanmax: 1.0,
+    "max": 1.0,
+    np.median: 0.5,
+    np.nanmedian: 0.5,
+    "median": 0.5,
+}
+
+
+def _end_prob(fun) -> float | None:
+    try:
+        return _END_PROBS.get(fun)
+    except TypeError:  # unhashable
+        return None
 
 
 def _quantile_kind(fun) -> str | None:
@@ -140,6 +165,50 @@ class _SummaryFamily(_CountFamily):
         return {"fun_y": fun, "fun_ymin": fun, "fun_ymax": fun}
 
     # -- parameters ----------------------------------------------------
+    def check_ends(self, kind: str | None) -> dict[str, float]:
+        """``fun_ymin``/``fun_ymax`` built from the released pieces: a
+        minimum, maximum or median of the records is the quantile 0, 1
+        or 0.5 of the released fine histogram (as the y of a median or
+        quantile summary is), so the three come from one release. Any
+        other function, or with a mean or total as y, is refused with
+        the fix."""
+        p = self.params
+        ends: dict[str, float] = {}
+        for param, col in (("fun_ymin", "ymin"), ("fun_ymax", "ymax")):
+            fun = p.get(param)
+            if fun is None:
+                continue
+            q = _end_prob(fun)
+            if q is None:
+                raise fail(
+                    self.name,
+                    f"{param}={fun!r} is not released privately: a bar's "
+                    "end is read off the released fine histogram as a "
+                    "quantile, which np.min (0), np.max (1) and np.median "
+                    f"(0.5) are; other functions of the records are not. "
+                    f"Give one of those, or drop {param} and use "
+                    "fun_data='median_hilow' (quantile bars) or "
+                    "'mean_cl_normal' ('mean_se', 'mean_sdl').",
+                )
+            ends[col] = q
+        if ends and kind is None:
+            raise fail(
+                self.name,
+                f"fun_ymin/fun_ymax with fun={p['fun']!r}: a mean or total "
+                "is released from totals and counts, the bar's ends from "
+                "the fine histogram, two releases of one layer. Give "
+                "fun_y=np.median (the ends and y from one release), or "
+                "fun_data='mean_cl_normal' (or 'mean_se', 'mean_sdl') "
+                "for bars around a mean.",
+            )
+        if ends and p.get("fun_data") is not None:
+            raise fail(
+                self.name,
+                "fun_ymin/fun_ymax and fun_data both given (plotnine "
+                "would ignore fun_ymin/fun_ymax): drop one.",
+            )
+        return ends
+
     def check_fun(self) -> None:
         """``fun`` (or plotnine's ``fun_y``) as "mean" or "sum";
         ``fun_data`` (with ``fun_args``) as one of the released
@@ -160,19 +229,15 @@ class _SummaryFamily(_CountFamily):
             # plotnine 0.15 calls the y function fun_y (a callable)
             p["fun"] = p.pop("fun_y")
         p["fun"] = _FUNCTIONS.get(p["fun"], p["fun"])
-        for param in ("fun_ymin", "fun_ymax"):
-            if p.get(param) is not None:
-                raise fail(
-                    name,
-                    f"{param}={p[param]!r} is not released privately: the "
-                    "end of a bar from a function of the records (a "
-                    "minimum, a maximum) would disclose them. Drop "
-                    f"{param}; use fun_data='mean_cl_normal' (or "
-                    "'mean_se', 'mean_sdl') for bars that hold the "
-                    "sampling and the noise, or errorbar='noise' for the "
-                    "noise interval of the mean.",
-                )
         kind = _quantile_kind(p["fun"])
+        ends = self.check_ends(kind)
+        if ends and kind is not None:  # (check_ends refused it without)
+            # y and the bar's ends from one fine histogram (quantiles.py)
+            probs = quantile_probs(name, kind, p["fun_args"], False)
+            p["probs"] = {**probs, **ends}
+            p["fun"], p["fun_args"] = "quantile", None
+            p["fun_ymin"] = p["fun_ymax"] = None
+            return
         if _quantile_kind(p.get("fun_data")) == "median_hilow":
             kind, p["fun_data"] = "median", None
             p["probs"] = quantile_probs(name, kind, p["fun_args"], True)
@@ -219,6 +284,8 @@ class _SummaryFamily(_CountFamily):
         lo, hi = validate_range(name, "bounds", p["bounds"])
         p["bounds"] = (lo, hi)
         r = p["resolution"]
+        #: a resolution of the user's (else the default of the bounds)
+        self.resolution_given = r is not None
         if r is None:
             r = default_resolution(lo, hi)
         elif not is_real(r) or not (math.isfinite(r) and r > 0):
@@ -329,23 +396,45 @@ class _SummaryFamily(_CountFamily):
         scale = getattr(self.build.door.scales, "y", None)
         if isinstance(scale, scale_discrete):
             raise fail(self.name, "y is on a discrete scale; map a number.")
-        trans = getattr(scale, "trans", None)
-        if isinstance(trans, str):  # plotnine keeps e.g. "identity" as text
-            tname = trans
-        else:
-            tname = type(trans).__name__ if trans is not None else "identity"
-        if "identity" not in tname:
+
+    def on_scale_units(self) -> None:
+        """Under a transformed y scale (``scale_y_log10``, ``sqrt``...)
+        plotnine summarises the transformed values (the mean of log10
+        y): ``bounds`` (data units) become the scale's units on the
+        build's copy, and a default ``resolution`` is the default over
+        them."""
+        scale = getattr(self.build.door.scales, "y", None)
+        trans = scale_transform(scale)
+        if trans is None:
+            return
+        with np.errstate(all="ignore"):
+            t = to_axis_units(
+                self.name, "bounds", self.params["bounds"], scale, "y"
+            )
+        t_lo, t_hi = sorted(float(v) for v in t)
+        if not (np.isfinite([t_lo, t_hi]).all() and t_lo < t_hi):
             raise fail(
                 self.name,
-                "a transformed y scale (log10, sqrt ...) is not supported: "
-                "bounds are in data units. Use coord_trans(y=...) instead.",
+                f"bounds={self.params['bounds']!r} are not valid on the y "
+                f"scale ({trans[0]}): give bounds inside its domain (e.g. "
+                "bounds > 0 on a log scale).",
             )
+        res = self.params["resolution"]
+        if not self.resolution_given:
+            res = default_resolution(t_lo, t_hi)
+        self.params = {
+            **self.params,
+            "bounds": (t_lo, t_hi),
+            "resolution": res,
+        }
 
     def release_rows(self, data: pd.DataFrame) -> pd.DataFrame:
         """Release totals and counts of the layer's cells (see the module
         docstring), then shape them like plotnine's ``stat_summary``."""
         if self.params["fun"] == "quantile":
+            # the box plots' limits are in data units already
             return quantile_twin(self).release_at_door(data, self.build)
+        self.on_scale_units()
         door = self.build.door
         self.check_input(data)
         if len(data) > _MAX_RECORDS:
@@ -360,7 +449,7 @@ class _SummaryFamily(_CountFamily):
         self.build.records = data
         fam = self.family_cells(data, door.scales)
         gdims = [
-            categorical_dimension(c, data[c], door.declared.get(c))
+            categorical_dimension(c, data[c], self.declared_of(c))
             for c in self.group_columns(data)
         ]
         self.check_domain(fam, gdims)
@@ -461,6 +550,13 @@ class _SummaryFamily(_CountFamily):
         # row for a combination without records): post-processing
         keep = est["keep"]
         empty = np.asarray(est["n"], dtype=float) <= 0
+        if (
+            self.params.get("fun") == "sum"
+            and np.isnan(np.asarray(est["n"], dtype=float)).all()
+        ):
+            # a total without counts (sum_share=1): a cell whose released
+            # total is 0 is the empty one (post-processing)
+            empty = np.asarray(est["y"], dtype=float) == 0
         if self.params["drop"]:
             keep = keep & ~empty
         elif self.params.get("fun") != "sum":

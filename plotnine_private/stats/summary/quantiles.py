@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from plotnine.scales.scale_discrete import scale_discrete
 
 from ...smoothing import monotone_cdf
 from ...validation import fail
@@ -110,8 +111,41 @@ class _QuantileSummary(_BoxplotFamily):
         "probs": None,
         "errorbar": "noise",
         "geom": "pointrange",
+        "levels": None,
     }
     CREATES = {"y", "ymin", "ymax", "y_low", "y_high", "n", "width", "signal"}
+    #: the summary stat this twin releases for (its messages name it)
+    summary_name = "stat_summary_dp"
+
+    @property
+    def name(self) -> str:
+        return self.summary_name
+
+    def _numeric_x(self) -> bool:
+        """``levels=`` on a continuous x: its levels are the boxes."""
+        return self.params["levels"] is not None and not isinstance(
+            self.build.door.scales.x, scale_discrete
+        )
+
+    def check_input(self, data: pd.DataFrame) -> None:
+        FineFamily.check_input(self, data)
+        if (
+            "x" in data.columns
+            and self.params["levels"] is None
+            and not isinstance(self.build.door.scales.x, scale_discrete)
+        ):
+            raise fail(
+                self.name,
+                "a median or quantile needs a discrete x: one fine "
+                "histogram per public level. Give levels=[...] (the public "
+                "values of x, e.g. levels=[4, 6, 8]), or map a pandas "
+                "Categorical with explicit categories=[...].",
+            )
+
+    def declared_of(self, column: str) -> list | None:
+        if column == "x" and self.params["levels"] is not None:
+            return list(self.params["levels"])
+        return super().declared_of(column)
 
     def quantile_columns(self) -> dict[str, float]:
         return dict(self.params["probs"])
@@ -127,9 +161,15 @@ class _QuantileSummary(_BoxplotFamily):
         out = hist.info.copy()
         if "x" not in out.columns:
             out["x"] = 0.0
-        for i, col in enumerate(probs):
-            out[col] = vals[:, i]
+        lowest = first_mass_edge(cdf, hist.edges)
+        for i, (col, q) in enumerate(probs.items()):
+            # a minimum (q = 0) is where the released CDF leaves 0: the
+            # lower edge of the first fine bin with mass, as the box
+            # plots' whiskers reach the outer edge of the extreme bin
+            out[col] = lowest if q == 0 else vals[:, i]
         out["n"] = released_total(hist).astype(np.int64)
+        if self._numeric_x():
+            out["x"] = out["x"].astype(float)  # positions on a continuous x
         width = self.params["width"]
         out["width"] = 0.9 if width is None else float(width)
         return out
@@ -161,6 +201,19 @@ class _QuantilesCKM(CKMMixin, _QuantileSummary):
     }
 
 
+def first_mass_edge(cdf: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """Per row of ``cdf`` (at the fine ``edges``), the last edge where it
+    is still 0; the lower limit where it never is.
+
+    >>> first_mass_edge(np.array([[0, 0, 0.5, 1.0]]), np.array([0, 1, 2, 3]))
+    array([1])
+    """
+    cdf = np.atleast_2d(cdf)
+    above = cdf > 0
+    j = np.where(above.any(axis=1), np.argmax(above, axis=1) - 1, 0)
+    return np.asarray(edges)[np.maximum(j, 0)]
+
+
 def quantile_twin(stat) -> _QuantileSummary:
     """The box-plot stat that releases ``stat``'s quantiles: the summary's
     bounds as the fine histogram's limits (values outside are clamped,
@@ -176,9 +229,11 @@ def quantile_twin(stat) -> _QuantileSummary:
         "errorbar": p["errorbar"],
         "covers": p["covers"],
         "discrete": p["discrete"],
+        "levels": p["levels"],
     }
+    twin: _QuantileSummary
     if stat.DP:
-        return _QuantilesDP(
+        twin = _QuantilesDP(
             eps=p["eps"],
             seed=p["seed"],
             adjacency=p["adjacency"],
@@ -186,6 +241,9 @@ def quantile_twin(stat) -> _QuantileSummary:
             total=p["total"],
             **common,
         )
-    return _QuantilesCKM(
-        ptable=p["ptable"], threshold=p["threshold"], **common
-    )
+    else:
+        twin = _QuantilesCKM(
+            ptable=p["ptable"], threshold=p["threshold"], **common
+        )
+    twin.summary_name = stat.name
+    return twin

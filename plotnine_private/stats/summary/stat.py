@@ -106,12 +106,17 @@ class stat_summary_dp(_DPSummary):
     bounds : tuple
         Public `(lo, hi)` of y, required. Values outside are clamped to
         it (a record above `hi` counts as `hi`), so the mean is that of
-        the clamped values; the noise is calibrated to it.
+        the clamped values; the noise is calibrated to it. In data units:
+        under a transformed y scale (`scale_y_log10`, `scale_y_sqrt`) the
+        mean is of the transformed values, as plotnine's, between the
+        transformed bounds (which must lie in the scale's domain).
     FUNCTION_PARAMETERS
     drop : bool, default=False
         `True` leaves out cells whose released count is 0 (no mean to
         draw; as plotnine, which has no row for a combination without
-        records). The default keeps their rows (y missing).
+        records). The default keeps their rows (y missing). A total
+        released without counts (`fun="sum"`, `sum_share=1`) leaves out
+        cells whose released total is 0.
     sum_share : float, default=None
         Share of eps for the totals: 0.5 for a mean (must be < 1: a mean
         needs counts), 1 for a total (no count is released, `n` is
@@ -128,7 +133,9 @@ class stat_summary_dp(_DPSummary):
         Public grid of y: every clamped value is rounded to a multiple of
         `resolution` from the grid centre, so totals are exact integers
         and the noise is exact. Default: the largest power of ten at most
-        (hi - lo) / 1000 (0.01 for bounds (10, 45)).
+        (hi - lo) / 1000 (0.01 for bounds (10, 45)). Under a transformed
+        y scale, in the scale's units (the default: of the transformed
+        bounds).
     errorbar : {"noise", None}, default="noise"
         `"noise"`: ymin/ymax hold an interval that contains the noise-free
         mean (total) of the clamped, gridded y of the cell with
@@ -234,7 +241,8 @@ class stat_summary_ckm(_CKMSummary):
     ----------
     {common_parameters}
     bounds : tuple
-        Public `(lo, hi)` of y, required; values outside are clamped.
+        Public `(lo, hi)` of y, required; values outside are clamped. As
+        in `stat_summary_dp` (also under a transformed y scale).
     FUNCTION_PARAMETERS
     drop : bool, default=False
         `True` leaves out cells whose released count is 0 (no mean to
