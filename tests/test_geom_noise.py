@@ -137,6 +137,8 @@ def test_no_arguments_draws_on_the_layers_marks(position, kind):
     report = report_from_built(built)
     assert report.total_eps == 1
     assert "counted once" in " ".join(report.notes)
+    # the repeat's notes are said once, at the layer it repeats
+    assert not [n for n in report.notes if n.startswith("layer 1 (")]
     # the interval moved with its mark: from the mark's base by its ends
     # in the stat's units (stack, dodge), scaled as the mark is (fill)
     low = bars["y_low" if kind == "sum" else "count_low"]

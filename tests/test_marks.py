@@ -315,3 +315,20 @@ def test_a_figure_warns_once_per_cause():
     assert len(boxes) == 1, [str(w.message) for w in boxes]
     assert "2 box(es)" in str(boxes[0].message)
     assert "drawn faded (noise_marks='fade')" in str(boxes[0].message)
+
+
+def test_an_ecdf_is_noise_only_where_its_band_cannot_place_the_median():
+    # one curve per group: widest band 0.4 (signal: a quarter would have
+    # faded mpg's ECDFs at eps 1) and 0.6 (noise); n=0 places nothing
+    out = pd.DataFrame(
+        {
+            "PANEL": [1] * 6,
+            "group": [1, 1, 2, 2, 3, 3],
+            "ecdf_low": [0.0, 0.5, 0.0, 0.2, 0.0, 0.9],
+            "ecdf_high": [0.1, 0.9, 0.6, 0.3, 0.1, 1.0],
+            "n": [50, 50, 50, 50, 0, 0],
+        }
+    )
+    stat = registered()[0].cls  # any stat: an ECDF reads no limits
+    got = signal_marks(out, stat)
+    assert got.tolist() == [True, True, False, False, False, False]

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from plotnine.scales.scale_discrete import scale_discrete
 
-from .._compat import Built
+from .._compat import Built, scale_transform
 from ..door import LAYOUT_COLUMNS
 
 __all__ = ["released_table"]
@@ -121,10 +121,10 @@ def _dates_as_text(built: Built, table: pd.DataFrame) -> None:
         if not scales:
             continue
         scale = scales[0]
-        kind = type(getattr(scale, "_trans", None)).__name__
-        if kind not in ("datetime_trans", "date_trans"):
+        kind = (scale_transform(scale) or ("",))[0]
+        if kind not in ("datetime", "date"):
             continue
-        naive = kind == "datetime_trans" and _naive_column(built, axis)
+        naive = kind == "datetime" and _naive_column(built, axis)
         for c in columns:
             if c not in table.columns:
                 continue

@@ -19,6 +19,7 @@ import numpy as np
 import plotnine
 from plotnine import aes, after_stat, stage
 
+from .._compat import given_arguments, layer_own_data
 from ..declarations import Registered, declared, registered
 from ..exceptions import PlotninePrivateError
 from .noise_position import geom_errorbar_of_layer, position_of_layer
@@ -125,10 +126,9 @@ class NoiseLayer:
         accepted = set(type(layer.stat).DEFAULT_PARAMS)
         # the parameters as the user gave them (the stat keeps them
         # normalised: fun="median" is a quantile with its q)
-        raw = getattr(layer.geom, "_kwargs", None) or layer.stat._kwargs
         given = {
             k: v
-            for k, v in raw.items()
+            for k, v in given_arguments(layer.stat).items()
             if k in accepted and k not in ("geom", "position", "na_rm")
         }
         looks = {**draw.params, **self.params}
@@ -169,7 +169,7 @@ class NoiseLayer:
             if draw.geom == "errorbar"
             else getattr(plotnine, f"geom_{draw.geom}")
         )
-        data = self.data if self.data is not None else layer._data
+        data = self.data if self.data is not None else layer_own_data(layer)
         return geom(
             mapping,
             data,
@@ -177,7 +177,7 @@ class NoiseLayer:
             inherit_aes=layer.inherit_aes,
             **{
                 **given,
-                "position": position_of_layer(layer.position, layer.geom),
+                "position": position_of_layer.over(layer.position, layer.geom),
                 **own,
             },
         )

@@ -14,7 +14,8 @@ with its mark:
   clipped to the fill's range ``[0, 1]`` (a share is no more than all);
 - dodge and dodge2: at the centre of the dodged mark, keeping the share
   of the mark's width that the interval's geom had before dodging;
-- any other position (identity, nudge): the annotated position itself.
+- any other position (identity, nudge, jitter): the annotated position
+  itself (:meth:`position_of_layer.over` gives it).
 
 Only released values move: the position reads the layer's built data.
 """
@@ -90,8 +91,22 @@ class position_of_layer(position):
         super().__init__()
         self.params = {"of": of, "geom": geom}
 
+    @classmethod
+    def over(cls, of: position, geom: Any) -> position:
+        """The position for intervals over marks placed by ``of``: this
+        one where ``of`` moves marks by their neighbours (stack, fill,
+        dodge), else ``of`` itself (identity, nudge, jitter: an interval
+        is moved as its mark is)."""
+        return of if _kind(of) == "other" else cls(of, geom)
+
     def setup_params(self, data: pd.DataFrame) -> dict[str, Any]:
-        return dict(self.params)
+        # the annotated position's parameters from the whole layer's marks
+        # (a dodge's number of places is the layer's, not a panel's)
+        params = dict(self.params)
+        if len(data) and "y" in data:
+            of: position = params["of"]
+            params["own"] = of.setup_params(_marks(data, params["geom"]))
+        return params
 
     def setup_data(
         self, data: pd.DataFrame, params: dict[str, Any]
@@ -99,28 +114,23 @@ class position_of_layer(position):
         return data
 
     @classmethod
-    def compute_layer(cls, data: pd.DataFrame, params: dict[str, Any], layout):
+    def compute_panel(cls, data: pd.DataFrame, scales, params: dict[str, Any]):
         of: position = params["of"]
-        kind = _kind(of)
         if not len(data) or "y" not in data:
             return data
-        if kind == "other":
-            data = data.drop(columns=[c for c in (_MARK_WIDTH,) if c in data])
-            own = of.setup_params(data)
-            return of.compute_layer(of.setup_data(data, own), own, layout)
         marks = _marks(data, params["geom"])
-        own = of.setup_params(marks)
-        placed = of.compute_layer(
-            of.setup_data(marks.copy(), own), own, layout
+        own = params["own"]
+        placed = of.compute_panel(
+            of.setup_data(marks.copy(), own), scales, own
         )
         # the intervals come out in the order the marks do
         order = placed[_ROW].to_numpy()
         placed = placed.set_index(_ROW).reindex(np.arange(len(data)))
         out = data.drop(columns=[c for c in (_MARK_WIDTH,) if c in data])
-        if kind == "dodge":
+        if _kind(of) == "dodge":
             out = _dodged(out, marks.set_index(_ROW), placed)
         else:
-            out = _stacked(out, placed, fill=kind == "fill")
+            out = _stacked(out, placed, fill=_kind(of) == "fill")
         return out.iloc[order].reset_index(drop=True)
 
 

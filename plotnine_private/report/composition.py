@@ -324,6 +324,9 @@ def compose(layers: list[tuple[Any, Any]]) -> Ledger:
         if not releases:
             ledger.rows.append(_row(i, lyr, composition="no release"))
             continue
+        # a layer that only repeats earlier releases (a geom_noise layer)
+        # has its notes said once, at the layer it repeats
+        repeats = all(r.identity in first_seen for r in releases)
         for r in releases:
             if r.identity in first_seen:
                 k = first_seen[r.identity]
@@ -343,6 +346,8 @@ def compose(layers: list[tuple[Any, Any]]) -> Ledger:
             else:
                 composition = f"sequential ({r.composition})"
             ledger.rows.append(_release_row(i, lyr, r, composition, True))
+        if repeats:
+            continue
         _layer_notes(ledger, i, stat_name, releases)
         marks = marks_words(layer_build(lyr))
         if marks:

@@ -10,9 +10,12 @@ read on released values and public parameters only:
   (``count_low`` is 0, ``n_low`` for ``stat_sum``, or ``y_low <= 0 <=
   y_high``);
 * a **position** within public limits (a box's quartiles, a summary's
-  mean, median or quantile, an ECDF curve): its widest interval spans
-  more than :data:`~plotnine_private.stats.signal.BOX_SHARE` (a quarter)
-  of the limits (``[0, 1]`` for an ECDF), or its released record count
+  mean, median or quantile): its widest interval spans more than
+  :data:`~plotnine_private.stats.signal.BOX_SHARE` (a quarter) of the
+  limits; an **ECDF curve**: its band spans more than
+  :data:`~plotnine_private.stats.signal.CURVE_SHARE` (a half) of
+  ``[0, 1]`` at its widest (it cannot place its median); or its released
+  record count
   ``n`` is 0 (it places no record: an empty group's box under CKM,
   whose small noise leaves a narrow interval around nothing);
 * a **density** curve (density, violin): its band holds 0 over
@@ -42,7 +45,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.colors import to_hex, to_rgba
 
-from .signal import BOX_SHARE, ZERO_SHARE
+from .signal import BOX_SHARE, CURVE_SHARE, ZERO_SHARE
 
 __all__ = [
     "FADE",
@@ -124,7 +127,7 @@ def signal_marks(out: pd.DataFrame, stat: Any) -> np.ndarray:
         return held & (widest <= BOX_SHARE * (hi - lo))
     if "ecdf_low" in cols:  # an ECDF curve, in [0, 1]
         widest = _per_curve(out, _widest(out, ("ecdf",)), "max")
-        return held & (widest <= BOX_SHARE)
+        return held & (widest <= CURVE_SHARE)
     if getattr(stat, "DENSITY_CURVES", False) and "density_low" in cols:
         zero = (out["density_low"].to_numpy(dtype=float) <= 0).astype(float)
         return _per_curve(out, zero, "mean") < ZERO_SHARE
