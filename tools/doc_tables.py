@@ -1,7 +1,7 @@
 """Write the documents' tables of stats from the stats' declarations.
 
-The README's table of stats and the planning table of
-``docs/choosing-eps.md`` list every registered family
+The README's and the docs front page's table of stats and the planning
+table of ``docs/choosing-eps.md`` list every registered family
 (``pp.stats()``): a new stat appears in them from its ``Declaration``
 (``geoms``, ``replaces``, ``plan``, ``plan_bounds``) when this is run,
 and ``tests/test_readme.py`` fails while a document is behind.
@@ -72,6 +72,7 @@ def plan_table() -> str:
 #: (document, marker name, table)
 TABLES = (
     ("README.md", "stats", stat_table),
+    ("docs/index.md", "stats", stat_table),
     ("docs/choosing-eps.md", "planning", plan_table),
 )
 

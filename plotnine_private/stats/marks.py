@@ -188,6 +188,17 @@ def draw_noise_marks(data: pd.DataFrame, how: str) -> None:
     for col in ("color", "colour"):
         if col in data.columns:
             values = data[col].to_numpy(dtype=object).copy()
+            # each (colour, alpha) faded once: a curve's marks are its
+            # hundreds of points, of a few colours
+            faded: dict = {}
             for i in np.flatnonzero(noise):
-                values[i] = _faded(values[i], float(alpha[i]))
+                key = (values[i], float(alpha[i]))
+                try:
+                    hit = faded.get(key)
+                except TypeError:  # an unhashable colour (a tuple list)
+                    values[i] = _faded(*key)
+                    continue
+                if hit is None:
+                    hit = faded[key] = (_faded(*key),)
+                values[i] = hit[0]
             data[col] = values
