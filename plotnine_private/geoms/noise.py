@@ -143,12 +143,10 @@ class NoiseLayer:
             else:
                 asked[key] = value
         if asked:
-            # the stat as these parameters would make it (a stat may
-            # normalise them: fun="median" is a quantile)
-            again = type(layer.stat)(**{**given, **asked})
+            again = _as_made(type(layer.stat), asked, given)
             for key, value in asked.items():
                 before = layer.stat.params.get(key)
-                if not _same(again.params.get(key), before):
+                if not _same(again.get(key), before):
                     raise PlotninePrivateError(
                         f"geom_noise(): {key}={value!r} differs from the "
                         f"layer it annotates ({entry.name}, {key}="
@@ -170,17 +168,31 @@ class NoiseLayer:
             else getattr(plotnine, f"geom_{draw.geom}")
         )
         data = self.data if self.data is not None else layer_own_data(layer)
+        # the layer's own stat object: the same parameters, so the same
+        # release (a stat keeps nothing of a build on itself)
         return geom(
             mapping,
             data,
-            stat=entry.name,
+            stat=layer.stat,
             inherit_aes=layer.inherit_aes,
             **{
-                **given,
                 "position": position_of_layer.over(layer.position, layer.geom),
                 **own,
             },
         )
+
+
+def _as_made(cls: type, asked: dict, given: dict) -> dict:
+    """The parameters a stat of ``cls`` keeps when made with ``asked`` (a
+    stat may normalise them: fun="median" is a quantile): made from them
+    alone, or over the layer's (a stat may need others to be made); the
+    values as given where neither makes a stat."""
+    for args in (asked, {**given, **asked}):
+        try:
+            return dict(cls(**args).params)
+        except (PlotninePrivateError, TypeError, ValueError):
+            continue
+    return dict(asked)
 
 
 def _drawn(entry: Registered | None, stat: Any) -> Any:
