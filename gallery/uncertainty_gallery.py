@@ -2,7 +2,7 @@
 
 ``render(cars, outdir)`` writes ``uncertainty.png``, four DP panels of
 mpg at eps = 1, each with its 95% interval variables drawn by one
-``pp.geom_noise(...)`` with the layer's own parameters (the same release,
+``pp.geom_noise()`` after the layer (its own stat: the same release,
 charged once):
 
 * error bars on bars (``count_low``/``count_high``);
@@ -50,21 +50,21 @@ def uncertainty(cars, out: Path) -> Path:
     panels = [
         ggplot(cars, aes("class"))
         + geom_bar(**bars, fill="#9ecae1")
-        + pp.geom_noise(**bars)
+        + pp.geom_noise()
         + labs(x="", y="count")
         + ggtitle("bars: count_low / count_high"),
         ggplot(cars, aes("hwy", fill="year"))
         + geom_density(**dens, seed=22, alpha=0.2)
-        + pp.geom_noise(**dens, seed=22)
+        + pp.geom_noise()
         + ggtitle("densities: 95% pointwise ribbons"),
         ggplot(cars, aes("hwy", colour="year"))
         + geom_step(**ecdf, seed=23)
-        + pp.geom_noise(aes(fill="year"), **ecdf, seed=23)
+        + pp.geom_noise(aes(fill="year"))
         + labs(y="ecdf")
         + ggtitle("ECDFs: 95% simultaneous bands"),
         ggplot(cars, aes("drv", "hwy"))
         + geom_boxplot(**box, seed=24)
-        + pp.geom_noise(**box, seed=24)
+        + pp.geom_noise()
         + ggtitle("boxes: the median's 95% interval"),
     ]
     a, b, c, d = (p + theme_bw() for p in panels)
