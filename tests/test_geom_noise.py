@@ -16,9 +16,11 @@ from plotnine import (
     geom_col,
     geom_density,
     geom_histogram,
+    geom_line,
     geom_point,
     geom_step,
     ggplot,
+    position_dodge,
 )
 from plotnine.data import mpg
 
@@ -206,3 +208,64 @@ def test_neighbours_differ_only_in_noisy_numbers(position):
         )
 
     assert differences(snapshot(plot(DRV)), snapshot(plot(other))) == []
+
+
+@pytest.mark.parametrize(
+    "layer",
+    [
+        # points and lines have no width: dodged at their x, the interval
+        # no wider than the step between two dodged marks
+        lambda: geom_point(
+            stat="summary_dp",
+            eps=1,
+            seed=5,
+            bounds=(0, 50),
+            position=position_dodge(0.6),
+        ),
+        lambda: geom_line(
+            stat="summary_dp",
+            eps=1,
+            seed=5,
+            bounds=(0, 50),
+            position=position_dodge(0.6),
+        ),
+        # bars dodged by a width of their own
+        lambda: geom_col(
+            stat="summary_dp",
+            eps=1,
+            seed=5,
+            bounds=(0, 50),
+            position=position_dodge(0.7),
+        ),
+    ],
+    ids=["point", "line", "col"],
+)
+def test_dodged_marks_of_any_width_have_their_intervals_at_their_x(layer):
+    p = ggplot(DRV, aes("cls", "hwy", colour="drv", fill="drv")) + layer()
+    built = build(p + pp.geom_noise())
+    marks, noise = built.layers[0].data, built.layers[1].data
+    assert noise["group"].tolist() == marks["group"].tolist()
+    np.testing.assert_allclose(noise["x"], marks["x"])
+    np.testing.assert_allclose(noise["ymin"], marks["y_low"])
+    width = noise["xmax"] - noise["xmin"]
+    if type(built.layers[0].geom).__name__ == "geom_col":
+        # bars: the share of the bar it had undodged (0.2 of 0.9 wide)
+        np.testing.assert_allclose(
+            width, (marks.xmax - marks.xmin) * 0.2 / 0.9
+        )
+    else:  # 0.6 shared by three drives
+        np.testing.assert_allclose(width, 0.2)
+
+
+def test_one_release_in_the_ledger(tmp_path, ledger_key):
+    path = tmp_path / "l.sqlite"
+    pp.use_ledger(path, dataset="cars", cap_eps=5)
+    try:
+        p = _bars("stack") + pp.geom_noise()
+        p.draw()
+        rows = pp.ledger(path).table
+        assert len(rows) == 1 and rows["eps"].tolist() == [1.0]
+        pp.layer_data(p, 1)  # drawn again: the same release, free
+        assert len(pp.ledger(path).table) == 1
+    finally:
+        pp.use_ledger(None)

@@ -174,17 +174,41 @@ def _stacked(out: pd.DataFrame, placed: pd.DataFrame, fill: bool):
 
 
 def _dodged(out: pd.DataFrame, marks: pd.DataFrame, placed: pd.DataFrame):
-    centre = (placed["xmin"] + placed["xmax"]).to_numpy(dtype=float) / 2
-    span = (placed["xmax"] - placed["xmin"]).to_numpy(dtype=float)
-    if {"xmin", "xmax"} <= set(out):
+    if {"xmin", "xmax"} <= set(placed):
+        centre = (placed["xmin"] + placed["xmax"]).to_numpy(dtype=float) / 2
+        span = (placed["xmax"] - placed["xmin"]).to_numpy(dtype=float)
+    else:
+        # marks without extents (points, lines): dodged at their x
+        centre = placed["x"].to_numpy(dtype=float)
+        span = np.zeros(len(placed))
+    own = (
+        (out["xmax"] - out["xmin"]).to_numpy(dtype=float)
+        if {"xmin", "xmax"} <= set(out)
+        else span
+    )
+    if {"xmin", "xmax"} <= set(marks):
         # the interval's share of its mark's width before dodging
-        own = (out["xmax"] - out["xmin"]).to_numpy(dtype=float)
         undodged = (marks["xmax"] - marks["xmin"]).to_numpy(dtype=float)
         with np.errstate(divide="ignore", invalid="ignore"):
             width = span * np.where(undodged > 0, own / undodged, 1.0)
     else:
-        width = span
+        # a mark without width: the interval keeps its own width, at
+        # most the space between two dodged marks (no overlap)
+        width = np.minimum(own, _dodged_step(out, centre))
     out["x"] = centre
     out["xmin"] = centre - width / 2
     out["xmax"] = centre + width / 2
     return out
+
+
+def _dodged_step(out: pd.DataFrame, centre: np.ndarray) -> np.ndarray:
+    """The least distance between two dodged marks of one panel (no
+    limit where every place holds one mark)."""
+    step = np.inf
+    keys = out["PANEL"] if "PANEL" in out else pd.Series(0, index=out.index)
+    for panel in pd.unique(keys):
+        at = np.unique(centre[(keys == panel).to_numpy()])
+        gaps = np.diff(at[np.isfinite(at)])
+        if len(gaps) and gaps.min() > 0:
+            step = min(step, float(gaps.min()))
+    return np.full(len(out), step)
