@@ -14,10 +14,15 @@ from keyfile import using_key
 from plotnine import (
     aes,
     geom_bar,
+    geom_bin_2d,
     geom_boxplot,
     geom_col,
+    geom_count,
     geom_density,
     geom_histogram,
+    geom_point,
+    geom_step,
+    geom_violin,
     ggplot,
 )
 from plotnine.data import economics, mpg
@@ -25,7 +30,9 @@ from plotnine.data import economics, mpg
 import plotnine_private as pp
 from plotnine_private._compat import build
 
-CARS = mpg.assign(cls=pd.Categorical(mpg["class"]))
+CARS = mpg.assign(
+    cls=pd.Categorical(mpg["class"]), drv=pd.Categorical(mpg["drv"])
+)
 DAYS = economics.assign(zoned=economics["date"].dt.tz_localize("Europe/Paris"))
 
 
@@ -116,3 +123,105 @@ def test_a_compositions_budget_is_recorded(tmp_path):
     statement = meta["plotnine_private"]["method_statement"]
     assert statement.startswith("counts and means")
     assert "total eps=2" in statement
+
+
+# every other family (and the Cell Key Method) in one composition: one
+# bundle, one draw, each output checked against its built plot
+PTABLE = pp.create_cnt_ptable(D=3, V=2.0, js=1)
+KEYED = pp.add_record_keys(CARS, rng_seed=4)
+MORE = {
+    "ECDFs": ggplot(CARS, aes("hwy"))
+    + geom_step(stat="ecdf_dp", eps=1, seed=2, limits=(0, 50)),
+    "quantiles": ggplot(CARS, aes("cls", "hwy"))
+    + geom_point(
+        stat="summary_dp", fun="median", eps=1, seed=2, bounds=(0, 50)
+    ),
+    "densities": ggplot(CARS, aes("drv", "hwy"))
+    + geom_violin(stat="violin_dp", eps=1, seed=2, limits=(0, 50)),
+    "histogram counts": ggplot(CARS, aes("hwy", fill="drv"))
+    + geom_histogram(stat="bin_dp", eps=1, seed=2, limits=(0, 50), bins=5),
+    "2-D histogram counts": ggplot(CARS, aes("hwy", "cty"))
+    + geom_bin_2d(
+        stat="bin2d_dp", eps=1, seed=2, limits=((0, 50), (0, 50)), bins=4
+    ),
+    "hexagon counts": ggplot(CARS, aes("hwy", "cty"))
+    + pp.geom_hex(
+        stat="binhex_dp", eps=1, seed=2, limits=((0, 50), (0, 50)), bins=4
+    ),
+    "counts at each point": ggplot(CARS, aes("cls", "drv"))
+    + geom_count(stat="sum_dp", eps=1, seed=2),
+    "PCA directions, ranges and score counts": ggplot(CARS)
+    + pp.stat_dp_pca_score(
+        columns=["displ", "cty", "hwy", "cyl"],
+        eps=4,
+        delta=1e-5,
+        seed=1,
+        bins=(4, 4),
+    ),
+}
+CKM = ggplot(KEYED, aes("cls", rkey="rkey")) + geom_bar(
+    stat="count_ckm", ptable=PTABLE
+)
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("families")
+    plots = list(MORE.values())
+    composed = (
+        (plots[0] | plots[1] | plots[2])
+        / (plots[3] | plots[4] | plots[5])
+        / (plots[6] | plots[7])
+    )
+    meta, _ = _save(composed, folder)
+    with using_key(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        builts = [build(p) for p in plots]
+    return folder, meta, builts
+
+
+@pytest.mark.parametrize("p", range(len(MORE)), ids=list(MORE))
+def test_each_familys_output_is_its_built_layer(bundle, p):
+    folder, meta, builts = bundle
+    statistic = list(MORE)[p]
+    out = meta["results"][f"output_{p + 1}_0"]
+    layer = builts[p].layers[0]
+    props = out["properties"]
+    assert props["statistic"].startswith(statistic)
+    assert props["method"] == type(layer.stat).__name__
+    assert props["geom"] == type(layer.geom).__name__
+    assert props["mitigation"] == "Noise" and out["status"] == "pass"
+    assert (
+        sum(r["charged_eps"] for r in props["releases"])
+        == (layer.stat.params["eps"])
+    )
+    assert statistic in meta["plotnine_private"]["method_statement"]
+    # the CSV holds the drawn values: positions, extents and released
+    # numbers of every mark, as the built layer has them
+    table = pd.read_csv(folder / out["files"][0]["name"])
+    drawn = layer.data.reset_index(drop=True)
+    shared = [
+        c
+        for c in table.columns
+        if c in drawn.columns and c not in ("PANEL", "fill", "colour")
+    ]
+    assert {"x", "y"} <= set(shared) or {"x", "ymin", "ymax"} <= set(shared)
+    for c in shared:
+        pd.testing.assert_series_equal(
+            table[c].astype(float),
+            drawn[c].astype(float),
+            check_names=False,
+        )
+
+
+def test_the_cell_key_method_is_said_as_such(tmp_path):
+    meta, built = _save(CKM, tmp_path)
+    out = meta["results"]["output_0"]
+    assert out["properties"]["mitigation"] == "CKM"
+    assert out["properties"]["statistic"] == "counts"
+    statement = meta["plotnine_private"]["method_statement"]
+    assert statement == "counts perturbed with the Cell Key Method"
+    table = pd.read_csv(tmp_path / out["files"][0]["name"])
+    drawn = built.layers[0].data
+    for c in ("count", "y", "ymin", "ymax"):
+        assert table[c].tolist() == drawn[c].tolist()

@@ -67,7 +67,8 @@ _STATISTICS = {
     "bin2d": "2-D histogram counts",
     "binhex": "hexagon counts",
     "bin_hex": "hexagon counts",
-    "sum": "totals",
+    # stat_sum (geom_count): how many records lie at each point
+    "sum": "counts at each point",
     "boxplot": "quartiles and whiskers (read from a noisy fine histogram)",
     "violin": "densities (from a noisy fine histogram)",
     "density": "densities (from a noisy fine histogram)",
@@ -107,7 +108,8 @@ def _output_type(stat_name: str) -> tuple[str, str | None]:
     if name.startswith("summary"):
         return "summary plot", None
     if name.startswith("sum"):
-        return "totals plot", None
+        # stat_sum (geom_count): records counted at each point
+        return "point counts", "Frequencies"
     if "pca" in name:
         return "PCA score histogram", "Frequencies"
     if name.startswith(("boxplot", "density", "ecdf", "violin")):

@@ -18,6 +18,8 @@ __all__ = ["released_table"]
 # columns that identify a cell, in the order written
 _IDENTITY_1D = ["x", "xmin", "xmax", "width"]
 _IDENTITY_2D = ["y", "ymin", "ymax", "height"]
+# what a layer draws along y (a bar's ends, a point's y, interval ends)
+_DRAWN = ["y", "ymin", "ymax"]
 # what a private layer may never write (unclipped noise, raw values)
 _FORBIDDEN = re.compile(r"noisy|raw|true|rkey|key_sum", re.IGNORECASE)
 
@@ -62,9 +64,11 @@ def _level_columns(built: Built, data: pd.DataFrame) -> dict[str, list]:
 def released_table(built: Built, i: int) -> pd.DataFrame:
     """The cells released by layer ``i`` of a built plot.
 
-    Cell identity (panel, facet values, group, positions, category labels)
-    and the released values the stat creates (count, n, prop, density,
-    prob ...); never ``noisy_*`` columns.
+    Cell identity (panel, facet values, group, positions, category labels),
+    where its marks are drawn (``y``, ``ymin``, ``ymax``: a stacked bar's
+    ends, an error bar's interval ends) and the released values the stat
+    creates (count, n, prop, density, prob ...); never ``noisy_*``
+    columns.
     """
     lyr = built.layers[i]
     stat = lyr.stat
@@ -73,9 +77,9 @@ def released_table(built: Built, i: int) -> pd.DataFrame:
         stat, "CREATES", set()
     )
     identity = _IDENTITY_1D + (_IDENTITY_2D if two_d else [])
-    if {"ymin", "ymax"} <= set(getattr(lyr.geom, "REQUIRED_AES", ())):
-        # an interval geom (error bars, a ribbon): the ends it draws
-        identity += [c for c in ("y", "ymin", "ymax") if c not in identity]
+    # where the marks are drawn: a stacked or filled bar's ends, a
+    # point's or a curve's y, an error bar's or a ribbon's interval ends
+    identity += [c for c in _DRAWN if c in data.columns and c not in identity]
     values = sorted(
         c
         for c in getattr(stat, "CREATES", set())
