@@ -381,11 +381,22 @@ class UnitFrame:
             )
         return self._like(self.data.query(expr, **kwargs))
 
-    def filter(self, *predicates: Any) -> UnitFrame:
+    def filter(self, *predicates: Any, **labels: Any) -> UnitFrame:
         """Rows for which every predicate holds: boolean masks (or a
         function of the frame giving one) on a pandas frame, polars
-        expressions on a polars frame."""
+        expressions on a polars frame. With pandas' own keywords
+        (``items=``, ``like=``, ``regex=``, ``axis=``) it is pandas'
+        ``DataFrame.filter``: columns (or rows) by their labels."""
         data = self.data
+        if labels:
+            if predicates or not isinstance(data, pd.DataFrame):
+                raise PlotninePrivateError(
+                    "source.filter: items=, like=, regex= and axis= are "
+                    "pandas' DataFrame.filter (labels, on a pandas "
+                    "frame's source, without masks); filter rows with a "
+                    "mask or an expression: src.filter(src['x'] > 0)"
+                )
+            return self._like(data.filter(**labels))
         if not isinstance(data, pd.DataFrame):
             return self._like(data.filter(*predicates))
         keep = np.ones(len(data), dtype=bool)

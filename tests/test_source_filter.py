@@ -51,9 +51,10 @@ def want():
     ],
 )
 def test_every_way_of_filtering_is_the_filtered_frames_source(how, want):
-    src = pp.source(D, unit="pid", max_records=2)
+    src = pp.source(D, unit="pid", max_records=2, dataset="cars")
     got = how(src)
     assert got.unit == src.unit and len(got) == int(MASK.sum())
+    assert got.dataset == "cars"  # charged to the same data set
     assert _counts(got) == want
 
 
@@ -63,6 +64,9 @@ def test_every_way_of_filtering_is_the_filtered_frames_source(how, want):
         lambda s: s[s.displ > 3][["cls", "pid"]],
         lambda s: s[s.displ > 3].select("cls", "pid"),
         lambda s: s.select(["cls", "pid"]).filter(MASK.to_numpy()),
+        # pandas' DataFrame.filter: columns by their labels
+        lambda s: s.filter(items=["cls", "pid"])[MASK],
+        lambda s: s[MASK].filter(items=["cls", "pid"], axis="columns"),
     ],
 )
 def test_a_selection_is_the_selected_frames_source(how):
@@ -92,6 +96,10 @@ def test_dropping_the_units_column_is_refused_naming_it():
     src = pp.source(D, unit="pid", max_records=2)
     with pytest.raises(pp.PlotninePrivateError, match=r"drops \['pid'\]"):
         src[["cls"]]
+    with pytest.raises(pp.PlotninePrivateError, match=r"drops \['pid'\]"):
+        src.filter(items=["cls"])
+    with pytest.raises(pp.PlotninePrivateError, match="mask or an expr"):
+        src.filter(MASK, like="c")
     with pytest.raises(pp.PlotninePrivateError, match="boolean mask"):
         src.filter("displ > 3")
     with pytest.raises(AttributeError, match="neither a column"):
