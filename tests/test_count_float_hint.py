@@ -6,7 +6,7 @@ from __future__ import annotations
 import warnings
 
 import pytest
-from plotnine import aes, geom_bar, ggplot
+from plotnine import aes, geom_bar, geom_histogram, ggplot
 from plotnine.data import mpg
 
 import plotnine_private as pp
@@ -19,15 +19,16 @@ KW = {
 }
 
 
+@pytest.mark.parametrize("geom", [geom_bar, geom_histogram])
 @pytest.mark.parametrize(
     ("stat", "twin"), [("count_dp", "bin_dp"), ("count_ckm", "bin_ckm")]
 )
-def test_a_count_of_a_float_column_names_the_binned_twin(stat, twin):
+def test_a_count_of_a_float_column_names_the_binned_twin(stat, twin, geom):
     # the column's dtype is public; an integer column is not pointed there
     with pytest.warns(pp.PrivacyWarning, match=rf"stat={twin!r}"):
         pp.layer_data(
             ggplot(CARS, aes("displ", rkey="rkey"))
-            + geom_bar(stat=stat, **KW[stat])
+            + geom(stat=stat, **KW[stat])
         )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
