@@ -318,17 +318,50 @@ def test_a_figure_warns_once_per_cause():
 
 
 def test_an_ecdf_is_noise_only_where_its_band_cannot_place_the_median():
-    # one curve per group: widest band 0.4 (signal: a quarter would have
-    # faded mpg's ECDFs at eps 1) and 0.6 (noise); n=0 places nothing
+    # four curves on the public grid 10..50 (and the ends at -inf, inf)
+    x = [-np.inf, 10, 20, 30, 40, 50, np.inf]
+    bands = {
+        # holds 1/2 at x=20 alone: signal, though 0.55 wide there
+        1: ([0, 0, 0.0, 0.6, 0.9, 1, 1], [0, 0.1, 0.55, 0.8, 1, 1, 1]),
+        # holds 1/2 from 20 to 40, half the grid: noise (0.5 wide at most)
+        2: ([0, 0, 0.3, 0.45, 0.5, 1, 1], [0, 0.1, 0.6, 0.7, 1, 1, 1]),
+        # holds 1/2 only beyond the limits: its median may lie outside
+        3: ([0, 0, 0, 0.1, 0.2, 0.3, 0.4], [0, 0.1, 0.2, 0.3, 0.4, 0.45, 1]),
+        # curve 1 of a group with no released record: places nothing
+        4: ([0, 0, 0.0, 0.6, 0.9, 1, 1], [0, 0.1, 0.55, 0.8, 1, 1, 1]),
+    }
     out = pd.DataFrame(
         {
-            "PANEL": [1] * 6,
-            "group": [1, 1, 2, 2, 3, 3],
-            "ecdf_low": [0.0, 0.5, 0.0, 0.2, 0.0, 0.9],
-            "ecdf_high": [0.1, 0.9, 0.6, 0.3, 0.1, 1.0],
-            "n": [50, 50, 50, 50, 0, 0],
+            "PANEL": 1,
+            "group": np.repeat(list(bands), len(x)),
+            "x": x * len(bands),
+            "ecdf_low": np.concatenate([lo for lo, _ in bands.values()]),
+            "ecdf_high": np.concatenate([hi for _, hi in bands.values()]),
+            "n": np.repeat([50, 50, 50, 0], len(x)),
         }
     )
-    stat = registered()[0].cls  # any stat: an ECDF reads no limits
-    got = signal_marks(out, stat)
-    assert got.tolist() == [True, True, False, False, False, False]
+    stat = registered()[0].cls  # any stat: an ECDF reads its x grid
+    got = signal_marks(out, stat).reshape(len(bands), -1)
+    assert got.all(axis=1).tolist() == [True, False, False, False]
+    assert (got.any(axis=1) == got.all(axis=1)).all()  # whole curves
+
+
+def test_the_ecdf_rule_on_neighbours_reads_released_values_only():
+    def curves(d):
+        return ggplot(d, aes("hwy", colour="g")) + geom_line(
+            stat="ecdf_dp", limits=(0, 60), bins=30, **DP
+        )
+
+    other = D.copy()
+    one_record(other)
+    a, b = curves(D), curves(other)
+    assert differences(snapshot(a, ("y",)), snapshot(b, ("y",))) == []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pp.PrivacyWarning)
+        out = pp.layer_data(a)
+    # the released band and the public grid alone give the marks again
+    released = out[["PANEL", "group", "x", "ecdf_low", "ecdf_high", "n"]]
+    stat = a.layers[0].stat
+    np.testing.assert_array_equal(
+        signal_marks(released, stat), out["signal"].to_numpy()
+    )

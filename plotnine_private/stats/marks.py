@@ -12,10 +12,10 @@ read on released values and public parameters only:
 * a **position** within public limits (a box's quartiles, a summary's
   mean, median or quantile): its widest interval spans more than
   :data:`~plotnine_private.stats.signal.BOX_SHARE` (a quarter) of the
-  limits; an **ECDF curve**: its band spans more than
-  :data:`~plotnine_private.stats.signal.CURVE_SHARE` (a half) of
-  ``[0, 1]`` at its widest (it cannot place its median); or its released
-  record count
+  limits; an **ECDF curve**: it cannot place its median, that is the
+  values of x where its band holds 1/2 span more than the same quarter
+  of the public x grid it is drawn on (the median's interval of a box,
+  read from the curve); or its released record count
   ``n`` is 0 (it places no record: an empty group's box under CKM,
   whose small noise leaves a narrow interval around nothing);
 * a **density** curve (density, violin): its band holds 0 over
@@ -45,7 +45,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.colors import to_hex, to_rgba
 
-from .signal import BOX_SHARE, CURVE_SHARE, ZERO_SHARE
+from .signal import BOX_SHARE, ZERO_SHARE
 
 __all__ = [
     "FADE",
@@ -107,6 +107,27 @@ def _per_curve(out: pd.DataFrame, values: np.ndarray, how: str):
     return series.groupby([out[k] for k in keys]).transform(how).to_numpy()
 
 
+def _median_span(out: pd.DataFrame) -> np.ndarray:
+    """Per ECDF curve (on each of its rows): the share of the layer's x
+    grid (public: limits and fine bins) over which its band holds 1/2,
+    where its median may lie; 1 where the band holds 1/2 beyond the
+    limits (the median may lie outside them)."""
+    x = out["x"].to_numpy(dtype=float)
+    holds = (out["ecdf_low"].to_numpy(dtype=float) <= 0.5) & (
+        out["ecdf_high"].to_numpy(dtype=float) >= 0.5
+    )
+    finite = np.isfinite(x)
+    grid = np.ptp(x[finite]) if finite.any() else 0.0
+    if grid <= 0:
+        return np.where(_per_curve(out, holds.astype(float), "max") > 0, 1, 0)
+    inside = holds & finite
+    first = _per_curve(out, np.where(inside, x, np.inf), "min")
+    last = _per_curve(out, np.where(inside, x, -np.inf), "max")
+    span = np.where(last >= first, (last - first) / grid, 0.0)
+    beyond = _per_curve(out, (holds & ~finite).astype(float), "max") > 0
+    return np.where(beyond, 1.0, span)
+
+
 def signal_marks(out: pd.DataFrame, stat: Any) -> np.ndarray:
     """The documented rule (module docstring): True where a mark is
     signal, False where it is only noise, from the layer's released
@@ -125,9 +146,8 @@ def signal_marks(out: pd.DataFrame, stat: Any) -> np.ndarray:
         lo, hi = _limits(stat)
         widest = _widest(out, ("lower", "middle", "upper"))
         return held & (widest <= BOX_SHARE * (hi - lo))
-    if "ecdf_low" in cols:  # an ECDF curve, in [0, 1]
-        widest = _per_curve(out, _widest(out, ("ecdf",)), "max")
-        return held & (widest <= CURVE_SHARE)
+    if "ecdf_low" in cols and "x" in cols:  # an ECDF curve, in [0, 1]
+        return held & (_median_span(out) <= BOX_SHARE)
     if getattr(stat, "DENSITY_CURVES", False) and "density_low" in cols:
         zero = (out["density_low"].to_numpy(dtype=float) <= 0).astype(float)
         return _per_curve(out, zero, "mean") < ZERO_SHARE

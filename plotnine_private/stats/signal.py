@@ -45,11 +45,6 @@ __all__ = [
 BOX_SHARE = 0.25
 #: a density band holding 0 over this share of the curve is noise
 ZERO_SHARE = 0.9
-#: an ECDF whose simultaneous band spans more than this share of [0, 1]
-#: at its widest cannot place its median: noise (the boxes' quarter
-#: faded every ECDF of mpg's 234 records at eps 1, whose bands are 0.27 to
-#: 0.47 wide at their widest over seeds 1-5)
-CURVE_SHARE = 0.5
 
 
 class SignalWarning(PrivacyWarning):
