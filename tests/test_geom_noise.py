@@ -11,6 +11,7 @@ from neighbours import differences, snapshot
 from plotnine import (
     aes,
     after_stat,
+    geom_area,
     geom_bar,
     geom_boxplot,
     geom_col,
@@ -269,3 +270,18 @@ def test_one_release_in_the_ledger(tmp_path, ledger_key):
         assert len(pp.ledger(path).table) == 1
     finally:
         pp.use_ledger(None)
+
+
+def test_stacked_areas_have_their_intervals_on_the_stacked_curves():
+    # geom_area stacks by default: the error bars sit on each band's top
+    p = ggplot(DRV, aes("hwy", fill="drv")) + geom_area(
+        stat="bin_dp", eps=1, seed=5, bins=8, limits=(10, 50)
+    )
+    built = build(p + pp.geom_noise())
+    areas, noise = built.layers[0].data, built.layers[1].data
+    assert noise["group"].tolist() == areas["group"].tolist()
+    assert noise["y"].tolist() == areas["ymax"].tolist()
+    np.testing.assert_allclose(
+        noise["ymin"], areas["ymin"] + areas["count_low"]
+    )
+    assert report_from_built(built).total_eps == 1
