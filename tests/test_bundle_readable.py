@@ -225,3 +225,28 @@ def test_the_cell_key_method_is_said_as_such(tmp_path):
     drawn = built.layers[0].data
     for c in ("count", "y", "ymin", "ymax"):
         assert table[c].tolist() == drawn[c].tolist()
+
+
+def test_each_plots_own_budget_is_recorded(tmp_path):
+    # enforced when drawn (one over its own budget is refused), so said:
+    # the first plot's is not the figure's, and a list has one per plot
+    a, b = (
+        FAMILIES["count"][0] + pp.privacy_budget(eps=1.5),
+        FAMILIES["mean"][0] + pp.privacy_budget(eps=3),
+    )
+    meta, _ = _save([a, b], tmp_path / "list")
+    assert meta["plotnine_private"]["budget"] == {
+        "plots": [
+            {"plot": 1, "eps": 1.5, "delta": 0.0},
+            {"plot": 2, "eps": 3.0, "delta": 0.0},
+        ]
+    }
+    meta, _ = _save(
+        (a | FAMILIES["sum"][0]) + pp.privacy_budget(eps=2), tmp_path / "c"
+    )
+    assert meta["plotnine_private"]["budget"] == {
+        "eps": 2.0,
+        "delta": 0.0,
+        "of": "composition",
+        "plots": [{"plot": 1, "eps": 1.5, "delta": 0.0}],
+    }

@@ -326,8 +326,6 @@ def save_release(
         for (_, figure), _, _ in drawn:
             plt.close(figure)
 
-    built = builts[0]
-    bl = budget_layer(built)
     meta = {
         "version": _versions()["plotnine_private"],
         "results": results,
@@ -338,7 +336,7 @@ def save_release(
                 out["uid"]: out["properties"]["seed_policy"]
                 for out in results.values()
             },
-            "budget": _budget(plot, bl),
+            "budget": _budget(plot, builts),
             "rules": rules,
             "privacy_report": report.to_dict(),
             "method_statement": _method_statement(report, results),
@@ -496,15 +494,32 @@ def _joined(words: list[str]) -> str:
     )
 
 
-def _budget(plot: Any, bl: Any) -> dict[str, Any] | None:
-    """The budget that drawing enforced: a composition's own (``(a | b)
-    + pp.privacy_budget(...)``), else the figure's; None: none set."""
+def _budget(plot: Any, builts: list) -> dict[str, Any] | None:
+    """The budgets that drawing enforced: a composition's own (``(a | b)
+    + pp.privacy_budget(...)``, ``"of": "composition"``) or the figure's
+    (``"of": "figure"``); of several plots, each plot's own under
+    ``"plots"`` (its number from 1, as the outputs name it). None: none
+    set."""
     own = composition_budget(plot)
+    found = [
+        (p, bl)
+        for p, bl in ((p, budget_layer(b)) for p, b in enumerate(builts))
+        if bl is not None
+    ]
+    if len(builts) == 1 and own is None:
+        if not found:
+            return None
+        bl = found[0][1]
+        return {"eps": bl.budget_eps, "delta": bl.budget_delta, "of": "figure"}
+    out: dict[str, Any] = {}
     if own is not None:
-        return {"eps": own[0], "delta": own[1], "of": "composition"}
-    if bl is None:
-        return None
-    return {"eps": bl.budget_eps, "delta": bl.budget_delta, "of": "figure"}
+        out = {"eps": own[0], "delta": own[1], "of": "composition"}
+    if found:
+        out["plots"] = [
+            {"plot": p + 1, "eps": bl.budget_eps, "delta": bl.budget_delta}
+            for p, bl in found
+        ]
+    return out or None
 
 
 def _write_json(path: Path, obj: Any) -> None:
