@@ -13,7 +13,9 @@ with its mark:
 - fill: the same, scaled as the marks are (``base + e / |total|``),
   clipped to the fill's range ``[0, 1]`` (a share is no more than all);
 - dodge and dodge2: at the centre of the dodged mark, keeping the share
-  of the mark's width that the interval's geom had before dodging;
+  of the mark's width that the interval's geom had before dodging; a
+  mark without width (a point, a line) at its dodged x, the interval as
+  wide as asked but no wider than the step between two dodged marks;
 - any other position (identity, nudge, jitter): the annotated position
   itself (:meth:`position_of_layer.over` gives it).
 
