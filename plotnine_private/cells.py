@@ -148,7 +148,10 @@ class Dimension:
 
 
 def categorical_dimension(
-    name: str, values: Any, declared: Sequence | None
+    name: str,
+    values: Any,
+    declared: Sequence | None,
+    numbers: np.ndarray | None = None,
 ) -> Dimension:
     """A dimension of categories: the declared levels (public; records
     with other values are left out), else the values seen (sorted).
@@ -159,11 +162,18 @@ def categorical_dimension(
     >>> d = categorical_dimension("x", pd.Series(["b", "z"]), ["a", "b"])
     >>> d.codes.tolist(), d.public
     ([1, -1], True)
+
+    ``numbers``: the declared levels as a float64 array, none NaN, if
+    the caller has it (they are then all Python floats, not checked
+    again).
     """
     series = values if isinstance(values, pd.Series) else pd.Series(values)
     if declared is not None:
         levels = list(declared)
-        numbers = _float_levels(levels) if series.dtype == np.float64 else None
+        if series.dtype != np.float64:
+            numbers = None
+        elif numbers is None:
+            numbers = _float_levels(levels)
         if numbers is not None:
             # floats among float levels: named and looked up in bulk
             content: Any = numbers

@@ -19,7 +19,6 @@ import pandas as pd
 
 from .cells import (
     Dimension,
-    as_floats,
     assemble,
     categorical_dimension,
     cell_query,
@@ -32,7 +31,7 @@ from .engines.source import is_source
 from .exceptions import PlotninePrivateError
 from .families import Levels, count_levels
 from .identifiers import id_codes
-from .mechanisms.naming.cellnames import StrLabels
+from .mechanisms.naming.cellnames import FloatLevels, StrLabels, every_row
 from .mechanisms.ptable.ckm import record_key_integers
 from .mechanisms.release.engine import CKMCounts, LaplaceCounts, release_cells
 from .mechanisms.samplers.laplace import DEFAULT_DELTA
@@ -310,7 +309,8 @@ def _domain(xdim: Dimension):
         return "observed"
     content = xdim.content[0]
     if isinstance(content, np.ndarray) and content.dtype.kind == "f":
-        return tuple(content.tolist())  # the floats, as Python floats
+        # the floats, named as the tuple of their Python floats is
+        return FloatLevels(content)
     return content if isinstance(content, StrLabels) else tuple(content)
 
 
@@ -351,8 +351,10 @@ def _release_table(
         for g in groups
     ]
     xdim = None if levels is not None else _declared_labels(frame, data, x)
+    family = None
     if xdim is None:
-        xdim = _count_levels(frame, data[x], x, levels).dimension(data[x], x)
+        family = _count_levels(frame, data[x], x, levels)
+        xdim = family.dimension(data[x], x)
     key_ints = None
     if rkey is not None and counts is None:
         pt = mechanism.ptable
@@ -415,32 +417,35 @@ def _release_table(
         out[f] = [panel.values[i][k] for i in idx[keep, 0]]
     for k, (g, d) in enumerate(zip(groups, gdims)):
         out[g] = np.asarray(d.values, dtype=object)[idx[keep, 1 + k]]
-    if isinstance(xdim.values, StrLabels):
-        xs = label_values(xdim.values, idx[keep, -1])
-    else:
-        xs = np.asarray(xdim.values, dtype=object)[idx[keep, -1]]
+    at = idx[keep, -1]
     if levels is not None and pd.api.types.is_numeric_dtype(data[x]):
-        xs = _declared_numbers(levels, xdim, idx[keep, -1], xs)
+        xs = _declared_numbers(levels, xdim, at, family)
+    elif isinstance(xdim.values, StrLabels):
+        xs = label_values(xdim.values, at)
+    else:
+        xs = np.asarray(xdim.values, dtype=object)[at]
     out[x] = xs
     out["count"] = np.rint(released.values[keep]).astype(np.int64)
     return out.reset_index(drop=True)
 
 
 def _declared_numbers(
-    levels: Sequence[Any], xdim: Dimension, at: np.ndarray, xs: Any
+    levels: Sequence[Any], xdim: Dimension, at: np.ndarray, family: Any
 ) -> np.ndarray:
     """The declared level (as given: ``4``, not ``4.0``) of each shown
     cell of a numeric x, whose levels are its numbers sorted as floats
-    (``xs``, at places ``at``): a level's number is found by its
+    (at places ``at``): a level's number is found by its
     :func:`level_label`. Where every level is a plain int or float whose
-    float is a number (none NaN), the sort of those floats gives it in
-    bulk (a level's label is its float's ``repr``)."""
-    numbers = as_floats(levels) if len(levels) == xdim.size else None
-    if numbers is not None:
-        order = np.argsort(numbers, kind="stable")
+    float is a number (none NaN), the sort of those floats (``family``'s
+    ``order``) gives it in bulk (a level's label is its float's
+    ``repr``)."""
+    order = getattr(family, "order", None)
+    if order is not None and len(levels) == xdim.size:
         given = np.empty(len(levels), dtype=object)
         given[:] = list(levels)
-        return given[order][at]
+        given = given[order]
+        return given if every_row(at, len(given)) else given[at]
+    xs = np.asarray(xdim.values, dtype=object)[at]
     back = {level_label(v): v for v in levels}
     return np.array([back.get(level_label(v), v) for v in xs], object)
 

@@ -25,9 +25,10 @@ from typing import Any
 
 import numpy as np
 
-from .encoding import narrowest, only_str, utf8_runs
+from .encoding import narrowest, only_str, tagged_float_runs, tagged_runs, utf8_runs
 
 __all__ = [
+    "FloatLevels",
     "StrLabels",
     "cell_words",
     "cell_words_at",
@@ -427,6 +428,58 @@ class StrLabels:
             is_head[heads + k] = True
         out[~is_head] = self.data
         return out.tobytes()
+
+
+class FloatLevels:
+    """Numeric levels as one float64 array, named in a query as the
+    tuple of their Python floats is (:meth:`prefixed`: each ``b"f:"``
+    and its ``repr``, after its length), without a float object per
+    level where they are whole numbers (:func:`tagged_float_runs`).
+
+    >>> FloatLevels([1, 2.5]).tolist()
+    [1.0, 2.5]
+    """
+
+    __slots__ = ("_prefixed", "values")
+
+    def __init__(self, values: Any):
+        values = np.array(values, dtype=np.float64)  # a copy of its own
+        values.flags.writeable = False
+        self.values = values
+        self._prefixed: bytes | None = None
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def tolist(self) -> list[float]:
+        """The levels as Python floats."""
+        return self.values.tolist()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, FloatLevels):
+            return NotImplemented
+        return self.prefixed() == other.prefixed()
+
+    def __hash__(self) -> int:
+        return hash(self.prefixed())
+
+    def __repr__(self) -> str:
+        return f"FloatLevels({len(self)} levels)"
+
+    def prefixed(self) -> bytes:
+        """Each level's text (its ``repr``, a zero ``0.0``) after its
+        length + 2 as 4 little-endian bytes and ``b"f:"``, joined: the
+        levels' bytes in a query's identity
+        (:func:`~.randomness._canonical` of the tuple of their floats)."""
+        if self._prefixed is None:
+            made = tagged_float_runs(self.values)
+            if made is None:
+                texts = list(map(repr, self.values.tolist()))
+                for i in np.flatnonzero(self.values == 0):
+                    texts[i] = "0.0"  # -0.0 is written as 0.0
+                made = tagged_runs(texts, b"f:")
+            self._prefixed = made
+        return self._prefixed
 
 
 def _object_words(values: list) -> _Ragged:
