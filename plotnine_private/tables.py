@@ -19,6 +19,8 @@ import pandas as pd
 
 from .cells import (
     Dimension,
+    arrow_labels,
+    arrow_str_codes,
     assemble,
     categorical_dimension,
     cell_query,
@@ -302,6 +304,26 @@ def _declared_labels(frame, data: pd.DataFrame, x: str):
     return None
 
 
+def _str_level_dimension(
+    column: pd.Series, x: str, levels: Sequence[Any]
+) -> Dimension | None:
+    """x's dimension when ``levels=`` are all strings and x is a column
+    of Arrow-backed strings: the levels kept as one buffer
+    (:func:`~plotnine_private.cells.arrow_labels`), each record's level
+    found in bulk (:func:`~plotnine_private.cells.arrow_str_codes`), as
+    :func:`_count_levels` finds them value by value; None otherwise."""
+    dtype = column.dtype
+    if not (isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow"):
+        return None
+    labels = arrow_labels(levels)
+    if labels is None:
+        return None
+    codes = arrow_str_codes(column, labels, x)
+    if codes is None:
+        return None
+    return Dimension(x, codes, [labels], labels, True)
+
+
 def _domain(xdim: Dimension):
     """The public part of x's domain in the query: its levels (a
     buffer of strings names the same bytes as their tuple)."""
@@ -350,7 +372,10 @@ def _release_table(
         categorical_dimension(g, data[g], declared_levels(frame, g))
         for g in groups
     ]
-    xdim = None if levels is not None else _declared_labels(frame, data, x)
+    if levels is None:
+        xdim = _declared_labels(frame, data, x)
+    else:
+        xdim = _str_level_dimension(data[x], x, levels)
     family = None
     if xdim is None:
         family = _count_levels(frame, data[x], x, levels)
@@ -442,8 +467,9 @@ def _declared_numbers(
     order = getattr(family, "order", None)
     if order is not None and len(levels) == xdim.size:
         given = np.empty(len(levels), dtype=object)
-        given[:] = list(levels)
-        given = given[order]
+        given[:] = levels  # plain ints and floats (the family's order)
+        if not every_row(order, len(given)):
+            given = given[order]
         return given if every_row(at, len(given)) else given[at]
     xs = np.asarray(xdim.values, dtype=object)[at]
     back = {level_label(v): v for v in levels}

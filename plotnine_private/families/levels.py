@@ -45,6 +45,10 @@ class Levels(Family):
                 floats = as_floats(levels)
                 if floats is None:
                     levels = sorted(float(v) for v in levels)
+                elif bool((floats[1:] >= floats[:-1]).all()):
+                    numbers = floats  # in order already (range(m))
+                    order = np.arange(len(floats))
+                    levels = numbers.tolist()
                 else:
                     order = np.argsort(floats, kind="stable")
                     numbers = floats[order]

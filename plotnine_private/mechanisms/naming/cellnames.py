@@ -226,6 +226,9 @@ class _Dense:
 _LOW_BYTES = np.array([(1 << (8 * b)) - 1 for b in range(9)], dtype=np.uint64)
 
 
+#: the multiplier of :meth:`StrLabels.hashes` (2**64 / golden ratio)
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+
 # "s:" in bytes 4 and 5 of a little-endian word
 _S_COLON = np.uint64(int.from_bytes(b"\0\0\0\0s:\0\0", "little"))
 
@@ -245,7 +248,14 @@ class StrLabels:
     (3, ['ab', 'é', ''], 'é')
     """
 
-    __slots__ = ("_digest", "_prefixed", "_words", "data", "offsets")
+    __slots__ = (
+        "_digest",
+        "_prefixed",
+        "_words",
+        "_words_by_place",
+        "data",
+        "offsets",
+    )
 
     def __init__(self, offsets: np.ndarray, data: np.ndarray):
         offsets = np.asarray(offsets, dtype=np.int64)
@@ -264,6 +274,7 @@ class StrLabels:
         self._prefixed: bytes | None = None
         self._digest: bytes | None = None
         self._words: _Dense | _Ragged | None = None
+        self._words_by_place: list[np.ndarray] | None = None
 
     @classmethod
     def of(cls, values: Sequence[str]) -> StrLabels:
@@ -373,6 +384,38 @@ class StrLabels:
         k = np.arange(label.size) - np.repeat(np.cumsum(pads) - pads, pads)
         flat[np.repeat(heads + 1, pads) + k] = self._payload(k, label)
         return _Ragged(flat, widths)
+
+    def hashes(self) -> np.ndarray:
+        """A 64-bit hash of each label (of its length and bytes, word by
+        word): equal labels, equal hashes; to find labels among others
+        in bulk, a match confirmed by :meth:`same_as`. Not keyed: for
+        look-ups only, never a name."""
+        h = self.lengths.astype(_U64) * _MIX
+        for word in self._payloads():
+            h ^= word
+            h *= _MIX
+            h ^= h >> _U64(29)
+        return h
+
+    def same_as(self, other: StrLabels, at: np.ndarray) -> np.ndarray:
+        """Whether each label of ``other`` equals label ``at`` of these
+        (``at``: one index a label of ``other``)."""
+        at = np.asarray(at, dtype=np.int64)
+        same = self.lengths[at] == other.lengths
+        # labels of one length have as many words: the fewer words of
+        # the two sets hold every word of each pair of equal length
+        for mine, theirs in zip(self._payloads(), other._payloads()):
+            same &= mine[at] == theirs
+        return same
+
+    def _payloads(self) -> list[np.ndarray]:
+        """Every payload word of every label (:meth:`_payload`), one
+        array a word: made once, for :meth:`hashes` and :meth:`same_as`."""
+        if self._words_by_place is None:
+            lens = self.lengths
+            most = (int(lens.max()) + 7) >> 3 if len(lens) else 0
+            self._words_by_place = [self._payload(k) for k in range(most)]
+        return self._words_by_place
 
     def prefixed(self) -> bytes:
         """Each label's length + 2 as 4 little-endian bytes, ``b"s:"``

@@ -119,25 +119,56 @@ def tagged_float_runs(values: np.ndarray) -> bytes | None:
             return None
     whole = np.abs(v).astype(np.int64)
     neg = v < 0  # -0.0 is not: written 0.0
-    top = int(whole.max())
-    width = len(str(top))  # digits of the longest
+    width = len(str(int(whole.max())))  # digits of the longest
     digits = np.ones(n, dtype=np.int64)
     for k in range(1, width):
         digits += whole >= 10**k
+    # runs of one sign and one number of digits (a few where the levels
+    # are sorted): each written as rows of one width, no mask
+    kind = digits + 32 * neg
+    cuts = np.flatnonzero(kind[1:] != kind[:-1]) + 1
+    if len(cuts) > 64:
+        return _masked_float_runs(whole, neg, digits, width)
+    out = []
+    for a, b in zip([0, *cuts.tolist()], [*cuts.tolist(), n]):
+        sign, size = bool(neg[a]), int(digits[a])
+        head = (sign + size + 4).to_bytes(4, "little") + b"f:"
+        text = b"-" if sign else b""
+        row = np.empty((b - a, 6 + sign + size + 2), dtype=np.uint8)
+        row[:] = np.frombuffer(head + text + b"0" * size + b".0", np.uint8)
+        _write_digits(row, whole[a:b], 6 + sign, size)
+        out.append(row.tobytes())
+    return b"".join(out)
+
+
+def _write_digits(
+    row: np.ndarray, whole: np.ndarray, first: int, width: int
+) -> None:
+    """Write the decimal digits of ``whole`` right-aligned in columns
+    ``first .. first + width - 1`` of ``row`` (ASCII; columns a number
+    has no digit for are left as they are)."""
+    # 32-bit division where the values allow it: three times as fast
+    rest = whole.astype(np.uint32) if width < 10 else whole
+    for k in range(width):  # the last digit first
+        ahead = rest // 10
+        row[:, first + width - 1 - k] = rest - ahead * 10 + ord("0")
+        rest = ahead
+
+
+def _masked_float_runs(
+    whole: np.ndarray, neg: np.ndarray, digits: np.ndarray, width: int
+) -> bytes:
+    """:func:`tagged_float_runs` of values in no order: a row each of the
+    widest width, the bytes a value does not have masked out."""
+    n = len(whole)
     # a row per value: length + 2 (4 bytes), "f:", its sign, its digits
-    # right-aligned in `width` columns, ".0"; the bytes a value does not
-    # have (no sign, leading columns) are left out by a mask
+    # right-aligned in `width` columns, ".0"
     row = np.empty((n, 7 + width + 2), dtype=np.uint8)
     size = neg + digits + 2
     row[:, :4] = (size + 2).astype("<u4").view(np.uint8).reshape(n, 4)
     row[:, 4:6] = np.frombuffer(b"f:", dtype=np.uint8)
     row[:, 6] = ord("-")
-    # 32-bit division where the values allow it: three times as fast
-    rest = whole.astype(np.uint32) if top < 2**32 else whole
-    for k in range(width):  # the last digit first
-        ahead = rest // 10
-        row[:, 6 + width - k] = rest - ahead * 10 + ord("0")
-        rest = ahead
+    _write_digits(row, whole, 7, width)
     row[:, -2:] = np.frombuffer(b".0", dtype=np.uint8)
     # which bytes a row keeps, for each sign and number of digits: one
     # row of this table gathered per value
