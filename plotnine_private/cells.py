@@ -421,8 +421,8 @@ def arrow_str_codes(
 
         arr = pa.chunked_array(pa.array(series.array))
         found = pc.index_in(arr, value_set=pa.array(labels.tolist()))
-        codes = found.fill_null(-1).combine_chunks().to_numpy(
-            zero_copy_only=False
+        codes = (
+            found.fill_null(-1).combine_chunks().to_numpy(zero_copy_only=False)
         )
         if len(set(labels.tolist())) < len(labels):
             codes = None
@@ -516,7 +516,7 @@ def str_label_codes(
     table = pd.Index(labels.hashes().view(np.int64))
     if not table.is_unique:
         return None
-    at = table.get_indexer(values.hashes().view(np.int64))
+    at = table.get_indexer(pd.Index(values.hashes().view(np.int64)))
     hit = at >= 0
     at = np.where(hit, at, 0)
     codes = np.where(hit & labels.same_as(values, at), at, -1)

@@ -25,7 +25,13 @@ from typing import Any
 
 import numpy as np
 
-from .encoding import narrowest, only_str, tagged_float_runs, tagged_runs, utf8_runs
+from .encoding import (
+    narrowest,
+    only_str,
+    tagged_float_runs,
+    tagged_runs,
+    utf8_runs,
+)
 
 __all__ = [
     "FloatLevels",
