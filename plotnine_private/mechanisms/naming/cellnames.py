@@ -396,11 +396,14 @@ class StrLabels:
         word): equal labels, equal hashes; to find labels among others
         in bulk, a match confirmed by :meth:`same_as`. Not keyed: for
         look-ups only, never a name."""
-        h = self.lengths.astype(_U64) * _MIX
-        for word in self._payloads():
-            h ^= word
-            h *= _MIX
-            h ^= h >> _U64(29)
+        lens = self.lengths
+        h = lens.astype(_U64) * _MIX
+        for k, word in enumerate(self._payloads()):
+            # a label's own words only: its hash is the same whatever the
+            # longest label beside it
+            mixed = (h ^ word) * _MIX
+            mixed ^= mixed >> _U64(29)
+            h = np.where(lens > 8 * k, mixed, h)
         return h
 
     def same_as(self, other: StrLabels, at: np.ndarray) -> np.ndarray:
