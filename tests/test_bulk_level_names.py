@@ -73,8 +73,20 @@ def _arrow_column(labels: list[str], n: int, seed: int) -> pd.Series:
     return x
 
 
+@pytest.fixture(params=["numpy", "arrow"])
+def lookup(request, monkeypatch):
+    """Each way :func:`arrow_str_codes` looks values up: by numpy hashes
+    (every number of levels, the values in chunks of 1000) or Arrow's."""
+    if request.param == "numpy":
+        monkeypatch.setattr(cells, "BULK_LEVELS", 1)
+        monkeypatch.setattr(cells, "CHUNK", 1000)
+    else:
+        monkeypatch.setattr(cells, "BULK_LEVELS", 10**9)
+    return request.param
+
+
 @pytest.mark.parametrize("levels", ["all", "shorter", "longer"])
-def test_string_levels_are_found_as_value_by_value(levels):
+def test_string_levels_are_found_as_value_by_value(levels, lookup):
     """The values' and the levels' longest labels differ (one word or
     several): equal strings are found whatever is beside them."""
     labels = _labels(4000)
@@ -95,6 +107,7 @@ def test_string_levels_are_found_as_value_by_value(levels):
 def test_levels_that_hash_alike_fall_back_and_repeats_are_refused(
     monkeypatch,
 ):
+    monkeypatch.setattr(cells, "BULK_LEVELS", 1)
     labels = _labels(500)
     x = _arrow_column(labels, 3000, 2)
     want = cells._codes_in(x.astype(object), labels, name="x")
@@ -107,8 +120,10 @@ def test_levels_that_hash_alike_fall_back_and_repeats_are_refused(
         with pytest.raises(PlotninePrivateError, match="given twice"):
             cells.arrow_str_codes(x, repeated, "x")
     monkeypatch.undo()
-    with pytest.raises(PlotninePrivateError, match="'a' is given twice"):
-        cells.arrow_str_codes(x, ["a", "b", "a"], "x")
+    for bulk in (1, 10**9):
+        monkeypatch.setattr(cells, "BULK_LEVELS", bulk)
+        with pytest.raises(PlotninePrivateError, match="'a' is given twice"):
+            cells.arrow_str_codes(x, ["a", "b", "a"], "x")
 
 
 def _charged(frame, levels, seed=5):
@@ -122,7 +137,7 @@ def _charged(frame, levels, seed=5):
     return table, charge
 
 
-def test_a_table_of_string_levels_releases_the_plain_paths_numbers():
+def test_a_table_of_string_levels_releases_the_plain_paths_numbers(lookup):
     """Arrow strings with ``levels=`` (the bulk path) and the same
     strings as Python objects (value by value): one release."""
     labels = _labels(3000)
@@ -139,7 +154,7 @@ def test_a_table_of_string_levels_releases_the_plain_paths_numbers():
     assert (a.identity, a.cells, a.digest) == (b.identity, b.cells, b.digest)
 
 
-def test_neighbouring_tables_of_bulk_levels_differ_in_counts_only():
+def test_neighbouring_tables_of_bulk_levels_differ_in_counts_only(lookup):
     """One record changed: the same rows, labels, dtypes and release
     identity; only the noisy counts differ (str and int levels)."""
     labels = _labels(2000)
