@@ -18,7 +18,9 @@ __all__ = [
     "bin_quantiles",
     "kernel_name",
     "kernel_smooth",
+    "kernel_weights",
     "monotone_cdf",
+    "smooth_with",
     "quantiles",
 ]
 
@@ -64,6 +66,22 @@ def kernel_name(kernel: str) -> str | None:
     return k if k in KERNELS else None
 
 
+def kernel_weights(
+    centres: np.ndarray, grid: np.ndarray, bw: float, kernel: str = "gau"
+) -> np.ndarray:
+    """``(m, k)``: the weight :func:`kernel_smooth` gives fine bin ``j``
+    (centre ``centres[j]``) at grid point ``i``, ``K((x_i - c_j) / bw) /
+    bw``: the smooth of counts ``w`` is ``w @ weights.T / sum(w)``.
+
+    >>> kernel_weights(np.array([0.0]), np.array([0.0, 9.0]), 1.0).ravel()
+    array([0.39894228, 0.        ])
+    """
+    shape, half = KERNELS[kernel]
+    u = (np.asarray(grid, float)[:, None] - np.asarray(centres, float)) / bw
+    inside = np.abs(u) <= half
+    return np.where(inside, shape(np.where(inside, u, 0.0)), 0.0) / bw
+
+
 def kernel_smooth(
     centres: np.ndarray,
     weights: np.ndarray,
@@ -95,11 +113,17 @@ def kernel_smooth(
     >>> np.round(f, 4).tolist()
     [[0.3989, 0.242]]
     """
-    shape, half = KERNELS[kernel]
+    return smooth_with(kernel_weights(centres, grid, bw, kernel), weights)
+
+
+def smooth_with(k: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """:func:`kernel_smooth` of ``weights`` with its kernel weights ``k``
+    (:func:`kernel_weights`) already made.
+
+    >>> smooth_with(np.array([[0.5], [0.25]]), np.array([[2.0]])).tolist()
+    [[0.5, 0.25]]
+    """
     w = np.atleast_2d(np.asarray(weights, dtype=float))
-    u = (np.asarray(grid, float)[:, None] - np.asarray(centres, float)) / bw
-    inside = np.abs(u) <= half
-    k = np.where(inside, shape(np.where(inside, u, 0.0)), 0.0) / bw
     total = w.sum(axis=1, keepdims=True)
     dens = w @ k.T
     return np.where(total > 0, dens / np.where(total > 0, total, 1), 0.0)

@@ -19,7 +19,8 @@ import pandas as pd
 
 from .cells import (
     Dimension,
-    as_floats,
+    arrow_labels,
+    arrow_str_codes,
     assemble,
     categorical_dimension,
     cell_query,
@@ -32,7 +33,7 @@ from .engines.source import is_source
 from .exceptions import PlotninePrivateError
 from .families import Levels, count_levels
 from .identifiers import id_codes
-from .mechanisms.naming.cellnames import StrLabels
+from .mechanisms.naming.cellnames import FloatLevels, StrLabels, every_row
 from .mechanisms.ptable.ckm import record_key_integers
 from .mechanisms.release.engine import CKMCounts, LaplaceCounts, release_cells
 from .mechanisms.samplers.laplace import DEFAULT_DELTA
@@ -303,6 +304,26 @@ def _declared_labels(frame, data: pd.DataFrame, x: str):
     return None
 
 
+def _str_level_dimension(
+    column: pd.Series, x: str, levels: Sequence[Any]
+) -> Dimension | None:
+    """x's dimension when ``levels=`` are all strings and x is a column
+    of Arrow-backed strings: the levels kept as one buffer
+    (:func:`~plotnine_private.cells.arrow_labels`), each record's level
+    found in bulk (:func:`~plotnine_private.cells.arrow_str_codes`), as
+    :func:`_count_levels` finds them value by value; None otherwise."""
+    dtype = column.dtype
+    if not (isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow"):
+        return None
+    labels = arrow_labels(levels)
+    if labels is None:
+        return None
+    codes = arrow_str_codes(column, labels, x)
+    if codes is None:
+        return None
+    return Dimension(x, codes, [labels], labels, True)
+
+
 def _domain(xdim: Dimension):
     """The public part of x's domain in the query: its levels (a
     buffer of strings names the same bytes as their tuple)."""
@@ -310,7 +331,8 @@ def _domain(xdim: Dimension):
         return "observed"
     content = xdim.content[0]
     if isinstance(content, np.ndarray) and content.dtype.kind == "f":
-        return tuple(content.tolist())  # the floats, as Python floats
+        # the floats, named as the tuple of their Python floats is
+        return FloatLevels(content)
     return content if isinstance(content, StrLabels) else tuple(content)
 
 
@@ -350,9 +372,14 @@ def _release_table(
         categorical_dimension(g, data[g], declared_levels(frame, g))
         for g in groups
     ]
-    xdim = None if levels is not None else _declared_labels(frame, data, x)
+    if levels is None:
+        xdim = _declared_labels(frame, data, x)
+    else:
+        xdim = _str_level_dimension(data[x], x, levels)
+    family = None
     if xdim is None:
-        xdim = _count_levels(frame, data[x], x, levels).dimension(data[x], x)
+        family = _count_levels(frame, data[x], x, levels)
+        xdim = family.dimension(data[x], x)
     key_ints = None
     if rkey is not None and counts is None:
         pt = mechanism.ptable
@@ -415,32 +442,36 @@ def _release_table(
         out[f] = [panel.values[i][k] for i in idx[keep, 0]]
     for k, (g, d) in enumerate(zip(groups, gdims)):
         out[g] = np.asarray(d.values, dtype=object)[idx[keep, 1 + k]]
-    if isinstance(xdim.values, StrLabels):
-        xs = label_values(xdim.values, idx[keep, -1])
-    else:
-        xs = np.asarray(xdim.values, dtype=object)[idx[keep, -1]]
+    at = idx[keep, -1]
     if levels is not None and pd.api.types.is_numeric_dtype(data[x]):
-        xs = _declared_numbers(levels, xdim, idx[keep, -1], xs)
+        xs = _declared_numbers(levels, xdim, at, family)
+    elif isinstance(xdim.values, StrLabels):
+        xs = label_values(xdim.values, at)
+    else:
+        xs = np.asarray(xdim.values, dtype=object)[at]
     out[x] = xs
     out["count"] = np.rint(released.values[keep]).astype(np.int64)
     return out.reset_index(drop=True)
 
 
 def _declared_numbers(
-    levels: Sequence[Any], xdim: Dimension, at: np.ndarray, xs: Any
+    levels: Sequence[Any], xdim: Dimension, at: np.ndarray, family: Any
 ) -> np.ndarray:
     """The declared level (as given: ``4``, not ``4.0``) of each shown
     cell of a numeric x, whose levels are its numbers sorted as floats
-    (``xs``, at places ``at``): a level's number is found by its
+    (at places ``at``): a level's number is found by its
     :func:`level_label`. Where every level is a plain int or float whose
-    float is a number (none NaN), the sort of those floats gives it in
-    bulk (a level's label is its float's ``repr``)."""
-    numbers = as_floats(levels) if len(levels) == xdim.size else None
-    if numbers is not None:
-        order = np.argsort(numbers, kind="stable")
+    float is a number (none NaN), the sort of those floats (``family``'s
+    ``order``) gives it in bulk (a level's label is its float's
+    ``repr``)."""
+    order = getattr(family, "order", None)
+    if order is not None and len(levels) == xdim.size:
         given = np.empty(len(levels), dtype=object)
-        given[:] = list(levels)
-        return given[order][at]
+        given[:] = levels  # plain ints and floats (the family's order)
+        if not every_row(order, len(given)):
+            given = given[order]
+        return given if every_row(at, len(given)) else given[at]
+    xs = np.asarray(xdim.values, dtype=object)[at]
     back = {level_label(v): v for v in levels}
     return np.array([back.get(level_label(v), v) for v in xs], object)
 

@@ -102,14 +102,14 @@ def test_arrow_strings_find_their_declared_levels_as_objects_do(dtype):
     values = ["b", None, "z", "a", "b", "4", "a"]
     levels = ["a", "b", "4", "c"]
     arrow = pd.Series(values, dtype=dtype)
-    assert cells._arrow_str_codes(arrow, levels, "x") is not None
+    assert cells.arrow_str_codes(arrow, levels, "x") is not None
     got = cells._codes_in(arrow, levels)
     want = cells._codes_in(pd.Series(values, dtype=object), levels)
     assert got.dtype == np.int8
     np.testing.assert_array_equal(got, want)
     assert got.tolist() == [1, -1, -1, 0, 1, 2, 0]
     # levels that are not all str take the general path: "4" is not 4
-    assert cells._arrow_str_codes(arrow, ["a", 4], "x") is None
+    assert cells.arrow_str_codes(arrow, ["a", 4], "x") is None
     assert cells._codes_in(arrow, ["a", 4]).tolist() == [
         -1, -1, -1, 0, -1, -1, 0,
     ]  # fmt: skip

@@ -522,10 +522,12 @@ def test_monotone_cdf_is_the_row_by_row_isotonic_fit():
         assert np.array_equal(cdf[g], want), g
 
 
-def test_tail_quantiles_are_numpys_quantiles():
+@pytest.mark.parametrize("sorts", [False, True])
+def test_tail_quantiles_are_numpys_quantiles(monkeypatch, sorts):
     # the curve bands take their two tail quantiles by a partition at two
-    # ranks: they must be np.quantile's numbers, ties, NaN and infinities
-    # included (a NaN row is NaN, as in numpy)
+    # ranks (or a vectorised sort): they must be np.quantile's numbers,
+    # ties, NaN and infinities included (a NaN row is NaN, as in numpy)
+    monkeypatch.setattr(simulated_noise, "SORTS_FAST", sorts)
     rng = np.random.default_rng(13)
     for trial in range(600):
         sims = int(rng.integers(2, 300))
@@ -547,14 +549,24 @@ def test_tail_quantiles_are_numpys_quantiles():
             want = np.quantile(x, cuts, axis=-1)
             got = simulated_noise.tail_quantiles(x.copy(), cuts)
         assert np.array_equal(got, want, equal_nan=True), (trial, sims)
+        # the quantiles of x - shift from x's order statistics
+        shift = np.round(rng.normal(size=shape[:-1]), int(trial % 3)) * 3
+        with np.errstate(invalid="ignore"):
+            want = np.quantile(x - shift[..., None], cuts, axis=-1)
+            got = simulated_noise.tail_quantiles(x.copy(), cuts, minus=shift)
+        assert np.array_equal(got, want, equal_nan=True), (trial, sims)
 
 
-def test_tail_quantiles_by_blocks_are_numpys_quantiles():
+@pytest.mark.parametrize("sorts", [False, True])
+def test_tail_quantiles_by_blocks_are_numpys_quantiles(monkeypatch, sorts):
     # at the bands' simulation sizes the tails are taken from the few
     # blocks of each row with the most extreme values (the path a few
-    # hundred simulations rarely reach): still np.quantile's numbers,
-    # with ties, NaN, infinities and rows of one value, and on a view
+    # hundred simulations rarely reach), or by a vectorised sort: still
+    # np.quantile's numbers, with ties, NaN, infinities and rows of one
+    # value, and on a view
     from plotnine_private.stats import simulated_noise
+
+    monkeypatch.setattr(simulated_noise, "SORTS_FAST", sorts)
 
     rng = np.random.default_rng(29)
     seen = set()
@@ -580,5 +592,10 @@ def test_tail_quantiles_by_blocks_are_numpys_quantiles():
         with np.errstate(invalid="ignore"):
             want = np.quantile(x, cuts, axis=-1)
             got = simulated_noise.tail_quantiles(x.copy(), cuts)
+        assert np.array_equal(got, want, equal_nan=True), (trial, sims)
+        shift = rng.normal(size=x.shape[:-1]) / 3
+        with np.errstate(invalid="ignore"):
+            want = np.quantile(x - shift[..., None], cuts, axis=-1)
+            got = simulated_noise.tail_quantiles(x.copy(), cuts, minus=shift)
         assert np.array_equal(got, want, equal_nan=True), (trial, sims)
     assert seen == {True, False}  # both paths were taken

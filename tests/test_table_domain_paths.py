@@ -10,6 +10,7 @@ import pytest
 from cellname_reference import words_by_definition
 
 import plotnine_private.cells as cells_mod
+import plotnine_private.families.levels as levels_mod
 import plotnine_private.mechanisms.naming.cellnames as cellnames
 import plotnine_private.mechanisms.streams.places as place_streams
 import plotnine_private.mechanisms.streams.randomness as randomness
@@ -118,6 +119,8 @@ def _plain_numbers(monkeypatch):
     named value by value, their identity item by item, each shown
     level found by its label."""
     monkeypatch.setattr(cells_mod, "_float_levels", lambda levels: None)
+    # numeric levels sorted one float at a time, no float array kept
+    monkeypatch.setattr(levels_mod, "as_floats", lambda levels: None)
     monkeypatch.setattr(
         randomness,
         "_prefixed_floats",
@@ -129,7 +132,8 @@ def _plain_numbers(monkeypatch):
     monkeypatch.setattr(tables_mod, "_declared_numbers", _numbers_by_label)
 
 
-def _numbers_by_label(levels, xdim, at, xs):
+def _numbers_by_label(levels, xdim, at, family):
+    xs = np.asarray(xdim.values, dtype=object)[at]
     back = {tables_mod.level_label(v): v for v in levels}
     return np.array(
         [back.get(tables_mod.level_label(v), v) for v in xs], object

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -29,19 +29,33 @@ class Levels(Family):
     declared: Sequence | None = None
     numeric: bool = False
     axis: str = "x"
+    #: numeric levels all plain ints and floats: their floats sorted
+    numbers: np.ndarray | None = field(default=None, init=False, repr=False)
+    #: and the place of each given level in that sort
+    order: np.ndarray | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "aes", (self.axis,))
+        # numeric levels of plain ints and floats: their floats sorted,
+        # and where each given level went (the tables show it as given)
+        numbers = order = None
         if self.declared is not None:
             levels = list(self.declared)
             if self.numeric:
                 floats = as_floats(levels)
-                levels = (
-                    sorted(float(v) for v in levels)
-                    if floats is None
-                    else np.sort(floats, kind="stable").tolist()
-                )
+                if floats is None:
+                    levels = sorted(float(v) for v in levels)
+                elif bool((floats[1:] >= floats[:-1]).all()):
+                    numbers = floats  # in order already (range(m))
+                    order = np.arange(len(floats))
+                    levels = numbers.tolist()
+                else:
+                    order = np.argsort(floats, kind="stable")
+                    numbers = floats[order]
+                    levels = numbers.tolist()
             object.__setattr__(self, "declared", levels)
+        object.__setattr__(self, "numbers", numbers)
+        object.__setattr__(self, "order", order)
         object.__setattr__(self, "public", self.declared is not None)
 
     @property
@@ -65,7 +79,10 @@ class Levels(Family):
     def dimension(self, column: Any, name: str | None = None) -> Dimension:
         """The levels and each value's code."""
         return categorical_dimension(
-            name or self.axis, self.values(column), self.declared
+            name or self.axis,
+            self.values(column),
+            self.declared,
+            numbers=self.numbers,
         )
 
     def codes(self, columns: Mapping[str, np.ndarray]) -> np.ndarray:

@@ -9,7 +9,12 @@ from plotnine.doctools import document
 from plotnine.mapping.evaluation import after_stat
 
 from ..declarations import Declaration, NoiseGeom
-from ..smoothing import kernel_name, kernel_smooth, monotone_cdf
+from ..smoothing import (
+    kernel_name,
+    kernel_weights,
+    monotone_cdf,
+    smooth_with,
+)
 from ..validation import fail as _fail
 from ..validation import is_real
 from .base import CKM_PARAMS, DP_PARAMS, CKMMixin, DPMixin
@@ -225,17 +230,38 @@ class _DensityFamily(FineFamily):
         density at ``x`` plus that at ``2a - x`` and ``2b - x`` for each
         finite bound (mass the kernel spreads beyond a bound is folded
         back)."""
+        parts = self.kernel_parts(grid, edges)
+        out = smooth_with(parts[0], values)
+        for k in parts[1:]:
+            out = out + smooth_with(k, values)
+        return out
+
+    def kernel_parts(self, grid: np.ndarray, edges) -> list[np.ndarray]:
+        """The kernel weights (:func:`~plotnine_private.smoothing.
+        kernel_weights`) of :meth:`reflected` at ``grid`` and at its
+        reflection in each finite bound. The last ones made are kept on
+        this build's copy of the stat: the curve and its intervals' design
+        read one (the same grid, edges and bandwidth)."""
+        bw = self.bandwidth(edges)
+        kept = getattr(self, "_kernel_parts", None)
+        if (
+            kept is not None
+            and kept[0] == bw
+            and np.array_equal(kept[1], grid)
+            and np.array_equal(kept[2], edges)
+        ):
+            return kept[3]
         kernel = kernel_name(self.params["kernel"])
         assert kernel is not None  # checked by validate_params
         centres = (edges[:-1] + edges[1:]) / 2
-        bw = self.bandwidth(edges)
-        out = kernel_smooth(centres, values, grid, bw, kernel)
+        parts = [kernel_weights(centres, grid, bw, kernel)]
         for bound in self.params["bounds"]:
             if np.isfinite(bound):
-                out = out + kernel_smooth(
-                    centres, values, 2 * bound - grid, bw, kernel
+                parts.append(
+                    kernel_weights(centres, 2 * bound - grid, bw, kernel)
                 )
-        return out
+        self._kernel_parts = (bw, np.array(grid), np.array(edges), parts)
+        return parts
 
     def bandwidth(self, edges: np.ndarray) -> float:
         """The bandwidth in the units of the (transformed) x axis."""
@@ -270,9 +296,21 @@ class _DensityFamily(FineFamily):
             return {}
         edges = hist.edges
         grid = self.grids(hist)[0] if len(hist.info) else edges[:1]
-        k = len(edges) - 1
-        weights = self.reflected(np.eye(k), grid, edges).T
+        weights = self.reflected_weights(grid, edges)
         return {"density": (weights, True), "count": (weights, False)}
+
+    def reflected_weights(self, grid: np.ndarray, edges) -> np.ndarray:
+        """``(points, k)``: :meth:`reflected` as weights of the fine
+        counts, the smooth of counts ``w`` being ``weights @ w / sum(w)``
+        (what :meth:`reflected` of the identity gives, without its
+        product with the identity), laid out as its transpose."""
+        parts = self.kernel_parts(grid, edges)
+        out = parts[0]
+        for k in parts[1:]:
+            out = out + k
+        # column-major, as the transpose of reflected(np.eye(k)) was: the
+        # products with it run as they did
+        return np.asfortranarray(out)
 
     def add_intervals(self, out: pd.DataFrame, released) -> None:
         super().add_intervals(out, released)

@@ -197,8 +197,8 @@ def _ratio_bounds(rows, num, runs, draw_sums, alphas) -> list:
     denom = np.maximum(total[:, None] + draw_sums, 1.0)  # (groups, sims)
     dev = np.add(num[:, :, None], runs)
     dev /= denom[:, None, :]
-    dev -= est[:, :, None]
-    q = tail_quantiles(dev, _cuts(alphas))
+    # the quantiles of dev - est: est taken from its order statistics
+    q = tail_quantiles(dev, _cuts(alphas), minus=est)
     return [(est - q_hi, est - q_lo) for q_lo, q_hi in _pairs(q)]
 
 

@@ -21,6 +21,8 @@ import math
 import warnings
 from typing import Any
 
+import numpy as np
+
 from ..declarations import twin
 from ..mechanisms.errors import PrivacyWarning
 
@@ -206,9 +208,13 @@ def warn_box_width(stat: Any, out: Any, level: float) -> None:
 
 def warn_density_zero(stat: Any, out: Any, level: float) -> None:
     """A density whose band includes 0 over ``ZERO_SHARE`` of its curve."""
-    zero = (out["density_low"] <= 0).groupby(out["group"]).mean()
+    # each group's share of points whose band reaches 0 (as a groupby's
+    # mean of the booleans: the count over the size)
+    _, group = np.unique(out["group"].to_numpy(), return_inverse=True)
+    low = out["density_low"].to_numpy() <= 0
+    zero = np.bincount(group, weights=low) / np.bincount(group)
     bad = zero[zero >= ZERO_SHARE]
-    if bad.empty:
+    if not len(bad):
         return
     warn_once(
         (stat.name, "density zero"),

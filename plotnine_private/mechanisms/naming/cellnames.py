@@ -25,9 +25,16 @@ from typing import Any
 
 import numpy as np
 
-from .encoding import narrowest, only_str, utf8_runs
+from .encoding import (
+    narrowest,
+    only_str,
+    tagged_float_runs,
+    tagged_runs,
+    utf8_runs,
+)
 
 __all__ = [
+    "FloatLevels",
     "StrLabels",
     "cell_words",
     "cell_words_at",
@@ -225,6 +232,9 @@ class _Dense:
 _LOW_BYTES = np.array([(1 << (8 * b)) - 1 for b in range(9)], dtype=np.uint64)
 
 
+#: the multiplier of :meth:`StrLabels.hashes` (2**64 / golden ratio)
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+
 # "s:" in bytes 4 and 5 of a little-endian word
 _S_COLON = np.uint64(int.from_bytes(b"\0\0\0\0s:\0\0", "little"))
 
@@ -244,7 +254,14 @@ class StrLabels:
     (3, ['ab', 'é', ''], 'é')
     """
 
-    __slots__ = ("_digest", "_prefixed", "_words", "data", "offsets")
+    __slots__ = (
+        "_digest",
+        "_prefixed",
+        "_words",
+        "_words_by_place",
+        "data",
+        "offsets",
+    )
 
     def __init__(self, offsets: np.ndarray, data: np.ndarray):
         offsets = np.asarray(offsets, dtype=np.int64)
@@ -263,6 +280,7 @@ class StrLabels:
         self._prefixed: bytes | None = None
         self._digest: bytes | None = None
         self._words: _Dense | _Ragged | None = None
+        self._words_by_place: list[np.ndarray] | None = None
 
     @classmethod
     def of(cls, values: Sequence[str]) -> StrLabels:
@@ -373,6 +391,41 @@ class StrLabels:
         flat[np.repeat(heads + 1, pads) + k] = self._payload(k, label)
         return _Ragged(flat, widths)
 
+    def hashes(self) -> np.ndarray:
+        """A 64-bit hash of each label (of its length and bytes, word by
+        word): equal labels, equal hashes; to find labels among others
+        in bulk, a match confirmed by :meth:`same_as`. Not keyed: for
+        look-ups only, never a name."""
+        lens = self.lengths
+        h = lens.astype(_U64) * _MIX
+        for k, word in enumerate(self._payloads()):
+            # a label's own words only: its hash is the same whatever the
+            # longest label beside it
+            mixed = (h ^ word) * _MIX
+            mixed ^= mixed >> _U64(29)
+            h = np.where(lens > 8 * k, mixed, h)
+        return h
+
+    def same_as(self, other: StrLabels, at: np.ndarray) -> np.ndarray:
+        """Whether each label of ``other`` equals label ``at`` of these
+        (``at``: one index a label of ``other``)."""
+        at = np.asarray(at, dtype=np.int64)
+        same = self.lengths[at] == other.lengths
+        # labels of one length have as many words: the fewer words of
+        # the two sets hold every word of each pair of equal length
+        for mine, theirs in zip(self._payloads(), other._payloads()):
+            same &= mine[at] == theirs
+        return same
+
+    def _payloads(self) -> list[np.ndarray]:
+        """Every payload word of every label (:meth:`_payload`), one
+        array a word: made once, for :meth:`hashes` and :meth:`same_as`."""
+        if self._words_by_place is None:
+            lens = self.lengths
+            most = (int(lens.max()) + 7) >> 3 if len(lens) else 0
+            self._words_by_place = [self._payload(k) for k in range(most)]
+        return self._words_by_place
+
     def prefixed(self) -> bytes:
         """Each label's length + 2 as 4 little-endian bytes, ``b"s:"``
         and its UTF-8 bytes, joined: the labels' bytes in a query's
@@ -427,6 +480,58 @@ class StrLabels:
             is_head[heads + k] = True
         out[~is_head] = self.data
         return out.tobytes()
+
+
+class FloatLevels:
+    """Numeric levels as one float64 array, named in a query as the
+    tuple of their Python floats is (:meth:`prefixed`: each ``b"f:"``
+    and its ``repr``, after its length), without a float object per
+    level where they are whole numbers (:func:`tagged_float_runs`).
+
+    >>> FloatLevels([1, 2.5]).tolist()
+    [1.0, 2.5]
+    """
+
+    __slots__ = ("_prefixed", "values")
+
+    def __init__(self, values: Any):
+        values = np.array(values, dtype=np.float64)  # a copy of its own
+        values.flags.writeable = False
+        self.values = values
+        self._prefixed: bytes | None = None
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def tolist(self) -> list[float]:
+        """The levels as Python floats."""
+        return self.values.tolist()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, FloatLevels):
+            return NotImplemented
+        return self.prefixed() == other.prefixed()
+
+    def __hash__(self) -> int:
+        return hash(self.prefixed())
+
+    def __repr__(self) -> str:
+        return f"FloatLevels({len(self)} levels)"
+
+    def prefixed(self) -> bytes:
+        """Each level's text (its ``repr``, a zero ``0.0``) after its
+        length + 2 as 4 little-endian bytes and ``b"f:"``, joined: the
+        levels' bytes in a query's identity
+        (:func:`~.randomness._canonical` of the tuple of their floats)."""
+        if self._prefixed is None:
+            made = tagged_float_runs(self.values)
+            if made is None:
+                texts = list(map(repr, self.values.tolist()))
+                for i in np.flatnonzero(self.values == 0):
+                    texts[i] = "0.0"  # -0.0 is written as 0.0
+                made = tagged_runs(texts, b"f:")
+            self._prefixed = made
+        return self._prefixed
 
 
 def _object_words(values: list) -> _Ragged:

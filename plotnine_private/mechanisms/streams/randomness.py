@@ -58,8 +58,13 @@ from typing import Any
 
 import numpy as np
 
-from ..naming.cellnames import StrLabels, cell_words, only_str, value_bytes
-from ..naming.encoding import tagged_runs
+from ..naming.cellnames import (
+    FloatLevels,
+    StrLabels,
+    cell_words,
+    only_str,
+    value_bytes,
+)
 from ..naming.row_order import low_rows
 from .siphash import rotl, siphash24, siphash24_128
 
@@ -112,8 +117,9 @@ def _canonical(part: Any) -> bytes:
         return b"f:" + (repr(0.0) if value == 0 else repr(value)).encode()
     if part is None:
         return b"n:"
-    if isinstance(part, StrLabels):
+    if isinstance(part, (StrLabels, FloatLevels)):
         # labels kept as one buffer name the tuple of their strings
+        # (numeric levels as one array: the tuple of their floats)
         return b"t:" + part.prefixed()
     if isinstance(part, (tuple, list)):
         if len(part) > 64 and only_str(part):
@@ -135,10 +141,7 @@ def _prefixed_floats(values: Sequence[float]) -> bytes:
     """The joined bytes of :func:`_canonical` of each float of
     ``values`` after its length (``b"f:"`` and its ``repr``, a zero
     written ``0.0``), as the item-wise recursion joins them."""
-    texts = list(map(repr, values))
-    for i in np.flatnonzero(np.asarray(values, dtype=np.float64) == 0):
-        texts[i] = repr(0.0)  # -0.0 is written as 0.0
-    return tagged_runs(texts, b"f:")
+    return FloatLevels(values).prefixed()
 
 
 def _canonical_chunks(part: Any, digests: bool = False) -> list[bytes]:
@@ -157,6 +160,8 @@ def _canonical_chunks(part: Any, digests: bool = False) -> list[bytes]:
     if isinstance(part, StrLabels):
         if digests and len(part) > 64:
             return [b"d:", part.digest()]
+        return [b"t:", part.prefixed()]
+    if isinstance(part, FloatLevels):
         return [b"t:", part.prefixed()]
     if isinstance(part, (tuple, list)) and len(part) <= 64:
         out = [b"t:"]
