@@ -59,14 +59,10 @@ def simplex_projection(y: np.ndarray, total: float) -> np.ndarray:
 def _rake(
     x: np.ndarray, rows: np.ndarray, cols: np.ndarray
 ) -> tuple[np.ndarray, float]:
-    x = np.maximum(x, 0.0)
-    for axis, target in ((1, rows), (0, cols)):
-        dead = (x.sum(axis=axis) <= 0) & (target > 0)
-        if dead.any():
-            if axis == 1:
-                x[dead, :] = 1.0
-            else:
-                x[:, dead] = 1.0
+    # a floor on the clipped cells keeps every cell positive: raking a
+    # positive table to margins of one total always converges
+    floor = 1e-6 * max(1.0, float(rows.sum())) / x.size
+    x = np.where(x > 0, x, floor)
     gap = np.inf
     for _ in range(MAX_SWEEPS):
         r = x.sum(axis=1)

@@ -83,9 +83,7 @@ def _dim(name: str, spec: Any) -> Dim:
     )
 
 
-def _workload(
-    workload: Any, dims: dict[str, Dim]
-) -> list[tuple[str, ...]]:
+def _workload(workload: Any, dims: dict[str, Dim]) -> list[tuple[str, ...]]:
     names = list(dims)
     if workload is None:
         return [(a,) for a in names] + list(itertools.combinations(names, 2))
@@ -293,7 +291,11 @@ def synopsis(
         f"declared domains, released once with discrete Laplace noise "
         f"(eps={eps:g} in total, eps/{m}={eps / m:g} per marginal, scale "
         f"{mech.scale:g} per cell, {adjacency} adjacency"
-        + (f", unit {u.name} keeping {u.cell_records} records" if u.bounded else "")
+        + (
+            f", unit {u.name} keeping {u.cell_records} records"
+            if u.bounded
+            else ""
+        )
         + "), then made consistent: the total and each 1-way marginal "
         "averaged over the tables holding it (inverse-variance weights), "
         "projected onto non-negative values with the shared total, each "

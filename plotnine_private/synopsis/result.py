@@ -59,7 +59,10 @@ class Dim:
     def to_json(self) -> dict[str, Any]:
         if self.levels is not None:
             return {"levels": list(self.levels)}
-        return {"limits": list(self.limits or ()), "resolution": self.resolution}
+        return {
+            "limits": list(self.limits or ()),
+            "resolution": self.resolution,
+        }
 
     @classmethod
     def from_json(cls, name: str, d: dict[str, Any]) -> Dim:
@@ -186,7 +189,12 @@ class Synopsis:
         xmin = lo + np.arange(len(counts)) * step * d.resolution
         xmax = xmin + step * d.resolution
         return pd.DataFrame(
-            {"xmin": xmin, "xmax": xmax, "x": (xmin + xmax) / 2, "count": counts}
+            {
+                "xmin": xmin,
+                "xmax": xmax,
+                "x": (xmin + xmax) / 2,
+                "count": counts,
+            }
         )
 
     # -- a file: the released consistent tables and the statement -------
