@@ -247,7 +247,7 @@ def synopsis(
     sizes = [int(np.prod(s)) for s in shapes]
     offsets = np.concatenate([[0], np.cumsum(sizes)])
     parts = []
-    names = []
+    names: list[tuple] = []
     for mg, shape, off in zip(marginals, shapes, offsets):
         idx = [np.where(inside, codes[d], 0) for d in mg]
         cell = np.ravel_multi_index(idx, shape) + off
