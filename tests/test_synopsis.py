@@ -128,13 +128,14 @@ def test_one_charge_for_many_marginals_and_none_for_drawing(
 ):
     path = tmp_path / "l.sqlite"
     pp.use_ledger(path, dataset="mpg", cap_eps=10)
-    s = pp.synopsis(_mpg.copy(), DIMS, eps=2.0, seed=11)
+    s = pp.synopsis(_mpg.copy(), DIMS, eps=2.0, seed=11, label="S1 mpg")
     for mg in s.marginals:
         s.marginal(mg)
     s.histogram("hwy", binwidth=4)
     rows = pp.ledger(path).table
     assert len(rows) == 1
     assert rows["eps"].tolist() == [2.0]
+    assert rows["label"].tolist() == ["S1 mpg"]
 
 
 def test_noise_scale_is_eps_over_marginals_on_a_seed_sweep():
@@ -162,6 +163,8 @@ def test_unit_bound_scales_the_noise():
     assert "keeping 2 records" in s.statement
     plain = pp.synopsis(data, DIMS, eps=1.0, seed=1)
     assert _scale(plain.statement) == pytest.approx(12, rel=1e-4)
+    added = pp.synopsis(data, DIMS, eps=1.0, seed=1, adjacency="add_remove")
+    assert _scale(added.statement) == pytest.approx(6, rel=1e-4)
     # at most 2 of each person's 3 records are counted
     assert s.raw[("class",)].sum() < len(data) * 0.67 + 200
 
@@ -235,3 +238,22 @@ def test_save_and_load_round_trip(syn, tmp_path):
     (tmp_path / "bad.json").write_text('{"format": "x"}')
     with pytest.raises(pp.PlotninePrivateError, match="not a synopsis file"):
         pp.load_synopsis(tmp_path / "bad.json")
+
+
+def test_neighbour_one_person_changed_under_a_unit():
+    """A whole person (3 records) replaced, max_records=3: the tables'
+    shapes and labels and the statement are equal; only counts differ."""
+    a = _mpg.copy().assign(person=np.arange(len(_mpg)) // 3)
+    b = a.copy()
+    b.loc[b["person"] == 0, ["class", "drv", "hwy"]] = ["pickup", "4", 11]
+    sa = pp.synopsis(a, DIMS, eps=1.0, seed=4, unit="person", max_records=3)
+    with pytest.warns(pp.PrivacyWarning, match="same synopsis release"):
+        sb = pp.synopsis(
+            b, DIMS, eps=1.0, seed=4, unit="person", max_records=3
+        )
+    assert sa.statement == sb.statement
+    for mg in sa.marginals:
+        fa, fb = sa.marginal(mg), sb.marginal(mg)
+        pd.testing.assert_frame_equal(
+            fa.drop(columns="count"), fb.drop(columns="count")
+        )
