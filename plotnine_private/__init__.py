@@ -86,6 +86,7 @@ from .stats.signal import SignalWarning, new_figure
 from .stats.sum import stat_sum_ckm, stat_sum_dp
 from .stats.summary.stat import stat_summary_ckm, stat_summary_dp
 from .stats.violin import stat_violin_ckm, stat_violin_dp
+from .synopsis import Synopsis, load_synopsis, synopsis
 from .tables import ckm_table, dp_table
 
 
@@ -164,6 +165,9 @@ __all__ = [
     "dp_pca",
     "dp_score",
     "dp_table",
+    "load_synopsis",
+    "synopsis",
+    "Synopsis",
     "eps_for",
     "geom_hex",
     "geom_noise",

@@ -70,7 +70,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("stats",),
     ("geoms", "engines"),
     ("tables", "record_keys", "report", "plots"),
-    ("ledger",),
+    ("ledger", "synopsis"),
     ("noise", "sessions"),
     ("planning",),
     ("compare",),

@@ -1,0 +1,10 @@
+"""One private synopsis, many figures: noisy marginals of a workload
+released once (one charge), made consistent, and answered by
+post-processing (:func:`synopsis`, :class:`Synopsis`)."""
+
+from __future__ import annotations
+
+from .release import synopsis
+from .result import Synopsis, load_synopsis
+
+__all__ = ["Synopsis", "load_synopsis", "synopsis"]

@@ -1,0 +1,313 @@
+"""``pp.synopsis``: the noisy marginals of a workload, released once.
+
+Every marginal of the workload is a set of cells over declared levels
+(numeric dimensions cut into fine bins of a declared resolution), so the
+cells are a public domain. All of them are one cell table in which each
+record is counted once per marginal (``multiplicity`` = the number of
+marginals) and go through the package's release engine once: one
+discrete Laplace draw per cell of scale ``m * sensitivity / eps``
+(each marginal at ``eps / m``), one charge of ``eps`` in the report and
+the ledger. The noisy counts are then made consistent
+(:mod:`.consistency`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..cells import Dimension, assemble, object_column
+from ..engines.source import is_source, source
+from ..exceptions import PlotninePrivateError
+from ..mechanisms.release.engine import LaplaceCounts, release_cells
+from ..mechanisms.release.query import Query
+from ..mechanisms.samplers.laplace import DEFAULT_DELTA
+from ..mechanisms.session import tagged
+from ..tables import bounded_rows
+from ..units import UnitFrame, dataset_of, unit_of
+from ..validation import (
+    validate_choice,
+    validate_eps,
+    validate_label,
+    validate_seed,
+)
+from .consistency import make_consistent
+from .result import Dim, Synopsis
+
+__all__ = ["synopsis"]
+
+NAME = "synopsis"
+_LEVEL_TYPES = (str, int, float, bool)
+
+
+def _dim(name: str, spec: Any) -> Dim:
+    if isinstance(spec, tuple) and len(spec) == 3:
+        try:
+            lo, hi, res = (float(v) for v in spec)
+        except (TypeError, ValueError):
+            lo = hi = res = math.nan
+        n = (hi - lo) / res if res > 0 else math.nan
+        if not (
+            math.isfinite(lo)
+            and math.isfinite(hi)
+            and lo < hi
+            and res > 0
+            and abs(n - round(n)) <= 1e-9 * max(1.0, n)
+        ):
+            raise PlotninePrivateError(
+                f"{NAME}(): dims[{name!r}]={spec!r}: a numeric dimension is "
+                "(lo, hi, resolution) with finite lo < hi and a resolution "
+                "> 0 that divides hi - lo, e.g. (0, 120, 5)."
+            )
+        return Dim(name, limits=(lo, hi), resolution=res)
+    if isinstance(spec, (list, pd.Index, np.ndarray)):
+        levels = [v.item() if isinstance(v, np.generic) else v for v in spec]
+        bad = [v for v in levels if not isinstance(v, _LEVEL_TYPES)]
+        if not levels or bad or len(set(levels)) != len(levels):
+            raise PlotninePrivateError(
+                f"{NAME}(): dims[{name!r}] must list its public levels, "
+                "unique, each a str, int, float or bool"
+                + (f" (not {bad[0]!r})" if bad else "")
+                + "; e.g. dims={'carrier': ['AA', 'B6', 'UA']}."
+            )
+        return Dim(name, levels=tuple(levels))
+    raise PlotninePrivateError(
+        f"{NAME}(): dims[{name!r}]={spec!r} is neither a list of public "
+        "levels (['AA', 'UA']) nor a tuple (lo, hi, resolution) of a "
+        "numeric dimension ((0, 120, 5))."
+    )
+
+
+def _workload(workload: Any, dims: dict[str, Dim]) -> list[tuple[str, ...]]:
+    names = list(dims)
+    if workload is None:
+        return [(a,) for a in names] + list(itertools.combinations(names, 2))
+    out: list[tuple[str, ...]] = []
+    for w in workload if isinstance(workload, (list, tuple)) else [None]:
+        m = (w,) if isinstance(w, str) else w
+        if (
+            not isinstance(m, tuple)
+            or len(m) not in (1, 2)
+            or len(set(m)) != len(m)
+            or any(d not in dims for d in m)
+        ):
+            raise PlotninePrivateError(
+                f"{NAME}(): workload entry {w!r} must be a tuple of one or "
+                f"two distinct declared dimensions {names}, e.g. "
+                f"workload=[{tuple(names[:2])!r}, ({names[0]!r},)]."
+            )
+        if any(set(m) == set(o) for o in out):
+            raise PlotninePrivateError(
+                f"{NAME}(): workload entry {w!r} is listed twice; list "
+                "each marginal once."
+            )
+        out.append(m)
+    if not out:
+        raise PlotninePrivateError(
+            f"{NAME}(): workload=[] holds no marginal; give None (every "
+            "1- and 2-way marginal) or a list of tuples."
+        )
+    return out
+
+
+def _codes(rows: pd.DataFrame, d: Dim) -> np.ndarray:
+    """Each record's cell of ``d`` (-1: missing or outside its domain)."""
+    column = rows[d.name]
+    if d.levels is not None:
+        cat = pd.Categorical(
+            column.astype(object), categories=pd.Index(d.levels, dtype=object)
+        )
+        return np.asarray(cat.codes, dtype=np.int64)
+    try:
+        v = pd.to_numeric(column, errors="raise").to_numpy(
+            dtype=float, na_value=np.nan
+        )
+    except (TypeError, ValueError):
+        raise PlotninePrivateError(
+            f"{NAME}(): column {d.name!r} is declared numeric "
+            f"(limits {d.limits}) but holds {column.dtype} values; declare "
+            "its levels as a list instead."
+        ) from None
+    assert d.limits is not None and d.resolution is not None
+    lo, hi = d.limits
+    with np.errstate(invalid="ignore"):
+        k = np.floor((v - lo) / d.resolution)
+        k = np.where(v == hi, d.bins - 1, k)  # the last bin is closed
+        ok = (v >= lo) & (v <= hi)
+    return np.where(ok, k, -1).astype(np.int64)
+
+
+def synopsis(
+    data: Any,
+    dims: dict[str, Any],
+    *,
+    eps: float,
+    workload: Sequence[tuple[str, ...]] | None = None,
+    seed: int | str | None = None,
+    unit: str | None = None,
+    max_records: int | None = None,
+    adjacency: str = "replace",
+    label: str | None = None,
+) -> Synopsis:
+    """Release the noisy marginals of a workload once, made consistent.
+
+    Parameters
+    ----------
+    data
+        The records: a pandas DataFrame, or one with a privacy unit
+        (``pp.source(df, unit=..., max_records=k)``).
+    dims
+        The public domain of each column explored: a list of its levels,
+        or a tuple ``(lo, hi, resolution)`` cutting a numeric column into
+        fine bins ``[lo, lo + resolution)``, ... (the last one closed). A
+        record whose value is missing or outside the domain of any
+        declared column is counted in no marginal, so every marginal
+        counts the same records.
+    eps
+        The whole budget, charged once; each of the ``m`` marginals gets
+        ``eps / m``.
+    workload
+        The marginals to release: tuples of one or two declared columns;
+        by default every 1-way and 2-way marginal.
+    seed, adjacency, label
+        As in :func:`~plotnine_private.dp_table`.
+    unit, max_records
+        A privacy unit (``pp.source``'s): each unit keeps at most
+        ``max_records`` records and the noise protects a whole unit.
+
+    Returns
+    -------
+    A :class:`~plotnine_private.synopsis.Synopsis`.
+    """
+    eps = validate_eps(NAME, eps)
+    seed = validate_seed(NAME, seed)
+    adjacency = validate_choice(
+        NAME, "adjacency", adjacency, ("replace", "add_remove")
+    )
+    label = validate_label(NAME, label)
+    if not isinstance(dims, dict) or not dims:
+        raise PlotninePrivateError(
+            f"{NAME}(): dims={dims!r} must be a non-empty dict of column -> "
+            "levels or (lo, hi, resolution)."
+        )
+    declared = {str(k): _dim(str(k), v) for k, v in dims.items()}
+    marginals = _workload(workload, declared)
+    if unit is not None:
+        data = source(data, unit=unit, max_records=max_records)
+    elif max_records is not None:
+        raise PlotninePrivateError(
+            f"{NAME}(): max_records={max_records!r} needs unit=... (the "
+            "column naming each person)."
+        )
+    frame = data
+    u = unit_of(data)
+    if is_source(data) and not isinstance(data, UnitFrame):
+        raise PlotninePrivateError(
+            f"{NAME}(): a table in an engine is not supported yet; collect "
+            "it to pandas (its declared columns only) first."
+        )
+    if u.max_cells is not None:
+        raise PlotninePrivateError(
+            f"{NAME}(): a unit with max_cells is not supported yet; bound "
+            "it with max_records only."
+        )
+    m = len(marginals)
+    mech = LaplaceCounts(eps / m, DEFAULT_DELTA, adjacency)
+    if u.bounded:
+        mech = mech.bounded(u.cell_records, None)
+    if isinstance(data, UnitFrame):
+        rows = bounded_rows(NAME, data)
+    elif isinstance(data, pd.DataFrame):
+        rows = data
+    elif hasattr(data, "to_pandas"):
+        rows = data.to_pandas()
+    else:
+        raise PlotninePrivateError(
+            f"{NAME}(): data must be a pandas or polars DataFrame, not "
+            f"{type(data).__name__}."
+        )
+    missing = [d for d in declared if d not in rows.columns]
+    if missing:
+        raise PlotninePrivateError(
+            f"{NAME}(): column {missing[0]!r} is not in the data; columns "
+            f"are {list(rows.columns)}."
+        )
+    codes = {d: _codes(rows, v) for d, v in declared.items()}
+    inside = np.ones(len(rows), dtype=bool)
+    for c in codes.values():
+        inside &= c >= 0
+    # one cell table: marginal j's cells follow marginal j-1's, and each
+    # record is counted once in every marginal
+    shapes = [tuple(declared[d].bins for d in mg) for mg in marginals]
+    sizes = [int(np.prod(s)) for s in shapes]
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    parts = []
+    names: list[tuple] = []
+    for mg, shape, off in zip(marginals, shapes, offsets):
+        idx = [np.where(inside, codes[d], 0) for d in mg]
+        cell = np.ravel_multi_index(idx, shape) + off
+        parts.append(np.where(inside, cell, -1))
+        labels = [declared[d].labels() for d in mg]
+        names.extend((mg, combo) for combo in itertools.product(*labels))
+    dim = Dimension(
+        "synopsis cell",
+        np.concatenate(parts) if parts else np.zeros(0, np.int64),
+        [object_column(names)],
+        names,
+        True,
+    )
+    table, _ = assemble([dim], multiplicity=m)
+    query = Query.make(
+        "synopsis",
+        "data",
+        seed,
+        dims=tuple((k, repr(v.to_json())) for k, v in declared.items()),
+        workload=tuple(marginals),
+        **u.query_parts(),
+        **mech.parameters(),
+    )
+    with tagged(dataset_of(frame), label):
+        released = release_cells(
+            query,
+            table,
+            mech,
+            domain="public",
+            panels=f"one record in each of {m} marginals",
+            data_object=frame,
+        )
+    noisy = np.asarray(released.noisy, dtype=float)
+    raw = {
+        mg: noisy[a:b].reshape(s)
+        for mg, s, a, b in zip(marginals, shapes, offsets[:-1], offsets[1:])
+    }
+    tables, gap = make_consistent(list(raw.values()), marginals)
+    statement = (
+        f"Synopsis of {m} marginals {[list(mg) for mg in marginals]} over "
+        f"declared domains, released once with discrete Laplace noise "
+        f"(eps={eps:g} in total, eps/{m}={eps / m:g} per marginal, scale "
+        f"{mech.scale:g} per cell, {adjacency} adjacency"
+        + (
+            f", unit {u.name} keeping {u.cell_records} records"
+            if u.bounded
+            else ""
+        )
+        + "), then made consistent: the total and each 1-way marginal "
+        "averaged over the tables holding it (inverse-variance weights), "
+        "projected onto non-negative values with the shared total, each "
+        "table adjusted additively (least squares) to those sums, and "
+        "raked if a cell went negative."
+    )
+    return Synopsis(
+        declared,
+        dict(zip(marginals, tables)),
+        eps,
+        0.0,
+        statement,
+        gap,
+        raw,
+    )

@@ -1,0 +1,248 @@
+"""A released synopsis: consistent noisy marginals, answered and saved.
+
+Everything here is post-processing of released tables: a
+:class:`Synopsis` holds no record, answers marginals and histograms from
+its tables, and is saved to / loaded from a JSON file with its
+statement (loading reads no data).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..exceptions import PlotninePrivateError
+
+__all__ = ["Dim", "Synopsis", "load_synopsis"]
+
+FORMAT = "plotnine_private.synopsis/1"
+
+
+@dataclass(frozen=True)
+class Dim:
+    """One declared dimension: categorical ``levels``, or numeric
+    ``limits`` cut into fine bins of width ``resolution``."""
+
+    name: str
+    levels: tuple | None = None
+    limits: tuple[float, float] | None = None
+    resolution: float | None = None
+
+    @property
+    def numeric(self) -> bool:
+        return self.levels is None
+
+    @property
+    def bins(self) -> int:
+        if self.levels is not None:
+            return len(self.levels)
+        assert self.limits is not None and self.resolution is not None
+        lo, hi = self.limits
+        return int(round((hi - lo) / self.resolution))
+
+    def labels(self) -> list:
+        """The value shown for each cell: a level, or a fine bin's left
+        edge."""
+        if self.levels is not None:
+            return list(self.levels)
+        assert self.limits is not None and self.resolution is not None
+        lo = self.limits[0]
+        return [lo + k * self.resolution for k in range(self.bins)]
+
+    def to_json(self) -> dict[str, Any]:
+        if self.levels is not None:
+            return {"levels": list(self.levels)}
+        return {
+            "limits": list(self.limits or ()),
+            "resolution": self.resolution,
+        }
+
+    @classmethod
+    def from_json(cls, name: str, d: dict[str, Any]) -> Dim:
+        if "levels" in d:
+            return cls(name, levels=tuple(d["levels"]))
+        lo, hi = d["limits"]
+        return cls(name, limits=(lo, hi), resolution=d["resolution"])
+
+
+@dataclass
+class Synopsis:
+    """Consistent noisy marginals released once.
+
+    Attributes
+    ----------
+    dims
+        The declared dimensions, by name.
+    tables
+        Each held marginal (a tuple of dimension names) and its consistent
+        counts (one array axis per dimension, in that order).
+    eps, delta
+        What the release was charged (once, for every marginal).
+    statement
+        What was released and how it was made consistent (for a reader
+        and an output checker).
+    disagreement
+        The largest difference left between two tables' shared 1-way
+        totals (0 unless raking stopped before its tolerance).
+    """
+
+    dims: dict[str, Dim]
+    tables: dict[tuple[str, ...], np.ndarray]
+    eps: float
+    delta: float
+    statement: str
+    disagreement: float = 0.0
+    raw: dict[tuple[str, ...], np.ndarray] = field(
+        default_factory=dict, repr=False
+    )
+
+    @property
+    def marginals(self) -> list[tuple[str, ...]]:
+        """The marginals held, in workload order."""
+        return list(self.tables)
+
+    def _holder(self, want: tuple[str, ...]) -> tuple[str, ...]:
+        for held in self.tables:
+            if set(want) <= set(held) and len(set(want)) == len(want):
+                return held
+        raise PlotninePrivateError(
+            f"Synopsis.marginal(): the marginal {want!r} is not held by "
+            f"this synopsis, nor is it a sub-marginal of one it holds; it "
+            f"holds {self.marginals}. Declare it in the synopsis' "
+            "workload=... (a new release) or draw one it holds."
+        )
+
+    def counts(self, dims: Sequence[str] | str) -> np.ndarray:
+        """The consistent counts of a held marginal or of a sub-marginal
+        of one (summed from it), one axis per name of ``dims``."""
+        want = (dims,) if isinstance(dims, str) else tuple(dims)
+        unknown = [d for d in want if d not in self.dims]
+        if unknown:
+            raise PlotninePrivateError(
+                f"Synopsis.marginal(): {unknown[0]!r} is not a declared "
+                f"dimension; the synopsis declares {list(self.dims)}."
+            )
+        held = self._holder(want)
+        t = self.tables[held]
+        drop = tuple(k for k, d in enumerate(held) if d not in want)
+        t = t.sum(axis=drop) if drop else t
+        kept = [d for d in held if d in want]
+        return np.transpose(t, [kept.index(d) for d in want])
+
+    def marginal(self, dims: Sequence[str] | str) -> pd.DataFrame:
+        """A frame of the consistent noisy counts of ``dims``: one column
+        per dimension (a level, or a numeric fine bin's left edge) and
+        ``count``, every combination of the declared levels (a
+        post-processing of the release: nothing is charged)."""
+        want = (dims,) if isinstance(dims, str) else tuple(dims)
+        t = self.counts(want)
+        grids = np.meshgrid(
+            *(np.arange(self.dims[d].bins) for d in want), indexing="ij"
+        )
+        out = pd.DataFrame()
+        for d, g in zip(want, grids):
+            values = np.empty(self.dims[d].bins, dtype=object)
+            values[:] = self.dims[d].labels()
+            out[d] = values[g.ravel()]
+        out["count"] = t.ravel()
+        return out
+
+    def histogram(self, dim: str, binwidth: float) -> pd.DataFrame:
+        """A histogram of a numeric dimension with bins of ``binwidth``
+        (a whole multiple of its resolution that divides its limits):
+        the sums of its consistent fine bins; columns ``xmin``, ``xmax``,
+        ``x`` (the centre) and ``count``."""
+        d = self.dims.get(dim)
+        if d is None or not d.numeric:
+            numeric = [k for k, v in self.dims.items() if v.numeric]
+            raise PlotninePrivateError(
+                f"Synopsis.histogram(): {dim!r} is not a numeric dimension "
+                f"of the synopsis; its numeric dimensions are {numeric}."
+            )
+        assert d.resolution is not None and d.limits is not None
+        k = float(binwidth) / d.resolution
+        ok = (
+            isinstance(binwidth, (int, float))
+            and math.isfinite(k)
+            and k >= 1
+            and abs(k - round(k)) <= 1e-9 * max(1.0, k)
+            and d.bins % round(k) == 0
+        )
+        if not ok:
+            raise PlotninePrivateError(
+                f"Synopsis.histogram(): binwidth={binwidth!r} must be a "
+                f"whole multiple of {dim!r}'s resolution {d.resolution} "
+                f"that divides its {d.bins} fine bins of limits "
+                f"{d.limits}; e.g. binwidth={d.resolution * _divisor(d.bins)}."
+            )
+        step = round(k)
+        fine = self.counts((dim,))
+        counts = fine.reshape(-1, step).sum(axis=1)
+        lo = d.limits[0]
+        xmin = lo + np.arange(len(counts)) * step * d.resolution
+        xmax = xmin + step * d.resolution
+        return pd.DataFrame(
+            {
+                "xmin": xmin,
+                "xmax": xmax,
+                "x": (xmin + xmax) / 2,
+                "count": counts,
+            }
+        )
+
+    # -- a file: the released consistent tables and the statement -------
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "statement": self.statement,
+            "eps": self.eps,
+            "delta": self.delta,
+            "disagreement": self.disagreement,
+            "dims": {k: v.to_json() for k, v in self.dims.items()},
+            "tables": [
+                {"dims": list(k), "counts": v.tolist()}
+                for k, v in self.tables.items()
+            ],
+        }
+
+    def save(self, path: str | Path) -> Path:
+        """Write the synopsis (its consistent tables and statement, no
+        record) to a JSON file."""
+        path = Path(path)
+        path.write_text(json.dumps(self.to_json(), indent=1))
+        return path
+
+
+def _divisor(n: int) -> int:
+    return next((k for k in range(2, n + 1) if n % k == 0), 1)
+
+
+def load_synopsis(path: str | Path) -> Synopsis:
+    """A synopsis saved by :meth:`Synopsis.save` (reads no data)."""
+    d = json.loads(Path(path).read_text())
+    if d.get("format") != FORMAT:
+        raise PlotninePrivateError(
+            f"load_synopsis(): {str(path)!r} is not a synopsis file (format "
+            f"{d.get('format')!r}, expected {FORMAT!r}); save one with "
+            "Synopsis.save(path)."
+        )
+    dims = {k: Dim.from_json(k, v) for k, v in d["dims"].items()}
+    tables = {
+        tuple(t["dims"]): np.asarray(t["counts"], dtype=float)
+        for t in d["tables"]
+    }
+    return Synopsis(
+        dims,
+        tables,
+        float(d["eps"]),
+        float(d["delta"]),
+        d["statement"],
+        float(d["disagreement"]),
+    )
