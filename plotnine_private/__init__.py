@@ -87,10 +87,15 @@ from .stats.sum import stat_sum_ckm, stat_sum_dp
 from .stats.summary.stat import stat_summary_ckm, stat_summary_dp
 from .stats.violin import stat_violin_ckm, stat_violin_dp
 from .synopsis import Synopsis, load_synopsis, synopsis
+from .synopsis.draw import compute_from_synopsis, synopsis_layer
 from .tables import ckm_table, dp_table
 
 
 def _in_engine(plot, lyr) -> bool:
+    """Whether a layer's data are a table in an engine or a synopsis
+    (neither hands plotnine any row)."""
+    if synopsis_layer(plot, lyr):
+        return True
     # imported when a plot is built: the engines' modules are not needed
     # for plots of in-memory data
     from .engines.plot import engine_layer
@@ -99,6 +104,9 @@ def _in_engine(plot, lyr) -> bool:
 
 
 def _release_in_engine(lyr, plot) -> None:
+    if synopsis_layer(plot, lyr):
+        compute_from_synopsis(lyr, plot)
+        return
     from .engines.plot import compute_in_engine
 
     compute_in_engine(lyr, plot)

@@ -316,7 +316,6 @@ def test_ckm_threshold_suppresses_small_cells(mpg):
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({}, "eps is required"),
         ({"eps": 0}, "eps must be a finite number > 0"),
         ({"eps": -1}, "eps must be a finite number > 0"),
         ({"eps": "1"}, "eps must be a number"),
@@ -334,6 +333,14 @@ def test_ckm_threshold_suppresses_small_cells(mpg):
 def test_bad_dp_parameters_fail_at_construction(kwargs, match):
     with pytest.raises(PlotninePrivateError, match=match):
         ggplot() + geom_bar(stat="count_dp", **kwargs)
+
+
+def test_a_missing_eps_fails_when_built_on_data(mpg):
+    """No eps is a figure drawn from a synopsis (post-processing of its
+    release); on data, the build asks for eps before any release."""
+    p = ggplot(mpg, aes("class")) + geom_bar(stat="count_dp")
+    with pytest.raises(PlotninePrivateError, match="eps is required"):
+        layer_data(p)
 
 
 def test_unknown_parameter_is_refused():

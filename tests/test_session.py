@@ -75,6 +75,8 @@ ALLOWED_CACHES = {
     # public simulations under a fixed public seed
     ("stats/noise_bands.py", "linear_draws"),
     ("stats/whiskers.py", "run_thresholds"),
+    # a synopsis's errors simulated from its public shape and scale
+    ("synopsis/draw.py", "_simulated"),
 }
 
 _MUTATORS = {

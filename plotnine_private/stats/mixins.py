@@ -75,7 +75,10 @@ class DPMixin:
         """
         p = self.params
         name = type(self).__name__
-        p["eps"] = validate_eps(name, p["eps"])
+        # no eps: a figure drawn from a synopsis (post-processing of its
+        # release); on data, making the mechanism asks for it
+        if p["eps"] is not None:
+            p["eps"] = validate_eps(name, p["eps"])
         p["delta"] = validate_delta(name, p["delta"])
         p["seed"] = validate_seed(name, p["seed"])
         validate_choice(
@@ -96,6 +99,8 @@ class DPMixin:
         enforces it (``PrivateCountStat.release_at_door``): a threshold
         that counted fewer cells than a unit can open would leak."""
         p = self.params
+        if p["eps"] is None:
+            validate_eps(type(self).__name__, None)  # "eps is required"
         mech = LaplaceCounts(p["eps"], p["delta"], p["adjacency"], p["noise"])
         unit = layer_unit(self)
         if unit.bounded:

@@ -310,4 +310,6 @@ def synopsis(
         statement,
         gap,
         raw,
+        release=released.release,
+        scale=float(mech.scale),
     )

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import PlotninePrivateError
+from ..mechanisms.release.records import Release
 
 __all__ = ["Dim", "Synopsis", "load_synopsis"]
 
@@ -91,6 +92,11 @@ class Synopsis:
     disagreement
         The largest difference left between two tables' shared 1-way
         totals (0 unless raking stopped before its tolerance).
+    release
+        The record of the one release (what the report composes: every
+        figure drawn from the synopsis repeats it, charged once).
+    scale
+        The discrete Laplace scale of every released cell (public).
     """
 
     dims: dict[str, Dim]
@@ -102,6 +108,38 @@ class Synopsis:
     raw: dict[tuple[str, ...], np.ndarray] = field(
         default_factory=dict, repr=False
     )
+    release: Release | None = field(default=None, repr=False)
+    scale: float = math.nan
+
+    @property
+    def name(self) -> str:
+        """A short public name of the release (from its identity)."""
+        if self.release is None:
+            return "synopsis"
+        return f"synopsis {self.release.identity[:8]}"
+
+    # -- a source for plotnine: columns and declared levels, no row ------
+    @property
+    def columns(self) -> list[str]:
+        """The declared dimensions (the columns a figure may map)."""
+        return list(self.dims)
+
+    def declared_levels(self, column: str) -> list | None:
+        """The levels of a categorical dimension (None otherwise)."""
+        d = self.dims.get(column)
+        return None if d is None or d.levels is None else list(d.levels)
+
+    def to_pandas(self) -> pd.DataFrame:
+        """No row: the declared columns, typed (a Categorical of its
+        levels, or floats), for plotnine's scales; the private layers
+        read the synopsis's tables (:mod:`.draw`)."""
+        out: dict[str, Any] = {}
+        for k, d in self.dims.items():
+            if d.levels is None:
+                out[k] = pd.Series([], dtype=float)
+            else:
+                out[k] = pd.Categorical([], categories=list(d.levels))
+        return pd.DataFrame(out)
 
     @property
     def marginals(self) -> list[tuple[str, ...]]:
@@ -210,6 +248,10 @@ class Synopsis:
                 {"dims": list(k), "counts": v.tolist()}
                 for k, v in self.tables.items()
             ],
+            "scale": self.scale,
+            "release": None
+            if self.release is None
+            else _release_json(self.release),
         }
 
     def save(self, path: str | Path) -> Path:
@@ -238,6 +280,7 @@ def load_synopsis(path: str | Path) -> Synopsis:
         tuple(t["dims"]): np.asarray(t["counts"], dtype=float)
         for t in d["tables"]
     }
+    rel = d.get("release")
     return Synopsis(
         dims,
         tables,
@@ -245,4 +288,35 @@ def load_synopsis(path: str | Path) -> Synopsis:
         float(d["delta"]),
         d["statement"],
         float(d["disagreement"]),
+        release=None if rel is None else Release(**rel),
+        scale=float(d.get("scale", math.nan)),
     )
+
+
+#: the release record's fields a file keeps (its public words and numbers)
+_RELEASE_FIELDS = (
+    "identity",
+    "family",
+    "mechanism",
+    "eps",
+    "delta",
+    "adjacency",
+    "sensitivity",
+    "domain",
+    "cells",
+    "policy",
+    "source",
+    "panels",
+    "composition",
+    "stream_version",
+)
+
+
+def _release_json(release: Release) -> dict[str, Any]:
+    out = {k: getattr(release, k) for k in _RELEASE_FIELDS}
+    out["details"] = {
+        k: v
+        for k, v in release.details.items()
+        if isinstance(v, (str, int, float, bool)) or v is None
+    }
+    return out

@@ -1,0 +1,389 @@
+"""Figures drawn from a synopsis: post-processing of its one release.
+
+``ggplot(syn, aes("class", fill="drv")) + geom_bar(stat="count_dp")``
+draws the synopsis's consistent counts with the stat's own shaping, with
+no new noise and no new charge: the layer's release record is the
+synopsis's (the same identity, so the report composes one release).
+
+A layer on a synopsis is a private count or histogram layer
+(:data:`DRAWN`) whose columns are declared dimensions of the synopsis
+and whose marginal (its position, group and facet columns) the synopsis
+holds or sums from one it holds. Its cells are the held table's cells
+(each a row with its consistent count as the weight); a histogram's bins
+must be unions of the declared fine bins (checked on each fine bin's two
+ends). Anything else is refused before any drawing, naming what the
+synopsis holds.
+
+Intervals are simulated through the consistency estimator: ``SIMS``
+draws of the release's noise (discrete Laplace of the release's public
+scale, a fixed public seed) added to a large consistent table (so no
+count is clipped: the estimator is then affine and its error is the
+noise's image), made consistent as the release was; a drawn cell's
+interval is its released count minus the ``(1 +- level) / 2`` quantiles
+of its simulated error, clipped at 0.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+from plotnine.mapping.aes import aes
+from plotnine.mapping.evaluation import evaluate
+
+from .._compat import keep_build, layer_mapping
+from ..cells import categorical_dimension, combined_codes
+from ..door import (
+    LayerBuild,
+    _source_frame,
+    charged_as,
+    is_private,
+    make_door,
+)
+from ..engines.push import assemble_counts
+from ..exceptions import PlotninePrivateError
+from ..mechanisms.release.records import Released
+from ..stats.intervals import add_count_bounds
+from .consistency import make_consistent
+from .result import Synopsis
+
+if TYPE_CHECKING:
+    from plotnine import ggplot
+    from plotnine.layer import layer
+
+__all__ = [
+    "SIMS",
+    "compute_from_synopsis",
+    "simulated_errors",
+    "synopsis_layer",
+]
+
+#: the stats a synopsis draws, and the aesthetics its family reads
+DRAWN = {
+    "stat_count_dp": ("x",),
+    "stat_bin_dp": ("x",),
+}
+#: parameters that would make a new release: a synopsis figure has none
+_RELEASE_PARAMS = ("eps", "seed")
+#: simulated draws of the release's noise for the intervals, and their
+#: public seed
+SIMS = 1000
+SIM_SEED = 5_2026
+#: the smallest cell of the simulation's consistent table, in noise
+#: scales: the noise reaches it with chance exp(-1e4), so the estimator
+#: never clips
+_LARGE = 1e4
+
+
+def synopsis_layer(plot: ggplot, lyr: layer) -> bool:
+    """Whether a layer's data are a :class:`Synopsis`."""
+    return isinstance(_source_frame(plot, lyr), Synopsis)
+
+
+def _fail(name: str, syn: Synopsis, why: str) -> PlotninePrivateError:
+    return PlotninePrivateError(
+        f"{name} on {syn.name}: {why} The synopsis holds the marginals "
+        f"{syn.marginals} of the declared columns {syn.columns}."
+    )
+
+
+def compute_from_synopsis(lyr: layer, plot: ggplot) -> None:
+    """Draw a private layer from a synopsis (refuse anything else); sets
+    the layer's data to the stat's rows of the synopsis's cells."""
+    syn = _source_frame(plot, lyr)
+    name = type(lyr.stat).__name__
+    if not is_private(lyr):
+        raise _fail(
+            name,
+            syn,
+            "a layer that is not private would need the records, and a "
+            "synopsis holds none. Use stat='count_dp' or 'bin_dp'.",
+        )
+    if name not in DRAWN:
+        kind = "CKM" if not getattr(lyr.stat, "DP", True) else "this stat"
+        raise _fail(
+            name,
+            syn,
+            f"{kind} is not drawn from a synopsis (a synopsis is a DP "
+            f"release of counts): use one of {sorted(DRAWN)}.",
+        )
+    given = [k for k in _RELEASE_PARAMS if lyr.stat.params.get(k) is not None]
+    if given:
+        raise _fail(
+            name,
+            syn,
+            f"{given[0]}={lyr.stat.params[given[0]]:g} would make a new "
+            f"release; a figure from the synopsis is post-processing of its "
+            f"one release (eps={syn.eps:g}, charged once): remove "
+            f"{', '.join(f'{k}=' for k in given)}.",
+        )
+    mapping = layer_mapping(lyr)
+    cols: dict[str, str] = {}
+    for ae, expr in mapping.items():
+        column = getattr(expr, "_expr", expr)
+        if not isinstance(column, str) or column not in syn.dims:
+            raise _fail(
+                name,
+                syn,
+                f"aes({ae}={column!r}) must name a declared column of the "
+                "synopsis.",
+            )
+        cols[str(ae)] = column
+    evaled = evaluate(mapping, lyr.data, plot.environment)
+    plot.scales.add_defaults(evaled, aes(**{str(c): c for c in evaled}))
+    evaled["PANEL"] = pd.Series([], dtype=int)
+    build = LayerBuild(make_door(plot, lyr, None))
+    with charged_as(plot, lyr):
+        lyr.data = _draw(lyr.stat, cols, evaled, build, syn)
+    keep_build(lyr, build.done())
+
+
+def _cell_rows(
+    syn: Synopsis, columns: list[str], edges: bool
+) -> tuple[dict[str, np.ndarray], np.ndarray, tuple[str, ...]]:
+    """One row per cell of the marginal of ``columns``: each column's
+    value (a level, or a fine bin's centre; ``edges``: its two ends
+    instead, as ``(left, right)``), the consistent counts, and the
+    marginal's column order."""
+    want = tuple(dict.fromkeys(columns))
+    counts = syn.counts(want)
+    grids = np.meshgrid(
+        *(np.arange(syn.dims[d].bins) for d in want), indexing="ij"
+    )
+    values: dict[str, Any] = {}
+    for d, g in zip(want, grids):
+        dim = syn.dims[d]
+        if dim.levels is not None:
+            values[d] = pd.Categorical.from_codes(
+                g.ravel(), categories=pd.Index(list(dim.levels))
+            )
+        else:
+            assert dim.limits is not None and dim.resolution is not None
+            left = dim.limits[0] + g.ravel() * dim.resolution
+            right = left + dim.resolution
+            values[d] = (left, right) if edges else (left + right) / 2
+    return values, counts.ravel(), want
+
+
+def _draw(stat, cols, evaled, build, syn: Synopsis) -> pd.DataFrame:
+    name = type(stat).__name__
+    stat = stat.for_build(build)
+    door = build.door
+    # the mechanism a family makes to lay out its bins draws nothing here
+    stat.params["eps"] = syn.eps
+    for ae in DRAWN[name]:
+        if ae not in cols:
+            raise _fail(name, syn, f"aes({ae}=...) is required.")
+    position = {ae: cols[ae] for ae in DRAWN[name]}
+    numeric = [ae for ae, c in position.items() if syn.dims[c].numeric]
+    if name == "stat_count_dp" and numeric:
+        raise _fail(
+            name,
+            syn,
+            f"x={cols['x']!r} is a numeric dimension: draw its histogram "
+            "with stat='bin_dp'.",
+        )
+    if name == "stat_bin_dp":
+        if not numeric:
+            raise _fail(
+                name,
+                syn,
+                f"x={cols['x']!r} is a categorical dimension: draw its bars "
+                "with stat='count_dp'.",
+            )
+        dim = syn.dims[cols["x"]]
+        assert dim.limits is not None
+        p = stat.params
+        if p.get("breaks") is None:
+            # the declared grid: the limits, and bins from its first edge
+            if p.get("limits") is None:
+                p["limits"] = dim.limits
+            if p.get("boundary") is None and p.get("center") is None:
+                p["boundary"] = dim.limits[0]
+    stat.check_input(evaled)
+    stat.build.records = evaled
+    gcols = stat.group_columns(evaled)
+    facets = list(door.facet_columns)
+    for f in facets:
+        if f not in syn.dims:
+            raise _fail(
+                name,
+                syn,
+                f"the facet variable {f!r} is not a declared column.",
+            )
+    columns = (
+        [cols[ae] for ae in DRAWN[name]] + [cols[g] for g in gcols] + facets
+    )
+    try:
+        values, counts, want = _cell_rows(syn, columns, edges=False)
+    except PlotninePrivateError as e:
+        raise _fail(
+            name,
+            syn,
+            f"the figure needs the marginal "
+            f"{tuple(dict.fromkeys(columns))}: {e}",
+        ) from None
+    rows = _rows(values, cols, gcols, facets, door, name)
+    fam = stat.family_cells(rows, door.scales)
+    if numeric:
+        _check_on_grid(stat, syn, values, cols, gcols, facets, door, fam, name)
+    gdims = [
+        categorical_dimension(c, rows[c], stat.declared_of(c)) for c in gcols
+    ]
+    panel = stat.panel_dimension(rows, door)
+    dims = [panel, *gdims, fam.dimension()]
+    table, idx = assemble_counts(
+        dims, np.ones(len(rows), dtype=np.int64), weighted=counts
+    )
+    code, bad = combined_codes(dims)
+    errors = _cell_errors(syn, want, code, bad, table.n.size)
+    values_out = np.asarray(table.weighted, dtype=float)
+    release = syn.release
+    if release is None:
+        raise _fail(name, syn, "it has no release record to draw from.")
+    released = Released(
+        values_out, values_out.copy(), np.ones(len(values_out), bool), release
+    )
+    # the synopsis's release, said to be drawn from it: the same identity,
+    # so the report composes it once however many figures repeat it
+    release = dataclasses.replace(release, domain=f"from {syn.name}")
+    stat.build.releases.append(release)
+    stat.build.weighted = True
+    stat.build.hidden_cells = 0
+    order = _row_cells(stat, fam, panel, gdims, idx, table, released, door)
+    level = stat.params.get("level", 0.95)
+    lo_q, hi_q = np.quantile(
+        errors, [(1 - level) / 2, (1 + level) / 2], axis=0
+    )
+    col = stat.COUNT_COLUMN
+
+    def simulated_intervals(out: pd.DataFrame, _released: Released) -> None:
+        # the figure's own intervals (this copy of the stat only)
+        if len(out):
+            add_count_bounds(out, (lo_q[order], hi_q[order]), column=col)
+
+    stat.add_intervals = simulated_intervals
+    cells = stat.cell_frame(fam, panel, gdims, idx, table, released, door)
+    return stat.finish_output(cells, released)
+
+
+def _rows(values, cols, gcols, facets, door, name) -> pd.DataFrame:
+    """The marginal's cells as the layer's rows (aesthetic columns and
+    ``PANEL``, from each cell's facet values)."""
+    n = len(next(iter(values.values())))
+    rows = pd.DataFrame(index=pd.RangeIndex(n))
+    for ae in DRAWN[name]:
+        rows[ae] = values[cols[ae]]
+    for g in gcols:
+        rows[g] = values[cols[g]]
+    if facets:
+        index = {tuple(v): k + 1 for k, v in enumerate(door.panel_values)}
+        keys = zip(*(np.asarray(values[f], dtype=object) for f in facets))
+        rows["PANEL"] = [index.get(tuple(k), 0) for k in keys]
+    else:
+        rows["PANEL"] = 1
+    return rows
+
+
+def _check_on_grid(stat, syn, values, cols, gcols, facets, door, fam, name):
+    """A histogram's bins must be unions of fine bins: both ends of every
+    fine bin (nudged inwards) fall in one bin."""
+    x = cols["x"]
+    dim = syn.dims[x]
+    assert dim.resolution is not None
+    left, right = _cell_rows(syn, [x], edges=True)[0][x]
+    nudge = dim.resolution * 1e-6
+    probe = pd.DataFrame({"x": np.concatenate([left + nudge, right - nudge])})
+    codes = np.asarray(stat.family_cells(probe, door.scales).code)
+    k = len(left)
+    if not np.array_equal(codes[:k], codes[k:]):
+        raise _fail(
+            name,
+            syn,
+            f"its bins do not follow the declared fine bins of {x!r} "
+            f"(width {dim.resolution:g} from {dim.limits[0]:g}, limits "
+            f"{dim.limits}): "
+            f"give binwidth= a whole multiple of {dim.resolution:g} and "
+            "boundary= on that grid (or breaks= on it).",
+        )
+
+
+def _row_cells(
+    stat, fam, panel, gdims, idx, table, released, door
+) -> np.ndarray:
+    """Which cell each of the layer's rows shows: the stat's shaping run
+    once on the cell numbers 1, 2, ... as counts."""
+    k = len(released.values)
+    probe_values = np.arange(1, k + 1, dtype=float)
+    probe = Released(
+        probe_values, probe_values, released.keep, released.release
+    )
+    cells = stat.cell_frame(fam, panel, gdims, idx, table, probe, door)
+    shaped = stat.shape_output(cells, probe)
+    return (
+        np.rint(shaped[stat.COUNT_COLUMN].to_numpy(dtype=float)).astype(
+            np.int64
+        )
+        - 1
+    )
+
+
+def simulated_errors(
+    syn: Synopsis, sims: int = SIMS
+) -> dict[tuple[str, ...], np.ndarray]:
+    """``sims`` draws of each held table's error (released minus true),
+    simulated through the consistency estimator (see the module
+    docstring): a function of public parameters only (the marginals,
+    their shapes, the noise scale), computed once for them."""
+    shape = tuple((m, syn.tables[m].shape) for m in syn.marginals)
+    return dict(zip(syn.marginals, _simulated(shape, float(syn.scale), sims)))
+
+
+@functools.lru_cache(maxsize=8)
+def _simulated(
+    shape: tuple[tuple[tuple[str, ...], tuple[int, ...]], ...],
+    scale: float,
+    sims: int,
+) -> tuple[np.ndarray, ...]:
+    rng = np.random.default_rng(SIM_SEED)
+    marginals = [m for m, _ in shape]
+    shapes = [s for _, s in shape]
+    # uniform over the declared cells: every table has the same total,
+    # and its smallest cell is _LARGE noise scales (plus one)
+    total = (_LARGE * scale + 1.0) * max(math.prod(s) for s in shapes)
+    truth = [np.full(s, total / math.prod(s)) for s in shapes]
+    # discrete Laplace of the release's scale: the difference of two
+    # geometric counts of failures
+    p = -math.expm1(-1.0 / scale)
+    out = [np.empty((sims, *s)) for s in shapes]
+    for i in range(sims):
+        noisy = [
+            t + (rng.geometric(p, t.shape) - rng.geometric(p, t.shape))
+            for t in truth
+        ]
+        made, _ = make_consistent(noisy, marginals)
+        for k, (t, c) in enumerate(zip(truth, made)):
+            out[k][i] = c - t
+    for a in out:
+        a.flags.writeable = False  # shared by every figure of that shape
+    return tuple(out)
+
+
+def _cell_errors(syn, want, code, bad, ncells) -> np.ndarray:
+    """``(SIMS, ncells)``: each drawn cell's simulated error, the sum of
+    the errors of the marginal's cells in it."""
+    held = syn._holder(want)
+    err = simulated_errors(syn)[held]
+    drop = tuple(1 + k for k, d in enumerate(held) if d not in want)
+    err = err.sum(axis=drop) if drop else err
+    kept = [d for d in held if d in want]
+    err = np.transpose(err, [0, *(1 + kept.index(d) for d in want)])
+    flat = err.reshape(err.shape[0], -1)
+    cells = np.zeros((flat.shape[0], ncells))
+    ok = ~bad
+    np.add.at(cells.T, code[ok], flat[:, ok].T)
+    return cells
