@@ -12,6 +12,7 @@ from plotnine import (
     aes,
     facet_wrap,
     geom_bar,
+    geom_bin_2d,
     geom_histogram,
     ggplot,
 )
@@ -98,6 +99,41 @@ def test_what_would_need_another_release_is_refused(syn, layer, words):
         pp.layer_data(ggplot(syn, aes("hwy")) + layer)
     assert words in str(e.value)
     assert "holds the marginals" in str(e.value)
+
+
+def test_2d_bins_sum_the_fine_grid():
+    s = pp.synopsis(
+        _mpg.copy(),
+        {"cty": (5, 40, 1), "hwy": (10, 50, 2), "drv": ["4", "f", "r"]},
+        eps=2,
+        seed=5,
+    )
+    fine = pp.layer_data(
+        ggplot(s, aes("cty", "hwy")) + geom_bin_2d(stat="bin2d_dp")
+    )
+    # the declared grid by default: 1 x 2 tiles, empty ones dropped
+    assert set(fine["xmax"] - fine["xmin"]) == {1.0}
+    assert set(fine["ymax"] - fine["ymin"]) == {2.0}
+    assert fine["count"].sum() == pytest.approx(s.counts(("cty", "hwy")).sum())
+    wide = pp.layer_data(
+        ggplot(s, aes("cty", "hwy"))
+        + geom_bin_2d(stat="bin2d_dp", binwidth=(5, 4))
+    )
+    assert wide["count"].sum() == pytest.approx(fine["count"].sum())
+    assert (wide["count_low"] <= wide["count"]).all()
+    assert (wide["count"] <= wide["count_high"]).all()
+    with pytest.raises(pp.PlotninePrivateError, match="fine bins of 'hwy'"):
+        pp.layer_data(
+            ggplot(s, aes("cty", "hwy"))
+            + geom_bin_2d(stat="bin2d_dp", binwidth=(5, 3))
+        )
+    # per drive: a 3-way marginal, which a synopsis of 2-way ones lacks
+    with pytest.raises(pp.PlotninePrivateError, match="not held"):
+        pp.layer_data(
+            ggplot(s, aes("cty", "hwy"))
+            + geom_bin_2d(stat="bin2d_dp")
+            + facet_wrap("drv")
+        )
 
 
 def test_an_undeclared_column_or_marginal_not_held_is_refused():

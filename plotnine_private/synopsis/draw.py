@@ -66,7 +66,11 @@ __all__ = [
 DRAWN = {
     "stat_count_dp": ("x",),
     "stat_bin_dp": ("x",),
+    "stat_bin2d_dp": ("x", "y"),
+    "stat_bin_2d_dp": ("x", "y"),
 }
+#: the stats whose positions are numeric dimensions (the others: levels)
+_BINNED = {"stat_bin_dp", "stat_bin2d_dp", "stat_bin_2d_dp"}
 #: parameters that would make a new release: a synopsis figure has none
 _RELEASE_PARAMS = ("eps", "seed")
 #: simulated draws of the release's noise for the intervals, and their
@@ -180,30 +184,23 @@ def _draw(stat, cols, evaled, build, syn: Synopsis) -> pd.DataFrame:
             raise _fail(name, syn, f"aes({ae}=...) is required.")
     position = {ae: cols[ae] for ae in DRAWN[name]}
     numeric = [ae for ae, c in position.items() if syn.dims[c].numeric]
-    if name == "stat_count_dp" and numeric:
+    if name not in _BINNED and numeric:
         raise _fail(
             name,
             syn,
             f"x={cols['x']!r} is a numeric dimension: draw its histogram "
             "with stat='bin_dp'.",
         )
-    if name == "stat_bin_dp":
-        if not numeric:
+    if name in _BINNED:
+        levels = [ae for ae in position if ae not in numeric]
+        if levels:
             raise _fail(
                 name,
                 syn,
-                f"x={cols['x']!r} is a categorical dimension: draw its bars "
-                "with stat='count_dp'.",
+                f"{levels[0]}={cols[levels[0]]!r} is a categorical "
+                "dimension: draw its bars with stat='count_dp'.",
             )
-        dim = syn.dims[cols["x"]]
-        assert dim.limits is not None
-        p = stat.params
-        if p.get("breaks") is None:
-            # the declared grid: the limits, and bins from its first edge
-            if p.get("limits") is None:
-                p["limits"] = dim.limits
-            if p.get("boundary") is None and p.get("center") is None:
-                p["boundary"] = dim.limits[0]
+        _on_declared_grid(stat, name, [syn.dims[c] for c in position.values()])
     stat.check_input(evaled)
     stat.build.records = evaled
     gcols = stat.group_columns(evaled)
@@ -220,17 +217,19 @@ def _draw(stat, cols, evaled, build, syn: Synopsis) -> pd.DataFrame:
     )
     try:
         values, counts, want = _cell_rows(syn, columns, edges=False)
-    except PlotninePrivateError as e:
+    except PlotninePrivateError:
         raise _fail(
             name,
             syn,
             f"the figure needs the marginal "
-            f"{tuple(dict.fromkeys(columns))}: {e}",
+            f"{tuple(dict.fromkeys(columns))}, which is not held, nor "
+            "summed from a marginal held: declare it in the synopsis's "
+            "workload=[...] (a new release), or draw one it holds.",
         ) from None
     rows = _rows(values, cols, gcols, facets, door, name)
     fam = stat.family_cells(rows, door.scales)
     if numeric:
-        _check_on_grid(stat, syn, values, cols, gcols, facets, door, fam, name)
+        _check_on_grid(stat, syn, cols, door, name)
     gdims = [
         categorical_dimension(c, rows[c], stat.declared_of(c)) for c in gcols
     ]
@@ -271,6 +270,27 @@ def _draw(stat, cols, evaled, build, syn: Synopsis) -> pd.DataFrame:
     return stat.finish_output(cells, released)
 
 
+def _on_declared_grid(stat, name: str, dims: list) -> None:
+    """Without breaks, a binned layer on a synopsis cuts its declared
+    grid: its limits, bins from their first edge, and (2-D, unless bins
+    or binwidth are given) the declared resolution."""
+    p = stat.params
+    if p.get("breaks") is not None:
+        return
+    limits = [d.limits for d in dims]
+    if name == "stat_bin_dp":
+        if p.get("limits") is None:
+            p["limits"] = limits[0]
+        if p.get("boundary") is None and p.get("center") is None:
+            p["boundary"] = limits[0][0]
+        return
+    if p.get("limits") is None:
+        p["limits"] = tuple(limits)
+    default_bins = type(stat).DEFAULT_PARAMS["bins"]
+    if p.get("binwidth") is None and p.get("bins") == default_bins:
+        p["binwidth"] = tuple(d.resolution for d in dims)
+
+
 def _rows(values, cols, gcols, facets, door, name) -> pd.DataFrame:
     """The marginal's cells as the layer's rows (aesthetic columns and
     ``PANEL``, from each cell's facet values)."""
@@ -289,36 +309,53 @@ def _rows(values, cols, gcols, facets, door, name) -> pd.DataFrame:
     return rows
 
 
-def _check_on_grid(stat, syn, values, cols, gcols, facets, door, fam, name):
+def _check_on_grid(stat, syn, cols, door, name):
     """A histogram's bins must be unions of fine bins: both ends of every
-    fine bin (nudged inwards) fall in one bin."""
-    x = cols["x"]
-    dim = syn.dims[x]
-    assert dim.resolution is not None
-    left, right = _cell_rows(syn, [x], edges=True)[0][x]
-    nudge = dim.resolution * 1e-6
-    probe = pd.DataFrame({"x": np.concatenate([left + nudge, right - nudge])})
-    codes = np.asarray(stat.family_cells(probe, door.scales).code)
-    k = len(left)
-    if not np.array_equal(codes[:k], codes[k:]):
-        raise _fail(
-            name,
-            syn,
-            f"its bins do not follow the declared fine bins of {x!r} "
-            f"(width {dim.resolution:g} from {dim.limits[0]:g}, limits "
-            f"{dim.limits}): "
-            f"give binwidth= a whole multiple of {dim.resolution:g} and "
-            "boundary= on that grid (or breaks= on it).",
+    fine bin of each position (nudged inwards; the other position at its
+    first fine bin's centre) fall in one bin."""
+    positions = DRAWN[name]
+    firsts = {}
+    for ae in positions:
+        d = syn.dims[cols[ae]]
+        assert d.limits is not None and d.resolution is not None
+        firsts[ae] = d.limits[0] + d.resolution / 2
+    for ae in positions:
+        column = cols[ae]
+        dim = syn.dims[column]
+        assert dim.resolution is not None and dim.limits is not None
+        left, right = _cell_rows(syn, [column], edges=True)[0][column]
+        nudge = dim.resolution * 1e-6
+        probe = pd.DataFrame(
+            {ae: np.concatenate([left + nudge, right - nudge])}
         )
+        for other in positions:
+            if other != ae:
+                probe[other] = firsts[other]
+        codes = np.asarray(stat.family_cells(probe, door.scales).code)
+        k = len(left)
+        if not np.array_equal(codes[:k], codes[k:]):
+            raise _fail(
+                name,
+                syn,
+                f"its bins do not follow the declared fine bins of "
+                f"{column!r} (width {dim.resolution:g} from "
+                f"{dim.limits[0]:g}, limits {dim.limits}): give binwidth= "
+                f"a whole multiple of {dim.resolution:g} and boundary= on "
+                "that grid (or breaks= on it).",
+            )
 
 
 def _row_cells(
     stat, fam, panel, gdims, idx, table, released, door
 ) -> np.ndarray:
     """Which cell each of the layer's rows shows: the stat's shaping run
-    once on the cell numbers 1, 2, ... as counts."""
+    once on the cell numbers 1, 2, ... as counts (0 where the released
+    count is 0, so that the cells a layer drops with ``drop=True`` are
+    dropped again)."""
     k = len(released.values)
-    probe_values = np.arange(1, k + 1, dtype=float)
+    probe_values = np.where(
+        released.values > 0, np.arange(1, k + 1, dtype=float), 0.0
+    )
     probe = Released(
         probe_values, probe_values, released.keep, released.release
     )
