@@ -237,6 +237,7 @@ def render(outdir: str | Path = HERE / "images") -> list[Path]:
     paths += __import__("engines_gallery").render(out)
     paths += __import__("uncertainty_gallery").render(cars, out)
     paths += __import__("many_rows_gallery").render(out)
+    paths += __import__("synopsis_gallery").render(cars, out)
     return paths
 
 

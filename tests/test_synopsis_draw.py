@@ -45,6 +45,20 @@ def test_bars_are_the_synopsis_counts_with_no_new_noise(syn):
     pd.testing.assert_frame_equal(_bars(syn), d)
 
 
+def test_the_users_stat_is_left_as_made_and_geom_noise_draws(syn):
+    p = (
+        ggplot(syn, aes("hwy"))
+        + geom_histogram(stat="bin_dp", binwidth=4)
+        + pp.geom_noise()
+    )
+    bars, bands = pp.layer_data(p, 0), pp.layer_data(p, 1)
+    assert p.layers[0].stat.params["eps"] is None  # drawn twice above
+    assert p.layers[0].stat.params["limits"] is None
+    np.testing.assert_allclose(bands["ymin"], bars["count_low"])
+    np.testing.assert_allclose(bands["ymax"], bars["count_high"])
+    assert pp.privacy_report(p).total_eps == pytest.approx(2.0)
+
+
 def test_two_figures_agree_on_their_shared_totals(syn):
     by_class = _bars(syn).set_index("x")["count"]
     split = _bars(syn, fill="drv").groupby("x")["count"].sum()

@@ -176,6 +176,9 @@ def _cell_rows(
 def _draw(stat, cols, evaled, build, syn: Synopsis) -> pd.DataFrame:
     name = type(stat).__name__
     stat = stat.for_build(build)
+    # the copy's own parameters: what is set below never reaches the
+    # user's stat (a second build, pp.geom_noise() after the layer)
+    stat.params = dict(stat.params)
     door = build.door
     # the mechanism a family makes to lay out its bins draws nothing here
     stat.params["eps"] = syn.eps
