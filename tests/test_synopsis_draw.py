@@ -13,7 +13,10 @@ from plotnine import (
     facet_wrap,
     geom_bar,
     geom_bin_2d,
+    geom_boxplot,
+    geom_density,
     geom_histogram,
+    geom_step,
     ggplot,
 )
 from plotnine.data import mpg as _mpg
@@ -150,6 +153,40 @@ def test_2d_bins_sum_the_fine_grid():
         )
 
 
+def test_curves_are_the_stats_own_on_the_consistent_fine_histogram():
+    s = pp.synopsis(
+        _mpg.copy(),
+        {"drv": ["4", "f", "r"], "hwy": (10, 50, 1)},
+        eps=3,
+        seed=8,
+    )
+    fine = s.counts(("drv", "hwy"))
+    ecdf = pp.layer_data(
+        ggplot(s, aes("hwy", colour="drv")) + geom_step(stat="ecdf_dp")
+    )
+    for k, (_, g) in enumerate(ecdf.groupby("group")):
+        # at each fine edge after the first: the share counted below it
+        at = g[np.isfinite(g["x"])].iloc[1:41]
+        np.testing.assert_allclose(at["x"], np.arange(11, 51))
+        np.testing.assert_allclose(
+            at["ecdf"], np.cumsum(fine[k]) / fine[k].sum(), atol=1e-12
+        )
+    dens = pp.layer_data(
+        ggplot(s, aes("hwy", fill="drv")) + geom_density(stat="density_dp")
+    )
+    box = pp.layer_data(
+        ggplot(s, aes("drv", "hwy")) + geom_boxplot(stat="boxplot_dp")
+    )
+    totals = np.rint(fine.sum(axis=1))
+    assert dens.groupby("group")["n"].first().tolist() == totals.tolist()
+    assert box["n"].tolist() == totals.tolist()
+    for col in ("lower", "middle", "upper"):
+        assert (box[f"{col}_low"] <= box[col]).all()
+        assert (box[col] <= box[f"{col}_high"]).all()
+    p = ggplot(s, aes("drv", "hwy")) + geom_boxplot(stat="boxplot_dp")
+    assert pp.privacy_report([p, p]).total_eps == pytest.approx(3.0)
+
+
 def test_an_undeclared_column_or_marginal_not_held_is_refused():
     small = pp.synopsis(
         _mpg.copy(), DIMS, eps=1, seed=2, workload=[("class",), ("drv",)]
@@ -207,44 +244,24 @@ def test_a_whole_person_changed_moves_only_noisy_numbers():
     kw = {"unit": "person", "max_records": 3, "eps": 1, "seed": 9}
     a = pp.synopsis(people, DIMS, **kw)
     b = pp.synopsis(other, DIMS, **kw)
-    noisy = {
-        "count",
-        "prop",
-        "y",
-        "ymin",
-        "ymax",
-        "count_low",
-        "count_high",
-        "noisy_count",
-        "count_label",
-        "prop_low",
-        "prop_high",
-        "signal",
-        "alpha",
-        "density",
-        "ncount",
-        "ndensity",
-        "width_low",
-        "density_low",
-        "density_high",
-        "ncount_low",
-        "ncount_high",
-        "ndensity_low",
-        "ndensity_high",
-    }
-    for make in (
-        lambda s: (
-            ggplot(s, aes("class", fill="drv")) + geom_bar(stat="count_dp")
-        ),
-        lambda s: (
-            ggplot(s, aes("hwy")) + geom_histogram(stat="bin_dp", binwidth=4)
-        ),
-    ):
-        da, db = pp.layer_data(make(a)), pp.layer_data(make(b))
+    # what a figure lays out (positions, groups, panels, colours) must
+    # not move; every released number may
+    layout = ["PANEL", "group", "x", "xmin", "xmax", "fill", "colour"]
+    figures = [
+        (aes("class", fill="drv"), geom_bar(stat="count_dp")),
+        (aes("hwy"), geom_histogram(stat="bin_dp", binwidth=4)),
+        (aes("drv", "hwy"), geom_boxplot(stat="boxplot_dp")),
+        (aes("hwy", colour="drv"), geom_density(stat="density_dp")),
+    ]
+    for mapping, layer in figures:
+        da = pp.layer_data(ggplot(a, mapping) + layer)
+        db = pp.layer_data(ggplot(b, mapping) + layer)
         assert da.shape == db.shape
-        same = [c for c in da.columns if c not in noisy]
+        same = [c for c in layout if c in da.columns]
+        assert "x" in same
         pd.testing.assert_frame_equal(da[same], db[same])
-        assert not np.allclose(da["count"], db["count"])
+        moved = [c for c in ("count", "middle", "density") if c in da]
+        assert not np.allclose(da[moved[0]], db[moved[0]])
 
 
 def _bounds(s, mg, level=0.95):

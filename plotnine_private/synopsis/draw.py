@@ -68,9 +68,20 @@ DRAWN = {
     "stat_bin_dp": ("x",),
     "stat_bin2d_dp": ("x", "y"),
     "stat_bin_2d_dp": ("x", "y"),
+    "stat_density_dp": ("x",),
+    "stat_ecdf_dp": ("x",),
+    "stat_boxplot_dp": ("y",),
+    "stat_violin_dp": ("y",),
+}
+#: curves from a fine histogram: the synopsis's fine bins are theirs
+_FINE = {
+    "stat_density_dp",
+    "stat_ecdf_dp",
+    "stat_boxplot_dp",
+    "stat_violin_dp",
 }
 #: the stats whose positions are numeric dimensions (the others: levels)
-_BINNED = {"stat_bin_dp", "stat_bin2d_dp", "stat_bin_2d_dp"}
+_BINNED = {"stat_bin_dp", "stat_bin2d_dp", "stat_bin_2d_dp", *_FINE}
 #: parameters that would make a new release: a synopsis figure has none
 _RELEASE_PARAMS = ("eps", "seed")
 #: simulated draws of the release's noise for the intervals, and their
@@ -241,8 +252,6 @@ def _draw(stat, cols, evaled, build, syn: Synopsis) -> pd.DataFrame:
     table, idx = assemble_counts(
         dims, np.ones(len(rows), dtype=np.int64), weighted=counts
     )
-    code, bad = combined_codes(dims)
-    errors = _cell_errors(syn, want, code, bad, table.n.size)
     values_out = np.asarray(table.weighted, dtype=float)
     release = syn.release
     if release is None:
@@ -256,6 +265,23 @@ def _draw(stat, cols, evaled, build, syn: Synopsis) -> pd.DataFrame:
     stat.build.releases.append(release)
     stat.build.weighted = True
     stat.build.hidden_cells = 0
+    if name not in _FINE:
+        # the count's intervals, simulated through the estimator; a
+        # curve's are the family's own, from the release's noise
+        stat.add_intervals = _count_intervals(
+            stat, syn, want, dims, (fam, panel, gdims, idx, table, released)
+        )
+    cells = stat.cell_frame(fam, panel, gdims, idx, table, released, door)
+    return stat.finish_output(cells, released)
+
+
+def _count_intervals(stat, syn, want, dims, parts):
+    """The count layer's ``add_intervals`` for this build: its cells'
+    simulated errors (:func:`simulated_errors`) mapped to its rows."""
+    fam, panel, gdims, idx, table, released = parts
+    code, bad = combined_codes(dims)
+    errors = _cell_errors(syn, want, code, bad, table.n.size)
+    door = stat.build.door
     order = _row_cells(stat, fam, panel, gdims, idx, table, released, door)
     level = stat.params.get("level", 0.95)
     lo_q, hi_q = np.quantile(
@@ -264,13 +290,10 @@ def _draw(stat, cols, evaled, build, syn: Synopsis) -> pd.DataFrame:
     col = stat.COUNT_COLUMN
 
     def simulated_intervals(out: pd.DataFrame, _released: Released) -> None:
-        # the figure's own intervals (this copy of the stat only)
         if len(out):
             add_count_bounds(out, (lo_q[order], hi_q[order]), column=col)
 
-    stat.add_intervals = simulated_intervals
-    cells = stat.cell_frame(fam, panel, gdims, idx, table, released, door)
-    return stat.finish_output(cells, released)
+    return simulated_intervals
 
 
 def _on_declared_grid(stat, name: str, dims: list) -> None:
@@ -278,9 +301,15 @@ def _on_declared_grid(stat, name: str, dims: list) -> None:
     grid: its limits, bins from their first edge, and (2-D, unless bins
     or binwidth are given) the declared resolution."""
     p = stat.params
+    limits = [d.limits for d in dims]
+    if name in _FINE:
+        # the fine histogram is the synopsis's: its limits and bins
+        if p.get("limits") is None:
+            p["limits"] = limits[0]
+            p["bins"] = dims[0].bins
+        return
     if p.get("breaks") is not None:
         return
-    limits = [d.limits for d in dims]
     if name == "stat_bin_dp":
         if p.get("limits") is None:
             p["limits"] = limits[0]
