@@ -451,8 +451,18 @@ def _cell_errors(syn, want, code, bad, ncells) -> np.ndarray:
     err = err.sum(axis=drop) if drop else err
     kept = [d for d in held if d in want]
     err = np.transpose(err, [0, *(1 + kept.index(d) for d in want)])
-    flat = err.reshape(err.shape[0], -1)
+    flat = err.reshape(err.shape[0], -1)[:, ~bad]
+    code = code[~bad]
     cells = np.zeros((flat.shape[0], ncells))
-    ok = ~bad
-    np.add.at(cells.T, code[ok], flat[:, ok].T)
+    if len(code):
+        # the held cells sorted by the drawn cell they add to, summed in
+        # runs (a column sum per drawn cell, not one add per element)
+        order = np.argsort(code, kind="stable")
+        sorted_code = code[order]
+        starts = np.flatnonzero(
+            np.r_[True, sorted_code[1:] != sorted_code[:-1]]
+        )
+        cells[:, sorted_code[starts]] = np.add.reduceat(
+            flat[:, order], starts, axis=1
+        )
     return cells
