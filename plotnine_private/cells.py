@@ -493,6 +493,22 @@ def _arrow_strings(
             if arr.num_chunks
             else pa.array([], type=pa.large_string())
         )
+    labels = large_string_labels(arr)
+    offsets, raw = labels.offsets, labels.data
+    missing = None
+    if arr.null_count:
+        # a missing value may still hold bytes: give it none
+        missing = np.asarray(arr.is_null().to_numpy(zero_copy_only=False))
+        lens = np.diff(offsets)
+        raw = raw[np.repeat(~missing, lens)]
+        offsets = np.zeros(len(arr) + 1, dtype=np.int64)
+        np.cumsum(np.where(missing, 0, lens), out=offsets[1:])
+    return StrLabels(offsets, raw), missing
+
+
+def large_string_labels(arr: Any) -> StrLabels:
+    """The labels of one ``large_string`` Arrow array, read from its own
+    buffers: its offsets (from 0) and the bytes they span; no copy."""
     offsets = np.frombuffer(
         arr.buffers()[1],
         dtype=np.int64,
@@ -505,17 +521,9 @@ def _arrow_strings(
         if data is None
         else np.frombuffer(data, dtype=np.uint8)
     )
-    raw = raw[int(offsets[0]) : int(offsets[-1])]
-    offsets = offsets - offsets[0]
-    missing = None
-    if arr.null_count:
-        # a missing value may still hold bytes: give it none
-        missing = np.asarray(arr.is_null().to_numpy(zero_copy_only=False))
-        lens = np.diff(offsets)
-        raw = raw[np.repeat(~missing, lens)]
-        offsets = np.zeros(len(arr) + 1, dtype=np.int64)
-        np.cumsum(np.where(missing, 0, lens), out=offsets[1:])
-    return StrLabels(offsets, raw), missing
+    return StrLabels(
+        offsets - offsets[0], raw[int(offsets[0]) : int(offsets[-1])]
+    )
 
 
 def label_table(labels: StrLabels) -> pd.Index | None:

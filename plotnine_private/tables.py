@@ -24,6 +24,7 @@ from .cells import (
     assemble,
     categorical_dimension,
     cell_query,
+    large_string_labels,
     object_column,
     small_codes,
 )
@@ -197,21 +198,7 @@ def str_labels(values: Any) -> StrLabels | None:
         arr = arr.combine_chunks()
     if arr.null_count:
         return None
-    offsets = np.frombuffer(
-        arr.buffers()[1],
-        dtype=np.int64,
-        count=len(arr) + 1,
-        offset=8 * arr.offset,
-    )
-    data = arr.buffers()[2]
-    raw = (
-        np.zeros(0, dtype=np.uint8)
-        if data is None
-        else np.frombuffer(data, dtype=np.uint8)
-    )
-    return StrLabels(
-        offsets - offsets[0], raw[int(offsets[0]) : int(offsets[-1])]
-    )
+    return large_string_labels(arr)
 
 
 def labelled_dimension(
