@@ -407,13 +407,22 @@ def test_log_scale_transforms_the_limits():
         ({"limits": (0, 1), "kernel": "box"}, "kernel must be one of"),
         ({"limits": (0, 1), "adjust": 0}, "adjust must be"),
         ({"limits": (0, 1), "n": 1}, "n must be a whole number"),
-        ({"limits": (0, 1), "eps": None}, "eps is required"),
     ],
 )
 def test_bad_parameters_fail_at_construction(kwargs, match):
     kwargs = {"eps": 1, **kwargs}
     with pytest.raises(PlotninePrivateError, match=match):
         ggplot() + geom_density(stat="density_dp", **kwargs)
+
+
+def test_a_missing_eps_fails_when_built_on_data(mpg):
+    """Without eps the stat is made (a figure drawn from a synopsis);
+    built on data, it asks for eps before anything is released."""
+    p = ggplot(mpg, aes("hwy")) + geom_density(
+        stat="density_dp", limits=(0, 50)
+    )
+    with pytest.raises(PlotninePrivateError, match="eps is required"):
+        layer_data(p)
 
 
 def test_ckm_needs_a_ptable_and_record_keys(mpg):

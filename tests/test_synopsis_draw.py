@@ -314,6 +314,42 @@ def test_count_intervals_cover_at_the_stated_level():
     assert 0.935 <= hit_ab / 1920 <= 0.965
 
 
+def test_curve_intervals_are_simulated_through_the_estimator():
+    """ECDFs of a 3 x 40 synopsis (600 records, eps 1) over 12 seeds: the
+    pointwise 95% bands, simulated with the synopsis's errors of the fine
+    bins, cover the noise-free curve (drawn at eps 1e7) at >= 93% of the
+    interior points. The estimator's clipping of near-empty cells makes
+    them conservative (99.8% over 60 seeds; densities 99.1%, box
+    medians 99.4%): the simulation runs where nothing is clipped. A band
+    of the fine bins' raw noise is wider still."""
+    rng = np.random.default_rng(1)
+    data = pd.DataFrame(
+        {
+            "g": rng.choice(list("abc"), 600),
+            "y": np.clip(rng.normal(20, 6, 600), 0, 39.9),
+        }
+    )
+    dims = {"g": list("abc"), "y": (0, 40, 1)}
+
+    def ecdf(s):
+        return pp.layer_data(
+            ggplot(s, aes("y", colour="g")) + geom_step(stat="ecdf_dp")
+        )
+
+    hit = total = 0
+    with using_key(fixed_key_file("synopsis-curves")):
+        true = ecdf(pp.synopsis(data, dims, eps=1e7, seed=0))["ecdf"]
+        inside = true.between(0.05, 0.95).to_numpy()
+        for seed in range(1, 13):
+            e = ecdf(pp.synopsis(data, dims, eps=1, seed=seed))
+            covered = (e["ecdf_low"] <= true) & (true <= e["ecdf_high"])
+            hit += int(covered[inside].sum())
+            total += int(inside.sum())
+            width = (e["ecdf_high"] - e["ecdf_low"])[inside]
+            assert width.median() < 0.5  # informative
+    assert hit / total >= 0.93
+
+
 def _layer(s, mapping):
     return pp.layer_data(ggplot(s, mapping) + geom_bar(stat="count_dp"))
 

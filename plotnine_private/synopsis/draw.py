@@ -47,7 +47,7 @@ from ..door import (
 from ..engines.push import assemble_counts
 from ..exceptions import PlotninePrivateError
 from ..mechanisms.release.records import Released
-from ..stats.intervals import add_count_bounds
+from ..stats.intervals import NoiseModel, add_count_bounds
 from .consistency import make_consistent
 from .result import Synopsis
 
@@ -265,14 +265,94 @@ def _draw(stat, cols, evaled, build, syn: Synopsis) -> pd.DataFrame:
     stat.build.releases.append(release)
     stat.build.weighted = True
     stat.build.hidden_cells = 0
-    if name not in _FINE:
-        # the count's intervals, simulated through the estimator; a
-        # curve's are the family's own, from the release's noise
+    if name in _FINE:
+        # a curve's intervals: the family's own simulation, with the
+        # synopsis's simulated errors as the noise of its fine bins
+        stat.add_intervals = _curve_intervals(stat, syn, want, cols)
+    else:
+        # a count's intervals, simulated through the estimator
         stat.add_intervals = _count_intervals(
             stat, syn, want, dims, (fam, panel, gdims, idx, table, released)
         )
     cells = stat.cell_frame(fam, panel, gdims, idx, table, released, door)
     return stat.finish_output(cells, released)
+
+
+@dataclasses.dataclass(frozen=True)
+class SynopsisNoise(NoiseModel):
+    """The noise of a fine histogram drawn from a synopsis, for the
+    curve families' interval simulations (:class:`~plotnine_private.
+    stats.intervals.NoiseModel`'s ``draw``): the synopsis's simulated
+    errors of the fine bins of one group (:func:`simulated_errors`; the
+    groups of one table are alike under the estimator, which treats its
+    levels alike), summed into the family's bins. Draws repeat the
+    ``SIMS`` simulated ones when more are asked for. Public: a function
+    of the synopsis's shape and scale."""
+
+    shape: tuple = ()
+    want: tuple = ()
+    fine: str = ""
+    family_bin: tuple = ()
+
+    def whole(self) -> bool:
+        return False
+
+    def errors(self) -> np.ndarray:
+        """``(SIMS, k)``: one group's simulated fine-bin errors."""
+        held = next(m for m, _ in self.shape if set(self.want) <= set(m))
+        marginals = [m for m, _ in self.shape]
+        err = _simulated(self.shape, self.scale, SIMS)[marginals.index(held)]
+        drop = tuple(1 + k for k, d in enumerate(held) if d not in self.want)
+        err = err.sum(axis=drop) if drop else err
+        kept = [d for d in held if d in self.want]
+        # the fine axis last, the first level of every other
+        axis = 1 + kept.index(self.fine)
+        err = np.moveaxis(err, axis, -1)
+        err = err.reshape(err.shape[0], -1, err.shape[-1])[:, 0, :]
+        k = max(self.family_bin) + 1
+        out = np.zeros((err.shape[0], k))
+        np.add.at(out.T, np.asarray(self.family_bin), err.T)
+        return out
+
+    def draw(self, u1: np.ndarray, u2: np.ndarray) -> np.ndarray:
+        err = self.errors()
+        sims = u1.shape[-2] if u1.ndim > 1 else 1
+        reps = -(-sims // err.shape[0])
+        err = np.tile(err, (reps, 1))[:sims]
+        return np.broadcast_to(err, u1.shape).copy()
+
+
+def _curve_intervals(stat, syn, want, cols):
+    """A fine family's ``add_intervals`` for this build: its own
+    simulation (``curve_intervals``) under :class:`SynopsisNoise`."""
+    fine = cols[DRAWN[type(stat).__name__][0]]
+    dim = syn.dims[fine]
+    assert dim.limits is not None and dim.resolution is not None
+    centres = dim.limits[0] + (np.arange(dim.bins) + 0.5) * dim.resolution
+
+    def curve_intervals(out: pd.DataFrame, released: Released) -> None:
+        hist = stat.build.fine
+        if not len(out) or not len(hist.info):
+            for col in stat.INTERVALS:
+                out[f"{col}_low"] = out[f"{col}_high"] = out[col]
+            return
+        edges = np.asarray(stat.edges, dtype=float)
+        family_bin = np.clip(
+            np.searchsorted(edges, centres, side="right") - 1,
+            0,
+            len(edges) - 2,
+        )
+        model = SynopsisNoise(
+            "synopsis",
+            float(syn.scale),
+            shape=tuple((m, syn.tables[m].shape) for m in syn.marginals),
+            want=tuple(want),
+            fine=fine,
+            family_bin=tuple(int(b) for b in family_bin),
+        )
+        stat.curve_intervals(out, hist, model)
+
+    return curve_intervals
 
 
 def _count_intervals(stat, syn, want, dims, parts):
