@@ -47,6 +47,7 @@ from ..door import (
 from ..engines.push import assemble_counts
 from ..exceptions import PlotninePrivateError
 from ..mechanisms.release.records import Released
+from ..mechanisms.samplers.laplace import dlap_variance
 from ..stats.intervals import add_count_bounds
 from .consistency import make_consistent
 from .result import Synopsis
@@ -409,32 +410,44 @@ def simulated_errors(
     docstring): a function of public parameters only (the marginals,
     their shapes, the noise scale), computed once for them."""
     shape = tuple((m, syn.tables[m].shape) for m in syn.marginals)
-    return dict(zip(syn.marginals, _simulated(shape, float(syn.scale), sims)))
+    # each table's own scale (unequal shares of eps), else the one scale
+    scales = tuple(float(syn.scales.get(m, syn.scale)) for m in syn.marginals)
+    if len(set(scales)) == 1:
+        return dict(zip(syn.marginals, _simulated(shape, scales[0], sims)))
+    return dict(zip(syn.marginals, _simulated(shape, scales, sims)))
 
 
 @functools.lru_cache(maxsize=8)
 def _simulated(
     shape: tuple[tuple[tuple[str, ...], tuple[int, ...]], ...],
-    scale: float,
+    scale: float | tuple[float, ...],
     sims: int,
 ) -> tuple[np.ndarray, ...]:
     rng = np.random.default_rng(SIM_SEED)
     marginals = [m for m, _ in shape]
     shapes = [s for _, s in shape]
+    scales = [scale] * len(shapes) if isinstance(scale, float) else scale
     # uniform over the declared cells: every table has the same total,
     # and its smallest cell is _LARGE noise scales (plus one)
-    total = (_LARGE * scale + 1.0) * max(math.prod(s) for s in shapes)
+    total = (_LARGE * max(scales) + 1.0) * max(math.prod(s) for s in shapes)
     truth = [np.full(s, total / math.prod(s)) for s in shapes]
-    # discrete Laplace of the release's scale: the difference of two
+    # discrete Laplace of each table's scale: the difference of two
     # geometric counts of failures
-    p = -math.expm1(-1.0 / scale)
+    ps = [-math.expm1(-1.0 / b) for b in scales]
+    # the consistency's weights: each table's variance (None: equal, as
+    # the release made it)
+    variances = (
+        None
+        if isinstance(scale, float)
+        else [dlap_variance(b) for b in scales]
+    )
     out = [np.empty((sims, *s)) for s in shapes]
     for i in range(sims):
         noisy = [
             t + (rng.geometric(p, t.shape) - rng.geometric(p, t.shape))
-            for t in truth
+            for t, p in zip(truth, ps)
         ]
-        made, _ = make_consistent(noisy, marginals)
+        made, _ = make_consistent(noisy, marginals, variances)
         for k, (t, c) in enumerate(zip(truth, made)):
             out[k][i] = c - t
     for a in out:
