@@ -222,6 +222,9 @@ def test_plan_reports_share_eps_scale_and_intervals():
     assert plan.expected_squared_error == pytest.approx(
         sum(c * s**2 for c, s in zip(CELLS, t["se"]))
     )
+    # a held 1-way marginal is read from its own table, not summed
+    held = pp.plan_synopsis(DIMS, [("class", "hwy"), ("hwy",)], eps=1)
+    assert pp.accuracy(held, "hwy")["from"].tolist() == [("hwy",)]
     # a sub-marginal of a held one: sums of 20 noisy cells
     sub = pp.accuracy(plan, ("class",))
     assert sub["from"].tolist() == [("class",)]

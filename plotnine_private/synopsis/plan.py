@@ -273,7 +273,8 @@ def synopsis_accuracy(
     (``halfwidth``, exact for discrete Laplace). ``marginal``: one held
     marginal (a name or tuple), or a sub-marginal of one, whose cells are
     sums of ``b`` noisy cells (``se`` times ``sqrt(b)``, ``+-`` by the
-    normal approximation); None: every marginal held."""
+    normal approximation; of the held tables holding it, the one whose
+    sums are least noisy); None: every marginal held."""
     where = "accuracy()"
     if not isinstance(level, float) or not 0 < level < 1:
         raise PlotninePrivateError(
@@ -299,19 +300,24 @@ def synopsis_accuracy(
         wanted = [(mg, mg) for mg in held]
     else:
         want = (marginal,) if isinstance(marginal, str) else tuple(marginal)
-        holder = next(
-            (
-                h
-                for h in held
-                if set(want) <= set(h) and len(set(want)) == len(want)
-            ),
-            None,
-        )
-        if holder is None:
+        holders = [
+            h
+            for h in held
+            if set(want) <= set(h) and len(set(want)) == len(want)
+        ]
+        if not holders:
             raise PlotninePrivateError(
                 f"{where}: the marginal {want!r} is neither held nor a "
                 f"sub-marginal of one held; held: {held}."
             )
+        # the held table whose sums are the least noisy
+        holder = min(
+            holders,
+            key=lambda h: (
+                dlap_variance(scales[h])
+                * (_cells(syn.dims, h) // _cells(syn.dims, want))
+            ),
+        )
         wanted = [(want, holder)]
     z = NormalDist().inv_cdf(0.5 + level / 2)
     for want, holder in wanted:
