@@ -210,6 +210,12 @@ def eps_for(
     >>> round(eps_for("count_dp", error=6), 3)
     0.914
     """
+    if isinstance(stat, (Synopsis, SynopsisPlan)):
+        raise PlotninePrivateError(
+            "eps_for(): a synopsis is planned with pp.plan_synopsis(dims, "
+            "workload, target=...), which returns the smallest eps and its "
+            "shares."
+        )
     if not isinstance(error, (int, float)) or not error > 0:
         raise _fail(f"error must be a number > 0, got {error!r}.")
 

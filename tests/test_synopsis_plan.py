@@ -98,8 +98,11 @@ def test_block_mechanism_spends_at_most_eps_exactly():
     assert sum(thirds.block_eps()) <= Fraction(7, 10)
     assert thirds.scales[0] == pytest.approx(6 / (0.7 / 3), rel=1e-5)
     assert m.privacy_map(True, 3) == (1.0, 0.0)
+    assert m.privacy_map(True, 6) == (2.0, 0.0)  # twice in every block
     with pytest.raises(ParameterError, match="once per block"):
         m.privacy_map(True, 2)
+    with pytest.raises(ParameterError, match="once per block"):
+        m.privacy_map(False, 3)
     with pytest.raises(ParameterError, match="summing to 1"):
         BlockLaplaceCounts(1.0, (0.5, 0.6), (1, 1))
 
@@ -256,6 +259,8 @@ def test_plan_refusals_name_the_fix():
     plan = pp.plan_synopsis(DIMS, WL, eps=1)
     with pytest.raises(pp.PlotninePrivateError, match="neither held"):
         pp.accuracy(plan, ("drv", "hwy"))
+    with pytest.raises(pp.PlotninePrivateError, match="target=..."):
+        pp.eps_for(plan, error=3)
 
 
 # -- accuracy of a released synopsis against simulation ------------------

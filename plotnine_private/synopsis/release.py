@@ -281,11 +281,17 @@ def synopsis(
     sizes = [int(np.prod(s)) for s in shapes]
     mech: LaplaceCounts | BlockLaplaceCounts
     if shares is None:
-        mech = LaplaceCounts(eps / m, DEFAULT_DELTA, adjacency)
+        equal = LaplaceCounts(eps / m, DEFAULT_DELTA, adjacency)
+        if u.bounded:
+            equal = equal.bounded(u.cell_records, None)
+        scales = [equal.scale] * m
+        mech = equal
     else:
-        mech = BlockLaplaceCounts(eps, tuple(shares), tuple(sizes), adjacency)
-    if u.bounded:
-        mech = mech.bounded(u.cell_records, None)
+        block = BlockLaplaceCounts(eps, tuple(shares), tuple(sizes), adjacency)
+        if u.bounded:
+            block = block.bounded(u.cell_records, None)
+        scales = list(block.scales)
+        mech = block
     if isinstance(data, UnitFrame):
         rows = bounded_rows(NAME, data)
     elif isinstance(data, pd.DataFrame):
@@ -349,8 +355,7 @@ def synopsis(
         mg: noisy[a:b].reshape(s)
         for mg, s, a, b in zip(marginals, shapes, offsets[:-1], offsets[1:])
     }
-    if isinstance(mech, BlockLaplaceCounts):
-        scales = list(mech.scales)
+    if shares is not None:
         tables, gap = make_consistent(
             list(raw.values()), marginals, [dlap_variance(b) for b in scales]
         )
@@ -358,15 +363,14 @@ def synopsis(
             "shares "
             + ", ".join(
                 f"{w:.4g} ({'x'.join(mg)}: eps {w * eps:.4g}, scale {b:.4g})"
-                for mg, w, b in zip(marginals, shares or [], scales)
+                for mg, w, b in zip(marginals, shares, scales)
             )
             + " per cell"
         )
     else:
-        scales = [mech.scale] * m
         tables, gap = make_consistent(list(raw.values()), marginals)
         noise = (
-            f"eps/{m}={eps / m:g} per marginal, scale {mech.scale:g} per cell"
+            f"eps/{m}={eps / m:g} per marginal, scale {scales[0]:g} per cell"
         )
     statement = (
         f"Synopsis of {m} marginals {[list(mg) for mg in marginals]} over "

@@ -475,15 +475,18 @@ class BlockLaplaceCounts:
     def privacy_map(
         self, public: bool, multiplicity: int = 1
     ) -> tuple[float, float]:
-        """``(eps, 0)``: every block of a public domain, each record once
-        per block."""
-        if not public or multiplicity != len(self.sizes):
+        """``(eps, 0)`` on a public domain where each record is counted
+        once per block (``multiplicity`` = the number of blocks); ``k``
+        times that when it is counted ``k`` times in every block (group
+        privacy)."""
+        m = len(self.sizes)
+        if not public or multiplicity % m:
             raise ParameterError(
                 "BlockLaplaceCounts releases a public domain in which each "
-                f"record is counted once per block ({len(self.sizes)}), got "
+                f"record is counted once per block ({m}), got "
                 f"public={public}, multiplicity={multiplicity}."
             )
-        return float(self.eps), 0.0
+        return float(self.eps) * (multiplicity // m), 0.0
 
     def bounded(
         self, records: int, cells: int | None = None
