@@ -293,3 +293,32 @@ def test_accuracy_of_a_release_matches_its_noise(sweep, tmp_path):
     pd.testing.assert_frame_equal(
         pp.accuracy(back, None), pp.accuracy(s, None)
     )
+
+
+def test_drawn_intervals_simulate_each_tables_own_noise():
+    """class at share 0.9 (scale 2/0.9), class x drv at 0.1 (scale 20):
+    the consistent class counts are the inverse-variance mean of class
+    and class x drv's row sums (3 cells each); with these two tables the
+    total is their sum, so a class cell's error variance is exactly
+    1 / (1/v1 + 1/(3 v2)) = 9.36 (equal weights would give 155)."""
+    from plotnine import aes, geom_bar, ggplot
+
+    from plotnine_private.synopsis.draw import simulated_errors
+
+    wl = [("class",), ("class", "drv")]
+    syn = pp.synopsis(
+        _mpg,
+        DIMS,
+        eps=1.0,
+        seed=2,
+        workload=wl,
+        weights={("class",): 0.9, ("class", "drv"): 0.1},
+    )
+    assert math.isnan(syn.scale)
+    v1, v2 = _dlap_var(2 / 0.9), _dlap_var(20.0)
+    err = simulated_errors(syn)[("class",)]
+    assert err.var() == pytest.approx(1 / (1 / v1 + 1 / (3 * v2)), rel=0.1)
+    bars = pp.layer_data(ggplot(syn, aes("class")) + geom_bar(stat="count_dp"))
+    width = (bars["count_high"] - bars["count_low"]).to_numpy()
+    # 95% of an error of sd 3.06: about +-6, never the +-28 of equal weights
+    assert ((width > 8) & (width < 16)).all()
