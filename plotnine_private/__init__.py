@@ -86,7 +86,13 @@ from .stats.signal import SignalWarning, new_figure
 from .stats.sum import stat_sum_ckm, stat_sum_dp
 from .stats.summary.stat import stat_summary_ckm, stat_summary_dp
 from .stats.violin import stat_violin_ckm, stat_violin_dp
-from .synopsis import Synopsis, load_synopsis, synopsis
+from .synopsis import (
+    Synopsis,
+    SynopsisPlan,
+    load_synopsis,
+    plan_synopsis,
+    synopsis,
+)
 from .synopsis.draw import compute_from_synopsis, synopsis_layer
 from .tables import ckm_table, dp_table
 
@@ -174,8 +180,10 @@ __all__ = [
     "dp_score",
     "dp_table",
     "load_synopsis",
+    "plan_synopsis",
     "synopsis",
     "Synopsis",
+    "SynopsisPlan",
     "eps_for",
     "geom_hex",
     "geom_noise",

@@ -44,6 +44,7 @@ from .noise_bounds import (
     rounded_laplace_interval,
 )
 from .stats.intervals import SIM_SEED, NoiseModel, uniforms
+from .synopsis import Synopsis, SynopsisPlan, synopsis_accuracy
 from .validation import renamed
 
 __all__ = ["PLAN_SIMS", "accuracy", "eps_for", "planned_stats"]
@@ -86,7 +87,7 @@ def _need(name: str, value: Any, what: str) -> Any:
 
 def accuracy(
     stat: Any,
-    eps: float,
+    eps: Any,
     level: float = 0.95,
     *,
     n: int | None = None,
@@ -102,12 +103,20 @@ def accuracy(
     """The ``+-`` a stat's output has with probability ``level`` at
     ``eps`` (see the module docstring for what it bounds per family).
 
+    A synopsis or its plan is planned too: ``accuracy(syn, marginal)``
+    (a :class:`~plotnine_private.synopsis.Synopsis` or
+    :class:`~plotnine_private.synopsis.SynopsisPlan`, and a held marginal
+    or None for all) returns a frame with a row per marginal: its share
+    of eps, noise scale, and a noisy cell's ``se`` and ``halfwidth`` at
+    ``level`` (:func:`~plotnine_private.synopsis.synopsis_accuracy`).
+
     Parameters
     ----------
     stat
-        A DP stat, by name (``"count_dp"``, ``"boxplot_dp"``...) or class.
+        A DP stat, by name (``"count_dp"``, ``"boxplot_dp"``...) or class
+        (or a synopsis or plan, see above).
     eps
-        The layer's eps.
+        The layer's eps (a synopsis' marginal, see above).
     level
         Probability of the ``+-``.
     n
@@ -146,6 +155,8 @@ def accuracy(
     >>> accuracy("count_dp", eps=1, max_records=5)
     30.0
     """
+    if isinstance(stat, (Synopsis, SynopsisPlan)):
+        return synopsis_accuracy(stat, eps, level)  # type: ignore[return-value]
     entry = _planned(stat)
     plan = entry.declaration.plan
     level = _check_level(level)
@@ -199,6 +210,12 @@ def eps_for(
     >>> round(eps_for("count_dp", error=6), 3)
     0.914
     """
+    if isinstance(stat, (Synopsis, SynopsisPlan)):
+        raise PlotninePrivateError(
+            "eps_for(): a synopsis is planned with pp.plan_synopsis(dims, "
+            "workload, target=...), which returns the smallest eps and its "
+            "shares."
+        )
     if not isinstance(error, (int, float)) or not error > 0:
         raise _fail(f"error must be a number > 0, got {error!r}.")
 

@@ -29,6 +29,7 @@ from plotnine_private.mechanisms.pca.histogram import (
 )
 from plotnine_private.mechanisms.pca.quantile import private_frame
 from plotnine_private.mechanisms.release.count_mechanisms import (
+    BlockLaplaceCounts,
     CKMCounts,
     LaplaceCounts,
     Mechanism,
@@ -64,6 +65,7 @@ CLASSES = set(FOUND)
 PTABLE = pp.create_cnt_ptable(D=3, V=2.0, js=1)
 MECHANISMS = [
     LaplaceCounts(1.0),
+    BlockLaplaceCounts(1.0, (1.0,), (4,)),
     CKMCounts(PTABLE),
     LaplaceSums(1.0, bound=3, unit=1.0),
     CKMMagnitudes(

@@ -1,17 +1,18 @@
 """Consistent, non-negative marginals from independently noised ones.
 
 Post-processing only: it reads released noisy tables (1-way and 2-way
-marginals, every cell with the same noise variance) and returns tables
+marginals, every cell of one table with the same noise variance, which
+may differ between tables) and returns tables
 that agree on every shared sub-marginal and hold no negative count.
 What is done, in order (a hand-written estimator: exact closed forms
 for 1- and 2-way tables, no solver dependency):
 
 1. The grand total: the inverse-variance weighted mean of every table's
-   total (a table of ``c`` cells has total variance ``c * var``), then
-   clipped at 0.
+   total (a table of ``c`` cells of variance ``v`` has total variance
+   ``c * v``), then clipped at 0.
 2. Each attribute's 1-way marginal: the inverse-variance weighted mean
    of its estimates from every table holding it (a 2-way table's sums
-   over the other attribute of ``b`` levels have variance ``b * var``),
+   over the other attribute of ``b`` levels have variance ``b * v``),
    then the least-squares projection onto ``{y >= 0, sum(y) = total}``
    (:func:`simplex_projection`).
 3. Each table is moved onto those targets: a 1-way table becomes its
@@ -27,6 +28,7 @@ for 1- and 2-way tables, no solver dependency):
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -78,11 +80,13 @@ def _rake(
 def make_consistent(
     tables: Sequence[np.ndarray],
     attrs: Sequence[tuple[str, ...]],
+    variances: Sequence[float] | None = None,
 ) -> tuple[list[np.ndarray], float]:
     """Consistent non-negative versions of noisy ``tables`` (each an
-    array with one axis per attribute in ``attrs``, cells of equal noise
-    variance), and the largest disagreement left between a table's
-    1-way margin and its shared target (0 unless raking stopped early).
+    array with one axis per attribute in ``attrs``; ``variances``: each
+    table's noise variance per cell, default equal), and the largest
+    disagreement left between a table's 1-way margin and its shared
+    target (0 unless raking stopped early).
 
     >>> t, gap = make_consistent(
     ...     [np.array([10.0, 4.0]), np.array([[6.0, 3.0], [3.0, 2.0]])],
@@ -91,8 +95,15 @@ def make_consistent(
     ([9.6667, 4.3333], [9.6667, 4.3333])
     """
     tables = [np.asarray(t, dtype=float) for t in tables]
+    var = [1.0] * len(tables) if variances is None else list(variances)
+    if len(var) != len(tables) or not all(
+        math.isfinite(v) and v > 0 for v in var
+    ):
+        raise ValueError(
+            f"variances must be one number > 0 per table, got {variances!r}"
+        )
     # 1. the grand total (variance of a table's total: cells * var)
-    w = np.array([1.0 / t.size for t in tables])
+    w = np.array([1.0 / (t.size * v) for t, v in zip(tables, var)])
     totals = np.array([t.sum() for t in tables])
     total = max(float((w * totals).sum() / w.sum()), 0.0)
     # 2. each attribute's 1-way marginal
@@ -100,12 +111,12 @@ def make_consistent(
     target: dict[str, np.ndarray] = {}
     for a in names:
         num, den = 0.0, 0.0
-        for t, at in zip(tables, attrs):
+        for t, at, v in zip(tables, attrs, var):
             if a not in at:
                 continue
             axis = at.index(a)
             est = t.sum(axis=tuple(k for k in range(t.ndim) if k != axis))
-            weight = 1.0 / (t.size / t.shape[axis])
+            weight = 1.0 / (t.size / t.shape[axis] * v)
             num = num + weight * est
             den += weight
         target[a] = simplex_projection(np.asarray(num) / den, total)

@@ -47,6 +47,7 @@ from ..door import (
 from ..engines.push import assemble_counts
 from ..exceptions import PlotninePrivateError
 from ..mechanisms.release.records import Released
+from ..mechanisms.samplers.laplace import dlap_variance
 from ..stats.intervals import NoiseModel, add_count_bounds
 from .consistency import make_consistent
 from .result import Synopsis
@@ -290,6 +291,7 @@ class SynopsisNoise(NoiseModel):
     of the synopsis's shape and scale."""
 
     shape: tuple = ()
+    scales: float | tuple = 0.0
     want: tuple = ()
     fine: str = ""
     family_bin: tuple = ()
@@ -301,7 +303,7 @@ class SynopsisNoise(NoiseModel):
         """``(SIMS, k)``: one group's simulated fine-bin errors."""
         held = next(m for m, _ in self.shape if set(self.want) <= set(m))
         marginals = [m for m, _ in self.shape]
-        err = _simulated(self.shape, self.scale, SIMS)[marginals.index(held)]
+        err = _simulated(self.shape, self.scales, SIMS)[marginals.index(held)]
         drop = tuple(1 + k for k, d in enumerate(held) if d not in self.want)
         err = err.sum(axis=drop) if drop else err
         kept = [d for d in held if d in self.want]
@@ -342,10 +344,12 @@ def _curve_intervals(stat, syn, want, cols):
             0,
             len(edges) - 2,
         )
+        key = _scale_key(syn)
         model = SynopsisNoise(
             "synopsis",
-            float(syn.scale),
+            float(np.max(key)),
             shape=tuple((m, syn.tables[m].shape) for m in syn.marginals),
+            scales=key,
             want=tuple(want),
             fine=fine,
             family_bin=tuple(int(b) for b in family_bin),
@@ -489,32 +493,47 @@ def simulated_errors(
     docstring): a function of public parameters only (the marginals,
     their shapes, the noise scale), computed once for them."""
     shape = tuple((m, syn.tables[m].shape) for m in syn.marginals)
-    return dict(zip(syn.marginals, _simulated(shape, float(syn.scale), sims)))
+    return dict(zip(syn.marginals, _simulated(shape, _scale_key(syn), sims)))
+
+
+def _scale_key(syn: Synopsis) -> float | tuple[float, ...]:
+    """Each table's own scale (unequal shares of eps), else the one
+    scale: the public noise :func:`_simulated` draws."""
+    scales = tuple(float(syn.scales.get(m, syn.scale)) for m in syn.marginals)
+    return scales[0] if len(set(scales)) == 1 else scales
 
 
 @functools.lru_cache(maxsize=8)
 def _simulated(
     shape: tuple[tuple[tuple[str, ...], tuple[int, ...]], ...],
-    scale: float,
+    scale: float | tuple[float, ...],
     sims: int,
 ) -> tuple[np.ndarray, ...]:
     rng = np.random.default_rng(SIM_SEED)
     marginals = [m for m, _ in shape]
     shapes = [s for _, s in shape]
+    scales = [scale] * len(shapes) if isinstance(scale, float) else scale
     # uniform over the declared cells: every table has the same total,
     # and its smallest cell is _LARGE noise scales (plus one)
-    total = (_LARGE * scale + 1.0) * max(math.prod(s) for s in shapes)
+    total = (_LARGE * max(scales) + 1.0) * max(math.prod(s) for s in shapes)
     truth = [np.full(s, total / math.prod(s)) for s in shapes]
-    # discrete Laplace of the release's scale: the difference of two
+    # discrete Laplace of each table's scale: the difference of two
     # geometric counts of failures
-    p = -math.expm1(-1.0 / scale)
+    ps = [-math.expm1(-1.0 / b) for b in scales]
+    # the consistency's weights: each table's variance (None: equal, as
+    # the release made it)
+    variances = (
+        None
+        if isinstance(scale, float)
+        else [dlap_variance(b) for b in scales]
+    )
     out = [np.empty((sims, *s)) for s in shapes]
     for i in range(sims):
         noisy = [
             t + (rng.geometric(p, t.shape) - rng.geometric(p, t.shape))
-            for t in truth
+            for t, p in zip(truth, ps)
         ]
-        made, _ = make_consistent(noisy, marginals)
+        made, _ = make_consistent(noisy, marginals, variances)
         for k, (t, c) in enumerate(zip(truth, made)):
             out[k][i] = c - t
     for a in out:

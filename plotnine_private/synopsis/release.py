@@ -24,9 +24,10 @@ import pandas as pd
 from ..cells import Dimension, assemble, object_column
 from ..engines.source import is_source, source
 from ..exceptions import PlotninePrivateError
+from ..mechanisms.release.count_mechanisms import BlockLaplaceCounts
 from ..mechanisms.release.engine import LaplaceCounts, release_cells
 from ..mechanisms.release.query import Query
-from ..mechanisms.samplers.laplace import DEFAULT_DELTA
+from ..mechanisms.samplers.laplace import DEFAULT_DELTA, dlap_variance
 from ..mechanisms.session import tagged
 from ..tables import bounded_rows
 from ..units import UnitFrame, dataset_of, unit_of
@@ -115,6 +116,59 @@ def _workload(workload: Any, dims: dict[str, Dim]) -> list[tuple[str, ...]]:
     return out
 
 
+def _weights(
+    weights: Any, marginals: list[tuple[str, ...]]
+) -> list[float] | None:
+    """Each marginal's share of eps, in workload order (None: equal)."""
+    if weights is None:
+        return None
+    if not isinstance(weights, dict):
+        raise PlotninePrivateError(
+            f"{NAME}(): weights={weights!r} must be None (equal shares) or a "
+            "dict {marginal: share} over the workload, e.g. the weights of "
+            "pp.plan_synopsis(...)."
+        )
+    shares: dict[int, float] = {}
+    for key, w in weights.items():
+        m = (key,) if isinstance(key, str) else key
+        k = next(
+            (
+                i
+                for i, mg in enumerate(marginals)
+                if isinstance(m, tuple) and set(m) == set(mg)
+            ),
+            None,
+        )
+        if k is None:
+            raise PlotninePrivateError(
+                f"{NAME}(): weights key {key!r} is not a marginal of the "
+                f"workload {marginals}; give one share per workload entry."
+            )
+        if (
+            isinstance(w, bool)
+            or not isinstance(w, (int, float))
+            or not math.isfinite(w)
+            or not w > 0
+        ):
+            raise PlotninePrivateError(
+                f"{NAME}(): weights[{key!r}]={w!r} must be a share > 0 of eps."
+            )
+        shares[k] = float(w)
+    missing = [mg for i, mg in enumerate(marginals) if i not in shares]
+    if missing:
+        raise PlotninePrivateError(
+            f"{NAME}(): weights has no share for {missing}; give one share "
+            "per workload entry (or weights=None for equal shares)."
+        )
+    total = sum(shares.values())
+    if abs(total - 1.0) > 1e-6:
+        raise PlotninePrivateError(
+            f"{NAME}(): the weights sum to {total:g}; they are shares of "
+            "eps and must sum to 1."
+        )
+    return [shares[i] / total for i in range(len(marginals))]
+
+
 def _codes(rows: pd.DataFrame, d: Dim) -> np.ndarray:
     """Each record's cell of ``d`` (-1: missing or outside its domain)."""
     column = rows[d.name]
@@ -148,6 +202,7 @@ def synopsis(
     *,
     eps: float,
     workload: Sequence[tuple[str, ...]] | None = None,
+    weights: dict[Any, float] | None = None,
     seed: int | str | None = None,
     unit: str | None = None,
     max_records: int | None = None,
@@ -170,10 +225,14 @@ def synopsis(
         counts the same records.
     eps
         The whole budget, charged once; each of the ``m`` marginals gets
-        ``eps / m``.
+        ``eps / m``, or its share of ``weights``.
     workload
         The marginals to release: tuples of one or two declared columns;
         by default every 1-way and 2-way marginal.
+    weights
+        Each marginal's share of ``eps`` (a dict keyed by the workload's
+        tuples, shares > 0 summing to 1), e.g. the ``weights`` of
+        :func:`~plotnine_private.plan_synopsis`; by default equal shares.
     seed, adjacency, label
         As in :func:`~plotnine_private.dp_table`.
     unit, max_records
@@ -216,10 +275,23 @@ def synopsis(
             f"{NAME}(): a unit with max_cells is not supported yet; bound "
             "it with max_records only."
         )
+    shares = _weights(weights, marginals)
     m = len(marginals)
-    mech = LaplaceCounts(eps / m, DEFAULT_DELTA, adjacency)
-    if u.bounded:
-        mech = mech.bounded(u.cell_records, None)
+    shapes = [tuple(declared[d].bins for d in mg) for mg in marginals]
+    sizes = [int(np.prod(s)) for s in shapes]
+    mech: LaplaceCounts | BlockLaplaceCounts
+    if shares is None:
+        equal = LaplaceCounts(eps / m, DEFAULT_DELTA, adjacency)
+        if u.bounded:
+            equal = equal.bounded(u.cell_records, None)
+        scales = [equal.scale] * m
+        mech = equal
+    else:
+        block = BlockLaplaceCounts(eps, tuple(shares), tuple(sizes), adjacency)
+        if u.bounded:
+            block = block.bounded(u.cell_records, None)
+        scales = list(block.scales)
+        mech = block
     if isinstance(data, UnitFrame):
         rows = bounded_rows(NAME, data)
     elif isinstance(data, pd.DataFrame):
@@ -243,8 +315,6 @@ def synopsis(
         inside &= c >= 0
     # one cell table: marginal j's cells follow marginal j-1's, and each
     # record is counted once in every marginal
-    shapes = [tuple(declared[d].bins for d in mg) for mg in marginals]
-    sizes = [int(np.prod(s)) for s in shapes]
     offsets = np.concatenate([[0], np.cumsum(sizes)])
     parts = []
     names: list[tuple] = []
@@ -285,12 +355,27 @@ def synopsis(
         mg: noisy[a:b].reshape(s)
         for mg, s, a, b in zip(marginals, shapes, offsets[:-1], offsets[1:])
     }
-    tables, gap = make_consistent(list(raw.values()), marginals)
+    if shares is not None:
+        tables, gap = make_consistent(
+            list(raw.values()), marginals, [dlap_variance(b) for b in scales]
+        )
+        noise = (
+            "shares "
+            + ", ".join(
+                f"{w:.4g} ({'x'.join(mg)}: eps {w * eps:.4g}, scale {b:.4g})"
+                for mg, w, b in zip(marginals, shares, scales)
+            )
+            + " per cell"
+        )
+    else:
+        tables, gap = make_consistent(list(raw.values()), marginals)
+        noise = (
+            f"eps/{m}={eps / m:g} per marginal, scale {scales[0]:g} per cell"
+        )
     statement = (
         f"Synopsis of {m} marginals {[list(mg) for mg in marginals]} over "
         f"declared domains, released once with discrete Laplace noise "
-        f"(eps={eps:g} in total, eps/{m}={eps / m:g} per marginal, scale "
-        f"{mech.scale:g} per cell, {adjacency} adjacency"
+        f"(eps={eps:g} in total, {noise}, {adjacency} adjacency"
         + (
             f", unit {u.name} keeping {u.cell_records} records"
             if u.bounded
@@ -311,5 +396,7 @@ def synopsis(
         gap,
         raw,
         release=released.release,
-        scale=float(mech.scale),
+        scale=float(scales[0]) if len(set(scales)) == 1 else math.nan,
+        shares=dict(zip(marginals, shares or [1.0 / m] * m)),
+        scales=dict(zip(marginals, scales)),
     )

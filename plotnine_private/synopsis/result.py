@@ -96,7 +96,10 @@ class Synopsis:
         The record of the one release (what the report composes: every
         figure drawn from the synopsis repeats it, charged once).
     scale
-        The discrete Laplace scale of every released cell (public).
+        The discrete Laplace scale of every released cell (public; NaN
+        when ``weights`` gave the marginals unequal shares).
+    shares, scales
+        Each marginal's share of eps and its cells' noise scale.
     """
 
     dims: dict[str, Dim]
@@ -110,6 +113,9 @@ class Synopsis:
     )
     release: Release | None = field(default=None, repr=False)
     scale: float = math.nan
+    #: each marginal's share of eps and its cells' noise scale (public)
+    shares: dict[tuple[str, ...], float] = field(default_factory=dict)
+    scales: dict[tuple[str, ...], float] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -245,7 +251,15 @@ class Synopsis:
             "disagreement": self.disagreement,
             "dims": {k: v.to_json() for k, v in self.dims.items()},
             "tables": [
-                {"dims": list(k), "counts": v.tolist()}
+                {
+                    "dims": list(k),
+                    "counts": v.tolist(),
+                    **(
+                        {"share": self.shares[k], "scale": self.scales[k]}
+                        if k in self.scales
+                        else {}
+                    ),
+                }
                 for k, v in self.tables.items()
             ],
             "scale": self.scale,
@@ -290,6 +304,16 @@ def load_synopsis(path: str | Path) -> Synopsis:
         float(d["disagreement"]),
         release=None if rel is None else Release(**rel),
         scale=float(d.get("scale", math.nan)),
+        shares={
+            tuple(t["dims"]): float(t["share"])
+            for t in d["tables"]
+            if "share" in t
+        },
+        scales={
+            tuple(t["dims"]): float(t["scale"])
+            for t in d["tables"]
+            if "scale" in t
+        },
     )
 
 

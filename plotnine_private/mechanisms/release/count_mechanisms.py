@@ -8,7 +8,9 @@ out of :mod:`.release`, which re-exports these names.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -19,6 +21,7 @@ from ..streams.places import table_streams
 from .cell_table import CellTable
 
 __all__ = [
+    "BlockLaplaceCounts",
     "CKMCounts",
     "CountMechanism",
     "LaplaceCounts",
@@ -377,3 +380,156 @@ class CKMCounts:
             "threshold": self.threshold,
         }
         return values, values.copy(), keep, details
+
+
+#: shares of a :class:`BlockLaplaceCounts` are rounded down to this grid
+#: of eps (a rational the sampler takes exactly)
+_BLOCK_GRID = 2**20
+
+
+@dataclass(frozen=True)
+class BlockLaplaceCounts:
+    """Exact discrete Laplace noise on a whole public cell table cut into
+    consecutive blocks (the marginals of a synopsis), block ``i`` at its
+    own share ``shares[i]`` of ``eps``.
+
+    Privacy map: each record is counted once in every block, so a
+    neighbour moves at most ``Δ`` (2 under replace-one, 1 under
+    add/remove, times ``records``) in each block's L1 norm; block ``i``
+    with noise of scale ``Δ / eps_i`` costs ``eps_i`` and the blocks
+    compose to ``sum(eps_i) <= eps`` (each ``eps_i`` is ``eps *
+    shares[i]`` as a short decimal when those fit in ``eps`` exactly,
+    else rounded down to a multiple of 2**-20).
+    Equal shares are :class:`LaplaceCounts` at ``eps / m`` with
+    multiplicity ``m``, up to that rounding.
+
+    >>> m = BlockLaplaceCounts(1.0, (0.75, 0.25), (3, 2))
+    >>> m.scales, m.privacy_map(public=True, multiplicity=2)
+    ((2.6666666666666665, 8.0), (1.0, 0.0))
+    """
+
+    eps: float
+    shares: tuple[float, ...]
+    sizes: tuple[int, ...]
+    adjacency: str = "replace"
+    records: int = 1
+
+    noise = "discrete_laplace"
+    formal = True
+    stream = "counts"
+    input_domain = "a table of cells and their record counts, in blocks"
+
+    def __post_init__(self):
+        lap.check_laplace_options(self.adjacency, self.noise)
+        check_bound(self.records, None)
+        shares = [float(w) for w in self.shares]
+        if (
+            len(shares) != len(self.sizes)
+            or not shares
+            or not all(np.isfinite(w) and w > 0 for w in shares)
+            or abs(sum(shares) - 1.0) > 1e-9
+        ):
+            raise ParameterError(
+                f"shares must be one positive number per block summing to "
+                f"1, got {self.shares!r} for {len(self.sizes)} blocks."
+            )
+
+    @property
+    def name(self) -> str:
+        return self.noise
+
+    @property
+    def sensitivity(self) -> int:
+        """L1 sensitivity of one block: 2 (replace), 1 (add/remove), times
+        the records a privacy unit keeps."""
+        return lap.ADJACENCY_SENSITIVITY[self.adjacency] * int(self.records)
+
+    def block_eps(self) -> tuple[Fraction, ...]:
+        """Each block's exact eps: its share of the exact eps, as a short
+        decimal or rounded down to a multiple of 2**-20 (their sum never
+        exceeds eps)."""
+        whole = lap.exact_epsilon(self.eps)
+        shares = [Fraction(float(w)) for w in self.shares]
+        total = sum(shares, Fraction(0))
+        # short decimals (eps 1 in shares 0.1, 0.2 ...) are kept exactly
+        # when they fit in the budget
+        short = [lap.exact_epsilon(float(whole * w / total)) for w in shares]
+        if sum(short, Fraction(0)) <= whole:
+            return tuple(short)
+        out = []
+        for w in shares:
+            e = Fraction(math.floor(whole * w / total * _BLOCK_GRID))
+            if e <= 0:
+                raise ParameterError(
+                    f"a share {float(w):g} of eps={self.eps:g} is below "
+                    "2**-20: give every block a larger share."
+                )
+            out.append(e / _BLOCK_GRID)
+        return tuple(out)
+
+    @property
+    def scales(self) -> tuple[float, ...]:
+        """Each block's noise scale ``Δ / eps_i``."""
+        return tuple(float(self.sensitivity / e) for e in self.block_eps())
+
+    def privacy_map(
+        self, public: bool, multiplicity: int = 1
+    ) -> tuple[float, float]:
+        """``(eps, 0)`` on a public domain where each record is counted
+        once per block (``multiplicity`` = the number of blocks); ``k``
+        times that when it is counted ``k`` times in every block (group
+        privacy)."""
+        m = len(self.sizes)
+        if not public or multiplicity % m:
+            raise ParameterError(
+                "BlockLaplaceCounts releases a public domain in which each "
+                f"record is counted once per block ({m}), got "
+                f"public={public}, multiplicity={multiplicity}."
+            )
+        return float(self.eps) * (multiplicity // m), 0.0
+
+    def bounded(
+        self, records: int, cells: int | None = None
+    ) -> BlockLaplaceCounts:
+        """The same for units keeping up to ``records`` records (a unit
+        may put all of them in one cell of each block: ``cells`` is not
+        used)."""
+        return BlockLaplaceCounts(
+            self.eps, self.shares, self.sizes, self.adjacency, records
+        )
+
+    def parameters(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "eps": float(self.eps),
+            "shares": tuple(float(w) for w in self.shares),
+            "adjacency": self.adjacency,
+            "noise": self.noise,
+        }
+        if self.records != 1:
+            out["records"] = int(self.records)
+        return out
+
+    def perturb(self, table: CellTable, key: bytes):
+        """Discrete Laplace noise on every cell, block ``i``'s cells at
+        scale ``Δ / eps_i``; returns as :meth:`LaplaceCounts.perturb`."""
+        n = np.asarray(table.n, dtype=np.int64)
+        if not table.public or len(n) != sum(self.sizes):
+            raise ParameterError(
+                f"BlockLaplaceCounts needs a public table of "
+                f"{sum(self.sizes)} cells, got {len(n)} "
+                f"(public={table.public})."
+            )
+        streams = table_streams(key, table)
+        noise = np.empty(len(n), dtype=np.int64)
+        start = 0
+        for size, e in zip(self.sizes, self.block_eps()):
+            b = Fraction(self.sensitivity) / e
+            cells = np.arange(start, start + size)
+            noise[start : start + size] = lap.discrete_laplace(
+                streams, (b.numerator, b.denominator), cells
+            )
+            start += size
+        noisy = (n + noise).astype(np.float64)
+        values = np.clip(noisy, 0, None)
+        keep = np.ones(len(n), dtype=bool)
+        return values, noisy, keep, {"scales": list(self.scales)}
