@@ -226,13 +226,22 @@ def test_dp_without_limits_charges_a_private_range(points):
     assert counts[0].domain == "private estimate"
 
 
+def test_a_missing_eps_fails_when_built_on_data():
+    """Made without eps (a figure drawn from a synopsis), a hexagon
+    layer asks for it when built on data."""
+    data = pd.DataFrame({"x": [0.5, 1.5], "y": [0.5, 1.5]})
+    p = ggplot(data, aes("x", "y")) + geom_hex(
+        stat="binhex_dp", limits=((0, 2), (0, 2))
+    )
+    with pytest.raises(PlotninePrivateError, match="eps is required"):
+        layer_data(p)
+
+
 def test_bad_parameters_fail_at_construction():
     with pytest.raises(PlotninePrivateError, match="binwidth"):
         ggplot() + geom_hex(stat="binhex_dp", eps=1, binwidth=0)
     with pytest.raises(PlotninePrivateError, match="bins"):
         ggplot() + geom_hex(stat="binhex_dp", eps=1, bins=0)
-    with pytest.raises(PlotninePrivateError, match="eps"):
-        ggplot() + geom_hex(stat="binhex_dp")
     with pytest.raises(PlotninePrivateError, match="limits"):
         ggplot() + geom_hex(stat="binhex_dp", eps=1, limits=((1, 0), (0, 1)))
     # the private stat names eps (plotnine 0.15 passes it the geom's
