@@ -11,6 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import plotnine_private as pp
+
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "exploring.md"
 
 
@@ -36,7 +38,14 @@ def test_sixteen_figures_from_one_release(page):
 
 
 def test_shared_totals_agree(page):
-    layers = page["layers"]
+    names = (
+        "cuts",
+        "cuts by colour",
+        "price, $500 bins",
+        "price, $1,000 bins",
+    )
+    layers = {k: pp.layer_data(page["figures"][k]) for k in names}
+    layers["carat by price"] = pp.layer_data(page["figures"]["carat by price"])
     by_cut = layers["cuts"].set_index("x")["count"]
     split = layers["cuts by colour"].groupby("x")["count"].sum()
     np.testing.assert_allclose(split.loc[by_cut.index], by_cut, atol=1e-6)
