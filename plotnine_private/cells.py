@@ -174,7 +174,11 @@ def categorical_dimension(
     """
     series = values if isinstance(values, pd.Series) else pd.Series(values)
     if declared is not None:
-        levels = list(declared)
+        if numbers is not None and series.dtype == np.float64:
+            # the caller's floats: its sequence of them, not a copy
+            levels: Any = declared
+        else:
+            levels = list(declared)
         if series.dtype != np.float64:
             numbers = None
         elif numbers is None:
@@ -204,7 +208,19 @@ def as_floats(values: Sequence) -> np.ndarray | None:
     """``[float(v) for v in values]`` as a float64 array, in bulk, where
     every value is a plain ``int`` or ``float`` and none is NaN (numpy
     rounds an int to the nearest float as ``float`` does); None
-    otherwise (an int too large for a float included)."""
+    otherwise (an int too large for a float included). A ``range`` of
+    ints below 2**53 in magnitude is written by ``np.arange``, without
+    an int object per value.
+
+    >>> as_floats(range(-2, 3, 2)).tolist(), as_floats([1, True])
+    ([-2.0, 0.0, 2.0], None)
+    """
+    if isinstance(values, range) and len(values):
+        ends = (values[0], values[-1])
+        if max(abs(v) for v in ends) < 2**53:
+            return np.arange(
+                values.start, values.stop, values.step, dtype=np.float64
+            )
     kinds = set(map(type, values))
     if not kinds or not kinds <= {int, float}:
         return None
