@@ -73,7 +73,8 @@ def kernel_weights(
     (centre ``centres[j]``) at grid point ``i``, ``K((x_i - c_j) / bw) /
     bw``: the smooth of counts ``w`` is ``w @ weights.T / sum(w)``.
 
-    >>> kernel_weights(np.array([0.0]), np.array([0.0, 1.0, 40.0]), 1.0).ravel()
+    >>> grid = np.array([0.0, 1.0, 40.0])
+    >>> kernel_weights(np.array([0.0]), grid, 1.0).ravel()
     array([0.39894228, 0.24197072, 0.        ])
     """
     shape, half = KERNELS[kernel]
