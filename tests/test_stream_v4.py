@@ -295,3 +295,15 @@ def test_numeric_levels_are_one_float_array():
     assert not fam.numbers.flags.writeable
     assert Levels(["a"], numeric=False).declared == ["a"]
     assert Levels(range(2)).declared == [0, 1]  # discrete: a list
+
+
+def test_int_levels_read_in_bulk_are_their_floats():
+    rng = np.random.default_rng(7)
+    ints = rng.integers(-(2**63), 2**63 - 1, size=2000, dtype=np.int64)
+    values = [int(v) for v in ints]
+    values += [2**53 + 1, -(2**53) - 1, 2**63 - 1, -(2**63), 0, -1]
+    assert as_floats(values).tolist() == [float(v) for v in values]
+    big = [*values, 2**64]  # beyond int64: float() of each
+    assert as_floats(big).tolist() == [float(v) for v in big]
+    assert as_floats([1, 2.5]).tolist() == [1.0, 2.5]
+    assert as_floats([1, np.int64(2)]) is None  # numpy scalars: one by one
