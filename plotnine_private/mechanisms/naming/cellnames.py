@@ -564,13 +564,13 @@ def _kept(values: Any) -> bool:
 
 
 def float_digest(values: Any) -> bytes:
-    """32-byte BLAKE2b of floats as one float64 buffer (little-endian,
-    after their count), each zero written ``0.0`` and each NaN as numpy's
-    ``nan``: equal for equal values (``-0.0`` is ``0.0``, as the texts of
-    stream version 3 have it), in one pass over the buffer. Stream
-    version 4 names a column of floats by it (10**6 floats: 0.01 s, where
-    their texts take 0.07 s). A read-only array that owns its data is
-    digested once.
+    """32-byte SHA-256 of floats as one float64 buffer (little-endian,
+    after a label and their count), each zero written ``0.0`` and each
+    NaN as numpy's ``nan``: equal for equal values (``-0.0`` is ``0.0``,
+    as the texts of stream version 3 have it), in one pass over the
+    buffer. Stream version 4 names a column of floats by it (10**6
+    floats: 0.005 s, where their texts take 0.07 s). A read-only array
+    that owns its data is digested once.
 
     >>> float_digest([0.0, 2.5]) == float_digest(np.array([-0.0, 2.5]))
     True
@@ -585,8 +585,9 @@ def float_digest(values: Any) -> bytes:
     nan = np.isnan(v)
     if nan.any():
         v[nan] = np.nan
-    h = hashlib.blake2b(digest_size=32, person=b"pnp-v4-floats")
-    h.update(b"%d <f8 " % len(v))
+    # SHA-256 (FIPS 180-4): with the CPU's SHA extensions, twice as fast
+    # as BLAKE2b here (8 MB: 0.005 s against 0.01 s)
+    h = hashlib.sha256(b"plotnine_private v4 floats\0%d <f8 " % len(v))
     h.update(v.data)
     made = h.digest()
     if _kept(values):

@@ -41,7 +41,7 @@ named by one digest of its float64 buffer
 (:func:`~.cellnames.float_digest`), in the release's identity (more
 than 64 floats) and in its domain digest alike, where version 3 writes
 each level's text for the identity and its words for the domain: 10**6
-integer levels cost 0.01 s to name instead of 0.1 s. Its releases have
+integer levels cost 0.005 s to name instead of 0.1 s. Its releases have
 their own identity and numbers; versions 1 to 3 are unchanged.
 """
 
