@@ -20,7 +20,9 @@ to its floor and the ratio private / floor:
 * ``table``: ``dp_table`` over 10**6 declared cells, with an ``int``, a
   ``str`` (both with ``levels=``) and a ``Categorical`` column, in cells
   per second, each a first table (the caches of recent domains cleared);
-  floor ``np.bincount`` plus numpy's float Laplace;
+  then the ``int`` table under stream version 4 (numeric domains named
+  by one digest of their float64 buffer), its levels a list and a
+  ``range``; floor ``np.bincount`` plus numpy's float Laplace;
 * ``ledger``: the Categorical ``dp_table`` again under a ledger (a
   repeat, charged nothing) minus the call without a ledger, the two
   interleaved;
@@ -222,10 +224,16 @@ def bench_table(repeat: int, m: int = 10**6) -> None:
         ),
         repeat,
     )
-    for name, (df, levels) in frames.items():
-        private = best(
-            lambda df=df, levels=levels: first_table(df, levels), repeat
-        )
+    cases = [(name, df, levels, 3) for name, (df, levels) in frames.items()]
+    cases += [
+        ("int v4", frames["int"][0], frames["int"][1], 4),
+        ("int v4 range", frames["int"][0], range(m), 4),
+    ]
+    for name, df, levels, version in cases:
+        with pp.use_stream_version(version):
+            private = best(
+                lambda df=df, levels=levels: first_table(df, levels), repeat
+            )
         line(
             f"dp_table {name}, {m:.0e} cells ({m / private[0]:.2g}/s)",
             private,

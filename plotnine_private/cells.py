@@ -174,7 +174,11 @@ def categorical_dimension(
     """
     series = values if isinstance(values, pd.Series) else pd.Series(values)
     if declared is not None:
-        levels = list(declared)
+        if numbers is not None and series.dtype == np.float64:
+            # the caller's floats: its sequence of them, not a copy
+            levels: Any = declared
+        else:
+            levels = list(declared)
         if series.dtype != np.float64:
             numbers = None
         elif numbers is None:
@@ -204,10 +208,31 @@ def as_floats(values: Sequence) -> np.ndarray | None:
     """``[float(v) for v in values]`` as a float64 array, in bulk, where
     every value is a plain ``int`` or ``float`` and none is NaN (numpy
     rounds an int to the nearest float as ``float`` does); None
-    otherwise (an int too large for a float included)."""
+    otherwise (an int too large for a float included). A ``range`` of
+    ints below 2**53 in magnitude is written by ``np.arange``, without
+    an int object per value.
+
+    >>> as_floats(range(-2, 3, 2)).tolist(), as_floats([1, True])
+    ([-2.0, 0.0, 2.0], None)
+    >>> as_floats([2**63 - 1, 2**64, -(2**63)]).tolist() == [
+    ...     float(2**63 - 1), float(2**64), float(-(2**63))]
+    True
+    """
+    if isinstance(values, range) and len(values):
+        ends = (values[0], values[-1])
+        if max(abs(v) for v in ends) < 2**53:
+            return np.arange(
+                values.start, values.stop, values.step, dtype=np.float64
+            )
     kinds = set(map(type, values))
     if not kinds or not kinds <= {int, float}:
         return None
+    if kinds == {int}:
+        try:  # ints read as int64 first: 0.017 s at 10**6, not 0.03 s
+            whole = np.fromiter(values, dtype=np.int64, count=len(values))
+            return whole.astype(np.float64)  # rounded as float() rounds
+        except OverflowError:
+            pass  # beyond int64: each converted by float()
     try:
         out = np.array(values, dtype=np.float64)
     except OverflowError:

@@ -453,8 +453,14 @@ def _declared_numbers(
     ``repr``)."""
     order = getattr(family, "order", None)
     if order is not None and len(levels) == xdim.size:
-        given = np.empty(len(levels), dtype=object)
-        given[:] = levels  # plain ints and floats (the family's order)
+        if isinstance(levels, range):
+            # ints below 2**53 (the family's floats): made in numpy
+            given = np.arange(
+                levels.start, levels.stop, levels.step, dtype=np.int64
+            ).astype(object)
+        else:
+            given = np.empty(len(levels), dtype=object)
+            given[:] = levels  # plain ints and floats (the family's order)
         if not every_row(order, len(given)):
             given = given[order]
         return given if every_row(at, len(given)) else given[at]

@@ -49,6 +49,10 @@ ALLOWED_STATE = {
     # memo: the plotnine counterpart class made once per family from its
     # declaration (compare.families.plain_stat)
     ("compare/families.py", "_PLAIN"),
+    # memo: the float digest of a read-only float array that owns its
+    # data (held weakly), a function of its content alone
+    # (cellnames.float_digest: a release digests its levels twice)
+    ("mechanisms/naming/cellnames.py", "_FLOAT_DIGESTS"),
 }
 
 #: module-level functools caches, and why each cannot change a result:

@@ -248,7 +248,7 @@ def test_v1_releases_reproduce_and_v2_is_another_release():
 
 def test_a_release_records_its_stream_version():
     p = ggplot(_FRAME, aes("x")) + geom_bar(stat="count_dp", eps=1, seed=3)
-    for version in (1, 2, 3):
+    for version in (1, 2, 3, 4):
         with use_stream_version(version):
             report = pp.privacy_report(p)
         rows = report.to_dict()["releases"]
@@ -256,9 +256,9 @@ def test_a_release_records_its_stream_version():
         assert got == {version}
 
 
-@pytest.mark.parametrize("bad", [0, 4, "2", True, 1.5])
+@pytest.mark.parametrize("bad", [0, 5, "2", True, 1.5])
 def test_unknown_stream_version_is_refused(bad):
-    with pytest.raises(ParameterError, match=r"one of \(1, 2, 3\)"):
+    with pytest.raises(ParameterError, match=r"one of \(1, 2, 3, 4\)"):
         use_stream_version(bad)
     assert stream_version() == 3
 

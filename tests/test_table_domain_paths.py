@@ -4,6 +4,8 @@ fast paths encode each level once, in one buffer)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -140,8 +142,8 @@ def _numbers_by_label(levels, xdim, at, family):
     )
 
 
-@pytest.mark.parametrize("version", [2, 3])
-@pytest.mark.parametrize("kind", ["int", "float"])
+@pytest.mark.parametrize("version", [2, 3, 4])
+@pytest.mark.parametrize("kind", ["int", "float", "range"])
 def test_a_table_of_numeric_levels_draws_the_plain_paths_numbers(
     monkeypatch, kind, version
 ):
@@ -152,8 +154,10 @@ def test_a_table_of_numeric_levels_draws_the_plain_paths_numbers(
     streams.use_stream_version(version)  # the test's session restores it
     rng = np.random.default_rng(6)
     m = 3000
-    if kind == "int":
-        levels: list = list(range(-5, m - 5))
+    if kind in ("int", "range"):
+        levels: Any = range(-5, m - 5)
+        if kind == "int":
+            levels = list(levels)
         values = rng.integers(-10, m, size=4 * m).astype(float)
     else:
         levels = [i / 4 for i in range(1, m - 1)] + [-0.0, 1e300]

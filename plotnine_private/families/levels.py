@@ -14,7 +14,46 @@ from ..cells import Dimension, as_floats, categorical_dimension
 from ..exceptions import PlotninePrivateError
 from .base import CELL, Family, Stages, _float
 
-__all__ = ["Levels", "Observed", "count_levels"]
+__all__ = ["FloatSequence", "Levels", "Observed", "count_levels"]
+
+
+class FloatSequence(Sequence):
+    """A read-only sequence of the Python floats of a float64 array,
+    made one at a time when asked for (``list(s)`` equals
+    ``array.tolist()``).
+
+    >>> s = FloatSequence(np.array([1.0, 2.5]))
+    >>> len(s), s[1], list(s), type(s[0]).__name__, s == [1, 2.5]
+    (2, 2.5, [1.0, 2.5], 'float', True)
+    """
+
+    __slots__ = ("array",)
+
+    def __init__(self, array: np.ndarray):
+        self.array = array
+
+    def __len__(self) -> int:
+        return len(self.array)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return self.array[i].tolist()
+        return float(self.array[i])
+
+    def __iter__(self) -> Any:
+        return iter(self.array.tolist())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, FloatSequence):
+            other = other.array.tolist()
+        if not isinstance(other, (list, tuple)):
+            return NotImplemented
+        return self.array.tolist() == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"FloatSequence({self.array.tolist()!r})"
 
 
 # --------------------------------------------------------------------------
@@ -40,7 +79,9 @@ class Levels(Family):
         # and where each given level went (the tables show it as given)
         numbers = order = None
         if self.declared is not None:
-            levels = list(self.declared)
+            given = self.declared
+            numeric_range = self.numeric and isinstance(given, range)
+            levels = given if numeric_range else list(given)
             if self.numeric:
                 floats = as_floats(levels)
                 if floats is None:
@@ -48,11 +89,16 @@ class Levels(Family):
                 elif bool((floats[1:] >= floats[:-1]).all()):
                     numbers = floats  # in order already (range(m))
                     order = np.arange(len(floats))
-                    levels = numbers.tolist()
                 else:
                     order = np.argsort(floats, kind="stable")
                     numbers = floats[order]
-                    levels = numbers.tolist()
+                if numbers is None:
+                    levels = list(levels)  # a range of huge ints
+                else:
+                    # the floats stay one array: no Python float per
+                    # level unless one is asked for (0.04 s at 10**6)
+                    numbers.flags.writeable = False
+                    levels = FloatSequence(numbers)
             object.__setattr__(self, "declared", levels)
         object.__setattr__(self, "numbers", numbers)
         object.__setattr__(self, "order", order)

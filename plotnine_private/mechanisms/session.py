@@ -134,7 +134,7 @@ def current_session() -> Session:
     """The session of the running thread or task (in a context that has
     none yet: the main thread's, or a new one in the main thread).
 
-    >>> current_session().stream_version in (1, 2, 3)
+    >>> current_session().stream_version in (1, 2, 3, 4)
     True
     """
     try:

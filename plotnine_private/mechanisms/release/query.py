@@ -121,7 +121,13 @@ class Query:
             key=secret.value, digest_size=12, person=b"pnp-identity"
         )
         version = stream_version()
-        chunks = self._chunks_v3 if version >= 3 else self._canonical_chunks
+        chunks = (
+            self._chunks_v4
+            if version >= 4
+            else self._chunks_v3
+            if version == 3
+            else self._canonical_chunks
+        )
         for chunk in chunks:
             h.update(chunk)
         if version != 1:
@@ -143,6 +149,12 @@ class Query:
         # pass over the buffer, shared with the cells' domain digest)
         whole = (self.family, self.source, self.parts)
         return tuple(_canonical_chunks(whole, digests=True))
+
+    @functools.cached_property
+    def _chunks_v4(self) -> tuple[bytes, ...]:
+        # version 4 also names a large domain of floats by its digest
+        whole = (self.family, self.source, self.parts)
+        return tuple(_canonical_chunks(whole, digests=True, floats=True))
 
     @functools.cached_property
     def _cells_name(self) -> str:

@@ -40,10 +40,17 @@ from typing import Any
 
 import numpy as np
 
-from ..naming.cellnames import StrLabels, cell_words_at, column_runs, every_row
+from ..naming.cellnames import (
+    StrLabels,
+    cell_words_at,
+    column_runs,
+    every_row,
+    float_column,
+    float_digest,
+)
 from ..naming.encoding import narrowest, only_str
 from .randomness import CellStreams
-from .versions import CellStreamsV2, cell_streams
+from .versions import CellStreamsV2, cell_streams, stream_version
 
 __all__ = [
     "SEGMENT_BITS",
@@ -77,9 +84,19 @@ def column_digest(column: Any) -> bytes:
     True
     >>> column_digest([4.0]) == column_digest(["4.0"])
     False
+
+    Under stream version 4 a column of floats (a float64 array, or only
+    Python floats) is named by :func:`~.cellnames.float_digest` of its
+    buffer instead: one pass, shared with the release's identity.
     """
     if isinstance(column, StrLabels):
         return column.digest()
+    if stream_version() >= 4:
+        floats = float_column(column)
+        if floats is not None:
+            # version 4: floats by their buffer (as the identity names
+            # them), not by their words
+            return float_digest(floats)
     values: Any = ()
     if not isinstance(column, np.ndarray):
         values = list(column)

@@ -62,6 +62,7 @@ from ..naming.cellnames import (
     FloatLevels,
     StrLabels,
     cell_words,
+    float_digest,
     only_str,
     value_bytes,
 )
@@ -144,7 +145,9 @@ def _prefixed_floats(values: Sequence[float]) -> bytes:
     return FloatLevels(values).prefixed()
 
 
-def _canonical_chunks(part: Any, digests: bool = False) -> list[bytes]:
+def _canonical_chunks(
+    part: Any, digests: bool = False, floats: bool = False
+) -> list[bytes]:
     """:func:`_canonical` of ``part`` as chunks whose join it is: a
     buffer of labels stays one chunk instead of being copied into the
     bytes of every tuple around it (a hash reads the chunks in turn).
@@ -152,6 +155,10 @@ def _canonical_chunks(part: Any, digests: bool = False) -> list[bytes]:
     ``digests`` (stream version 3's identity): more than 64 plain
     strings, as a buffer or a tuple, are encoded as ``b"d:"`` and their
     32-byte :meth:`~.cellnames.StrLabels.digest` instead of their bytes.
+    ``floats`` (stream version 4's, with ``digests``): more than 64
+    floats, as a :class:`~.cellnames.FloatLevels` or a tuple of Python
+    floats, are encoded as ``b"F:"`` and their 32-byte
+    :func:`~.cellnames.float_digest` instead of their texts.
 
     >>> p = ("count", (("eps", 1.0), ("x", "class")))
     >>> b"".join(_canonical_chunks(p)) == _canonical(p)
@@ -162,16 +169,24 @@ def _canonical_chunks(part: Any, digests: bool = False) -> list[bytes]:
             return [b"d:", part.digest()]
         return [b"t:", part.prefixed()]
     if isinstance(part, FloatLevels):
+        if floats and len(part) > 64:
+            return [b"F:", part.digest()]
         return [b"t:", part.prefixed()]
     if isinstance(part, (tuple, list)) and len(part) <= 64:
         out = [b"t:"]
         for item in part:
-            sub = _canonical_chunks(item, digests)
+            sub = _canonical_chunks(item, digests, floats)
             out.append(sum(map(len, sub)).to_bytes(4, "little"))
             out.extend(sub)
         return out
     if digests and isinstance(part, (tuple, list)) and only_str(part):
         return [b"d:", _labels_digest(tuple(part))]
+    if (
+        floats
+        and isinstance(part, (tuple, list))
+        and set(map(type, part)) == {float}  # as _canonical's floats
+    ):
+        return [b"F:", float_digest(part)]
     return [_canonical(part)]
 
 
