@@ -94,6 +94,7 @@ from .synopsis import (
     synopsis,
 )
 from .synopsis.draw import compute_from_synopsis, synopsis_layer
+from .synopsis.summary import draw_summary, is_summary
 from .tables import ckm_table, dp_table
 
 
@@ -111,7 +112,10 @@ def _in_engine(plot, lyr) -> bool:
 
 def _release_in_engine(lyr, plot) -> None:
     if synopsis_layer(plot, lyr):
-        compute_from_synopsis(lyr, plot)
+        if is_summary(lyr):
+            draw_summary(lyr, plot)
+        else:
+            compute_from_synopsis(lyr, plot)
         return
     from .engines.plot import compute_in_engine
 

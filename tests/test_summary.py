@@ -582,7 +582,6 @@ def test_ckm_undeclared_x_is_observed():
         ({"resolution": 1e-12}, "too fine"),
         ({"errorbar": "se"}, "errorbar must be one of"),
         ({"level": 95}, "level must be a number in (0, 1)"),
-        ({"eps": None}, "eps is required"),
         ({"adjacency": "swap"}, "adjacency must be one of"),
     ],
 )

@@ -100,6 +100,8 @@ class Synopsis:
         when ``weights`` gave the marginals unequal shares).
     shares, scales
         Each marginal's share of eps and its cells' noise scale.
+    derived
+        Post-processing kept once computed (never saved).
     """
 
     dims: dict[str, Dim]
@@ -116,6 +118,9 @@ class Synopsis:
     #: each marginal's share of eps and its cells' noise scale (public)
     shares: dict[tuple[str, ...], float] = field(default_factory=dict)
     scales: dict[tuple[str, ...], float] = field(default_factory=dict)
+    #: post-processing computed once for this synopsis (the bootstrap
+    #: draws of its summaries' intervals), by what it is
+    derived: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def name(self) -> str:

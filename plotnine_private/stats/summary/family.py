@@ -21,7 +21,13 @@ from ...cells import CHUNK, assemble, categorical_dimension
 from ...declarations import Declaration, NoiseGeom
 from ...mechanisms.release.magnitudes import SumTable
 from ...units import with_unit
-from ...validation import fail, is_real, validate_choice, validate_range
+from ...validation import (
+    fail,
+    is_real,
+    validate_choice,
+    validate_eps,
+    validate_range,
+)
 from ..boxplot import COVERS, validate_covers
 from ..count import _CountFamily
 from ..dates import to_axis_units
@@ -273,19 +279,66 @@ class _SummaryFamily(_CountFamily):
         self.check_fun()
         p = self.params
         name = self.name
-        if p["bounds"] is None:
+        #: a resolution of the user's (else the default of the bounds)
+        self.resolution_given = p["resolution"] is not None
+        if p["bounds"] is None and not self.drawn_from_synopsis():
+            self.require_bounds()
+        if p["bounds"] is not None:
+            self.check_bounds()
+        validate_choice(name, "errorbar", p["errorbar"], ("noise", None))
+        validate_choice(name, "covers", p["covers"], COVERS)
+        if p["discrete"] is not None and p["fun"] != "quantile":
             raise fail(
                 name,
-                "bounds is required: the public range (lo, hi) of y, known "
-                "without looking at the data (e.g. bounds=(0, 50) for "
-                "highway mpg). Values outside it are clamped to it; the "
-                "noise is calibrated to it.",
+                f"discrete={p['discrete']!r} is for medians and quantiles "
+                f"(fun='median', fun_y=np.quantile...): a mean or a total is "
+                f"summed on the public grid resolution={p['resolution']!r}; "
+                "drop discrete, or give resolution=1 for whole numbers.",
             )
+        if p["fun"] == "quantile" and p["bounds"] is not None:
+            validate_covers(name, {**p, "limits": p["bounds"]})
+        lev = p["level"]
+        if not is_real(lev) or not 0 < lev < 1:
+            raise fail(
+                name,
+                f"level must be a number in (0, 1), got {lev!r} (e.g. 0.95 "
+                "for 95% error bars).",
+            )
+        super().validate_params()
+
+    def drawn_from_synopsis(self) -> bool:
+        """Made without ``eps`` and ``bounds``: a figure drawn from a
+        synopsis, whose declared limits are the bounds (on data, the
+        build asks for both: :meth:`require_budget`)."""
+        p = self.params
+        return bool(getattr(self, "DP", False)) and p.get("eps") is None
+
+    def require_bounds(self) -> None:
+        """Refuse a layer without ``bounds``."""
+        raise fail(
+            self.name,
+            "bounds is required: the public range (lo, hi) of y, known "
+            "without looking at the data (e.g. bounds=(0, 50) for "
+            "highway mpg). Values outside it are clamped to it; the "
+            "noise is calibrated to it.",
+        )
+
+    def require_budget(self) -> None:
+        """On data: ``eps`` and ``bounds``, which a figure drawn from a
+        synopsis leaves out, are required."""
+        p = self.params
+        if getattr(self, "DP", False) and p.get("eps") is None:
+            validate_eps(self.name, None)  # "eps is required"
+        if p["bounds"] is None:
+            self.require_bounds()
+
+    def check_bounds(self) -> None:
+        """``bounds`` and the grid of ``resolution`` on them."""
+        p = self.params
+        name = self.name
         lo, hi = validate_range(name, "bounds", p["bounds"])
         p["bounds"] = (lo, hi)
         r = p["resolution"]
-        #: a resolution of the user's (else the default of the bounds)
-        self.resolution_given = r is not None
         if r is None:
             r = default_resolution(lo, hi)
         elif not is_real(r) or not (math.isfinite(r) and r > 0):
@@ -310,26 +363,6 @@ class _SummaryFamily(_CountFamily):
                 "(hi - lo) / resolution must stay below 2**31; use a "
                 "coarser resolution.",
             )
-        validate_choice(name, "errorbar", p["errorbar"], ("noise", None))
-        validate_choice(name, "covers", p["covers"], COVERS)
-        if p["discrete"] is not None and p["fun"] != "quantile":
-            raise fail(
-                name,
-                f"discrete={p['discrete']!r} is for medians and quantiles "
-                f"(fun='median', fun_y=np.quantile...): a mean or a total is "
-                f"summed on the public grid resolution={p['resolution']!r}; "
-                "drop discrete, or give resolution=1 for whole numbers.",
-            )
-        if p["fun"] == "quantile":
-            validate_covers(name, {**p, "limits": p["bounds"]})
-        lev = p["level"]
-        if not is_real(lev) or not 0 < lev < 1:
-            raise fail(
-                name,
-                f"level must be a number in (0, 1), got {lev!r} (e.g. 0.95 "
-                "for 95% error bars).",
-            )
-        super().validate_params()
 
     def center(self) -> float:
         """Public centre of the grid (0 unless a DP mean is released)."""
@@ -431,6 +464,7 @@ class _SummaryFamily(_CountFamily):
     def release_rows(self, data: pd.DataFrame) -> pd.DataFrame:
         """Release totals and counts of the layer's cells (see the module
         docstring), then shape them like plotnine's ``stat_summary``."""
+        self.require_budget()
         if self.params["fun"] == "quantile":
             # the box plots' limits are in data units already
             return quantile_twin(self).release_at_door(data, self.build)

@@ -49,7 +49,9 @@ class _DPSummary(_SummaryFamily):
         self.check_fun()  # sum_share's rule below depends on fun
         p = self.params
         name = self.name
-        p["eps"] = validate_eps(name, p["eps"])
+        if p["eps"] is not None:
+            # None: drawn from a synopsis (on data the build asks for it)
+            p["eps"] = validate_eps(name, p["eps"])
         p["seed"] = validate_seed(name, p["seed"])
         validate_choice(
             name, "adjacency", p["adjacency"], ("replace", "add_remove")

@@ -1,0 +1,327 @@
+"""Means and totals of a numeric dimension drawn from a synopsis:
+``ggplot(syn, aes("class", "hwy")) + geom_pointrange(stat="summary_dp")``.
+
+Post-processing of the synopsis's one release, as every figure drawn
+from it (:mod:`.draw`). A summary of ``y`` (a declared numeric
+dimension) by ``x`` (a declared categorical one) reads the consistent
+counts ``n[x, k]`` of their 2-way marginal over ``y``'s fine bins, whose
+centres are ``c_k`` (lo + (k + 1/2) * resolution):
+
+- ``n(x) = sum_k n[x, k]``, ``sum(x) = sum_k n[x, k] * c_k`` and the
+  mean ``sum(x) / n(x)``;
+- **the discretisation**: a record's value is within half a resolution
+  of its fine bin's centre, so the mean of the records counted is within
+  ``resolution / 2`` of the mean of the centres, and their total within
+  ``n(x) * resolution / 2`` (taken at the released ``n``). Records
+  outside the declared limits of ``y`` (or missing) are counted in no
+  marginal of the synopsis, so in no mean;
+- **the intervals** (``y_low``/``y_high``, drawn as ``ymin``/``ymax``
+  with ``errorbar="noise"``): a parametric bootstrap through the
+  estimator. ``DRAWS`` times (a fixed public generator seed), fresh
+  discrete Laplace noise of the release's scale is added to every cell
+  of every consistent table and the result made consistent as the
+  release was (:func:`~.consistency.make_consistent`); the held table's
+  simulated ``n`` and ``sum`` give simulated means (totals). The interval
+  is the released value minus the ``(1 +- level) / 2`` quantiles of
+  their error (a basic bootstrap interval: it carries the pull of the
+  non-negative projection towards the middle of the limits), widened by
+  the discretisation bound, and kept within the declared limits (a
+  mean) or at or above 0 (a total of a ``y`` whose limits are >= 0).
+  Unlike a count's (:func:`.draw.simulated_errors`, on a large table
+  where nothing is clipped), the draws are around the released tables:
+  a mean's error depends on which fine bins are near 0, where the
+  projection clips the noise.
+
+Refused: a group (fill, colour) or a facet (their marginal has three
+columns), ``fun_data`` (a spread needs each record's square),
+medians and quantiles, ``eps``/``seed``, and ``bounds`` or
+``resolution`` other than the declared limits and resolution of ``y``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import warnings
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+from plotnine.mapping.aes import aes
+from plotnine.mapping.evaluation import evaluate
+
+from .._compat import given_arguments, keep_build, layer_mapping
+from ..cells import Dimension
+from ..door import LayerBuild, _source_frame, make_door
+from ..engines.push import assemble_counts
+from ..exceptions import PlotninePrivateError
+from ..mechanisms.release.records import Released
+from ..stats.marks import mark_layer
+from .consistency import make_consistent
+from .result import Synopsis
+
+if TYPE_CHECKING:
+    from plotnine import ggplot
+    from plotnine.layer import layer
+
+__all__ = [
+    "DRAWS",
+    "SUMMARIES",
+    "bootstrap",
+    "draw_summary",
+    "is_summary",
+    "summary_of",
+]
+
+#: the stats drawn here
+SUMMARIES = ("stat_summary_dp",)
+#: bootstrap draws of a summary's interval, and their public seed
+DRAWS = 200
+BOOT_SEED = 38_2026
+#: parameters that would make a new release
+_RELEASE_PARAMS = ("eps", "seed", "sum_share", "shares")
+
+
+def _fail(name: str, syn: Synopsis, why: str) -> PlotninePrivateError:
+    return PlotninePrivateError(
+        f"{name} on {syn.name}: {why} The synopsis holds the marginals "
+        f"{syn.marginals} of the declared columns {syn.columns}."
+    )
+
+
+def _words(v: Any) -> str:
+    return f"{v:g}" if isinstance(v, float) else repr(v)
+
+
+def _check(name: str, stat, syn: Synopsis, cols: dict[str, str]) -> None:
+    p = stat.params
+    args = given_arguments(stat)
+    given = [k for k in _RELEASE_PARAMS if args.get(k) is not None]
+    if given:
+        raise _fail(
+            name,
+            syn,
+            f"{given[0]}={_words(p[given[0]])} would make a new release; a "
+            "figure "
+            f"from the synopsis is post-processing of its one release "
+            f"(eps={syn.eps:g}, charged once): remove "
+            f"{', '.join(f'{k}=' for k in given)}.",
+        )
+    for ae in ("x", "y"):
+        if ae not in cols:
+            raise _fail(name, syn, f"aes({ae}=...) is required.")
+    x, y = syn.dims[cols["x"]], syn.dims[cols["y"]]
+    if x.numeric:
+        raise _fail(
+            name,
+            syn,
+            f"x={cols['x']!r} is a numeric dimension: a summary from a "
+            "synopsis is of y by the levels of a categorical x.",
+        )
+    if not y.numeric:
+        raise _fail(
+            name,
+            syn,
+            f"y={cols['y']!r} is a categorical dimension: its mean or "
+            "total needs numbers; draw its bars with stat='count_dp'.",
+        )
+    if p.get("fun") not in ("mean", "sum") or p.get("fun_data") is not None:
+        if p.get("fun_data") is not None:
+            what = f"fun_data={p['fun_data']!r}"
+        elif p.get("fun") == "quantile":
+            what = "a median or quantile (fun='median', fun_y=np.quantile)"
+        else:
+            what = f"fun={p.get('fun')!r}"
+        raise _fail(
+            name,
+            syn,
+            f"{what} is not drawn from a synopsis yet: a spread needs each "
+            "record's square and a quantile the box plots' family; give "
+            "fun='mean' or fun='sum'.",
+        )
+    assert y.limits is not None and y.resolution is not None
+    b = p.get("bounds")
+    if b is not None and tuple(float(v) for v in b) != tuple(y.limits):
+        raise _fail(
+            name,
+            syn,
+            f"bounds=({float(b[0]):g}, {float(b[1]):g}) would clamp y to "
+            f"other limits than the declared ({y.limits[0]:g}, "
+            f"{y.limits[1]:g}) of {cols['y']!r} (a new "
+            "release): remove bounds=.",
+        )
+    r = p.get("resolution")
+    if getattr(stat, "resolution_given", False) and not math.isclose(
+        float(r), y.resolution
+    ):
+        raise _fail(
+            name,
+            syn,
+            f"resolution={r!r}: y is known on the declared fine grid of "
+            f"{cols['y']!r} (resolution {y.resolution:g}) only: remove "
+            "resolution=.",
+        )
+
+
+def bootstrap(
+    syn: Synopsis, held: tuple[str, ...], draws: int | None = None
+) -> np.ndarray:
+    """``(draws, *shape)``: the held table ``held`` made consistent
+    after fresh noise of the release's scale on every consistent table
+    (see the module docstring; post-processing of released values),
+    computed once per synopsis (:attr:`Synopsis.derived`)."""
+    draws = DRAWS if draws is None else draws
+    key = ("bootstrap", held, draws)
+    if key in syn.derived:
+        return syn.derived[key]
+    rng = np.random.default_rng(BOOT_SEED)
+    p = -math.expm1(-1.0 / float(syn.scale))
+    tables = [syn.tables[m] for m in syn.marginals]
+    k = syn.marginals.index(held)
+    out = np.empty((draws, *syn.tables[held].shape))
+    for i in range(draws):
+        noisy = [
+            t + (rng.geometric(p, t.shape) - rng.geometric(p, t.shape))
+            for t in tables
+        ]
+        out[i] = make_consistent(noisy, syn.marginals)[0][k]
+    out.flags.writeable = False  # shared by the synopsis's figures
+    syn.derived[key] = out
+    return out
+
+
+def summary_of(
+    syn: Synopsis,
+    x: str,
+    y: str,
+    fun: str,
+    level: float,
+    draws: int | None = None,
+) -> dict[str, np.ndarray]:
+    """The mean (or total) of ``y`` per level of ``x`` and its interval
+    (see the module docstring): ``y``, ``ymin``, ``ymax`` (the
+    interval), ``n`` and ``sum``, one value per declared level of ``x``.
+    """
+    dy = syn.dims[y]
+    assert dy.limits is not None and dy.resolution is not None
+    held = syn._holder((x, y))
+    t = syn.counts((x, y))
+    sims = bootstrap(syn, held, draws)
+    if held.index(x) != 0:
+        sims = np.transpose(sims, (0, 2, 1))
+    centre = dy.limits[0] + (np.arange(dy.bins) + 0.5) * dy.resolution
+    n = t.sum(axis=1)
+    total = t @ centre
+    sim_n = sims.sum(axis=2)
+    sim_total = sims @ centre
+    half = dy.resolution / 2
+    a = (1 - level) / 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if fun == "sum":
+            value, simulated = total, sim_total
+            slack = np.maximum(n, 0.0) * half
+        else:
+            value = np.where(n > 0, total / n, np.nan)
+            simulated = np.where(sim_n > 0, sim_total / sim_n, np.nan)
+            slack = np.full(len(n), half)
+        err = simulated - value
+        with warnings.catch_warnings():
+            # a level released with n = 0 has no mean (NaN), nor interval
+            warnings.simplefilter("ignore", RuntimeWarning)
+            q_lo = np.nanquantile(err, a, axis=0)
+            q_hi = np.nanquantile(err, 1 - a, axis=0)
+    low, high = value - q_hi - slack, value - q_lo + slack
+    if fun == "sum":
+        if dy.limits[0] >= 0:  # a total of values >= 0 is >= 0
+            low = np.maximum(low, 0.0)
+    else:
+        low = np.clip(low, *dy.limits)
+        high = np.clip(high, *dy.limits)
+    return {"y": value, "ymin": low, "ymax": high, "n": n, "sum": total}
+
+
+def draw_summary(lyr: layer, plot: ggplot) -> None:
+    """Draw a private summary layer from the synopsis that is its data;
+    sets the layer's data to its rows."""
+    syn = _source_frame(plot, lyr)
+    stat = lyr.stat
+    name = type(stat).__name__
+    mapping = layer_mapping(lyr)
+    cols: dict[str, str] = {}
+    for ae, expr in mapping.items():
+        column = getattr(expr, "_expr", expr)
+        if not isinstance(column, str) or column not in syn.dims:
+            raise _fail(
+                name,
+                syn,
+                f"aes({ae}={column!r}) must name a declared column of the "
+                "synopsis.",
+            )
+        cols[str(ae)] = column
+    _check(name, stat, syn, cols)
+    evaled = evaluate(mapping, lyr.data, plot.environment)
+    plot.scales.add_defaults(evaled, aes(**{str(c): c for c in evaled}))
+    evaled["PANEL"] = pd.Series([], dtype=int)
+    build = LayerBuild(make_door(plot, lyr, None))
+    run = stat.for_build(build)
+    dy = syn.dims[cols["y"]]
+    # the synopsis's budget and y's declared grid stand in for the
+    # layer's (on a copy: the user's stat is left as made)
+    run.params = {
+        **stat.params,
+        "eps": syn.eps,
+        "bounds": tuple(dy.limits or ()),
+        "resolution": dy.resolution,
+    }
+    door = build.door
+    extra = run.group_columns(evaled)
+    if extra or door.facet_columns:
+        what = [cols.get(g, g) for g in extra] + list(door.facet_columns)
+        raise _fail(
+            name,
+            syn,
+            f"grouped or facetted by {what}, the summary needs a marginal "
+            f"of {[cols['x'], cols['y'], *what]}, three columns; a synopsis "
+            "holds 1- and 2-way marginals.",
+        )
+    build.records = evaled
+    fam = run.declare_domain(door.scales)
+    levels = list(syn.dims[cols["x"]].levels or ())
+    try:
+        est = summary_of(
+            syn,
+            cols["x"],
+            cols["y"],
+            run.params["fun"],
+            run.params.get("level", 0.95),
+        )
+    except PlotninePrivateError as e:
+        raise _fail(
+            name,
+            syn,
+            f"the figure needs the marginal {cols['x'], cols['y']}: {e}",
+        ) from None
+    # the family's cells are the declared levels of x, in its order
+    order = [levels.index(v) for v in fam.frame["x"].tolist()]
+    est = {k: np.asarray(v, dtype=float)[order] for k, v in est.items()}
+    panel = run.panel_dimension(evaled, door)
+    fdim = Dimension(
+        "cell", np.zeros(0, np.int64), fam.content, fam.frame.index, True
+    )
+    table, idx = assemble_counts([panel, fdim], np.zeros(0, np.int64))
+    if syn.release is None:
+        raise _fail(name, syn, "it has no release record to draw from.")
+    keep = np.ones(len(order), bool)
+    release = dataclasses.replace(syn.release, domain=f"from {syn.name}")
+    build.releases.append(release)
+    build.hidden_cells = 0
+    released = Released(est["n"], est["n"], keep, release)
+    cells = run.cell_frame(fam, panel, [], idx, table, released, door)
+    est["keep"] = keep
+    lyr.data = mark_layer(run, run.shape(cells, est))
+    keep_build(lyr, build.done())
+
+
+def is_summary(lyr: Any) -> bool:
+    """Whether a layer's stat is drawn here."""
+    return type(lyr.stat).__name__ in SUMMARIES
