@@ -52,6 +52,13 @@ def test_means_and_totals_sum_the_fine_bins(syn):
     m = mean[shown]
     assert ((m["y_low"] <= m["y"]) & (m["y"] <= m["y_high"])).all()
     assert m["y_low"].min() >= 10 and m["y_high"].max() <= 50
+    # coloured by x's own column: the same means, one colour a level
+    coloured = pp.layer_data(
+        ggplot(syn, aes("class", "hwy", colour="class"))
+        + geom_pointrange(stat="summary_dp")
+    )
+    np.testing.assert_array_equal(coloured["y"], mean["y"])
+    assert coloured["color"].str[:7].nunique() == len(CLASSES)
     tot = pp.layer_data(_summary(syn, fun="sum"))
     np.testing.assert_allclose(tot["y"], total, rtol=1e-12)
     assert ((tot["y_low"] <= tot["y"]) & (tot["y"] <= tot["y_high"])).all()

@@ -274,6 +274,10 @@ def draw_summary(lyr: layer, plot: ggplot) -> None:
         "resolution": dy.resolution,
     }
     door = build.door
+    build.records = evaled
+    fam = run.declare_domain(door.scales)
+    # after the domain: a group of x's own column (colour="class" on
+    # x="class") is x's levels again, not a column of the marginal
     extra = run.group_columns(evaled)
     if extra or door.facet_columns:
         what = [cols.get(g, g) for g in extra] + list(door.facet_columns)
@@ -284,8 +288,6 @@ def draw_summary(lyr: layer, plot: ggplot) -> None:
             f"of {[cols['x'], cols['y'], *what]}, three columns; a synopsis "
             "holds 1- and 2-way marginals.",
         )
-    build.records = evaled
-    fam = run.declare_domain(door.scales)
     levels = list(syn.dims[cols["x"]].levels or ())
     try:
         est = summary_of(
@@ -311,7 +313,7 @@ def draw_summary(lyr: layer, plot: ggplot) -> None:
     table, idx = assemble_counts([panel, fdim], np.zeros(0, np.int64))
     if syn.release is None:
         raise _fail(name, syn, "it has no release record to draw from.")
-    keep = np.ones(len(order), bool)
+    keep = np.ones(len(idx), bool)
     release = dataclasses.replace(syn.release, domain=f"from {syn.name}")
     build.releases.append(release)
     build.hidden_cells = 0
