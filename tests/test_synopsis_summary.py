@@ -125,6 +125,36 @@ def test_mean_intervals_cover_at_the_stated_level():
     assert sum_hits >= 36
 
 
+def test_unequal_shares_simulate_each_tables_own_noise():
+    # 90% or 10% of eps on the table a mean reads: the bootstrap's noise
+    # on it is that table's own (its discrete Laplace spread, to within
+    # what the consistency step takes off), not one scale for all
+    rng = np.random.default_rng(5)
+    levels = ["a", "b", "c", "d"]
+    data = pd.DataFrame(
+        {"g": np.repeat(levels, 2000), "v": rng.uniform(0, 40, 8000)}
+    )
+    dims = {"g": levels, "v": (0, 40, 2)}
+    wl = [("g", "v"), ("g",)]
+    spreads = []
+    for share in (0.9, 0.1):
+        s = pp.synopsis(
+            data,
+            dims,
+            eps=2.0,
+            seed=6,
+            workload=wl,
+            weights={wl[0]: share, wl[1]: 1 - share},
+        )
+        scale = s.scales[wl[0]]
+        q = np.exp(-1 / scale)
+        sd = np.sqrt(2 * q) / (1 - q)  # a discrete Laplace's
+        drawn = summary.bootstrap(s, wl[0], 50) - s.tables[wl[0]]
+        assert drawn.std() == pytest.approx(sd, rel=0.1)
+        spreads.append(drawn.std())
+    assert spreads[1] > 5 * spreads[0]
+
+
 # the neighbour's synopsis is a second release under the same seed, on
 # purpose
 @pytest.mark.filterwarnings("ignore:seed 9 was already used")

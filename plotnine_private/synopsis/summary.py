@@ -18,14 +18,16 @@ centres are ``c_k`` (lo + (k + 1/2) * resolution):
 - **the intervals** (``y_low``/``y_high``, drawn as ``ymin``/``ymax``
   with ``errorbar="noise"``): a parametric bootstrap through the
   estimator. ``DRAWS`` times (a fixed public generator seed), fresh
-  discrete Laplace noise of the release's scale is added to every cell
-  of every consistent table and the result made consistent as the
-  release was (:func:`~.consistency.make_consistent`); the held table's
-  simulated ``n`` and ``sum`` give simulated means (totals). The interval
-  is the released value minus the ``(1 +- level) / 2`` quantiles of
-  their error (a basic bootstrap interval: it carries the pull of the
-  non-negative projection towards the middle of the limits), widened by
-  the discretisation bound, and kept within the declared limits (a
+  discrete Laplace noise of each table's released scale is added to
+  every cell of every consistent table and the result made consistent
+  as the release was (:func:`~.consistency.make_consistent`, with its
+  variance weights under unequal shares); the held table's simulated
+  ``n`` and ``sum`` give simulated means (totals). The interval is the
+  released value minus the ``(1 +- level) / 2`` quantiles of their
+  error (a basic bootstrap interval: it corrects for the pull of the
+  non-negative projection towards the middle of the limits only in
+  part, as that pull is weaker around the already pulled estimate),
+  widened by the discretisation bound, and kept within the declared limits (a
   mean) or at or above 0 (a total of a ``y`` whose limits are >= 0).
   Unlike a count's (:func:`.draw.simulated_errors`, on a large table
   where nothing is clipped), the draws are around the released tables:
@@ -56,6 +58,7 @@ from ..door import LayerBuild, _source_frame, make_door
 from ..engines.push import assemble_counts
 from ..exceptions import PlotninePrivateError
 from ..mechanisms.release.records import Released
+from ..mechanisms.samplers.laplace import dlap_variance
 from ..stats.marks import mark_layer
 from .consistency import make_consistent
 from .result import Synopsis
@@ -167,7 +170,7 @@ def bootstrap(
     syn: Synopsis, held: tuple[str, ...], draws: int | None = None
 ) -> np.ndarray:
     """``(draws, *shape)``: the held table ``held`` made consistent
-    after fresh noise of the release's scale on every consistent table
+    after fresh noise of its released scale on every consistent table
     (see the module docstring; post-processing of released values),
     computed once per synopsis (:attr:`Synopsis.derived`)."""
     draws = DRAWS if draws is None else draws
@@ -175,16 +178,23 @@ def bootstrap(
     if key in syn.derived:
         return syn.derived[key]
     rng = np.random.default_rng(BOOT_SEED)
-    p = -math.expm1(-1.0 / float(syn.scale))
-    tables = [syn.tables[m] for m in syn.marginals]
-    k = syn.marginals.index(held)
+    marginals = syn.marginals
+    tables = [syn.tables[m] for m in marginals]
+    # each table's own scale (unequal shares of eps), weighted by its
+    # variance in the consistency step as the release was; else one
+    scales = [float(syn.scales.get(m, syn.scale)) for m in marginals]
+    variances = (
+        None if len(set(scales)) == 1 else [dlap_variance(b) for b in scales]
+    )
+    ps = [-math.expm1(-1.0 / b) for b in scales]
+    k = marginals.index(held)
     out = np.empty((draws, *syn.tables[held].shape))
     for i in range(draws):
         noisy = [
             t + (rng.geometric(p, t.shape) - rng.geometric(p, t.shape))
-            for t in tables
+            for t, p in zip(tables, ps)
         ]
-        out[i] = make_consistent(noisy, syn.marginals)[0][k]
+        out[i] = make_consistent(noisy, marginals, variances)[0][k]
     out.flags.writeable = False  # shared by the synopsis's figures
     syn.derived[key] = out
     return out
