@@ -5,6 +5,8 @@ neighbours, refusals."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -153,6 +155,10 @@ def test_unequal_shares_simulate_each_tables_own_noise():
         assert drawn.std() == pytest.approx(sd, rel=0.1)
         spreads.append(drawn.std())
     assert spreads[1] > 5 * spreads[0]
+    # kept once per synopsis; a copy with other tables keeps none of it
+    assert s.derived
+    other = dataclasses.replace(s, tables=dict(s.tables))
+    assert other.derived == {}
 
 
 # the neighbour's synopsis is a second release under the same seed, on

@@ -120,7 +120,10 @@ class Synopsis:
     scales: dict[tuple[str, ...], float] = field(default_factory=dict)
     #: post-processing computed once for this synopsis (the bootstrap
     #: draws of its summaries' intervals), by what it is
-    derived: dict = field(default_factory=dict, repr=False, compare=False)
+    #: (init=False: a copy made by dataclasses.replace starts empty)
+    derived: dict = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     @property
     def name(self) -> str:
