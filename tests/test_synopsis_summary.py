@@ -23,6 +23,7 @@ DIMS = {"class": CLASSES, "drv": ["4", "f", "r"], "hwy": (10, 50, 2)}
 #: estimator DRAWS times on all of them)
 WORKLOAD = [("class", "hwy"), ("drv",)]
 CENTRES = 11 + 2 * np.arange(20)
+MEAN_SDL = {"fun_data": "mean_sdl"}
 
 
 @pytest.fixture(scope="module")
@@ -73,6 +74,7 @@ def test_means_and_totals_sum_the_fine_bins(syn):
     pd.testing.assert_frame_equal(again, mean)
 
 
+@pytest.mark.filterwarnings("ignore:.*gives little protection")
 def test_the_discretisation_bound_holds_at_a_large_eps():
     # at a huge eps the noise is gone: what is left of the error is the
     # fine bins' (each value within half a resolution of its centre)
@@ -88,6 +90,28 @@ def test_the_discretisation_bound_holds_at_a_large_eps():
     tot = pp.layer_data(_summary(s, fun="sum"))
     true_sum = _mpg.groupby("class")["hwy"].sum().reindex(CLASSES)
     assert (np.abs(tot["y"] - true_sum.to_numpy()) <= tot["n"] + 1e-6).all()
+
+
+@pytest.mark.filterwarnings("ignore:.*gives little protection")
+def test_fun_data_ends_hold_the_spread_of_the_values():
+    # no noise left (eps 1e5): plotnine's mean_sdl of the records lies
+    # within the drawn ends, which bound the values' standard deviation
+    # by the centres' plus half a resolution
+    s = pp.synopsis(
+        _mpg.copy(), DIMS, eps=1e5, workload=[("class", "hwy")], seed=1
+    )
+    d = pp.layer_data(_summary(s, fun_data="mean_sdl"))
+    g = _mpg.groupby("class")["hwy"]
+    mean, sd = g.mean().reindex(CLASSES), g.std().reindex(CLASSES)
+    assert (d["ymin"] <= (mean - 2 * sd).to_numpy() + 1e-9).all()
+    assert (d["ymax"] >= (mean + 2 * sd).to_numpy() - 1e-9).all()
+    # and not vacuous: within 2 * (1 + 1) of plotnine's ends
+    assert (d["ymax"] - d["ymin"] <= 4 * sd.to_numpy() + 8).all()
+    for fun in ("mean_se", "mean_cl_normal"):
+        e = pp.layer_data(_summary(s, fun_data=fun))
+        assert ((e["ymin"] < e["y"]) & (e["y"] < e["ymax"])).all()
+        # the noise interval of the mean stays in y_low / y_high
+        assert (e["y_high"] - e["y_low"] < 2 + 1e-6 + 0.5).all()
 
 
 def test_mean_intervals_cover_at_the_stated_level():
@@ -185,9 +209,9 @@ def test_a_whole_person_changed_moves_only_noisy_numbers(monkeypatch):
     b = pp.synopsis(other, DIMS, workload=WORKLOAD, **kw)
     noisy = {"y", "ymin", "ymax", "y_low", "y_high", "n", "sum"}
     noisy |= {"signal", "alpha", "color"}  # noise marks drawn faded
-    for fun in ("mean", "sum"):
-        da = pp.layer_data(_summary(a, fun))
-        db = pp.layer_data(_summary(b, fun))
+    for fun, kw in (("mean", {}), ("sum", {}), ("mean", MEAN_SDL)):
+        da = pp.layer_data(_summary(a, fun, **kw))
+        db = pp.layer_data(_summary(b, fun, **kw))
         assert da.shape == db.shape
         same = [c for c in da.columns if c not in noisy]
         pd.testing.assert_frame_equal(da[same], db[same])
@@ -230,10 +254,6 @@ def test_drawn_without_the_data_and_charged_once(tmp_path, monkeypatch):
         (
             lambda s: _summary(s, fun="median"),
             "(fun='median', fun_y=np.quantile) is not drawn",
-        ),
-        (
-            lambda s: _summary(s, fun_data="mean_se"),
-            "fun_data='mean_se' is not drawn",
         ),
         (lambda s: _summary(s, bounds=(0, 100)), "bounds=(0, 100) would"),
         (lambda s: _summary(s, resolution=1), "resolution=1: y is known"),

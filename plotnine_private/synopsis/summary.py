@@ -34,10 +34,14 @@ centres are ``c_k`` (lo + (k + 1/2) * resolution):
   a mean's error depends on which fine bins are near 0, where the
   projection clips the noise.
 
-Refused: a group (fill, colour) or a facet (their marginal has three
-columns), ``fun_data`` (a spread needs each record's square),
-medians and quantiles, ``eps``/``seed``, and ``bounds`` or
-``resolution`` other than the declared limits and resolution of ``y``.
+``fun_data`` (``mean_se``, ``mean_cl_normal``, ``mean_sdl``): plotnine's
+ends around the mean from the spread of the fine-bin centres, widened
+to hold the values' and the noise (:func:`_data_ends`).
+
+Refused: a group (fill, colour) of another column than x, or a facet
+(their marginal has three columns), medians and quantiles,
+``eps``/``seed``, and ``bounds`` or ``resolution`` other than the
+declared limits and resolution of ``y``.
 """
 
 from __future__ import annotations
@@ -60,6 +64,7 @@ from ..exceptions import PlotninePrivateError
 from ..mechanisms.release.records import Released
 from ..mechanisms.samplers.laplace import dlap_variance
 from ..stats.marks import mark_layer
+from ..stats.summary.data import sampling_halfwidth
 from .consistency import make_consistent
 from .result import Synopsis
 
@@ -128,19 +133,13 @@ def _check(name: str, stat, syn: Synopsis, cols: dict[str, str]) -> None:
             f"y={cols['y']!r} is a categorical dimension: its mean or "
             "total needs numbers; draw its bars with stat='count_dp'.",
         )
-    if p.get("fun") not in ("mean", "sum") or p.get("fun_data") is not None:
-        if p.get("fun_data") is not None:
-            what = f"fun_data={p['fun_data']!r}"
-        elif p.get("fun") == "quantile":
-            what = "a median or quantile (fun='median', fun_y=np.quantile)"
-        else:
-            what = f"fun={p.get('fun')!r}"
+    if p.get("fun") not in ("mean", "sum"):
         raise _fail(
             name,
             syn,
-            f"{what} is not drawn from a synopsis yet: a spread needs each "
-            "record's square and a quantile the box plots' family; give "
-            "fun='mean' or fun='sum'.",
+            "a median or quantile (fun='median', fun_y=np.quantile) is not "
+            "drawn from a synopsis yet (its box plots are: "
+            "stat='boxplot_dp'); give fun='mean' or fun='sum'.",
         )
     assert y.limits is not None and y.resolution is not None
     b = p.get("bounds")
@@ -207,10 +206,14 @@ def summary_of(
     fun: str,
     level: float,
     draws: int | None = None,
+    fun_data: str | None = None,
+    fun_args: dict | None = None,
 ) -> dict[str, np.ndarray]:
     """The mean (or total) of ``y`` per level of ``x`` and its interval
     (see the module docstring): ``y``, ``ymin``, ``ymax`` (the
-    interval), ``n`` and ``sum``, one value per declared level of ``x``.
+    interval), ``n`` and ``sum``, one value per declared level of ``x``;
+    with ``fun_data`` (and its ``fun_args``) also plotnine's ends of it,
+    ``data_min`` and ``data_max`` (:func:`_data_ends`).
     """
     dy = syn.dims[y]
     assert dy.limits is not None and dy.resolution is not None
@@ -247,7 +250,48 @@ def summary_of(
     else:
         low = np.clip(low, *dy.limits)
         high = np.clip(high, *dy.limits)
-    return {"y": value, "ymin": low, "ymax": high, "n": n, "sum": total}
+    out = {"y": value, "ymin": low, "ymax": high, "n": n, "sum": total}
+    if fun_data is not None:
+        spread = (t @ centre**2) / np.maximum(n, 1e-300) - value**2
+        out["data_min"], out["data_max"] = _data_ends(
+            fun_data, dict(fun_args or {}), value, n, spread, err, dy
+        )
+    return out
+
+
+def _data_ends(fun_data, args, mean, n, spread, err, dy):
+    """plotnine's ``fun_data`` ends around a drawn mean, holding the
+    noise and the fine bins: the sampling part from the spread of the
+    fine-bin centres widened by half a resolution (the values' standard
+    deviation is within that of the centres': Minkowski), combined with
+    the mean's simulated noise (its bootstrap ``err``) as the released
+    summaries combine theirs (:func:`~..stats.summary.data.dp_interval`:
+    quantile half-widths in quadrature for ``mean_cl_normal``, variances
+    for ``mean_se`` and ``mean_sdl``), then widened by the mean's own
+    discretisation bound; within the declared limits."""
+    lo, hi = dy.limits
+    half_r = dy.resolution / 2
+    most = ((hi - lo) / 2) ** 2
+    n_eff = np.maximum(np.asarray(n, dtype=float), 1.0)
+    sd = np.sqrt(np.clip(np.nan_to_num(spread), 0.0, most)) + half_r
+    var0 = np.minimum(sd * sd, most)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        var1 = np.where(n_eff >= 2, var0 * n_eff / (n_eff - 1), most)
+    var1 = np.minimum(var1, most)
+    h_sample = sampling_halfwidth(fun_data, args, n_eff, var0, var1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        if fun_data == "mean_cl_normal":
+            a = (1 - args["confidence_interval"]) / 2
+            q = np.nanquantile(err, [a, 1 - a], axis=0)
+            h_noise = (q[1] - q[0]) / 2
+            half = np.sqrt(h_sample**2 + h_noise**2)
+        else:
+            v_noise = np.nanvar(err, axis=0)
+            per_record = (h_sample / args["mult"]) ** 2
+            half = args["mult"] * np.sqrt(per_record + v_noise)
+    half = half + half_r
+    return np.clip(mean - half, lo, hi), np.clip(mean + half, lo, hi)
 
 
 def draw_summary(lyr: layer, plot: ggplot) -> None:
@@ -306,6 +350,8 @@ def draw_summary(lyr: layer, plot: ggplot) -> None:
             cols["y"],
             run.params["fun"],
             run.params.get("level", 0.95),
+            fun_data=run.params.get("fun_data"),
+            fun_args=run.params.get("fun_args"),
         )
     except PlotninePrivateError as e:
         raise _fail(

@@ -41,7 +41,13 @@ from ...mechanisms.samplers.laplace import dlap_variance
 from ...validation import fail
 from .totals import exact_totals, ratio_interval, record_rows
 
-__all__ = ["FUN_ARGS", "SHARE_KEYS", "check_fun_data", "square_table"]
+__all__ = [
+    "FUN_ARGS",
+    "SHARE_KEYS",
+    "check_fun_data",
+    "sampling_halfwidth",
+    "square_table",
+]
 
 #: the released fun_data and their plotnine arguments (with defaults)
 FUN_ARGS: dict[str, dict[str, float]] = {
@@ -207,8 +213,9 @@ def _se_variance(var0, var1):
     return var1 if mean_se_uses_sample_variance() else var0
 
 
-def _sampling(fun: str, args: dict, n_eff, var0, var1):
-    """plotnine's half-width of ``fun``: the sampling alone."""
+def sampling_halfwidth(fun: str, args: dict, n_eff, var0, var1):
+    """plotnine's half-width of ``fun``: the sampling alone (``var0``,
+    ``var1``: the variances with ``ddof`` 0 and 1)."""
     if fun == "mean_se":
         return args["mult"] * np.sqrt(_se_variance(var0, var1) / n_eff)
     if fun == "mean_sdl":
@@ -237,7 +244,7 @@ def dp_interval(
         h_s = laplace_halfwidth(sum_mech.scale_units, noise, alpha) * unit
         h_n = laplace_halfwidth(cnt_mech.scale, noise, alpha)
         h_noise = np.sqrt(h_s**2 + (m * h_n) ** 2) / n_eff
-        h_sample = _sampling(fun, args, n_eff, var0, var1)
+        h_sample = sampling_halfwidth(fun, args, n_eff, var0, var1)
         half = np.sqrt(h_sample**2 + h_noise**2)
     else:
         var_s = noise_variance(sum_mech.scale_units, noise) * unit**2
@@ -267,5 +274,5 @@ def ckm_interval(
     n = np.asarray(n, dtype=float)
     _, _, var0, var1 = _moments(stat, n, t - c * n, q + q_bound)
     r_lo, r_hi = ratio_interval(t - t_bound, t + t_bound, n - d, n + d)
-    h = _sampling(fun, args, np.maximum(n, 1.0), var0, var1)
+    h = sampling_halfwidth(fun, args, np.maximum(n, 1.0), var0, var1)
     return r_lo - h, r_hi + h
