@@ -100,7 +100,7 @@ def synopsis_layer(plot: ggplot, lyr: layer) -> bool:
     return isinstance(_source_frame(plot, lyr), Synopsis)
 
 
-def _fail(name: str, syn: Synopsis, why: str) -> PlotninePrivateError:
+def refusal(name: str, syn: Synopsis, why: str) -> PlotninePrivateError:
     return PlotninePrivateError(
         f"{name} on {syn.name}: {why} The synopsis holds the marginals "
         f"{syn.marginals} of the declared columns {syn.columns}."
@@ -113,7 +113,7 @@ def compute_from_synopsis(lyr: layer, plot: ggplot) -> None:
     syn = _source_frame(plot, lyr)
     name = type(lyr.stat).__name__
     if not is_private(lyr):
-        raise _fail(
+        raise refusal(
             name,
             syn,
             "a layer that is not private would need the records, and a "
@@ -121,7 +121,7 @@ def compute_from_synopsis(lyr: layer, plot: ggplot) -> None:
         )
     if name not in DRAWN:
         kind = "CKM" if not getattr(lyr.stat, "DP", True) else "this stat"
-        raise _fail(
+        raise refusal(
             name,
             syn,
             f"{kind} is not drawn from a synopsis (a synopsis is a DP "
@@ -129,7 +129,7 @@ def compute_from_synopsis(lyr: layer, plot: ggplot) -> None:
         )
     given = [k for k in _RELEASE_PARAMS if lyr.stat.params.get(k) is not None]
     if given:
-        raise _fail(
+        raise refusal(
             name,
             syn,
             f"{given[0]}={lyr.stat.params[given[0]]:g} would make a new "
@@ -137,25 +137,39 @@ def compute_from_synopsis(lyr: layer, plot: ggplot) -> None:
             f"one release (eps={syn.eps:g}, charged once): remove "
             f"{', '.join(f'{k}=' for k in given)}.",
         )
-    mapping = layer_mapping(lyr)
+    cols = declared_columns(name, syn, lyr)
+    evaled = evaluated_types(lyr, plot)
+    build = LayerBuild(make_door(plot, lyr, None))
+    with charged_as(plot, lyr):
+        lyr.data = _draw(lyr.stat, cols, evaled, build, syn)
+    keep_build(lyr, build.done())
+
+
+def declared_columns(name: str, syn: Synopsis, lyr: layer) -> dict[str, str]:
+    """Aesthetic -> the declared column of the synopsis it names (a bare
+    name, refused otherwise)."""
     cols: dict[str, str] = {}
-    for ae, expr in mapping.items():
+    for ae, expr in layer_mapping(lyr).items():
         column = getattr(expr, "_expr", expr)
         if not isinstance(column, str) or column not in syn.dims:
-            raise _fail(
+            raise refusal(
                 name,
                 syn,
                 f"aes({ae}={column!r}) must name a declared column of the "
                 "synopsis.",
             )
         cols[str(ae)] = column
-    evaled = evaluate(mapping, lyr.data, plot.environment)
+    return cols
+
+
+def evaluated_types(lyr: layer, plot: ggplot) -> pd.DataFrame:
+    """The layer's mapping evaluated on the synopsis's typed frame of no
+    rows, its scales trained on the types (no value), a ``PANEL``
+    column: what the door reads of the rows."""
+    evaled = evaluate(layer_mapping(lyr), lyr.data, plot.environment)
     plot.scales.add_defaults(evaled, aes(**{str(c): c for c in evaled}))
     evaled["PANEL"] = pd.Series([], dtype=int)
-    build = LayerBuild(make_door(plot, lyr, None))
-    with charged_as(plot, lyr):
-        lyr.data = _draw(lyr.stat, cols, evaled, build, syn)
-    keep_build(lyr, build.done())
+    return evaled
 
 
 def _cell_rows(
@@ -196,11 +210,11 @@ def _draw(stat, cols, evaled, build, syn: Synopsis) -> pd.DataFrame:
     stat.params["eps"] = syn.eps
     for ae in DRAWN[name]:
         if ae not in cols:
-            raise _fail(name, syn, f"aes({ae}=...) is required.")
+            raise refusal(name, syn, f"aes({ae}=...) is required.")
     position = {ae: cols[ae] for ae in DRAWN[name]}
     numeric = [ae for ae, c in position.items() if syn.dims[c].numeric]
     if name not in _BINNED and numeric:
-        raise _fail(
+        raise refusal(
             name,
             syn,
             f"x={cols['x']!r} is a numeric dimension: draw its histogram "
@@ -209,7 +223,7 @@ def _draw(stat, cols, evaled, build, syn: Synopsis) -> pd.DataFrame:
     if name in _BINNED:
         levels = [ae for ae in position if ae not in numeric]
         if levels:
-            raise _fail(
+            raise refusal(
                 name,
                 syn,
                 f"{levels[0]}={cols[levels[0]]!r} is a categorical "
@@ -222,7 +236,7 @@ def _draw(stat, cols, evaled, build, syn: Synopsis) -> pd.DataFrame:
     facets = list(door.facet_columns)
     for f in facets:
         if f not in syn.dims:
-            raise _fail(
+            raise refusal(
                 name,
                 syn,
                 f"the facet variable {f!r} is not a declared column.",
@@ -233,7 +247,7 @@ def _draw(stat, cols, evaled, build, syn: Synopsis) -> pd.DataFrame:
     try:
         values, counts, want = _cell_rows(syn, columns, edges=False)
     except PlotninePrivateError:
-        raise _fail(
+        raise refusal(
             name,
             syn,
             f"the figure needs the marginal "
@@ -256,7 +270,7 @@ def _draw(stat, cols, evaled, build, syn: Synopsis) -> pd.DataFrame:
     values_out = np.asarray(table.weighted, dtype=float)
     release = syn.release
     if release is None:
-        raise _fail(name, syn, "it has no release record to draw from.")
+        raise refusal(name, syn, "it has no release record to draw from.")
     released = Released(
         values_out, values_out.copy(), np.ones(len(values_out), bool), release
     )
@@ -450,7 +464,7 @@ def _check_on_grid(stat, syn, cols, door, name):
         codes = np.asarray(stat.family_cells(probe, door.scales).code)
         k = len(left)
         if not np.array_equal(codes[:k], codes[k:]):
-            raise _fail(
+            raise refusal(
                 name,
                 syn,
                 f"its bins do not follow the declared fine bins of "

@@ -52,11 +52,8 @@ import warnings
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
-from plotnine.mapping.aes import aes
-from plotnine.mapping.evaluation import evaluate
 
-from .._compat import given_arguments, keep_build, layer_mapping
+from .._compat import given_arguments, keep_build
 from ..cells import Dimension
 from ..door import LayerBuild, _source_frame, make_door
 from ..engines.push import assemble_counts
@@ -66,6 +63,7 @@ from ..mechanisms.samplers.laplace import dlap_variance
 from ..stats.marks import mark_layer
 from ..stats.summary.data import sampling_halfwidth
 from .consistency import make_consistent
+from .draw import declared_columns, evaluated_types, refusal
 from .result import Synopsis
 
 if TYPE_CHECKING:
@@ -90,13 +88,6 @@ BOOT_SEED = 38_2026
 _RELEASE_PARAMS = ("eps", "seed", "sum_share", "shares")
 
 
-def _fail(name: str, syn: Synopsis, why: str) -> PlotninePrivateError:
-    return PlotninePrivateError(
-        f"{name} on {syn.name}: {why} The synopsis holds the marginals "
-        f"{syn.marginals} of the declared columns {syn.columns}."
-    )
-
-
 def _words(v: Any) -> str:
     return f"{v:g}" if isinstance(v, float) else repr(v)
 
@@ -106,7 +97,7 @@ def _check(name: str, stat, syn: Synopsis, cols: dict[str, str]) -> None:
     args = given_arguments(stat)
     given = [k for k in _RELEASE_PARAMS if args.get(k) is not None]
     if given:
-        raise _fail(
+        raise refusal(
             name,
             syn,
             f"{given[0]}={_words(p[given[0]])} would make a new release; a "
@@ -117,24 +108,24 @@ def _check(name: str, stat, syn: Synopsis, cols: dict[str, str]) -> None:
         )
     for ae in ("x", "y"):
         if ae not in cols:
-            raise _fail(name, syn, f"aes({ae}=...) is required.")
+            raise refusal(name, syn, f"aes({ae}=...) is required.")
     x, y = syn.dims[cols["x"]], syn.dims[cols["y"]]
     if x.numeric:
-        raise _fail(
+        raise refusal(
             name,
             syn,
             f"x={cols['x']!r} is a numeric dimension: a summary from a "
             "synopsis is of y by the levels of a categorical x.",
         )
     if not y.numeric:
-        raise _fail(
+        raise refusal(
             name,
             syn,
             f"y={cols['y']!r} is a categorical dimension: its mean or "
             "total needs numbers; draw its bars with stat='count_dp'.",
         )
     if p.get("fun") not in ("mean", "sum"):
-        raise _fail(
+        raise refusal(
             name,
             syn,
             "a median or quantile (fun='median', fun_y=np.quantile) is not "
@@ -144,7 +135,7 @@ def _check(name: str, stat, syn: Synopsis, cols: dict[str, str]) -> None:
     assert y.limits is not None and y.resolution is not None
     b = p.get("bounds")
     if b is not None and tuple(float(v) for v in b) != tuple(y.limits):
-        raise _fail(
+        raise refusal(
             name,
             syn,
             f"bounds=({float(b[0]):g}, {float(b[1]):g}) would clamp y to "
@@ -156,7 +147,7 @@ def _check(name: str, stat, syn: Synopsis, cols: dict[str, str]) -> None:
     if getattr(stat, "resolution_given", False) and not math.isclose(
         float(r), y.resolution
     ):
-        raise _fail(
+        raise refusal(
             name,
             syn,
             f"resolution={r!r}: y is known on the declared fine grid of "
@@ -300,22 +291,9 @@ def draw_summary(lyr: layer, plot: ggplot) -> None:
     syn = _source_frame(plot, lyr)
     stat = lyr.stat
     name = type(stat).__name__
-    mapping = layer_mapping(lyr)
-    cols: dict[str, str] = {}
-    for ae, expr in mapping.items():
-        column = getattr(expr, "_expr", expr)
-        if not isinstance(column, str) or column not in syn.dims:
-            raise _fail(
-                name,
-                syn,
-                f"aes({ae}={column!r}) must name a declared column of the "
-                "synopsis.",
-            )
-        cols[str(ae)] = column
+    cols = declared_columns(name, syn, lyr)
     _check(name, stat, syn, cols)
-    evaled = evaluate(mapping, lyr.data, plot.environment)
-    plot.scales.add_defaults(evaled, aes(**{str(c): c for c in evaled}))
-    evaled["PANEL"] = pd.Series([], dtype=int)
+    evaled = evaluated_types(lyr, plot)
     build = LayerBuild(make_door(plot, lyr, None))
     run = stat.for_build(build)
     dy = syn.dims[cols["y"]]
@@ -335,7 +313,7 @@ def draw_summary(lyr: layer, plot: ggplot) -> None:
     extra = run.group_columns(evaled)
     if extra or door.facet_columns:
         what = [cols.get(g, g) for g in extra] + list(door.facet_columns)
-        raise _fail(
+        raise refusal(
             name,
             syn,
             f"grouped or facetted by {what}, the summary needs a marginal "
@@ -354,7 +332,7 @@ def draw_summary(lyr: layer, plot: ggplot) -> None:
             fun_args=run.params.get("fun_args"),
         )
     except PlotninePrivateError as e:
-        raise _fail(
+        raise refusal(
             name,
             syn,
             f"the figure needs the marginal {cols['x'], cols['y']}: {e}",
@@ -368,7 +346,7 @@ def draw_summary(lyr: layer, plot: ggplot) -> None:
     )
     table, idx = assemble_counts([panel, fdim], np.zeros(0, np.int64))
     if syn.release is None:
-        raise _fail(name, syn, "it has no release record to draw from.")
+        raise refusal(name, syn, "it has no release record to draw from.")
     keep = np.ones(len(idx), bool)
     release = dataclasses.replace(syn.release, domain=f"from {syn.name}")
     build.releases.append(release)
