@@ -19,12 +19,9 @@ import pandas as pd
 
 from .cells import (
     Dimension,
-    arrow_labels,
-    arrow_str_codes,
     assemble,
     categorical_dimension,
     cell_query,
-    large_string_labels,
     object_column,
     small_codes,
 )
@@ -39,6 +36,7 @@ from .mechanisms.ptable.ckm import record_key_integers
 from .mechanisms.release.engine import CKMCounts, LaplaceCounts, release_cells
 from .mechanisms.samplers.laplace import DEFAULT_DELTA
 from .mechanisms.session import tagged
+from .string_levels import arrow_labels, arrow_str_codes, large_string_labels
 from .unit_cells import limit_cells, limit_per_cell
 from .units import UnitFrame, dataset_of, unit_of
 from .validation import (

@@ -54,13 +54,14 @@ PACKAGE = Path(__file__).resolve().parent.parent / "plotnine_private"
 #: lowest first; a part is a top-level module or subpackage
 LAYERS: list[tuple[str, ...]] = [
     ("mechanisms",),
-    ("exceptions", "smoothing", "_version", "statements"),
+    ("exceptions", "smoothing", "_version", "statements", "level_codes"),
     (
         "validation",
         "noise_bounds",
         "units",
         "identifiers",
         "declarations",
+        "string_levels",
     ),
     ("cells",),
     ("families", "_panel_codes", "unit_cells"),
@@ -80,7 +81,15 @@ LAYERS: list[tuple[str, ...]] = [
 
 #: parts that know nothing of plotnine (exceptions and validation use its
 #: public error class and aes type)
-NO_PLOTNINE = {"mechanisms", "smoothing", "cells", "unit_cells", "families"}
+NO_PLOTNINE = {
+    "mechanisms",
+    "smoothing",
+    "level_codes",
+    "string_levels",
+    "cells",
+    "unit_cells",
+    "families",
+}
 #: modules of the mechanisms allowed to use pandas (the p-table object)
 PANDAS_IN_MECHANISMS = ("mechanisms.ptable",)
 
