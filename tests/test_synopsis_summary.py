@@ -314,5 +314,6 @@ def test_on_data_eps_and_bounds_are_required_when_built():
     )
     with pytest.raises(pp.PlotninePrivateError, match="eps is required"):
         pp.layer_data(neither)
+    # refused when the layer is made (plotnine 0.15) or added (0.16)
     with pytest.raises(pp.PlotninePrivateError, match="bounds is required"):
-        geom_pointrange(stat="summary_dp", eps=1)
+        ggplot() + geom_pointrange(stat="summary_dp", eps=1)

@@ -341,8 +341,9 @@ def test_per_cell_bound_needs_a_unit():
 
 
 def test_bad_count_choices_are_refused_before_plotting():
+    # refused when the layer is made (plotnine 0.15) or added (0.16)
     with pytest.raises(PlotninePrivateError, match="count must be one of"):
-        geom_bar(stat="count_dp", eps=1, count="people")
+        ggplot() + geom_bar(stat="count_dp", eps=1, count="people")
     plain = ggplot(DATA, aes("c")) + geom_bar(
         stat="count_dp", eps=1, seed=1, count="units"
     )
