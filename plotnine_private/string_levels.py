@@ -18,6 +18,7 @@ __all__ = [
     "BULK_LEVELS",
     "arrow_labels",
     "arrow_str_codes",
+    "as_large_string",
     "label_table",
     "large_string_labels",
     "refuse_repeated",
@@ -97,6 +98,26 @@ def _arrow_strings(
 ) -> tuple[StrLabels, np.ndarray | None] | None:
     """:func:`arrow_labels` of ``values`` that may miss some (each then
     an empty label), and where they miss (None: none does)."""
+    arr = as_large_string(values)
+    if arr is None:
+        return None
+    labels = large_string_labels(arr)
+    offsets, raw = labels.offsets, labels.data
+    missing = None
+    if arr.null_count:
+        # a missing value may still hold bytes: give it none
+        missing = np.asarray(arr.is_null().to_numpy(zero_copy_only=False))
+        lens = np.diff(offsets)
+        raw = raw[np.repeat(~missing, lens)]
+        offsets = np.zeros(len(arr) + 1, dtype=np.int64)
+        np.cumsum(np.where(missing, 0, lens), out=offsets[1:])
+    return StrLabels(offsets, raw), missing
+
+
+def as_large_string(values: Any) -> Any:
+    """``values`` (an Arrow or pandas array, or a sequence) as one
+    ``large_string`` Arrow array, or None when they are not strings (or
+    pyarrow is missing)."""
     try:
         import pyarrow as pa
     except ImportError:
@@ -121,17 +142,7 @@ def _arrow_strings(
             if arr.num_chunks
             else pa.array([], type=pa.large_string())
         )
-    labels = large_string_labels(arr)
-    offsets, raw = labels.offsets, labels.data
-    missing = None
-    if arr.null_count:
-        # a missing value may still hold bytes: give it none
-        missing = np.asarray(arr.is_null().to_numpy(zero_copy_only=False))
-        lens = np.diff(offsets)
-        raw = raw[np.repeat(~missing, lens)]
-        offsets = np.zeros(len(arr) + 1, dtype=np.int64)
-        np.cumsum(np.where(missing, 0, lens), out=offsets[1:])
-    return StrLabels(offsets, raw), missing
+    return arr
 
 
 def large_string_labels(arr: Any) -> StrLabels:

@@ -36,7 +36,12 @@ from .mechanisms.ptable.ckm import record_key_integers
 from .mechanisms.release.engine import CKMCounts, LaplaceCounts, release_cells
 from .mechanisms.samplers.laplace import DEFAULT_DELTA
 from .mechanisms.session import tagged
-from .string_levels import arrow_labels, arrow_str_codes, large_string_labels
+from .string_levels import (
+    arrow_labels,
+    arrow_str_codes,
+    as_large_string,
+    large_string_labels,
+)
 from .unit_cells import limit_cells, limit_per_cell
 from .units import UnitFrame, dataset_of, unit_of
 from .validation import (
@@ -180,20 +185,9 @@ def str_labels(values: Any) -> StrLabels | None:
         ):
             return None
         values = values.array
-    try:
-        if not isinstance(values, (pa.Array, pa.ChunkedArray)):
-            values = pa.array(values)  # Arrow's own, or strings encoded once
-        if not (
-            pa.types.is_string(values.type)
-            or pa.types.is_large_string(values.type)
-            or pa.types.is_string_view(values.type)
-        ):
-            return None
-        arr = values.cast(pa.large_string())
-    except (TypeError, ValueError, pa.ArrowException):
+    arr = as_large_string(values)
+    if arr is None:
         return None
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
     if arr.null_count:
         return None
     return large_string_labels(arr)
