@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..cells import Dimension, assemble, object_column
+from ..engines.push import assemble_counts
 from ..engines.source import is_source, source
 from ..exceptions import PlotninePrivateError
 from ..mechanisms.release.count_mechanisms import BlockLaplaceCounts
@@ -38,6 +39,7 @@ from ..validation import (
     validate_seed,
 )
 from .consistency import make_consistent
+from .engine_cells import engine_codes
 from .result import Dim, Synopsis
 
 __all__ = ["synopsis"]
@@ -173,10 +175,7 @@ def _codes(rows: pd.DataFrame, d: Dim) -> np.ndarray:
     """Each record's cell of ``d`` (-1: missing or outside its domain)."""
     column = rows[d.name]
     if d.levels is not None:
-        cat = pd.Categorical(
-            column.astype(object), categories=pd.Index(d.levels, dtype=object)
-        )
-        return np.asarray(cat.codes, dtype=np.int64)
+        return d.level_codes(column.astype(object))
     try:
         v = pd.to_numeric(column, errors="raise").to_numpy(
             dtype=float, na_value=np.nan
@@ -194,6 +193,21 @@ def _codes(rows: pd.DataFrame, d: Dim) -> np.ndarray:
         k = np.where(v == hi, d.bins - 1, k)  # the last bin is closed
         ok = (v >= lo) & (v <= hi)
     return np.where(ok, k, -1).astype(np.int64)
+
+
+def _records(data: Any) -> pd.DataFrame:
+    """The records of an in-memory ``data`` as pandas, each unit's
+    bounded as a plot's layer bounds them."""
+    if isinstance(data, UnitFrame):
+        return bounded_rows(NAME, data)
+    if isinstance(data, pd.DataFrame):
+        return data
+    if hasattr(data, "to_pandas"):
+        return data.to_pandas()
+    raise PlotninePrivateError(
+        f"{NAME}(): data must be a pandas or polars DataFrame, or a table "
+        f"in an engine (pp.source(...)), not {type(data).__name__}."
+    )
 
 
 def synopsis(
@@ -214,8 +228,11 @@ def synopsis(
     Parameters
     ----------
     data
-        The records: a pandas DataFrame, or one with a privacy unit
-        (``pp.source(df, unit=..., max_records=k)``).
+        The records: a pandas or polars DataFrame, one with a privacy unit
+        (``pp.source(df, unit=..., max_records=k)``), or a table in an
+        engine (``pp.source(con, "flights")``: DuckDB, Polars, Spark),
+        whose records are counted in the engine (a row per combination
+        of cells collected, never a record).
     dims
         The public domain of each column explored: a list of its levels,
         or a tuple ``(lo, hi, resolution)`` cutting a numeric column into
@@ -265,11 +282,7 @@ def synopsis(
         )
     frame = data
     u = unit_of(data)
-    if is_source(data) and not isinstance(data, UnitFrame):
-        raise PlotninePrivateError(
-            f"{NAME}(): a table in an engine is not supported yet; collect "
-            "it to pandas (its declared columns only) first."
-        )
+    in_engine = is_source(data) and not isinstance(data, UnitFrame)
     if u.max_cells is not None:
         raise PlotninePrivateError(
             f"{NAME}(): a unit with max_cells is not supported yet; bound "
@@ -292,25 +305,21 @@ def synopsis(
             block = block.bounded(u.cell_records, None)
         scales = list(block.scales)
         mech = block
-    if isinstance(data, UnitFrame):
-        rows = bounded_rows(NAME, data)
-    elif isinstance(data, pd.DataFrame):
-        rows = data
-    elif hasattr(data, "to_pandas"):
-        rows = data.to_pandas()
+    counts: np.ndarray | None = None  # None: one row a record
+    if in_engine:
+        # grouped in the engine: a row per combination of cells seen
+        codes, counts = engine_codes(NAME, data, declared)
     else:
-        raise PlotninePrivateError(
-            f"{NAME}(): data must be a pandas or polars DataFrame, not "
-            f"{type(data).__name__}."
-        )
-    missing = [d for d in declared if d not in rows.columns]
-    if missing:
-        raise PlotninePrivateError(
-            f"{NAME}(): column {missing[0]!r} is not in the data; columns "
-            f"are {list(rows.columns)}."
-        )
-    codes = {d: _codes(rows, v) for d, v in declared.items()}
-    inside = np.ones(len(rows), dtype=bool)
+        rows = _records(data)
+        missing = [d for d in declared if d not in rows.columns]
+        if missing:
+            raise PlotninePrivateError(
+                f"{NAME}(): column {missing[0]!r} is not in the data; "
+                f"columns are {list(rows.columns)}."
+            )
+        codes = {d: _codes(rows, v) for d, v in declared.items()}
+    nrows = len(next(iter(codes.values())))
+    inside = np.ones(nrows, dtype=bool)
     for c in codes.values():
         inside &= c >= 0
     # one cell table: marginal j's cells follow marginal j-1's, and each
@@ -331,7 +340,10 @@ def synopsis(
         names,
         True,
     )
-    table, _ = assemble([dim], multiplicity=m)
+    if counts is None:
+        table, _ = assemble([dim], multiplicity=m)
+    else:  # the same cell table as the records would give
+        table, _ = assemble_counts([dim], np.tile(counts, m), multiplicity=m)
     query = Query.make(
         "synopsis",
         "data",

@@ -48,6 +48,14 @@ class Dim:
         lo, hi = self.limits
         return int(round((hi - lo) / self.resolution))
 
+    def level_codes(self, values: Any) -> np.ndarray:
+        """Each of ``values``' position among the declared levels (-1:
+        none, or missing), a value matching a level equal to it."""
+        assert self.levels is not None
+        index = pd.Index(list(self.levels), dtype=object)
+        found = index.get_indexer(pd.Index(np.asarray(values, dtype=object)))
+        return np.asarray(found, dtype=np.int64)
+
     def labels(self) -> list:
         """The value shown for each cell: a level, or a fine bin's left
         edge."""
