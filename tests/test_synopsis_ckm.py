@@ -11,7 +11,14 @@ import neighbours
 import numpy as np
 import pandas as pd
 import pytest
-from plotnine import aes, geom_bar, geom_bin_2d, geom_histogram, ggplot
+from plotnine import (
+    aes,
+    geom_bar,
+    geom_bin_2d,
+    geom_density,
+    geom_histogram,
+    ggplot,
+)
 from plotnine.data import mpg as _mpg
 
 import plotnine_private as pp
@@ -130,6 +137,12 @@ def test_figures_draw_the_perturbed_cells_with_ptable_intervals(cars, syn):
     np.testing.assert_array_equal(
         bars.loc[big, "count_high"], bars.loc[big, "count"] + 3
     )
+    # the synopsis's own p-table (an equal one) and threshold are accepted
+    same = pp.layer_data(
+        ggplot(syn, aes("class"))
+        + geom_bar(stat="count_ckm", ptable=pp.create_cnt_ptable(5, 2.01, 2))
+    )
+    pd.testing.assert_frame_equal(same, bars)
     split = pp.layer_data(
         ggplot(syn, aes("class", fill="drv")) + geom_bar(stat="count_ckm")
     )
@@ -224,6 +237,11 @@ def test_neighbour_one_person_changed_only_perturbed_numbers_differ():
         ),
         (geom_bar(stat="count_ckm"), "drv", "never a sum of perturbed cells"),
         (geom_bar(), "class", "a layer that is not private"),
+        (
+            geom_density(stat="density_ckm"),
+            "hwy",
+            "CKM is not drawn from a synopsis: use one of",
+        ),
     ],
 )
 def test_figures_that_are_not_its_cells_are_refused(syn, layer, x, words):
