@@ -96,6 +96,17 @@ def test_every_cell_is_the_ckm_table_of_that_cell(cars, syn):
     assert sorted(set(CLASSES) - set(shown.index)) == ["2seater", "minivan"]
     np.testing.assert_array_equal(got.loc[shown.index], shown.to_numpy())
     assert (got.drop(shown.index) == 0).all()
+    # its figure hides them as count_ckm on the data does
+    cols = ["x", "fill", "count", "count_low", "count_high", "prop"]
+    fig = pp.layer_data(
+        ggplot(thr, aes("class", fill="class")) + geom_bar(stat="count_ckm")
+    )
+    on_data = pp.layer_data(
+        ggplot(cars, aes("class", fill="class", rkey="rk"))
+        + geom_bar(stat="count_ckm", ptable=PTAB, threshold=12)
+    )
+    assert len(fig) == len(CLASSES) - 2
+    pd.testing.assert_frame_equal(fig[cols], on_data[cols])
 
 
 def test_marginals_are_published_as_perturbed(syn):
@@ -133,6 +144,11 @@ def test_figures_draw_the_perturbed_cells_with_ptable_intervals(cars, syn):
     # the interval is the p-table's: +-3 for D=5, V=2.01 at 95%
     low, high, _ = ckm_interval(PTAB, 0.95)
     assert (low, high) == (-3.0, 3.0)
+    # noise_interval reads the synopsis's p-table (the stat has none)
+    row = pp.noise_interval(
+        ggplot(syn, aes("class")) + geom_bar(stat="count_ckm")
+    ).iloc[0]
+    assert (row["low"], row["high"]) == (-3.0, 3.0)
     big = bars["count"] > 10
     np.testing.assert_array_equal(
         bars.loc[big, "count_high"], bars.loc[big, "count"] + 3
@@ -324,3 +340,18 @@ def test_save_and_load_keeps_the_ptable_and_draws_the_same(syn, tmp_path):
     (tmp_path / "edited.json").write_text(json.dumps(saved))
     with pytest.raises(pp.PlotninePrivateError, match="fingerprint"):
         pp.load_synopsis(tmp_path / "edited.json")
+
+
+def test_an_integer_key_ptable_is_saved_and_read_back(tmp_path):
+    ons = pp.read_ptable(PTAB.to_ons_frame())  # integer keys mod 256
+    data = pp.add_record_keys(
+        _cars(), name="ik", rng_seed=5, integer_range=ons.key_modulus
+    )
+    s = pp.synopsis(
+        data, {"class": CLASSES}, method="ckm", rkey="ik", ptable=ons
+    )
+    want = pp.ckm_table(data, "class", rkey="ik", ptable=ons)
+    assert ons.key_kind == "integer" and ons != PTAB
+    back = pp.load_synopsis(s.save(tmp_path / "ons.json"))
+    assert back.ptable == ons
+    np.testing.assert_array_equal(back.tables[("class",)], want["count"])

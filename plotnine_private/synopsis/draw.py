@@ -283,7 +283,7 @@ def _draw(stat, cols, evaled, build, syn: Synopsis) -> pd.DataFrame:
     door = build.door
     # the mechanism a family makes to lay out its bins draws nothing here
     if syn.ckm:
-        stat.params["ptable"] = syn.ptable
+        stat.params["ptable"] = build.ptable = syn.ptable
         stat.params["threshold"] = syn.threshold
     else:
         stat.params["eps"] = syn.eps
@@ -358,16 +358,20 @@ def _draw(stat, cols, evaled, build, syn: Synopsis) -> pd.DataFrame:
     release = syn.release
     if release is None:
         raise refusal(name, syn, "it has no release record to draw from.")
-    released = Released(
-        values_out, values_out.copy(), np.ones(len(values_out), bool), release
-    )
+    keep = np.ones(len(values_out), bool)
+    if syn.ckm and syn.threshold is not None:
+        # shown as count_ckm shows them: a count below the threshold is
+        # hidden (each drawn cell is one cell of the synopsis)
+        keep = ~(values_out < syn.threshold)
+    released = Released(values_out, values_out.copy(), keep, release)
     # the synopsis's release, said to be drawn from it: the same identity,
     # so the report composes it once however many figures repeat it
     release = dataclasses.replace(release, domain=f"from {syn.name}")
     stat.build.releases.append(release)
     # CKM: whole perturbed counts, shown as count_ckm shows them
     stat.build.weighted = not syn.ckm
-    stat.build.hidden_cells = 0
+    # CKM: how many cells with records a threshold hid is not known here
+    stat.build.hidden_cells = None if syn.ckm else 0
     if syn.ckm:
         # each drawn cell is one perturbed cell: the stat's own
         # intervals, from the p-table's noise (set above)
