@@ -334,6 +334,12 @@ def test_save_and_load_keeps_the_ptable_and_draws_the_same(syn, tmp_path):
     report = pp.privacy_report(
         ggplot(back, aes("class")) + geom_bar(stat="count_ckm")
     )
+    other = pp.create_cnt_ptable(D=2, V=1)
+    with pytest.raises(pp.PlotninePrivateError, match="p-table D=5, V=2.01"):
+        pp.layer_data(
+            ggplot(back, aes("class"))
+            + geom_bar(stat="count_ckm", ptable=other)
+        )
     assert "p-table D=5, V=2.01, js=2" in report.table["parameters"].iloc[0]
     # a p-table that is not the one saved is refused
     saved["ptable"]["fingerprint"] = "0" * 64

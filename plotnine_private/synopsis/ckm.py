@@ -11,7 +11,6 @@ published as perturbed: no consistency step (see ``docs/synopsis.md``).
 from __future__ import annotations
 
 import io
-import math
 from typing import Any, Literal
 
 import numpy as np
@@ -197,11 +196,3 @@ def ptable_from_json(path: str, d: dict[str, Any]) -> PTable:
             "changed); save the synopsis again with Synopsis.save(path)."
         )
     return pt
-
-
-def finite_or_none(v: Any) -> float | None:
-    """A saved number, or None for a missing or NaN one."""
-    if v is None:
-        return None
-    f = float(v)
-    return None if math.isnan(f) else f

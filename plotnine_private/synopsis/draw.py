@@ -206,7 +206,8 @@ def _check_ckm_params(name: str, syn: Synopsis, params: dict) -> None:
             name,
             syn,
             "ptable= is not the synopsis's p-table "
-            f"({ptable_words(syn.ptable)}); a figure from the synopsis "
+            f"({ptable_words(syn.ptable, _ptable_params(syn))}); a figure "
+            "from the synopsis "
             "draws its perturbed cells: remove ptable=.",
         )
     thr = params.get("threshold")
@@ -218,6 +219,12 @@ def _check_ckm_params(name: str, syn: Synopsis, params: dict) -> None:
             "a figure from the synopsis draws its perturbed cells: remove "
             "threshold=.",
         )
+
+
+def _ptable_params(syn: Synopsis) -> dict | None:
+    """The p-table's parameters as its release record names them (a
+    loaded synopsis's p-table was read from text: its own are not)."""
+    return None if syn.release is None else syn.release.details.get("ptable")
 
 
 def declared_columns(name: str, syn: Synopsis, lyr: layer) -> dict[str, str]:
