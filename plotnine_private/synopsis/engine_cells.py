@@ -7,7 +7,8 @@ A record outside any declared domain (a value not among the levels, a
 number outside the limits, a missing value) is filtered out in the
 engine, so its value never leaves it; the privacy unit's bound is the
 engine's own (:func:`~plotnine_private.engines.bounding.bounded_frame`),
-the same records a plot of the source keeps.
+the same records a plot of the source keeps. A CKM table set sums its
+records' key integers there as well, exactly, as ``ckm_table`` does.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from typing import Any
 import numpy as np
 
 from ..engines.bounding import bounded_frame, check_unit_columns
-from ..engines.push import grouped
+from ..engines.key_sums import RecordKeys, key_sums
+from ..engines.push import check_aggregates, grouped
 from ..exceptions import PlotninePrivateError
 from .result import Dim
 
@@ -44,12 +46,19 @@ def _cell(d: Dim) -> tuple[Any, Any]:
 
 
 def engine_codes(
-    name: str, src: Any, dims: dict[str, Dim]
-) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    name: str,
+    src: Any,
+    dims: dict[str, Dim],
+    ckm: tuple[str, Any] | None = None,
+) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray | None]:
     """Each combination of cells of ``dims`` that holds a record of the
     source (inside every domain, after the unit's bound), as codes per
-    dimension (one row per combination), and its record count."""
-    missing = [d for d in dims if d not in src.columns]
+    dimension (one row per combination), its record count and, with
+    ``ckm`` (the record-key column and the p-table), the exact sum of
+    its records' key integers (as :func:`~plotnine_private.tables.
+    ckm_table` sums them in an engine)."""
+    needed = [*dims, *([ckm[0]] if ckm else [])]
+    missing = [d for d in needed if d not in src.columns]
     if missing:
         raise PlotninePrivateError(
             f"{name}(): column {missing[0]!r} is not in the table; columns "
@@ -62,7 +71,13 @@ def engine_codes(
         code, inside = _cell(d)
         keys[f"_c{i}"] = code
         where = inside if where is None else where & inside
-    g = grouped(bounded_frame(src), keys, where=where)
+    rk = None
+    if ckm is not None:
+        import narwhals as nw
+
+        rk = RecordKeys(nw.col(ckm[0]), ckm[1])
+    g = grouped(bounded_frame(src), keys, where=where, rkey=rk)
+    check_aggregates(name, g)
     codes: dict[str, np.ndarray] = {}
     for i, (k, d) in enumerate(dims.items()):
         col = g[f"_c{i}"]
@@ -70,4 +85,5 @@ def engine_codes(
             codes[k] = d.level_codes(col.astype(object))
         else:
             codes[k] = col.to_numpy(dtype=float).astype(np.int64)
-    return codes, g["_n"].to_numpy(dtype=np.int64)
+    sums = key_sums(g) if rk is not None else None
+    return codes, g["_n"].to_numpy(dtype=np.int64), sums
