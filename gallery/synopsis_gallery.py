@@ -8,7 +8,11 @@ row draws three figures from it with ordinary plotnine calls and
 plotnine's own figure of the same records (unperturbed: not for
 release). The stacked bars' totals by class, the histogram's bins and
 the tiles' sums agree (4 mpg tiles on the
-fine grid), being sums of the same consistent tables.
+fine grid), being sums of the same consistent tables. The third row
+draws the same marginals from a CKM table set (``method="ckm"``, the
+cars' record keys ``rk`` and the gallery's p-table): each cell is the
+one ``ckm_table`` publishes, published as perturbed, so it draws the
+declared fine bins only (2 mpg).
 
 Run: ``python gallery/render.py`` (renders the whole gallery).
 """
@@ -31,6 +35,9 @@ from plotnine import (
 )
 
 import plotnine_private as pp
+
+#: the gallery's count p-table (as render.py's)
+PTABLE = pp.create_cnt_ptable(D=5, V=2.01, js=2)
 
 # public facts of the survey: its classes, drives and the mileage ranges
 # of the test cycle (2 mpg fine bins)
@@ -86,12 +93,31 @@ def synopsis_figures(cars, out: Path) -> Path:
         + geom_bin_2d(stat="bin2d_dp", breaks=TILES)
         + ggtitle("2-D bins: the same release"),
     ]
-    # the bars' class names turned, so that they never run together
-    a, b, c, d, e, f = (
-        p + theme_bw() + (turned if i % 3 == 0 else theme())
-        for i, p in enumerate(top + bottom)
+    ckm = pp.synopsis(
+        cars, DIMS, method="ckm", rkey="rk", ptable=PTABLE, workload=WORKLOAD
     )
-    composed = ((a | b | c) / (d | e | f)) + theme(figure_size=(16, 9))
+    ckm_row = [
+        ggplot(ckm, aes("class", fill="drv"))
+        + geom_bar(stat="count_ckm")
+        + pp.geom_noise()
+        + labs(x="", y="count")
+        + ggtitle(f"bars by drive: from the CKM {ckm.name}"),
+        ggplot(ckm, aes("hwy"))
+        + geom_histogram(stat="bin_ckm", binwidth=2, fill="#9ecae1")
+        + pp.geom_noise()
+        + ggtitle("histogram (fine bins): the same CKM set"),
+        ggplot(ckm, aes("cty", "hwy"))
+        + geom_bin_2d(stat="bin2d_ckm", binwidth=2)
+        + ggtitle("2-D fine bins: the same CKM set"),
+    ]
+    # the bars' class names turned, so that they never run together
+    a, b, c, d, e, f, g, h, i = (
+        p + theme_bw() + (turned if k % 3 == 0 else theme())
+        for k, p in enumerate(top + bottom + ckm_row)
+    )
+    composed = ((a | b | c) / (d | e | f) / (g | h | i)) + theme(
+        figure_size=(16, 13)
+    )
     path = out / "synopsis.png"
     composed.save(path, dpi=70)
     return path
