@@ -80,5 +80,6 @@ def test_the_layer_keeps_no_rows():
         "hidden_cells",
         "marks",
         "unit",
+        "ptable",  # public: the p-table of a CKM layer from a synopsis
     }
     assert not any(isinstance(v, pd.DataFrame) for v in vars(kept).values())
