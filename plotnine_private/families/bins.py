@@ -177,6 +177,11 @@ class EdgeForm:
         (1 / step) + lead)`` (:meth:`one_sided`)."""
         return 1.0 - self.origin / self.step - _SHIFT
 
+    def lead_above(self) -> float:
+        """:meth:`lead` with the position read :data:`_SHIFT` of a bin
+        high instead of low (the same roundings, so the same bound)."""
+        return 1.0 - self.origin / self.step + _SHIFT
+
     def reach(self, lo: float, hi: float, shift: float) -> np.ndarray | None:
         """Every ``k`` whose edge a value in ``[lo, hi]`` may be compared
         with: the raw index ``floor((x - origin) / step - shift)`` of
@@ -289,6 +294,56 @@ class Bins(Family):
 
     def inner_decode(self, grouped: Mapping[str, np.ndarray]) -> np.ndarray:
         return self.clip_index(_int_keys(grouped[CELL]) - 1)
+
+    def representatives(
+        self, columns: Mapping[str, Any], out: str = ""
+    ) -> Stages | None:
+        """Each record's value where it lies near an edge, else the
+        middle of its bin (column ``out``, by default ``_rep_`` and the
+        axis): the position is read a :data:`_SHIFT` of a bin low and
+        high (as :meth:`index_stages` reads it low), and where the two
+        floors agree, ``m``, the value lies in bin ``m - 1``, at least
+        ``_SHIFT`` less the reading's error (under a quarter of it:
+        :meth:`EdgeForm.one_sided`) from either of its edges, as
+        computed, moved or not; so does that bin's middle, ``m * step +
+        origin - step / 2``. Where they differ the value is within
+        twice the shift of an edge and is kept. A value beyond the
+        bins (far ones included: the reading only grows) and its bin's
+        middle are beyond the same outer edge, which is where the
+        form's edge 0 or ``nb`` is, to an eighth of the shift (else
+        None: scale limits that cut a bin, uneven edges, edges far from
+        zero against their width, or clamping). NaN, infinite and
+        missing values are kept or give NaN, infinite or missing
+        middles: outside, as :meth:`stages` finds them."""
+        import narwhals as nw
+
+        form = self.form
+        if self.clamp or form is None:
+            return None
+        lo, hi = self.counted_range()
+        nb = self.size
+        if not form.one_sided(lo, hi, nb):
+            return None
+        tol = _SHIFT / 8 * form.step
+        last = nb * form.step + form.origin
+        if abs(lo - form.origin) > tol or abs(hi - last) > tol:
+            return None
+        out = out or f"_rep_{self.axis}"
+        x = _float(columns[self.axis])
+        p, low, high = (nw.col(f"{out}_{s}") for s in ("p", "lo", "hi"))
+        middle = form.origin - 0.5 * form.step
+        return [
+            {f"{out}_p": x * (1.0 / form.step)},
+            {
+                f"{out}_lo": (p + form.lead()).floor(),
+                f"{out}_hi": (p + form.lead_above()).floor(),
+            },
+            {
+                out: nw.when(low != high)
+                .then(x)
+                .otherwise(low * form.step + middle)
+            },
+        ]
 
     def clip_index(self, values: Any) -> np.ndarray:
         """Corrected raw indices of values in range, clipped to the bins
@@ -454,6 +509,11 @@ class Grid(Family):
             ),
             {CELL: iy1 * wide + ix1},
         ]
+
+    def representatives(self, columns: Mapping[str, Any]) -> Stages | None:
+        rx = self.x.representatives({self.x.axis: columns["x"]}, "_rep_x")
+        ry = self.y.representatives({self.y.axis: columns["y"]}, "_rep_y")
+        return None if rx is None or ry is None else merge_stages(rx, ry)
 
     def inner_decode(self, grouped: Mapping[str, np.ndarray]) -> np.ndarray:
         key = _int_keys(grouped[CELL])
