@@ -177,11 +177,6 @@ class EdgeForm:
         (1 / step) + lead)`` (:meth:`one_sided`)."""
         return 1.0 - self.origin / self.step - _SHIFT
 
-    def lead_above(self) -> float:
-        """:meth:`lead` with the position read :data:`_SHIFT` of a bin
-        high instead of low (the same roundings, so the same bound)."""
-        return 1.0 - self.origin / self.step + _SHIFT
-
     def reach(self, lo: float, hi: float, shift: float) -> np.ndarray | None:
         """Every ``k`` whose edge a value in ``[lo, hi]`` may be compared
         with: the raw index ``floor((x - origin) / step - shift)`` of
@@ -300,21 +295,21 @@ class Bins(Family):
     ) -> Stages | None:
         """Each record's value where it lies near an edge, else the
         middle of its bin (column ``out``, by default ``_rep_`` and the
-        axis): the position is read a :data:`_SHIFT` of a bin low and
-        high (as :meth:`index_stages` reads it low), and where the two
-        floors agree, ``m``, the value lies in bin ``m - 1``, at least
-        ``_SHIFT`` less the reading's error (under a quarter of it:
-        :meth:`EdgeForm.one_sided`) from either of its edges, as
-        computed, moved or not; so does that bin's middle, ``m * step +
-        origin - step / 2``. Where they differ the value is within
-        twice the shift of an edge and is kept. A value beyond the
-        bins (far ones included: the reading only grows) and its bin's
-        middle are beyond the same outer edge, which is where the
-        form's edge 0 or ``nb`` is, to an eighth of the shift (else
+        axis). The position plus one is read :data:`_SHIFT` of a bin
+        low, ``q`` (as :meth:`index_stages` reads it), within a quarter
+        of the shift of the truth (:meth:`EdgeForm.one_sided`). Where
+        ``q - floor(q)`` (exact) is below ``1 - 2 * shift``, the value
+        lies in bin ``floor(q) - 1``, at least three quarters of the
+        shift from both its edges (as computed, moved or not: within an
+        eighth), and so does that bin's middle, ``floor(q) * step +
+        origin - step / 2``; elsewhere the value is kept. A value
+        beyond the bins (far ones too: the reading only grows) and its
+        bin's middle are beyond the same outer edge, which lies where
+        the form's edge 0 or ``nb`` is, to an eighth of the shift (else
         None: scale limits that cut a bin, uneven edges, edges far from
         zero against their width, or clamping). NaN, infinite and
-        missing values are kept or give NaN, infinite or missing
-        middles: outside, as :meth:`stages` finds them."""
+        missing values give NaN, infinite or missing representatives:
+        outside, as :meth:`stages` finds them."""
         import narwhals as nw
 
         form = self.form
@@ -330,16 +325,13 @@ class Bins(Family):
             return None
         out = out or f"_rep_{self.axis}"
         x = _float(columns[self.axis])
-        p, low, high = (nw.col(f"{out}_{s}") for s in ("p", "lo", "hi"))
+        q, low = nw.col(f"{out}_q"), nw.col(f"{out}_lo")
         middle = form.origin - 0.5 * form.step
         return [
-            {f"{out}_p": x * (1.0 / form.step)},
+            {f"{out}_q": x * (1.0 / form.step) + form.lead()},
+            {f"{out}_lo": q.floor()},
             {
-                f"{out}_lo": (p + form.lead()).floor(),
-                f"{out}_hi": (p + form.lead_above()).floor(),
-            },
-            {
-                out: nw.when(low != high)
+                out: nw.when(q - low >= 1.0 - 2 * _SHIFT)
                 .then(x)
                 .otherwise(low * form.step + middle)
             },
