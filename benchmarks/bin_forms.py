@@ -1,5 +1,5 @@
 """Benchmark: what a 2-D histogram's and a hexbin's engine queries are
-made of, in DuckDB.
+made of, in DuckDB (and a 2-D histogram's in Polars).
 
 The query the engine path sends for ``bin2d_dp`` (the benchmark grid of
 ``benchmarks/engines.py``: 30 x 30 bins of plotnine's ``stat_bin_2d``
@@ -24,14 +24,28 @@ query (``Hexes.inner_stages``: both candidates, the nearer one, one key)
 and ``no_choice``, its candidate floors grouped by lattice B's key alone
 (not a hexbin: what the choice between the candidates costs).
 
+``--engine polars`` times the 2-D histogram in Polars (a lazy scan of
+the file, its own threads) beside the Polars floor of
+``benchmarks/engines.py``:
+
+* ``engine``: the package's query (``Grid.representatives``: each
+  record's value near an edge, else its bin's middle, grouped, then the
+  exact stages on the grouped rows and a second grouping, in one lazy
+  query: ``families.represented``);
+* ``nan_keys``: the previous form, ``Grid.inner_stages`` with the keys
+  of the records outside NaN (``families.outside_as_nan``);
+* ``reps_only``: the representatives grouped, without the exact stages
+  and second grouping on the grouped rows (what those cost).
+
 Runs are interleaved (each form once per round, ``--rounds`` rounds) on
 one DuckDB thread, so that load from other work moves every form alike;
 the figures are CPU seconds (minimum and median over the rounds) and
-their ratios to the floor's.
+their ratios to the floor's, and for Polars the wall-clock ratio of the
+minima too.
 
 Run: ``python benchmarks/bin_forms.py --file <dir>/pnp_engines_10000000
-.parquet [--rounds 20] [--family bin2d|hex]`` (the table of
-``benchmarks/engines.py``).
+.parquet [--rounds 20] [--family bin2d|hex] [--engine duckdb|polars]``
+(the table of ``benchmarks/engines.py``).
 """
 
 from __future__ import annotations
@@ -94,6 +108,43 @@ def forms(path: str) -> dict:
     }
 
 
+def polars_forms(path: str) -> dict:
+    """:func:`forms` of the 2-D histogram in Polars."""
+    import narwhals as nw
+    import polars as pl
+
+    from plotnine_private.engines.push import grouped
+    from plotnine_private.families import (
+        Bins,
+        Grid,
+        outside_as_nan,
+        represented,
+    )
+    from plotnine_private.stats.domains import _bin2d_edges
+
+    (x0, x1), (y0, y1) = BOX
+    grid = Grid(
+        Bins(_bin2d_edges((x0, x1), BINS, None)),
+        Bins(_bin2d_edges((y0, y1), BINS, None), axis="y"),
+    )
+    cols = {"x": nw.col("x"), "y": nw.col("y")}
+    reps = represented(grid, cols)
+    assert reps is not None
+    keep = grid.domain_filter(cols)
+    marked = outside_as_nan(grid.inner_stages(cols, engine="polars"), keep)
+    frame = nw.from_native(pl.scan_parquet(path))
+
+    def run(st, regroup=()):
+        return lambda: grouped(frame, {}, stages=st, regroup=regroup)
+
+    return {
+        "floor": lambda: floor_query(path, "polars", "bin2d_dp"),
+        "engine": run(*reps),
+        "nan_keys": run(marked),
+        "reps_only": run(reps[0]),
+    }
+
+
 def hex_forms(path: str) -> dict:
     """:func:`forms` for the hexbin of the same box."""
     import duckdb
@@ -141,28 +192,42 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=20)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--family", choices=("bin2d", "hex"), default="bin2d")
+    ap.add_argument("--engine", choices=("duckdb", "polars"), default="duckdb")
     args = ap.parse_args()
-    import duckdb
+    if args.engine == "polars":
+        if args.family != "bin2d":
+            ap.error("--engine polars times the bin2d family only")
+        runs = polars_forms(args.file)
+        threads = "Polars'"
+    else:
+        import duckdb
 
-    duckdb.execute(f"SET threads = {args.threads}")
-    runs = (forms if args.family == "bin2d" else hex_forms)(args.file)
+        duckdb.execute(f"SET threads = {args.threads}")
+        runs = (forms if args.family == "bin2d" else hex_forms)(args.file)
+        threads = str(args.threads)
     spent: dict[str, list[float]] = {name: [] for name in runs}
+    wall: dict[str, list[float]] = {name: [] for name in runs}
     for _ in range(args.rounds):
         for name, once in runs.items():
-            c = _cpu()
+            c, t = _cpu(), time.perf_counter()
             once()
             spent[name].append(_cpu() - c)
+            wall[name].append(time.perf_counter() - t)
     best, mid = min(spent["floor"]), statistics.median(spent["floor"])
     load = "/".join(f"{v:.1f}" for v in os.getloadavg())
     print(
-        f"{args.family}: {args.rounds} rounds, {args.threads} thread(s), "
-        f"load {load}"
+        f"{args.family} ({args.engine}): {args.rounds} rounds, {threads} "
+        f"thread(s), load {load}"
     )
-    print(f"{'form':14} {'cpu min s':>9} {'ratio':>6} {'median':>7}")
+    print(
+        f"{'form':14} {'cpu min s':>9} {'ratio':>6} {'median':>7} "
+        f"{'wall ratio':>10}"
+    )
     for name, times in spent.items():
         print(
             f"{name:14} {min(times):9.3f} {min(times) / best:6.2f} "
-            f"{statistics.median(times) / mid:7.2f}"
+            f"{statistics.median(times) / mid:7.2f} "
+            f"{min(wall[name]) / min(wall['floor']):10.2f}"
         )
 
 

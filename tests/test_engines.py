@@ -39,7 +39,11 @@ from plotnine_private.engines import (
     source,
 )
 from plotnine_private.exceptions import PlotninePrivateError
-from plotnine_private.families import integer_keys, outside_as_nan
+from plotnine_private.families import (
+    integer_keys,
+    outside_as_nan,
+    represented,
+)
 from plotnine_private.mechanisms.ptable.ckm import record_key_integers
 
 duckdb = pytest.importorskip("duckdb")
@@ -248,9 +252,12 @@ def _released(plot) -> pd.DataFrame:
 # grid; the hexagon arithmetic is test_privacy_unit_bounded_in_spark's,
 # with its units' bound), the rest through DuckDB and Polars
 SPARK_PLOTS = ("count_ckm", "bin_dp", "bin_plain_dp", "sum_dp")
-#: plots on the short path, where Polars groups the records outside the
-#: domain under NaN keys (families.outside_as_nan)
+#: plots on the short path (nothing to check outside the domain)
 SHORT = ("bin_plain_dp", "binhex_dp", "bin2d_dp")
+#: those Polars groups by their bins' representatives, the cells
+#: decided per group (families.represented); it groups the others'
+#: records outside the domain under NaN keys (families.outside_as_nan)
+REPRESENTED = ("bin_plain_dp", "bin2d_dp")
 #: plots whose keys Spark groups as int64 (families.integer_keys)
 SHORT_IN_SPARK = tuple(p for p in SHORT if p in SPARK_PLOTS)
 CASES = [
@@ -274,13 +281,14 @@ class InMemory:
 class InEngine:
     """A plot's figure through an engine, with what its build did: the
     rows of each ``domain``/``family_cells`` call (:func:`guard_rows`),
-    the stages Spark grouped by int64 keys and those Polars marked
-    outside the domain."""
+    the stages Spark grouped by int64 keys, those Polars marked outside
+    the domain and the representatives it grouped by."""
 
     data: pd.DataFrame
     calls: list
     cast: list
     marked: list
+    represented: list
 
 
 #: one build per plot and engine, read by every check of it (a build is
@@ -311,12 +319,21 @@ def _in_engine(engine: str, name: str, request) -> InEngine:
             marked.append(stages)
             return outside_as_nan(stages, inside)
 
+        reps: list = []  # Polars groups bins by representatives
+
+        def spied_reps(family, columns):
+            out = represented(family, columns)
+            if out is not None:
+                reps.append(out)
+            return out
+
         with pytest.MonkeyPatch.context() as m:
             calls = guard_rows(m)
             m.setattr(push, "integer_keys", spied)
             m.setattr(push, "outside_as_nan", spied_marks)
+            m.setattr(push, "represented", spied_reps)
             data = _released(PLOTS[name](_source(engine, request)))
-        _IN_ENGINE[engine, name] = InEngine(data, calls, cast, marked)
+        _IN_ENGINE[engine, name] = InEngine(data, calls, cast, marked, reps)
     return _IN_ENGINE[engine, name]
 
 
@@ -327,7 +344,9 @@ def test_same_numbers_as_in_memory(engine, name, request):
     assert len(expected) > 0
     # the short path (nothing to check outside the domain) in Spark
     assert bool(got.cast) == (engine == "spark" and name in SHORT_IN_SPARK)
-    assert bool(got.marked) == (engine == "polars" and name in SHORT)
+    polars = engine == "polars" and name in SHORT
+    assert bool(got.represented) == (polars and name in REPRESENTED)
+    assert bool(got.marked) == (polars and name not in REPRESENTED)
     pd.testing.assert_frame_equal(
         got.data.reset_index(drop=True), expected.reset_index(drop=True)
     )
@@ -759,9 +778,11 @@ def test_polars_records_moved_outside_the_domain_change_only_noisy_numbers(
     name,
 ):
     """Polars groups the records outside a public domain under NaN keys
-    and drops that grouped row (instead of filtering the scan): a record
-    moved from inside the box to outside changes the released numbers
-    only, never which cells are drawn or what else the figure shows."""
+    and drops that grouped row, or groups bins by representatives and
+    drops the grouped rows outside the domain in the engine (instead of
+    filtering the scan): a record moved from inside the box to outside
+    changes the released numbers only, never which cells are drawn or
+    what else the figure shows."""
     import sys
     from pathlib import Path
 

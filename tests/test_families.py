@@ -20,6 +20,7 @@ from plotnine_private.families import (
     Points,
     integer_keys,
     outside_as_nan,
+    represented,
 )
 from plotnine_private.mechanisms.domains.hexbin import SQRT3, hex_lattice
 from plotnine_private.stats.domains import _bin2d_edges
@@ -61,6 +62,7 @@ def _engine_codes(
     whole: bool = False,
     marked: bool = False,
     form: str = "",
+    reps: bool = False,
 ):
     """Each record's code through the family's projections, in the
     engine, decoded as the engine path decodes grouped keys. ``inner``:
@@ -71,7 +73,9 @@ def _engine_codes(
     Polars asks for them), which are dropped before decoding; ``form``:
     the engine whose form of the inner stages to take (the forms of
     DuckDB and Polars each in its engine, Polars' and Spark's in both:
-    all give numpy's codes)."""
+    all give numpy's codes); ``reps``: each record's representative
+    (:func:`represented`, as Polars groups bins), then the exact stages
+    on it (per record here, per group in the engine)."""
     table = pl.DataFrame(
         {k: pl.Series(k, v, strict=False) for k, v in columns.items()}
     )
@@ -80,7 +84,17 @@ def _engine_codes(
         frame = duckdb.from_arrow(table.to_arrow())
     lf = nw.from_native(frame)
     exprs = {a: nw.col(a) for a in family.aes}
-    if inner:
+    if reps:
+        stages, regroup = represented(family, exprs)
+        for stage in stages:
+            lf = lf.with_columns(**stage)
+        values = lf.select(*family.aes, *stages[-1]).collect().to_pandas()
+        own = values[list(family.aes)].to_numpy(dtype=float)
+        rep = values[list(stages[-1])].to_numpy(dtype=float)
+        # a middle for most records, their own value near the edges
+        assert (rep != own).any() and (rep == own).any()
+        stages = [*stages, *regroup]
+    elif inner:
         inside = family.domain_filter(exprs)
         stages = family.inner_stages(exprs, engine=form)
         if marked:
@@ -127,17 +141,20 @@ def _check(family, columns: dict[str, list]) -> np.ndarray:
     columns = {**columns, "_row": list(range(n))}
     ref = _numpy_codes(family, columns)
     assert (ref >= 0).any() and (ref == -1).any()
-    short = family.domain_filter({a: nw.col(a) for a in family.aes})
+    exprs = {a: nw.col(a) for a in family.aes}
+    short = family.domain_filter(exprs)
     for native in ("duckdb", "polars"):
-        # (inner, whole, marked, form): as each engine asks for them
-        paths = [(False, False, False, "")]
+        # (inner, whole, marked, form, reps): as each engine asks for them
+        paths = [(False, False, False, "", False)]
         if short is not None:
-            paths.append((True, False, False, native))
+            paths.append((True, False, False, native, False))
             if family.whole_inner_keys:
                 paths += [
-                    (True, True, False, "pyspark"),
-                    (True, False, True, "polars"),
+                    (True, True, False, "pyspark", False),
+                    (True, False, True, "polars", False),
                 ]
+        if represented(family, exprs) is not None:
+            paths.append((False, False, False, "", True))
         for path in paths:
             got = _engine_codes(family, columns, native, *path)
             bad = np.flatnonzero(got != ref)
@@ -236,6 +253,46 @@ def test_bin2d_grid(seed):
     y = rng.permutation(np.resize(_axis_values(rng, by), len(x)))
     family = Grid(Bins(bx), Bins(by, "left", axis="y"))
     _check(family, {"x": _with_missing(rng, x), "y": _with_missing(rng, y)})
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_bin2d_grid_of_even_bins(seed):
+    # plotnine's grid on both axes: Polars groups by representatives
+    rng = np.random.default_rng(seed)
+    bx, by = BREAKS[5], BREAKS[6]
+    x = _axis_values(rng, bx)
+    y = rng.permutation(np.resize(_axis_values(rng, by), len(x)))
+    family = Grid(Bins(bx), Bins(by, "left", axis="y"))
+    assert represented(family, {"x": nw.col("x"), "y": nw.col("y")})
+    _check(family, {"x": _with_missing(rng, x), "y": _with_missing(rng, y)})
+
+
+def test_bins_have_representatives_where_the_bound_holds():
+    """A bin's representative (its middle, or the value near an edge)
+    is taken only for equal widths read on one side (the bound of
+    :meth:`EdgeForm.one_sided`), without clamping, and with the counted
+    range on the outer edges (scale limits that cut a bin: none)."""
+    x = {"x": nw.col("x")}
+    for breaks in BREAKS:
+        form = Bins(breaks).form
+        sided = form is not None and form.one_sided(
+            breaks[0], breaks[-1], len(breaks) - 1
+        )
+        assert (represented(Bins(breaks), x) is not None) == sided
+        assert represented(Bins(breaks, clamp=True), x) is None
+    edges = np.linspace(0, 10, 11)
+    assert represented(Bins(edges, within=(0.0, 10.0)), x) is not None
+    assert represented(Bins(edges, within=(-1.0, 11.0)), x) is not None
+    for cut in ((0.5, 10.0), (0.0, 9.99), (1e-6, 10.0)):
+        assert represented(Bins(edges, within=cut), x) is None
+    # limits a float inside the edges: a value that far from an edge is
+    # kept, so the codes are still numpy's
+    rng = np.random.default_rng(4)
+    v = _with_missing(rng, _axis_values(rng, edges))
+    for cut in ((np.nextafter(0, 1), 10.0), (0.0, np.nextafter(10, 0))):
+        family = Bins(edges, within=cut)
+        assert represented(family, x) is not None
+        _check(family, {"x": v})
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -50,6 +50,7 @@ from ..families import (
     integer_keys,
     merge_stages,
     outside_as_nan,
+    represented,
 )
 from ..mechanisms.naming.cellnames import value_bytes
 from ..mechanisms.release.engine import CellTable
@@ -142,6 +143,7 @@ def grouped(
     having: Any = None,
     stages: Sequence[dict[str, Any]] = (),
     distinct: Any = None,
+    regroup: Sequence[dict[str, Any]] = (),
 ) -> pd.DataFrame:
     """One row per combination of ``keys`` (name -> expression) and of
     the last of ``stages`` (projections applied in turn, each computing
@@ -160,9 +162,17 @@ def grouped(
     ``distinct`` (an expression naming each record's unit; no weight):
     ``_n`` counts the distinct units of each combination, and the key
     sums add each unit's smallest key there (as
-    :func:`~plotnine_private.unit_cells.one_per_cell` in memory)."""
+    :func:`~plotnine_private.unit_cells.one_per_cell` in memory).
+
+    ``regroup`` (not with ``distinct``): projections of the grouped rows
+    (few), which are then grouped again, in the same query, by ``keys``
+    and the last of ``regroup``, their aggregates summed (a family's
+    cells from its representatives: :func:`~plotnine_private.families.
+    represented`); ``having`` filters those rows."""
+    if regroup and distinct is not None:
+        raise ValueError("regroup sums the aggregates: not with distinct")
     whole = rkey is not None and rkey.bound <= _WHOLE_KEYS
-    args = (frame, keys, weight, where, having, stages, distinct)
+    args = (frame, keys, weight, where, having, stages, distinct, regroup)
     if rkey is None:
         return _grouped(*args, None)
     result = _grouped(*args, key_integers(rkey.expr, rkey.ptable, whole))
@@ -171,7 +181,9 @@ def grouped(
     return result
 
 
-def _grouped(frame, keys, weight, where, having, stages, distinct, rkey):
+def _grouped(
+    frame, keys, weight, where, having, stages, distinct, regroup, rkey
+):
     import narwhals as nw
 
     if distinct is not None:
@@ -187,7 +199,7 @@ def _grouped(frame, keys, weight, where, having, stages, distinct, rkey):
         where = valid if where is None else where & valid
     lf = frame if where is None else frame.filter(where)
     cols = dict(keys)
-    aggs = [nw.len().alias("_n")]
+    summed = []
     if weight is not None:
         w = weight.cast(nw.Float64)
         cols["_w"] = w
@@ -196,12 +208,13 @@ def _grouped(frame, keys, weight, where, having, stages, distinct, rkey):
             .fill_null(True)
             .cast(nw.Int64)
         )
-        aggs += [nw.col("_w").sum(), nw.col("_wbad").sum()]
+        summed += ["_w", "_wbad"]
     names = [*keys, *(stages[-1] if stages else {})]
     if rkey is not None:
         # the key integers' projections beside the cells' (one pass)
         stages = merge_stages(list(stages), rkey)
-        aggs += [nw.col(c).sum() for c in (*rkey[-1], "_kbad")]
+        summed += [*rkey[-1], "_kbad"]
+    aggs = [nw.len().alias("_n"), *(nw.col(c).sum() for c in summed)]
     stages = list(stages)
     if stages:
         cols.update(stages[0])
@@ -209,6 +222,13 @@ def _grouped(frame, keys, weight, where, having, stages, distinct, rkey):
     for stage in stages[1:]:
         lf = lf.with_columns(**stage)
     out = lf.group_by(*names).agg(*aggs) if names else lf.select(*aggs)
+    if regroup:
+        for stage in regroup:
+            out = out.with_columns(**stage)
+        names = [*keys, *regroup[-1]]
+        out = out.group_by(*names).agg(
+            *(nw.col(c).sum() for c in ("_n", *summed))
+        )
     if having is not None:
         # "or _n < 0" (never true: a group has a record) names an
         # aggregate, so DuckDB cannot push the test back below the
@@ -394,6 +414,25 @@ def _panel_keys(door: Door, name: str) -> tuple[dict, Callable]:
     return keys, finish
 
 
+@dataclasses.dataclass(frozen=True)
+class _FamilyKeys:
+    """A family's cells in the engine: ``stages`` (on the records),
+    ``regroup`` (on the grouped rows, grouped again by their
+    :data:`~plotnine_private.families.CELL`; empty: none), ``finish``
+    (grouped rows -> :class:`~plotnine_private.stats.base.FamilyCells`),
+    ``keep`` (the test of the records with a cell, or None), ``filter``
+    (whether ``keep`` is to filter the records) and ``marked`` (the keys
+    are NaN outside, :func:`~plotnine_private.families.outside_as_nan`:
+    drop those grouped rows with :func:`_drop_outside`)."""
+
+    stages: Stages
+    regroup: Stages
+    finish: Callable
+    keep: Any
+    filter: bool
+    marked: bool
+
+
 def _family_keys(
     stat,
     fam0,
@@ -401,17 +440,17 @@ def _family_keys(
     scales,
     counted_only: bool,
     engine: str = "",
-) -> tuple[Stages, Callable, Any, bool]:
-    """The family's cells as engine projections, how to turn the grouped
-    rows into its :class:`~plotnine_private.stats.base.FamilyCells` (by
-    the family's own decoding when its domain is public, else, for levels
-    or points seen, by the stat on the grouped values), the test of the
-    records with a cell (or None), and whether that test is to filter
-    the records (else the keys are NaN outside, :func:`~plotnine_private.
-    families.outside_as_nan`: drop those grouped rows with
-    :func:`_drop_outside`). ``counted_only``: the records outside the
-    domain need not be seen (no weights or keys to check), so the engine
-    may drop them before any arithmetic."""
+    summed: bool = False,
+) -> _FamilyKeys:
+    """The family's cells as engine projections and how to turn the
+    grouped rows into its :class:`~plotnine_private.stats.base.
+    FamilyCells` (by the family's own decoding when its domain is
+    public, else, for levels or points seen, by the stat on the grouped
+    values). ``counted_only``: the records outside the domain need not
+    be seen (no weights or keys to check), so the engine may drop them
+    before any arithmetic. ``summed``: the grouped rows' aggregates may
+    be summed again (no distinct units, no cell bound), which
+    ``regroup`` needs."""
     import narwhals as nw
 
     family = fam0.family
@@ -420,23 +459,38 @@ def _family_keys(
     if family.public:
         exprs = {a: nw.col(cols[a]) for a in family.aes}
         keep = family.domain_filter(exprs) if counted_only else None
-        inner = keep is not None
 
-        def decode(g: pd.DataFrame):
-            rows = {k: g[k].to_numpy() for k in g.columns}
-            code = family.inner_decode(rows) if inner else family.decode(rows)
-            return dataclasses.replace(fam0, code=code)
+        def decoding(inner: bool) -> Callable:
+            def decode(g: pd.DataFrame):
+                rows = {k: g[k].to_numpy() for k in g.columns}
+                code = (
+                    family.inner_decode(rows) if inner else family.decode(rows)
+                )
+                return dataclasses.replace(fam0, code=code)
 
-        if inner:
-            stages = family.inner_stages(exprs, engine=engine)
-            if engine.startswith("pyspark") and family.whole_inner_keys:
-                stages = integer_keys(stages)
-            if engine == "polars" and family.whole_inner_keys:
-                # Polars filters a scan dearly (a 10**8-row bin2d: the
-                # filter 0.77 s CPU, a key chosen per record 0.2 s)
-                return outside_as_nan(stages, keep), decode, keep, False
-            return stages, decode, keep, True
-        return family.stages(exprs), decode, None, True
+            return decode
+
+        if keep is None:
+            return _FamilyKeys(
+                family.stages(exprs), [], decoding(False), None, True, False
+            )
+        if engine == "polars" and family.whole_inner_keys:
+            # Polars filters a scan dearly (a 10**8-row bin2d: the
+            # filter 0.77 s CPU, a key chosen per record 0.2 s); a
+            # bin's representative costs less than its corrected index
+            # and range test (a 10**7-row bin2d: 1.5 -> 1.3 times its
+            # GROUP BY, CPU), and the exact stages run per group
+            reps = represented(family, exprs) if summed else None
+            if reps is not None:
+                return _FamilyKeys(*reps, decoding(False), keep, False, False)
+            stages = outside_as_nan(
+                family.inner_stages(exprs, engine=engine), keep
+            )
+            return _FamilyKeys(stages, [], decoding(True), keep, False, True)
+        stages = family.inner_stages(exprs, engine=engine)
+        if engine.startswith("pyspark") and family.whole_inner_keys:
+            stages = integer_keys(stages)
+        return _FamilyKeys(stages, [], decoding(True), keep, True, False)
     numeric = getattr(family, "numeric", True)
     raw = {
         f"_v_{a}": (
@@ -449,7 +503,7 @@ def _family_keys(
         frame = pd.DataFrame({a: _plain(g[f"_v_{a}"]) for a in family.aes})
         return stat.family_cells(frame, scales)
 
-    return [raw], observed, None, True
+    return _FamilyKeys([raw], [], observed, None, True, False)
 
 
 def _drop_outside(g: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
@@ -513,9 +567,18 @@ def release_in_engine(
         and "weight" not in cols
         and all(stat.declared_of(c) is not None for c in gcols)
     )
-    fstages, ffinish, keep, filtered = _family_keys(
-        stat, fam0, cols, door.scales, counted_only, src.engine
+    units = stat.counts_units()
+    limited = src.unit.bounded and src.unit.max_cells is not None
+    fk = _family_keys(
+        stat,
+        fam0,
+        cols,
+        door.scales,
+        counted_only,
+        src.engine,
+        summed=not units and not limited,
     )
+    fstages, ffinish, keep = fk.stages, fk.finish, fk.keep
     # source columns grouped as they are (-> their key's name)
     keyed = {cols[c]: f"_g{i}" for i, c in enumerate(gcols)}
     keyed.update({f: f"_f{i}" for i, f in enumerate(door.facet_columns)})
@@ -534,11 +597,14 @@ def release_in_engine(
         if not (cols[a] in keyed and stat.declared_of(a) is not None)
     ]
     where = _present(cols, evaled, needed)
-    if keep is not None and filtered:
+    if keep is not None and fk.filter:
         where = keep if where is None else where & keep
     gkeys = {f"_g{i}": _plain_col(cols[c]) for i, c in enumerate(gcols)}
     pkeys, pfinish = _panel_keys(door, name)
     where, having = _within(where, cols, door, keyed)
+    if fk.regroup:
+        # the records outside the domain (cell -1) stay in the engine
+        having = _inside() if having is None else having & _inside()
     rkey = None
     if not stat.DP:
         import narwhals as nw
@@ -550,7 +616,6 @@ def release_in_engine(
         import narwhals as nw
 
         weight = nw.col(cols["weight"])
-    units = stat.counts_units()
     if units:
         if not src.unit.bounded:
             stat.units_kept(None, evaled, door, None, None)  # its error
@@ -562,7 +627,7 @@ def release_in_engine(
                 "aes(weight=...), or count records (count='records').",
             )
     frame = bounded_frame(src)
-    if src.unit.bounded and src.unit.max_cells is not None:
+    if limited:
         frame = _cells_limited(
             stat,
             frame,
@@ -574,7 +639,7 @@ def release_in_engine(
             fstages,
             where,
             having,
-            keep is not None and not filtered,
+            fk.marked,
             pfinish,
             ffinish,
         )
@@ -590,8 +655,9 @@ def release_in_engine(
         having=having,
         stages=fstages,
         distinct=nw_col(src.unit.column) if units else None,
+        regroup=fk.regroup,
     )
-    if keep is not None and not filtered:
+    if fk.marked:
         g = _drop_outside(g, list(fstages[-1]))
     check_aggregates(name, g)
     panel = pfinish(g)
@@ -657,6 +723,13 @@ def _cells_limited(
         distinct=distinct,
         dims=dims,
     )
+
+
+def _inside() -> Any:
+    """The grouped rows of a cell of the family (not -1)."""
+    import narwhals as nw
+
+    return nw.col(CELL) >= 0
 
 
 def nw_col(column: str | None) -> Any:

@@ -37,6 +37,7 @@ from .base import (
     integer_keys,
     merge_stages,
     outside_as_nan,
+    represented,
 )
 from .bins import Bins, Grid, bin_index
 from .lattices import Hexes, PointAxis, Points, rint_stages
@@ -58,5 +59,6 @@ __all__ = [
     "integer_keys",
     "merge_stages",
     "outside_as_nan",
+    "represented",
     "rint_stages",
 ]

@@ -15,6 +15,7 @@ __all__ = [
     "integer_keys",
     "merge_stages",
     "outside_as_nan",
+    "represented",
 ]
 
 CELL = "_cell"
@@ -101,6 +102,34 @@ class Family:
     def inner_decode(self, grouped: Mapping[str, np.ndarray]) -> np.ndarray:
         """:meth:`decode` for :meth:`inner_stages`."""
         return self.decode(grouped)
+
+    def representatives(self, columns: Mapping[str, Any]) -> Stages | None:
+        """Stages whose last one holds, for each of :attr:`aes` in
+        order, a value in the same cell as the record's own (or outside
+        the domain with it), taken from few values: grouped by them, the
+        records fall into few groups, and :meth:`stages` applied to each
+        group's values gives its records' cell (:func:`represented`).
+        None where the family has no such form."""
+        return None
+
+
+def represented(
+    family: Family, columns: Mapping[str, Any]
+) -> tuple[Stages, Stages] | None:
+    """The stages of ``family``'s :meth:`~Family.representatives` (on
+    the records) and those of its exact :meth:`~Family.stages` on the
+    representatives (on the grouped rows, whose :data:`CELL` then
+    :meth:`~Family.decode` reads), or None. A record's cell is decided
+    once per group rather than once per record: the per-record work is
+    the representative's few operations, with no range test and no edge
+    correction."""
+    import narwhals as nw
+
+    reps = family.representatives(columns)
+    if reps is None:
+        return None
+    values = {a: nw.col(k) for a, k in zip(family.aes, reps[-1])}
+    return reps, family.stages(values)
 
 
 def _int_keys(values: Any) -> np.ndarray:

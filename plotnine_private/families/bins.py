@@ -290,6 +290,53 @@ class Bins(Family):
     def inner_decode(self, grouped: Mapping[str, np.ndarray]) -> np.ndarray:
         return self.clip_index(_int_keys(grouped[CELL]) - 1)
 
+    def representatives(
+        self, columns: Mapping[str, Any], out: str = ""
+    ) -> Stages | None:
+        """Each record's value where it lies near an edge, else the
+        middle of its bin (column ``out``, by default ``_rep_`` and the
+        axis). The position plus one is read :data:`_SHIFT` of a bin
+        low, ``q`` (as :meth:`index_stages` reads it), within a quarter
+        of the shift of the truth (:meth:`EdgeForm.one_sided`). Where
+        ``q - floor(q)`` (exact) is below ``1 - 2 * shift``, the value
+        lies in bin ``floor(q) - 1``, at least three quarters of the
+        shift from both its edges (as computed, moved or not: within an
+        eighth), and so does that bin's middle, ``floor(q) * step +
+        origin - step / 2``; elsewhere the value is kept. A value
+        beyond the bins (far ones too: the reading only grows) and its
+        bin's middle are beyond the same outer edge, which lies where
+        the form's edge 0 or ``nb`` is, to an eighth of the shift (else
+        None: scale limits that cut a bin, uneven edges, edges far from
+        zero against their width, or clamping). NaN, infinite and
+        missing values give NaN, infinite or missing representatives:
+        outside, as :meth:`stages` finds them."""
+        import narwhals as nw
+
+        form = self.form
+        if self.clamp or form is None:
+            return None
+        lo, hi = self.counted_range()
+        nb = self.size
+        if not form.one_sided(lo, hi, nb):
+            return None
+        tol = _SHIFT / 8 * form.step
+        last = nb * form.step + form.origin
+        if abs(lo - form.origin) > tol or abs(hi - last) > tol:
+            return None
+        out = out or f"_rep_{self.axis}"
+        x = _float(columns[self.axis])
+        q, low = nw.col(f"{out}_q"), nw.col(f"{out}_lo")
+        middle = form.origin - 0.5 * form.step
+        return [
+            {f"{out}_q": x * (1.0 / form.step) + form.lead()},
+            {f"{out}_lo": q.floor()},
+            {
+                out: nw.when(q - low >= 1.0 - 2 * _SHIFT)
+                .then(x)
+                .otherwise(low * form.step + middle)
+            },
+        ]
+
     def clip_index(self, values: Any) -> np.ndarray:
         """Corrected raw indices of values in range, clipped to the bins
         (a value on the first or last edge), on the grouped rows."""
@@ -454,6 +501,11 @@ class Grid(Family):
             ),
             {CELL: iy1 * wide + ix1},
         ]
+
+    def representatives(self, columns: Mapping[str, Any]) -> Stages | None:
+        rx = self.x.representatives({self.x.axis: columns["x"]}, "_rep_x")
+        ry = self.y.representatives({self.y.axis: columns["y"]}, "_rep_y")
+        return None if rx is None or ry is None else merge_stages(rx, ry)
 
     def inner_decode(self, grouped: Mapping[str, np.ndarray]) -> np.ndarray:
         key = _int_keys(grouped[CELL])
