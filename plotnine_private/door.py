@@ -399,6 +399,9 @@ class LayerBuild:
     hidden_cells: int | None = None
     weighted: bool = False
     marks: tuple[int, int, str] | None = None
+    #: the p-table of a CKM layer drawn from a synopsis (its stat has
+    #: none: the synopsis's is used)
+    ptable: Any = None
 
     def done(self) -> BuiltLayer:
         """What the layer keeps: no rows and no door (a copy of the plot
@@ -410,6 +413,7 @@ class LayerBuild:
             self.hidden_cells,
             self.door.unit,
             self.marks,
+            self.ptable,
         )
 
 
@@ -420,7 +424,8 @@ class BuiltLayer:
     cells a CKM threshold hid (``hidden_cells``), as in
     :class:`LayerBuild`, the privacy unit it protected (``unit``) and how
     many of its marks are only noise (``marks``: noise marks, all marks,
-    how they are drawn; :mod:`~plotnine_private.stats.marks`)."""
+    how they are drawn; :mod:`~plotnine_private.stats.marks`), and the
+    p-table of a CKM layer drawn from a synopsis (``ptable``)."""
 
     releases: list
     axis_cache: dict
@@ -428,6 +433,7 @@ class BuiltLayer:
     hidden_cells: int | None = None
     unit: Unit = ONE_ROW
     marks: tuple[int, int, str] | None = None
+    ptable: Any = None
 
 
 #: how a layer draws its noise marks, by its ``noise_marks``

@@ -159,6 +159,8 @@ def _count_rows(i, lyr, releases, level, mapped) -> list[dict]:
             continue
         elif r.mechanism == "ckm":
             ptable = stat.params["ptable"]
+            if ptable is None:  # drawn from a CKM synopsis: its p-table
+                ptable = getattr(layer_build(lyr), "ptable", None)
             if ptable.fingerprint != r.details.get("ptable_fingerprint"):
                 raise PlotninePrivateError(  # pragma: no cover - guard
                     f"layer {i}: the release used another p-table than "

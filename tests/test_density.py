@@ -426,8 +426,11 @@ def test_a_missing_eps_fails_when_built_on_data(mpg):
 
 
 def test_ckm_needs_a_ptable_and_record_keys(mpg):
+    p = ggplot(mpg, aes("hwy")) + geom_density(
+        stat="density_ckm", limits=(0, 50)
+    )
     with pytest.raises(PlotninePrivateError, match="ptable is required"):
-        ggplot() + geom_density(stat="density_ckm", limits=(0, 50))
+        layer_data(p)
     p = ggplot(mpg, aes("hwy")) + geom_density(
         stat="density_ckm", limits=(0, 50), ptable=PTAB
     )

@@ -408,6 +408,44 @@ def test_spark_table(request):
     pd.testing.assert_frame_equal(a, b, check_dtype=False)
 
 
+#: a synopsis over the records: "d" of g and x's NaNs lie outside
+SYN_DIMS = {"g": ["a", "b", "c"], "c": COLOURS, "x": (0, 10, 0.5)}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_synopsis_counted_in_the_engine(engine, request, monkeypatch):
+    """A synopsis of a table in an engine is the one of the same records
+    in memory (same noisy marginals, same statement), and only grouped
+    cells leave the engine: a row per combination seen, inside every
+    declared domain, with its count."""
+    from plotnine_private.synopsis import engine_cells
+
+    left: list[pd.DataFrame] = []
+    original = engine_cells.grouped
+
+    def spied(*args, **kwargs):
+        left.append(original(*args, **kwargs))
+        return left[-1]
+
+    monkeypatch.setattr(engine_cells, "grouped", spied)
+    wl = [("g", "c"), ("x",), ("c", "x")]
+    mem = pp.synopsis(_pandas(RECORDS), SYN_DIMS, eps=1, seed=8, workload=wl)
+    with pytest.warns(pp.PrivacyWarning, match="same synopsis release"):
+        eng = pp.synopsis(
+            _source(engine, request), SYN_DIMS, eps=1, seed=8, workload=wl
+        )
+    assert eng.statement == mem.statement
+    for mg in mem.marginals:
+        np.testing.assert_array_equal(eng.raw[mg], mem.raw[mg])
+        np.testing.assert_array_equal(eng.tables[mg], mem.tables[mg])
+    (g,) = left
+    assert sorted(g.columns) == ["_c0", "_c1", "_c2", "_n"]
+    assert set(g["_c0"].astype(object)) <= {"a", "b", "c"}
+    assert g["_c2"].between(0, 19).all()
+    inside = RECORDS["g"].isin(["a", "b", "c"]) & RECORDS["x"].between(0, 10)
+    assert int(g["_n"].sum()) == int(inside.sum()) < N
+
+
 def test_parquet_path(tmp_path):
     path = tmp_path / "records.parquet"
     RECORDS.to_parquet(path)

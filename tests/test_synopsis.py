@@ -257,3 +257,32 @@ def test_neighbour_one_person_changed_under_a_unit():
         pd.testing.assert_frame_equal(
             fa.drop(columns="count"), fb.drop(columns="count")
         )
+
+
+def test_a_table_in_duckdb_whole_person_changed():
+    """A synopsis of a DuckDB table under a unit: a whole person (3
+    records) replaced changes only the noisy counts, and each synopsis
+    is the one of the same records in memory."""
+    pytest.importorskip("duckdb")
+    from engine_tables import duckdb_table
+
+    a = _mpg.copy().assign(person=np.arange(len(_mpg)) // 3)
+    b = a.copy()
+    b.loc[b["person"] == 0, ["class", "drv", "hwy"]] = ["pickup", "4", 11]
+    unit = {"unit": "person", "max_records": 2}
+    sa = pp.synopsis(duckdb_table(a, {}, **unit), DIMS, eps=1.0, seed=4)
+    with pytest.warns(pp.PrivacyWarning, match="same synopsis release"):
+        sb = pp.synopsis(duckdb_table(b, {}, **unit), DIMS, eps=1.0, seed=4)
+        mem = pp.synopsis(pp.source(b, **unit), DIMS, eps=1.0, seed=4)
+    assert sa.statement == sb.statement == mem.statement
+    assert "keeping 2 records" in sa.statement
+    for mg in sa.marginals:
+        fa, fb = sa.marginal(mg), sb.marginal(mg)
+        pd.testing.assert_frame_equal(
+            fa.drop(columns="count"), fb.drop(columns="count")
+        )
+        np.testing.assert_array_equal(sb.raw[mg], mem.raw[mg])
+    # the changed person's records move counts between cells
+    assert any(
+        not np.array_equal(sa.raw[mg], sb.raw[mg]) for mg in sa.marginals
+    )

@@ -135,8 +135,10 @@ class CKMMixin:
     params: dict[str, Any]  # of the stat it is mixed into
 
     def validate_params(self) -> None:
-        """Check ``ptable`` (required) and ``threshold``, then the
-        family's own parameters.
+        """Check ``ptable`` and ``threshold``, then the family's own
+        parameters. Without a ``ptable`` the stat may be made (a figure
+        drawn from a CKM synopsis takes the synopsis's); on data,
+        :meth:`make_mechanism` asks for it.
 
         Raises
         ------
@@ -145,13 +147,8 @@ class CKMMixin:
         """
         p = self.params
         name = type(self).__name__
-        if p["ptable"] is None:
-            raise _fail(
-                name,
-                "ptable is required: a PTable from create_cnt_ptable(D, V, "
-                "js) or read_ptable(path) with your office's p-table.",
-            )
-        p["ptable"] = as_ptable(name, p["ptable"])
+        if p["ptable"] is not None:
+            p["ptable"] = as_ptable(name, p["ptable"])
         p["threshold"] = validate_threshold(name, p["threshold"])
         p["level"] = validate_level(name, p.get("level", 0.95))
         super().validate_params()  # type: ignore[misc]
@@ -159,7 +156,18 @@ class CKMMixin:
     def make_mechanism(self) -> CKMCounts:
         """The Cell Key Method with the layer's p-table and threshold."""
         p = self.params
+        self.require_ptable()
         return CKMCounts(p["ptable"], p["threshold"])
+
+    def require_ptable(self) -> None:
+        """On data: ``ptable``, which a figure drawn from a CKM synopsis
+        leaves out, is required."""
+        if self.params["ptable"] is None:
+            raise _fail(
+                type(self).__name__,
+                "ptable is required: a PTable from create_cnt_ptable(D, V, "
+                "js) or read_ptable(path) with your office's p-table.",
+            )
 
     def record_key_integers(self, data: pd.DataFrame):
         """The ``rkey`` aesthetic as exact integers, in the p-table's key
@@ -181,6 +189,7 @@ class CKMMixin:
             If ``rkey`` is not mapped or holds invalid keys.
         """
         name = type(self).__name__
+        self.require_ptable()
         if "rkey" not in data.columns:
             raise _fail(
                 name,

@@ -21,6 +21,12 @@ count is clipped: the estimator is then affine and its error is the
 noise's image), made consistent as the release was; a drawn cell's
 interval is its released count minus the ``(1 +- level) / 2`` quantiles
 of its simulated error, clipped at 0.
+
+A CKM synopsis (``method="ckm"``) is drawn by the CKM stats
+(``count_ckm``, ``bin_ckm``, ``bin2d_ckm``), each drawn cell one
+perturbed cell of a held marginal (never a sum of them), with the stat's
+own intervals from the p-table's noise; a DP stat on it, or a CKM stat
+on a DP synopsis, is refused naming the twin (:func:`check_method`).
 """
 
 from __future__ import annotations
@@ -49,6 +55,7 @@ from ..exceptions import PlotninePrivateError
 from ..mechanisms.release.records import Released
 from ..mechanisms.samplers.laplace import dlap_variance
 from ..stats.intervals import NoiseModel, add_count_bounds
+from .ckm import ptable_words
 from .consistency import make_consistent
 from .result import Synopsis
 
@@ -73,6 +80,11 @@ DRAWN = {
     "stat_ecdf_dp": ("x",),
     "stat_boxplot_dp": ("y",),
     "stat_violin_dp": ("y",),
+    # from a CKM synopsis: its perturbed cells, one drawn cell each
+    "stat_count_ckm": ("x",),
+    "stat_bin_ckm": ("x",),
+    "stat_bin2d_ckm": ("x", "y"),
+    "stat_bin_2d_ckm": ("x", "y"),
 }
 #: curves from a fine histogram: the synopsis's fine bins are theirs
 _FINE = {
@@ -82,7 +94,15 @@ _FINE = {
     "stat_violin_dp",
 }
 #: the stats whose positions are numeric dimensions (the others: levels)
-_BINNED = {"stat_bin_dp", "stat_bin2d_dp", "stat_bin_2d_dp", *_FINE}
+_BINNED = {
+    "stat_bin_dp",
+    "stat_bin2d_dp",
+    "stat_bin_2d_dp",
+    "stat_bin_ckm",
+    "stat_bin2d_ckm",
+    "stat_bin_2d_ckm",
+    *_FINE,
+}
 #: parameters that would make a new release: a synopsis figure has none
 _RELEASE_PARAMS = ("eps", "seed")
 #: simulated draws of the release's noise for the intervals, and their
@@ -117,18 +137,26 @@ def compute_from_synopsis(lyr: layer, plot: ggplot) -> None:
             name,
             syn,
             "a layer that is not private would need the records, and a "
-            "synopsis holds none. Use stat='count_dp' or 'bin_dp'.",
+            "synopsis holds none. Use stat="
+            + (
+                "'count_ckm' or 'bin_ckm'."
+                if syn.ckm
+                else "'count_dp' or 'bin_dp'."
+            ),
         )
+    check_method(name, syn, lyr.stat)
     if name not in DRAWN:
-        kind = "CKM" if not getattr(lyr.stat, "DP", True) else "this stat"
+        kind = "CKM" if syn.ckm else "this stat"
+        drawn = [k for k in DRAWN if k.endswith("_ckm") == syn.ckm]
         raise refusal(
             name,
             syn,
-            f"{kind} is not drawn from a synopsis (a synopsis is a DP "
-            f"release of counts): use one of {sorted(DRAWN)}.",
+            f"{kind} is not drawn from a synopsis: use one of {drawn}.",
         )
     given = [k for k in _RELEASE_PARAMS if lyr.stat.params.get(k) is not None]
-    if given:
+    if syn.ckm:
+        _check_ckm_params(name, syn, lyr.stat.params)
+    elif given:
         raise refusal(
             name,
             syn,
@@ -143,6 +171,60 @@ def compute_from_synopsis(lyr: layer, plot: ggplot) -> None:
     with charged_as(plot, lyr):
         lyr.data = _draw(lyr.stat, cols, evaled, build, syn)
     keep_build(lyr, build.done())
+
+
+def check_method(name: str, syn: Synopsis, stat: Any) -> None:
+    """A DP stat draws from a DP synopsis, a CKM stat from a CKM one
+    (the other is refused, naming the twin that draws it)."""
+    dp = bool(getattr(stat, "DP", False))
+    family = name.removeprefix("stat_").rsplit("_", 1)[0]
+    if dp and syn.ckm:
+        raise refusal(
+            name,
+            syn,
+            "a DP stat does not draw a CKM synopsis (its cells were "
+            "perturbed by the Cell Key Method, with no eps): use its CKM "
+            f"twin, stat='{family}_ckm'.",
+        )
+    if not dp and not syn.ckm:
+        raise refusal(
+            name,
+            syn,
+            "CKM is not drawn from a synopsis released with DP (its counts "
+            f"carry discrete Laplace noise): use stat='{family}_dp', or "
+            "release a CKM table set (pp.synopsis(..., method='ckm')).",
+        )
+
+
+def _check_ckm_params(name: str, syn: Synopsis, params: dict) -> None:
+    """A CKM figure from the synopsis draws its perturbed cells: a
+    ``ptable=`` or ``threshold=`` other than its own would be another
+    perturbation."""
+    pt = params.get("ptable")
+    if pt is not None and pt != syn.ptable:
+        raise refusal(
+            name,
+            syn,
+            "ptable= is not the synopsis's p-table "
+            f"({ptable_words(syn.ptable, _ptable_params(syn))}); a figure "
+            "from the synopsis "
+            "draws its perturbed cells: remove ptable=.",
+        )
+    thr = params.get("threshold")
+    if thr is not None and thr != syn.threshold:
+        raise refusal(
+            name,
+            syn,
+            f"threshold={thr:g} is not the synopsis's ({syn.threshold}); "
+            "a figure from the synopsis draws its perturbed cells: remove "
+            "threshold=.",
+        )
+
+
+def _ptable_params(syn: Synopsis) -> dict | None:
+    """The p-table's parameters as its release record names them (a
+    loaded synopsis's p-table was read from text: its own are not)."""
+    return None if syn.release is None else syn.release.details.get("ptable")
 
 
 def declared_columns(name: str, syn: Synopsis, lyr: layer) -> dict[str, str]:
@@ -207,7 +289,11 @@ def _draw(stat, cols, evaled, build, syn: Synopsis) -> pd.DataFrame:
     stat.params = dict(stat.params)
     door = build.door
     # the mechanism a family makes to lay out its bins draws nothing here
-    stat.params["eps"] = syn.eps
+    if syn.ckm:
+        stat.params["ptable"] = build.ptable = syn.ptable
+        stat.params["threshold"] = syn.threshold
+    else:
+        stat.params["eps"] = syn.eps
     for ae in DRAWN[name]:
         if ae not in cols:
             raise refusal(name, syn, f"aes({ae}=...) is required.")
@@ -251,14 +337,22 @@ def _draw(stat, cols, evaled, build, syn: Synopsis) -> pd.DataFrame:
             name,
             syn,
             f"the figure needs the marginal "
-            f"{tuple(dict.fromkeys(columns))}, which is not held, nor "
-            "summed from a marginal held: declare it in the synopsis's "
-            "workload=[...] (a new release), or draw one it holds.",
+            f"{tuple(dict.fromkeys(columns))}, which is not held"
+            + (
+                " (a CKM synopsis draws the marginals it holds, never a "
+                "sum of perturbed cells)"
+                if syn.ckm
+                else ", nor summed from a marginal held"
+            )
+            + ": declare it in the synopsis's workload=[...] (a new "
+            "release), or draw one it holds.",
         ) from None
     rows = _rows(values, cols, gcols, facets, door, name)
     fam = stat.family_cells(rows, door.scales)
     if numeric:
         _check_on_grid(stat, syn, cols, door, name)
+        if syn.ckm:
+            _one_fine_bin_each(stat, syn, cols, door, name)
     gdims = [
         categorical_dimension(c, rows[c], stat.declared_of(c)) for c in gcols
     ]
@@ -271,16 +365,25 @@ def _draw(stat, cols, evaled, build, syn: Synopsis) -> pd.DataFrame:
     release = syn.release
     if release is None:
         raise refusal(name, syn, "it has no release record to draw from.")
-    released = Released(
-        values_out, values_out.copy(), np.ones(len(values_out), bool), release
-    )
+    keep = np.ones(len(values_out), bool)
+    if syn.ckm and syn.threshold is not None:
+        # shown as count_ckm shows them: a count below the threshold is
+        # hidden (each drawn cell is one cell of the synopsis)
+        keep = ~(values_out < syn.threshold)
+    released = Released(values_out, values_out.copy(), keep, release)
     # the synopsis's release, said to be drawn from it: the same identity,
     # so the report composes it once however many figures repeat it
     release = dataclasses.replace(release, domain=f"from {syn.name}")
     stat.build.releases.append(release)
-    stat.build.weighted = True
-    stat.build.hidden_cells = 0
-    if name in _FINE:
+    # CKM: whole perturbed counts, shown as count_ckm shows them
+    stat.build.weighted = not syn.ckm
+    # CKM: how many cells with records a threshold hid is not known here
+    stat.build.hidden_cells = None if syn.ckm else 0
+    if syn.ckm:
+        # each drawn cell is one perturbed cell: the stat's own
+        # intervals, from the p-table's noise (set above)
+        pass
+    elif name in _FINE:
         # a curve's intervals: the family's own simulation, with the
         # synopsis's simulated errors as the noise of its fine bins
         stat.add_intervals = _curve_intervals(stat, syn, want, cols)
@@ -408,11 +511,18 @@ def _on_declared_grid(stat, name: str, dims: list) -> None:
         return
     if p.get("breaks") is not None:
         return
-    if name == "stat_bin_dp":
+    if name in ("stat_bin_dp", "stat_bin_ckm"):
         if p.get("limits") is None:
             p["limits"] = limits[0]
         if p.get("boundary") is None and p.get("center") is None:
             p["boundary"] = limits[0][0]
+        # CKM draws the declared fine bins (never a sum of them)
+        if (
+            name == "stat_bin_ckm"
+            and p.get("binwidth") is None
+            and p.get("bins") == type(stat).DEFAULT_PARAMS["bins"]
+        ):
+            p["binwidth"] = dims[0].resolution
         return
     if p.get("limits") is None:
         p["limits"] = tuple(limits)
@@ -453,7 +563,7 @@ def _check_on_grid(stat, syn, cols, door, name):
         column = cols[ae]
         dim = syn.dims[column]
         assert dim.resolution is not None and dim.limits is not None
-        left, right = _cell_rows(syn, [column], edges=True)[0][column]
+        left, right = _fine_edges(dim)
         nudge = dim.resolution * 1e-6
         probe = pd.DataFrame(
             {ae: np.concatenate([left + nudge, right - nudge])}
@@ -472,6 +582,39 @@ def _check_on_grid(stat, syn, cols, door, name):
                 f"{dim.limits[0]:g}, limits {dim.limits}): give binwidth= "
                 f"a whole multiple of {dim.resolution:g} and boundary= on "
                 "that grid (or breaks= on it).",
+            )
+
+
+def _fine_edges(dim) -> tuple[np.ndarray, np.ndarray]:
+    """The two ends of each declared fine bin of a numeric dimension."""
+    assert dim.limits is not None and dim.resolution is not None
+    left = dim.limits[0] + np.arange(dim.bins) * dim.resolution
+    return left, left + dim.resolution
+
+
+def _one_fine_bin_each(stat, syn, cols, door, name) -> None:
+    """CKM: each bin is one declared fine bin (a wider one would be a
+    sum of perturbed cells, which is not a perturbed cell)."""
+    for ae in DRAWN[name]:
+        column = cols[ae]
+        dim = syn.dims[column]
+        assert dim.resolution is not None
+        left, right = _fine_edges(dim)
+        probe = pd.DataFrame({ae: (left + right) / 2})
+        for other in DRAWN[name]:
+            if other != ae:
+                d = syn.dims[cols[other]]
+                assert d.limits is not None and d.resolution is not None
+                probe[other] = d.limits[0] + d.resolution / 2
+        codes = np.asarray(stat.family_cells(probe, door.scales).code)
+        if len(np.unique(codes)) != len(codes):
+            raise refusal(
+                name,
+                syn,
+                f"its bins sum fine bins of {column!r}, and a sum of cells "
+                "perturbed by the Cell Key Method is not a perturbed cell: "
+                f"draw the declared fine bins (binwidth={dim.resolution:g}, "
+                "the default), or declare a coarser resolution in dims=.",
             )
 
 

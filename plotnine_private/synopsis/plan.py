@@ -281,6 +281,14 @@ def synopsis_accuracy(
             f"{where}: level={level!r} must be a probability in (0, 1)."
         )
     if isinstance(syn, Synopsis):
+        if syn.eps is None:
+            raise PlotninePrivateError(
+                f"{where}: this synopsis was perturbed by the Cell Key "
+                "Method: it has no eps and no noise scale. Its cells' noise "
+                "is its p-table's (pp.plot_ptable(syn.ptable)); the "
+                "count_low/count_high of a figure drawn from it give each "
+                "cell's interval."
+            )
         held, shares, scales = syn.marginals, syn.shares, syn.scales
         eps = syn.eps
         if not scales:

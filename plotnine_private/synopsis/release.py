@@ -22,10 +22,12 @@ import numpy as np
 import pandas as pd
 
 from ..cells import Dimension, assemble, object_column
+from ..engines.push import assemble_counts
 from ..engines.source import is_source, source
 from ..exceptions import PlotninePrivateError
+from ..mechanisms.ptable.ckm import record_key_integers
 from ..mechanisms.release.count_mechanisms import BlockLaplaceCounts
-from ..mechanisms.release.engine import LaplaceCounts, release_cells
+from ..mechanisms.release.engine import CKMCounts, LaplaceCounts, release_cells
 from ..mechanisms.release.query import Query
 from ..mechanisms.samplers.laplace import DEFAULT_DELTA, dlap_variance
 from ..mechanisms.session import tagged
@@ -37,7 +39,9 @@ from ..validation import (
     validate_label,
     validate_seed,
 )
+from .ckm import METHODS, check_ckm_arguments, ckm_statement, shared_total_gap
 from .consistency import make_consistent
+from .engine_cells import engine_codes
 from .result import Dim, Synopsis
 
 __all__ = ["synopsis"]
@@ -173,10 +177,7 @@ def _codes(rows: pd.DataFrame, d: Dim) -> np.ndarray:
     """Each record's cell of ``d`` (-1: missing or outside its domain)."""
     column = rows[d.name]
     if d.levels is not None:
-        cat = pd.Categorical(
-            column.astype(object), categories=pd.Index(d.levels, dtype=object)
-        )
-        return np.asarray(cat.codes, dtype=np.int64)
+        return d.level_codes(column.astype(object))
     try:
         v = pd.to_numeric(column, errors="raise").to_numpy(
             dtype=float, na_value=np.nan
@@ -196,26 +197,48 @@ def _codes(rows: pd.DataFrame, d: Dim) -> np.ndarray:
     return np.where(ok, k, -1).astype(np.int64)
 
 
+def _records(data: Any) -> pd.DataFrame:
+    """The records of an in-memory ``data`` as pandas, each unit's
+    bounded as a plot's layer bounds them."""
+    if isinstance(data, UnitFrame):
+        return bounded_rows(NAME, data)
+    if isinstance(data, pd.DataFrame):
+        return data
+    if hasattr(data, "to_pandas"):
+        return data.to_pandas()
+    raise PlotninePrivateError(
+        f"{NAME}(): data must be a pandas or polars DataFrame, or a table "
+        f"in an engine (pp.source(...)), not {type(data).__name__}."
+    )
+
+
 def synopsis(
     data: Any,
     dims: dict[str, Any],
     *,
-    eps: float,
+    eps: float | None = None,
     workload: Sequence[tuple[str, ...]] | None = None,
     weights: dict[Any, float] | None = None,
     seed: int | str | None = None,
     unit: str | None = None,
     max_records: int | None = None,
-    adjacency: str = "replace",
+    adjacency: str | None = None,
     label: str | None = None,
+    method: str = "dp",
+    rkey: str | None = None,
+    ptable: Any = None,
+    threshold: float | None = None,
 ) -> Synopsis:
     """Release the noisy marginals of a workload once, made consistent.
 
     Parameters
     ----------
     data
-        The records: a pandas DataFrame, or one with a privacy unit
-        (``pp.source(df, unit=..., max_records=k)``).
+        The records: a pandas or polars DataFrame, one with a privacy unit
+        (``pp.source(df, unit=..., max_records=k)``), or a table in an
+        engine (``pp.source(con, "flights")``: DuckDB, Polars, Spark),
+        whose records are counted in the engine (a row per combination
+        of cells collected, never a record).
     dims
         The public domain of each column explored: a list of its levels,
         or a tuple ``(lo, hi, resolution)`` cutting a numeric column into
@@ -225,7 +248,8 @@ def synopsis(
         counts the same records.
     eps
         The whole budget, charged once; each of the ``m`` marginals gets
-        ``eps / m``, or its share of ``weights``.
+        ``eps / m``, or its share of ``weights`` (``method="dp"`` only,
+        where it is required).
     workload
         The marginals to release: tuples of one or two declared columns;
         by default every 1-way and 2-way marginal.
@@ -234,20 +258,49 @@ def synopsis(
         tuples, shares > 0 summing to 1), e.g. the ``weights`` of
         :func:`~plotnine_private.plan_synopsis`; by default equal shares.
     seed, adjacency, label
-        As in :func:`~plotnine_private.dp_table`.
+        As in :func:`~plotnine_private.dp_table` (``adjacency``: by
+        default ``"replace"``; ``seed`` and ``adjacency`` are DP's).
     unit, max_records
         A privacy unit (``pp.source``'s): each unit keeps at most
         ``max_records`` records and the noise protects a whole unit.
+    method
+        ``"dp"`` (default): discrete Laplace noise, made consistent;
+        ``"ckm"``: a CKM table set, each cell perturbed by the Cell Key
+        Method as :func:`~plotnine_private.ckm_table` perturbs the same
+        cell, and each marginal published as perturbed (no ``eps``).
+    rkey, ptable, threshold
+        ``method="ckm"`` only, as in :func:`~plotnine_private.ckm_table`:
+        the column of record keys (``add_record_keys``), the count
+        p-table, and the threshold under which a perturbed count is
+        hidden (shown as 0).
 
     Returns
     -------
     A :class:`~plotnine_private.synopsis.Synopsis`.
     """
-    eps = validate_eps(NAME, eps)
-    seed = validate_seed(NAME, seed)
-    adjacency = validate_choice(
-        NAME, "adjacency", adjacency, ("replace", "add_remove")
+    method = validate_choice(NAME, "method", method, METHODS)
+    ckm = check_ckm_arguments(
+        NAME,
+        method,
+        eps=eps,
+        seed=seed,
+        weights=weights,
+        adjacency=adjacency,
+        rkey=rkey,
+        ptable=ptable,
+        threshold=threshold,
     )
+    # the budget and adjacency of a DP synopsis (unused by CKM)
+    budget, adj = 0.0, "replace"
+    if ckm is None:
+        budget = validate_eps(NAME, eps)
+        seed = validate_seed(NAME, seed)
+        adj = validate_choice(
+            NAME,
+            "adjacency",
+            "replace" if adjacency is None else adjacency,
+            ("replace", "add_remove"),
+        )
     label = validate_label(NAME, label)
     if not isinstance(dims, dict) or not dims:
         raise PlotninePrivateError(
@@ -265,11 +318,7 @@ def synopsis(
         )
     frame = data
     u = unit_of(data)
-    if is_source(data) and not isinstance(data, UnitFrame):
-        raise PlotninePrivateError(
-            f"{NAME}(): a table in an engine is not supported yet; collect "
-            "it to pandas (its declared columns only) first."
-        )
+    in_engine = is_source(data) and not isinstance(data, UnitFrame)
     if u.max_cells is not None:
         raise PlotninePrivateError(
             f"{NAME}(): a unit with max_cells is not supported yet; bound "
@@ -279,38 +328,47 @@ def synopsis(
     m = len(marginals)
     shapes = [tuple(declared[d].bins for d in mg) for mg in marginals]
     sizes = [int(np.prod(s)) for s in shapes]
-    mech: LaplaceCounts | BlockLaplaceCounts
-    if shares is None:
-        equal = LaplaceCounts(eps / m, DEFAULT_DELTA, adjacency)
+    mech: LaplaceCounts | BlockLaplaceCounts | CKMCounts
+    scales: list[float] = []
+    if ckm is not None:
+        # the Cell Key Method: no budget, nothing scaled by a unit (a
+        # unit's records share its key, add_record_keys(unit=...))
+        mech = CKMCounts(ckm[1], ckm[2])
+    elif shares is None:
+        equal = LaplaceCounts(budget / m, DEFAULT_DELTA, adj)
         if u.bounded:
             equal = equal.bounded(u.cell_records, None)
         scales = [equal.scale] * m
         mech = equal
     else:
-        block = BlockLaplaceCounts(eps, tuple(shares), tuple(sizes), adjacency)
+        block = BlockLaplaceCounts(budget, tuple(shares), tuple(sizes), adj)
         if u.bounded:
             block = block.bounded(u.cell_records, None)
         scales = list(block.scales)
         mech = block
-    if isinstance(data, UnitFrame):
-        rows = bounded_rows(NAME, data)
-    elif isinstance(data, pd.DataFrame):
-        rows = data
-    elif hasattr(data, "to_pandas"):
-        rows = data.to_pandas()
+    counts: np.ndarray | None = None  # None: one row a record
+    key_sums: np.ndarray | None = None
+    if in_engine:
+        # grouped in the engine: a row per combination of cells seen,
+        # with its count (and its records' exact key sum, for CKM)
+        codes, counts, key_sums = engine_codes(
+            NAME, data, declared, ckm[:2] if ckm else None
+        )
     else:
-        raise PlotninePrivateError(
-            f"{NAME}(): data must be a pandas or polars DataFrame, not "
-            f"{type(data).__name__}."
-        )
-    missing = [d for d in declared if d not in rows.columns]
-    if missing:
-        raise PlotninePrivateError(
-            f"{NAME}(): column {missing[0]!r} is not in the data; columns "
-            f"are {list(rows.columns)}."
-        )
-    codes = {d: _codes(rows, v) for d, v in declared.items()}
-    inside = np.ones(len(rows), dtype=bool)
+        rows = _records(data)
+        missing = [
+            d
+            for d in [*declared, *([ckm[0]] if ckm else [])]
+            if d not in rows.columns
+        ]
+        if missing:
+            raise PlotninePrivateError(
+                f"{NAME}(): column {missing[0]!r} is not in the data; "
+                f"columns are {list(rows.columns)}."
+            )
+        codes = {d: _codes(rows, v) for d, v in declared.items()}
+    nrows = len(next(iter(codes.values())))
+    inside = np.ones(nrows, dtype=bool)
     for c in codes.values():
         inside &= c >= 0
     # one cell table: marginal j's cells follow marginal j-1's, and each
@@ -331,13 +389,37 @@ def synopsis(
         names,
         True,
     )
-    table, _ = assemble([dim], multiplicity=m)
+    key_ints = None
+    if ckm is not None and counts is None:
+        pt = ckm[1]
+        try:
+            keys = record_key_integers(
+                rows[ckm[0]].to_numpy(),
+                kind="integer" if pt.key_kind == "integer" else "uniform",
+                modulus=pt.key_modulus if pt.key_kind == "integer" else None,
+            )
+        except ValueError as err:
+            raise PlotninePrivateError(
+                f"{NAME}(): rkey={ckm[0]!r}: {err}"
+            ) from None
+        # each record's key once per marginal, as its codes are
+        key_ints = np.tile(keys, m)
+    if counts is None:
+        table, _ = assemble([dim], key_ints=key_ints, multiplicity=m)
+    else:  # the same cell table as the records would give
+        table, _ = assemble_counts(
+            [dim],
+            np.tile(counts, m),
+            key_sum=None if key_sums is None else np.tile(key_sums, m),
+            multiplicity=m,
+        )
     query = Query.make(
         "synopsis",
         "data",
         seed,
         dims=tuple((k, repr(v.to_json())) for k, v in declared.items()),
         workload=tuple(marginals),
+        **({"rkey": ckm[0]} if ckm else {}),
         **u.query_parts(),
         **mech.parameters(),
     )
@@ -355,6 +437,31 @@ def synopsis(
         mg: noisy[a:b].reshape(s)
         for mg, s, a, b in zip(marginals, shapes, offsets[:-1], offsets[1:])
     }
+    if ckm is not None:
+        # published as perturbed: each cell is ckm_table's (no
+        # consistency step, see docs/synopsis.md)
+        return Synopsis(
+            declared,
+            dict(raw),
+            None,
+            0.0,
+            ckm_statement(
+                marginals,
+                ckm[1],
+                ckm[2],
+                ckm[0],
+                f", unit {u.name} keeping {u.cell_records} records"
+                if u.bounded
+                else "",
+            ),
+            shared_total_gap(raw),
+            raw,
+            release=released.release,
+            method="ckm",
+            ptable=ckm[1],
+            threshold=ckm[2],
+            rkey=ckm[0],
+        )
     if shares is not None:
         tables, gap = make_consistent(
             list(raw.values()), marginals, [dlap_variance(b) for b in scales]
@@ -362,7 +469,8 @@ def synopsis(
         noise = (
             "shares "
             + ", ".join(
-                f"{w:.4g} ({'x'.join(mg)}: eps {w * eps:.4g}, scale {b:.4g})"
+                f"{w:.4g} ({'x'.join(mg)}: eps {w * budget:.4g}, "
+                f"scale {b:.4g})"
                 for mg, w, b in zip(marginals, shares, scales)
             )
             + " per cell"
@@ -370,12 +478,13 @@ def synopsis(
     else:
         tables, gap = make_consistent(list(raw.values()), marginals)
         noise = (
-            f"eps/{m}={eps / m:g} per marginal, scale {scales[0]:g} per cell"
+            f"eps/{m}={budget / m:g} per marginal, "
+            f"scale {scales[0]:g} per cell"
         )
     statement = (
         f"Synopsis of {m} marginals {[list(mg) for mg in marginals]} over "
         f"declared domains, released once with discrete Laplace noise "
-        f"(eps={eps:g} in total, {noise}, {adjacency} adjacency"
+        f"(eps={budget:g} in total, {noise}, {adj} adjacency"
         + (
             f", unit {u.name} keeping {u.cell_records} records"
             if u.bounded
@@ -390,7 +499,7 @@ def synopsis(
     return Synopsis(
         declared,
         dict(zip(marginals, tables)),
-        eps,
+        budget,
         0.0,
         statement,
         gap,

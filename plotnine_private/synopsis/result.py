@@ -8,6 +8,7 @@ statement (loading reads no data).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections.abc import Sequence
@@ -20,6 +21,7 @@ import pandas as pd
 
 from ..exceptions import PlotninePrivateError
 from ..mechanisms.release.records import Release
+from .ckm import ptable_from_json, ptable_json
 
 __all__ = ["Dim", "Synopsis", "load_synopsis"]
 
@@ -48,6 +50,14 @@ class Dim:
         lo, hi = self.limits
         return int(round((hi - lo) / self.resolution))
 
+    def level_codes(self, values: Any) -> np.ndarray:
+        """Each of ``values``' position among the declared levels (-1:
+        none, or missing), a value matching a level equal to it."""
+        assert self.levels is not None
+        index = pd.Index(list(self.levels), dtype=object)
+        found = index.get_indexer(pd.Index(np.asarray(values, dtype=object)))
+        return np.asarray(found, dtype=np.int64)
+
     def labels(self) -> list:
         """The value shown for each cell: a level, or a fine bin's left
         edge."""
@@ -75,7 +85,8 @@ class Dim:
 
 @dataclass
 class Synopsis:
-    """Consistent noisy marginals released once.
+    """Noisy marginals released once: consistent (DP), or each
+    published as the Cell Key Method perturbed it (CKM).
 
     Attributes
     ----------
@@ -85,7 +96,8 @@ class Synopsis:
         Each held marginal (a tuple of dimension names) and its consistent
         counts (one array axis per dimension, in that order).
     eps, delta
-        What the release was charged (once, for every marginal).
+        What the release was charged (once, for every marginal); ``eps``
+        is None for CKM (no formal guarantee).
     statement
         What was released and how it was made consistent (for a reader
         and an output checker).
@@ -99,14 +111,19 @@ class Synopsis:
         The discrete Laplace scale of every released cell (public; NaN
         when ``weights`` gave the marginals unequal shares).
     shares, scales
-        Each marginal's share of eps and its cells' noise scale.
+        Each marginal's share of eps and its cells' noise scale (DP).
+    method
+        ``"dp"`` or ``"ckm"``.
+    ptable, threshold, rkey
+        CKM: the count p-table, the threshold and the name of the
+        record-key column (public words, no key).
     derived
         Post-processing kept once computed (never saved).
     """
 
     dims: dict[str, Dim]
     tables: dict[tuple[str, ...], np.ndarray]
-    eps: float
+    eps: float | None
     delta: float
     statement: str
     disagreement: float = 0.0
@@ -118,6 +135,10 @@ class Synopsis:
     #: each marginal's share of eps and its cells' noise scale (public)
     shares: dict[tuple[str, ...], float] = field(default_factory=dict)
     scales: dict[tuple[str, ...], float] = field(default_factory=dict)
+    method: str = "dp"
+    ptable: Any = field(default=None, repr=False)
+    threshold: float | None = None
+    rkey: str | None = None
     #: post-processing computed once for this synopsis (the bootstrap
     #: draws of its summaries' intervals), by what it is
     #: (init=False: a copy made by dataclasses.replace starts empty)
@@ -160,7 +181,14 @@ class Synopsis:
         """The marginals held, in workload order."""
         return list(self.tables)
 
+    @property
+    def ckm(self) -> bool:
+        """Whether the Cell Key Method perturbed the tables."""
+        return self.method == "ckm"
+
     def _holder(self, want: tuple[str, ...]) -> tuple[str, ...]:
+        if self.ckm:
+            return self._ckm_holder(want)
         for held in self.tables:
             if set(want) <= set(held) and len(set(want)) == len(want):
                 return held
@@ -169,6 +197,27 @@ class Synopsis:
             f"this synopsis, nor is it a sub-marginal of one it holds; it "
             f"holds {self.marginals}. Declare it in the synopsis' "
             "workload=... (a new release) or draw one it holds."
+        )
+
+    def _ckm_holder(self, want: tuple[str, ...]) -> tuple[str, ...]:
+        """CKM: only a held marginal itself (its cells are perturbed
+        cells; a sum of them is not)."""
+        for held in self.tables:
+            if set(want) == set(held) and len(held) == len(want):
+                return held
+        subs = [h for h in self.tables if set(want) < set(h)]
+        raise PlotninePrivateError(
+            f"Synopsis.marginal(): the marginal {want!r} is not held by "
+            f"this CKM synopsis; it holds {self.marginals}. "
+            + (
+                f"A sum of the perturbed cells of {subs[0]!r} is not a "
+                "perturbed cell (CKM perturbs each published cell by its "
+                "own cell key), so it is not drawn. "
+                if subs
+                else ""
+            )
+            + "Declare it in the synopsis' workload=... (a new release) "
+            "or draw one it holds."
         )
 
     def counts(self, dims: Sequence[str] | str) -> np.ndarray:
@@ -235,6 +284,14 @@ class Synopsis:
                 f"{d.limits}; e.g. binwidth={d.resolution * _divisor(d.bins)}."
             )
         step = round(k)
+        if self.ckm and step != 1:
+            raise PlotninePrivateError(
+                f"Synopsis.histogram(): binwidth={binwidth!r} sums "
+                f"{step} fine bins of {dim!r}, and a sum of cells perturbed "
+                "by the Cell Key Method is not a perturbed cell; a CKM "
+                f"synopsis draws its fine bins: binwidth={d.resolution} (or "
+                "declare a coarser resolution in dims=...)."
+            )
         fine = self.counts((dim,))
         counts = fine.reshape(-1, step).sum(axis=1)
         lo = d.limits[0]
@@ -271,6 +328,21 @@ class Synopsis:
                 for k, v in self.tables.items()
             ],
             "scale": self.scale,
+            **(
+                {
+                    "method": "ckm",
+                    "ptable": ptable_json(
+                        self.ptable,
+                        (self.release.details.get("ptable") or {})
+                        if self.release is not None
+                        else self.ptable.params,
+                    ),
+                    "threshold": self.threshold,
+                    "rkey": self.rkey,
+                }
+                if self.ckm
+                else {}
+            ),
             "release": None
             if self.release is None
             else _release_json(self.release),
@@ -303,14 +375,33 @@ def load_synopsis(path: str | Path) -> Synopsis:
         for t in d["tables"]
     }
     rel = d.get("release")
+    release = None if rel is None else Release(**rel)
+    ckm: dict[str, Any] = {}
+    if d.get("method") == "ckm":
+        pt = ptable_from_json(str(path), d["ptable"])
+        params = d["ptable"].get("params") or {}
+        if release is not None:
+            # the report names the p-table by its parameters, as the
+            # release record did
+            release = dataclasses.replace(
+                release, details={**release.details, "ptable": params}
+            )
+        ckm = {
+            "method": "ckm",
+            "ptable": pt,
+            "threshold": None
+            if d.get("threshold") is None
+            else float(d["threshold"]),
+            "rkey": d.get("rkey"),
+        }
     return Synopsis(
         dims,
         tables,
-        float(d["eps"]),
+        None if d["eps"] is None else float(d["eps"]),
         float(d["delta"]),
         d["statement"],
         float(d["disagreement"]),
-        release=None if rel is None else Release(**rel),
+        release=release,
         scale=float(d.get("scale", math.nan)),
         shares={
             tuple(t["dims"]): float(t["share"])
@@ -322,6 +413,7 @@ def load_synopsis(path: str | Path) -> Synopsis:
             for t in d["tables"]
             if "scale" in t
         },
+        **ckm,
     )
 
 

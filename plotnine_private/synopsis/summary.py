@@ -63,7 +63,7 @@ from ..mechanisms.samplers.laplace import dlap_variance
 from ..stats.marks import mark_layer
 from ..stats.summary.data import sampling_halfwidth
 from .consistency import make_consistent
-from .draw import declared_columns, evaluated_types, refusal
+from .draw import check_method, declared_columns, evaluated_types, refusal
 from .result import Synopsis
 
 if TYPE_CHECKING:
@@ -291,6 +291,7 @@ def draw_summary(lyr: layer, plot: ggplot) -> None:
     syn = _source_frame(plot, lyr)
     stat = lyr.stat
     name = type(stat).__name__
+    check_method(name, syn, stat)
     cols = declared_columns(name, syn, lyr)
     _check(name, stat, syn, cols)
     evaled = evaluated_types(lyr, plot)

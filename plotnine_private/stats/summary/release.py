@@ -276,6 +276,7 @@ class _CKMSummary(CKMMixin, _SummaryFamily):
         p = self.params
         name = self.name
         self.check_fun()  # a median or quantile needs no num_ptable
+        self.require_ptable()  # a summary is not drawn from a synopsis
         if p["fun"] == "quantile":
             # a median or quantile releases counts only (num_ptable unused)
             super().validate_params()
