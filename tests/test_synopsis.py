@@ -320,8 +320,7 @@ def test_the_linear_estimates_error_does_not_depend_on_the_data():
     # at eps 0.5 the clipping moved some cells: its error is another
     made, _ = make_consistent(list(s.raw.values()), s.marginals)
     gaps = [
-        np.abs((m - t) - e).max()
-        for m, t, e in zip(made, truth, lin_error)
+        np.abs((m - t) - e).max() for m, t, e in zip(made, truth, lin_error)
     ]
     assert max(gaps) > 1.0
     assert (s.linear()[("class", "hwy")] < 0).any()  # not clipped

@@ -14,13 +14,16 @@ must be unions of the declared fine bins (checked on each fine bin's two
 ends). Anything else is refused before any drawing, naming what the
 synopsis holds.
 
-Intervals are simulated through the consistency estimator: ``SIMS``
-draws of the release's noise (discrete Laplace of the release's public
-scale, a fixed public seed) added to a large consistent table (so no
-count is clipped: the estimator is then affine and its error is the
-noise's image), made consistent as the release was; a drawn cell's
-interval is its released count minus the ``(1 +- level) / 2`` quantiles
-of its simulated error, clipped at 0.
+Intervals are about the linear estimate ``L(raw)`` (the consistency
+step without its clipping, :meth:`Synopsis.linear`), whose error ``L``
+of the noise does not depend on the data: ``SIMS`` draws of the
+release's noise (discrete Laplace of each table's public scale, a fixed
+public seed) added to a large consistent table (so no count is clipped:
+the estimator is then ``L``), made consistent as the release was. A
+drawn cell's interval is its linear estimate minus the ``(1 +- level) /
+2`` quantiles of its simulated error, clipped at 0; a curve's is its
+family's own simulation around the linear fine counts. Both are widened
+to hold the drawn (consistent) mark (:data:`HOLD_MARK`).
 
 A CKM synopsis (``method="ckm"``) is drawn by the CKM stats
 (``count_ckm``, ``bin_ckm``, ``bin2d_ckm``), each drawn cell one

@@ -103,6 +103,10 @@ class Synopsis:
     statement
         What was released and how it was made consistent (for a reader
         and an output checker).
+    raw
+        Each held marginal's noisy counts as released (DP: before the
+        consistency step; saved with the file), whose linear estimate
+        (:meth:`linear`) the figures' intervals centre on.
     disagreement
         The largest difference left between two tables' shared 1-way
         totals (0 unless raking stopped before its tolerance).

@@ -16,23 +16,18 @@ centres are ``c_k`` (lo + (k + 1/2) * resolution):
   outside the declared limits of ``y`` (or missing) are counted in no
   marginal of the synopsis, so in no mean;
 - **the intervals** (``y_low``/``y_high``, drawn as ``ymin``/``ymax``
-  with ``errorbar="noise"``): a parametric bootstrap through the
-  estimator. ``DRAWS`` times (a fixed public generator seed), fresh
-  discrete Laplace noise of each table's released scale is added to
-  every cell of every consistent table and the result made consistent
-  as the release was (:func:`~.consistency.make_consistent`, with its
-  variance weights under unequal shares); the held table's simulated
-  ``n`` and ``sum`` give simulated means (totals). The interval is the
-  released value minus the ``(1 +- level) / 2`` quantiles of their
-  error (a basic bootstrap interval: it corrects for the pull of the
-  non-negative projection towards the middle of the limits only in
-  part, as that pull is weaker around the already pulled estimate),
-  widened by the discretisation bound, and kept within the declared limits (a
-  mean) or at or above 0 (a total of a ``y`` whose limits are >= 0).
-  Unlike a count's (:func:`.draw.simulated_errors`, on a large table
-  where nothing is clipped), the draws are around the released tables:
-  a mean's error depends on which fine bins are near 0, where the
-  projection clips the noise.
+  with ``errorbar="noise"``): about the linear estimate (the consistency
+  step without clipping, :meth:`~.result.Synopsis.linear`), whose error
+  is ``L`` of the noise, simulated from the public scales
+  (:func:`.draw.simulated_errors`, ``DRAWS`` draws). A total: its linear
+  estimate minus the quantiles of its simulated error. A mean: the means
+  ``m`` whose linear equation ``sum - m * n`` (0 at the true tables)
+  lies within the quantiles of its simulated error (:func:`mean_set`, a
+  Fieller interval: exact up to the simulation). With ``covers="data"``
+  (the default) widened by the discretisation bound; kept within the
+  declared limits (a mean) or at or above 0 (a total of a ``y`` whose
+  limits are >= 0). Not widened to hold the drawn value
+  (:data:`HOLD_MARK`).
 
 ``fun_data`` (``mean_se``, ``mean_cl_normal``, ``mean_sdl``): plotnine's
 ends around the mean from the spread of the fine-bin centres, widened
@@ -81,6 +76,7 @@ __all__ = [
     "bootstrap",
     "draw_summary",
     "is_summary",
+    "mean_set",
     "summary_of",
 ]
 
