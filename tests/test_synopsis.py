@@ -3,6 +3,7 @@ consistent, answered by post-processing, saved and loaded."""
 
 from __future__ import annotations
 
+import json
 import math
 import re
 
@@ -12,7 +13,10 @@ import pytest
 from plotnine.data import mpg as _mpg
 
 import plotnine_private as pp
-from plotnine_private.synopsis.consistency import make_consistent
+from plotnine_private.synopsis.consistency import (
+    linear_consistent,
+    make_consistent,
+)
 
 CLASSES = sorted(_mpg["class"].unique())
 DIMS = {"class": CLASSES, "drv": ["4", "f", "r"], "hwy": (10, 50, 2)}
@@ -235,6 +239,18 @@ def test_save_and_load_round_trip(syn, tmp_path):
     pd.testing.assert_frame_equal(
         back.histogram("hwy", 10), syn.histogram("hwy", 10)
     )
+    # the raw noisy tables too: the intervals' linear estimate is kept
+    for mg in syn.marginals:
+        np.testing.assert_array_equal(back.raw[mg], syn.raw[mg])
+        np.testing.assert_allclose(back.linear()[mg], syn.linear()[mg])
+    # a file without them (an earlier version): the consistent tables
+    # stand in for the linear estimate
+    old = json.loads(path.read_text())
+    for t in old["tables"]:
+        del t["noisy"]
+    (tmp_path / "old.json").write_text(json.dumps(old))
+    older = pp.load_synopsis(tmp_path / "old.json")
+    assert older.raw == {} and older.linear() is older.tables
     (tmp_path / "bad.json").write_text('{"format": "x"}')
     with pytest.raises(pp.PlotninePrivateError, match="not a synopsis file"):
         pp.load_synopsis(tmp_path / "bad.json")
@@ -286,3 +302,25 @@ def test_a_table_in_duckdb_whole_person_changed():
     assert any(
         not np.array_equal(sa.raw[mg], sb.raw[mg]) for mg in sa.marginals
     )
+
+
+def test_the_linear_estimates_error_does_not_depend_on_the_data():
+    """L, the consistency step without its clipping, is affine and keeps
+    consistent tables: L(T + Z) = T + L(Z), so the error of a
+    synopsis's linear estimate is L of its noise whatever the counts
+    (what its intervals simulate); the clipping estimator's is not (its
+    error near empty cells depends on T)."""
+    data = _mpg.copy()
+    s = pp.synopsis(data, DIMS, eps=0.5, seed=3)
+    truth = [_true(data, mg) for mg in s.marginals]
+    noise = [s.raw[mg] - t for mg, t in zip(s.marginals, truth)]
+    lin_error = linear_consistent(noise, s.marginals)
+    for mg, t, e in zip(s.marginals, truth, lin_error):
+        np.testing.assert_allclose(s.linear()[mg] - t, e, atol=1e-9)
+    # at eps 0.5 the clipping moved some cells: its error is another
+    made, _ = make_consistent(list(s.raw.values()), s.marginals)
+    gaps = [
+        np.abs((m - t) - e).max() for m, t, e in zip(made, truth, lin_error)
+    ]
+    assert max(gaps) > 1.0
+    assert (s.linear()[("class", "hwy")] < 0).any()  # not clipped

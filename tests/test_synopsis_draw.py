@@ -314,14 +314,18 @@ def test_count_intervals_cover_at_the_stated_level():
     assert 0.935 <= hit_ab / 1920 <= 0.965
 
 
-def test_curve_intervals_are_simulated_through_the_estimator():
-    """ECDFs of a 3 x 40 synopsis (600 records, eps 1) over 12 seeds: the
-    pointwise 95% bands, simulated with the synopsis's errors of the fine
-    bins, cover the noise-free curve (drawn at eps 1e7) at >= 93% of the
-    interior points. The estimator's clipping of near-empty cells makes
-    them conservative (99.8% over 60 seeds; densities 99.1%, box
-    medians 99.4%): the simulation runs where nothing is clipped. A band
-    of the fine bins' raw noise is wider still."""
+def test_curve_intervals_cover_at_their_level():
+    """ECDFs of a 3 x 40 synopsis (600 records, eps 1) over 20 seeds: the
+    pointwise 95% bands around the linear estimate (the consistency step
+    without clipping, whose error is simulated exactly) cover the
+    noise-free curve (drawn at eps 1e7) at 92-98% of the 1,220 interior
+    points. The points of one curve are strongly correlated, so the
+    spread is that of some 60 curves, not of a binomial of 1,220
+    (sd 0.6 point): over 60 seeds in blocks of 20 the coverage was 93.2,
+    97.0 and 95.8% (95.3% in all; these 20 seeds: 93.6%). Both earlier
+    bands fail: the same simulation around the clipped consistent tables
+    covered 99.8-100%, a bootstrap through the clipping estimator around
+    them 85.5%. Each band holds its drawn (consistent) curve."""
     rng = np.random.default_rng(1)
     data = pd.DataFrame(
         {
@@ -340,14 +344,16 @@ def test_curve_intervals_are_simulated_through_the_estimator():
     with using_key(fixed_key_file("synopsis-curves")):
         true = ecdf(pp.synopsis(data, dims, eps=1e7, seed=0))["ecdf"]
         inside = true.between(0.05, 0.95).to_numpy()
-        for seed in range(1, 13):
+        for seed in range(1, 21):
             e = ecdf(pp.synopsis(data, dims, eps=1, seed=seed))
             covered = (e["ecdf_low"] <= true) & (true <= e["ecdf_high"])
             hit += int(covered[inside].sum())
             total += int(inside.sum())
             width = (e["ecdf_high"] - e["ecdf_low"])[inside]
             assert width.median() < 0.5  # informative
-    assert hit / total >= 0.93
+            assert (e["ecdf_low"] <= e["ecdf"]).all()
+            assert (e["ecdf"] <= e["ecdf_high"]).all()
+    assert 0.92 <= hit / total <= 0.98
 
 
 def _layer(s, mapping):

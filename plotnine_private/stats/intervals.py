@@ -180,6 +180,7 @@ def add_count_bounds(
     zero_stays: bool = False,
     group: str = "group",
     column: str = "count",
+    base: np.ndarray | None = None,
 ) -> None:
     """``count_low``/``count_high`` (and of the scaled count columns) of
     a count layer's rows, in place (see the module docstring).
@@ -197,13 +198,20 @@ def add_count_bounds(
     column
         The released count (``count``; ``n`` for ``stat_sum``), with its
         unclipped twin ``noisy_<column>`` when DP.
+    base
+        The unbiased estimate the noise is about, one a row (default: the
+        ``noisy_<column>`` column, else ``column``; a synopsis: its
+        linear estimate).
     """
     n_low, n_high = noise
     count = frame[column].to_numpy(dtype=float)
     noisy = f"noisy_{column}"
-    base = (
-        frame[noisy].to_numpy(dtype=float) if noisy in frame.columns else count
-    )
+    if base is None:
+        base = (
+            frame[noisy].to_numpy(dtype=float)
+            if noisy in frame.columns
+            else count
+        )
     base = np.where(np.isfinite(base), base, count)
     c_low = np.maximum(base - n_high, 0.0)
     c_high = np.maximum(base - n_low, 0.0)

@@ -33,7 +33,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["make_consistent", "simplex_projection"]
+__all__ = ["linear_consistent", "make_consistent", "simplex_projection"]
 
 #: raking stops when every margin is within this of its target
 TOLERANCE = 1e-12
@@ -95,20 +95,85 @@ def make_consistent(
     ([9.6667, 4.3333], [9.6667, 4.3333])
     """
     tables = [np.asarray(t, dtype=float) for t in tables]
-    var = [1.0] * len(tables) if variances is None else list(variances)
-    if len(var) != len(tables) or not all(
-        math.isfinite(v) and v > 0 for v in var
-    ):
+    var = _checked(variances, len(tables))
+    total, means = _shared_margins(tables, attrs, var)
+    # 1. the grand total, at least 0
+    total = max(total, 0.0)
+    # 2. each attribute's 1-way marginal, projected
+    target = {a: simplex_projection(m, total) for a, m in means.items()}
+    # 3. and 4. every table onto its targets
+    out, gap = [], 0.0
+    for t, at in zip(tables, attrs):
+        if len(at) == 1:
+            out.append(target[at[0]].copy())
+            continue
+        x = _adjusted(t, target[at[0]], target[at[1]], total)
+        if (x < 0).any():
+            x, g = _rake(x, target[at[0]], target[at[1]])
+            gap = max(gap, g)
+        out.append(x)
+    return out, gap
+
+
+def linear_consistent(
+    tables: Sequence[np.ndarray],
+    attrs: Sequence[tuple[str, ...]],
+    variances: Sequence[float] | None = None,
+) -> list[np.ndarray]:
+    """The linear part ``L`` of :func:`make_consistent`: the same
+    averages and additive adjustments with no clipping (the total not
+    clipped at 0, each 1-way target moved to the shared total by a shift
+    instead of the non-negative projection, no raking), so that cells
+    may be negative.
+
+    ``L`` is affine and leaves consistent tables as they are, so for
+    true tables ``T`` and noise ``Z``: ``L(T + Z) = T + L(Z)``. The
+    error of ``L`` of the released noisy tables does not depend on the
+    data; its distribution is simulated from the public scales alone
+    (:func:`~.draw.simulated_errors`, where nothing is clipped, is
+    ``L(Z)``). Post-processing of released tables.
+
+    >>> t = linear_consistent(
+    ...     [np.array([1.0, -3.0]), np.array([[1.0, -1.0], [-2.0, 0.0]])],
+    ...     [("a",), ("a", "b")])
+    >>> np.round(t[0], 4).tolist(), np.round(t[1].sum(axis=1), 4).tolist()
+    ([0.6667, -2.6667], [0.6667, -2.6667])
+    """
+    tables = [np.asarray(t, dtype=float) for t in tables]
+    var = _checked(variances, len(tables))
+    total, means = _shared_margins(tables, attrs, var)
+    target = {a: m - (m.sum() - total) / len(m) for a, m in means.items()}
+    return [
+        target[at[0]].copy()
+        if len(at) == 1
+        else _adjusted(t, target[at[0]], target[at[1]], total)
+        for t, at in zip(tables, attrs)
+    ]
+
+
+def _checked(variances: Sequence[float] | None, n: int) -> list[float]:
+    var = [1.0] * n if variances is None else list(variances)
+    if len(var) != n or not all(math.isfinite(v) and v > 0 for v in var):
         raise ValueError(
             f"variances must be one number > 0 per table, got {variances!r}"
         )
-    # 1. the grand total (variance of a table's total: cells * var)
+    return var
+
+
+def _shared_margins(
+    tables: list[np.ndarray],
+    attrs: Sequence[tuple[str, ...]],
+    var: list[float],
+) -> tuple[float, dict[str, np.ndarray]]:
+    """The inverse-variance weighted mean of the tables' totals (a table
+    of ``c`` cells of variance ``v`` has total variance ``c * v``) and of
+    each attribute's 1-way sums (a 2-way table's sums over the other
+    attribute of ``b`` levels have variance ``b * v``)."""
     w = np.array([1.0 / (t.size * v) for t, v in zip(tables, var)])
     totals = np.array([t.sum() for t in tables])
-    total = max(float((w * totals).sum() / w.sum()), 0.0)
-    # 2. each attribute's 1-way marginal
+    total = float((w * totals).sum() / w.sum())
     names = sorted({a for at in attrs for a in at})
-    target: dict[str, np.ndarray] = {}
+    means: dict[str, np.ndarray] = {}
     for a in names:
         num, den = 0.0, 0.0
         for t, at, v in zip(tables, attrs, var):
@@ -119,23 +184,19 @@ def make_consistent(
             weight = 1.0 / (t.size / t.shape[axis] * v)
             num = num + weight * est
             den += weight
-        target[a] = simplex_projection(np.asarray(num) / den, total)
-    # 3. and 4. every table onto its targets
-    out, gap = [], 0.0
-    for t, at in zip(tables, attrs):
-        if len(at) == 1:
-            out.append(target[at[0]].copy())
-            continue
-        r, c = target[at[0]], target[at[1]]
-        n_i, n_j = t.shape
-        x = (
-            t
-            + ((r - t.sum(axis=1)) / n_j)[:, None]
-            + ((c - t.sum(axis=0)) / n_i)[None, :]
-            - (total - t.sum()) / (n_i * n_j)
-        )
-        if (x < 0).any():
-            x, g = _rake(x, r, c)
-            gap = max(gap, g)
-        out.append(x)
-    return out, gap
+        means[a] = np.asarray(num) / den
+    return total, means
+
+
+def _adjusted(
+    t: np.ndarray, r: np.ndarray, c: np.ndarray, total: float
+) -> np.ndarray:
+    """The least-squares additive adjustment of a 2-way table to row sums
+    ``r`` and column sums ``c`` of one ``total``."""
+    n_i, n_j = t.shape
+    return (
+        t
+        + ((r - t.sum(axis=1)) / n_j)[:, None]
+        + ((c - t.sum(axis=0)) / n_i)[None, :]
+        - (total - t.sum()) / (n_i * n_j)
+    )

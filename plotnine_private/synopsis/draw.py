@@ -14,13 +14,16 @@ must be unions of the declared fine bins (checked on each fine bin's two
 ends). Anything else is refused before any drawing, naming what the
 synopsis holds.
 
-Intervals are simulated through the consistency estimator: ``SIMS``
-draws of the release's noise (discrete Laplace of the release's public
-scale, a fixed public seed) added to a large consistent table (so no
-count is clipped: the estimator is then affine and its error is the
-noise's image), made consistent as the release was; a drawn cell's
-interval is its released count minus the ``(1 +- level) / 2`` quantiles
-of its simulated error, clipped at 0.
+Intervals are about the linear estimate ``L(raw)`` (the consistency
+step without its clipping, :meth:`Synopsis.linear`), whose error ``L``
+of the noise does not depend on the data: ``SIMS`` draws of the
+release's noise (discrete Laplace of each table's public scale, a fixed
+public seed) added to a large consistent table (so no count is clipped:
+the estimator is then ``L``), made consistent as the release was. A
+drawn cell's interval is its linear estimate minus the ``(1 +- level) /
+2`` quantiles of its simulated error, clipped at 0; a curve's is its
+family's own simulation around the linear fine counts. Both are widened
+to hold the drawn (consistent) mark (:data:`HOLD_MARK`).
 
 A CKM synopsis (``method="ckm"``) is drawn by the CKM stats
 (``count_ckm``, ``bin_ckm``, ``bin2d_ckm``), each drawn cell one
@@ -109,6 +112,9 @@ _RELEASE_PARAMS = ("eps", "seed")
 #: public seed
 SIMS = 1000
 SIM_SEED = 5_2026
+#: whether an interval is widened to hold its drawn mark (the consistent
+#: estimate's, which the interval around the linear estimate may miss)
+HOLD_MARK = True
 #: the smallest cell of the simulation's consistent table, in noise
 #: scales: the noise reaches it with chance exp(-1e4), so the estimator
 #: never clips
@@ -371,6 +377,15 @@ def _draw(stat, cols, evaled, build, syn: Synopsis) -> pd.DataFrame:
         # hidden (each drawn cell is one cell of the synopsis)
         keep = ~(values_out < syn.threshold)
     released = Released(values_out, values_out.copy(), keep, release)
+    # the linear estimate of the same cells (DP), which the intervals
+    # centre on: its error is L of the noise, simulated exactly
+    linear = values_out
+    if not syn.ckm:
+        lin = syn.counts(want, linear=True).ravel()
+        lin_table, _ = assemble_counts(
+            dims, np.ones(len(rows), dtype=np.int64), weighted=lin
+        )
+        linear = np.asarray(lin_table.weighted, dtype=float)
     # the synopsis's release, said to be drawn from it: the same identity,
     # so the report composes it once however many figures repeat it
     release = dataclasses.replace(release, domain=f"from {syn.name}")
@@ -379,20 +394,31 @@ def _draw(stat, cols, evaled, build, syn: Synopsis) -> pd.DataFrame:
     stat.build.weighted = not syn.ckm
     # CKM: how many cells with records a threshold hid is not known here
     stat.build.hidden_cells = None if syn.ckm else 0
+    cells = stat.cell_frame(fam, panel, gdims, idx, table, released, door)
     if syn.ckm:
         # each drawn cell is one perturbed cell: the stat's own
         # intervals, from the p-table's noise (set above)
         pass
     elif name in _FINE:
-        # a curve's intervals: the family's own simulation, with the
-        # synopsis's simulated errors as the noise of its fine bins
-        stat.add_intervals = _curve_intervals(stat, syn, want, cols)
+        # a curve's intervals: the family's own simulation around the
+        # linear estimate's fine histogram, with the synopsis's simulated
+        # errors as the noise of its fine bins
+        linear_hist = stat.fine_histogram(
+            cells, Released(values_out, linear, keep, released.release)
+        )
+        stat.add_intervals = _curve_intervals(
+            stat, syn, want, cols, linear_hist
+        )
     else:
         # a count's intervals, simulated through the estimator
         stat.add_intervals = _count_intervals(
-            stat, syn, want, dims, (fam, panel, gdims, idx, table, released)
+            stat,
+            syn,
+            want,
+            dims,
+            (fam, panel, gdims, idx, table, released),
+            linear,
         )
-    cells = stat.cell_frame(fam, panel, gdims, idx, table, released, door)
     return stat.finish_output(cells, released)
 
 
@@ -441,9 +467,11 @@ class SynopsisNoise(NoiseModel):
         return np.broadcast_to(err, u1.shape).copy()
 
 
-def _curve_intervals(stat, syn, want, cols):
+def _curve_intervals(stat, syn, want, cols, linear_hist):
     """A fine family's ``add_intervals`` for this build: its own
-    simulation (``curve_intervals``) under :class:`SynopsisNoise`."""
+    simulation (``curve_intervals``) under :class:`SynopsisNoise`, around
+    ``linear_hist`` (the drawn fine histogram's groups, with the linear
+    estimate as their unclipped counts)."""
     fine = cols[DRAWN[type(stat).__name__][0]]
     dim = syn.dims[fine]
     assert dim.limits is not None and dim.resolution is not None
@@ -471,14 +499,28 @@ def _curve_intervals(stat, syn, want, cols):
             fine=fine,
             family_bin=tuple(int(b) for b in family_bin),
         )
-        stat.curve_intervals(out, hist, model)
+        stat.curve_intervals(out, linear_hist, model)
+        if HOLD_MARK:
+            hold_marks(out, stat.INTERVALS)
 
     return curve_intervals
 
 
-def _count_intervals(stat, syn, want, dims, parts):
+def hold_marks(out: pd.DataFrame, columns) -> None:
+    """Widen each interval of ``columns`` to hold its drawn mark (the
+    consistent estimate's), in place."""
+    for col in columns:
+        mark = out[col].to_numpy(dtype=float)
+        low = out[f"{col}_low"].to_numpy(dtype=float)
+        high = out[f"{col}_high"].to_numpy(dtype=float)
+        out[f"{col}_low"] = np.fmin(low, mark)
+        out[f"{col}_high"] = np.fmax(high, mark)
+
+
+def _count_intervals(stat, syn, want, dims, parts, linear):
     """The count layer's ``add_intervals`` for this build: its cells'
-    simulated errors (:func:`simulated_errors`) mapped to its rows."""
+    ``linear`` estimates minus the quantiles of their simulated errors
+    (:func:`simulated_errors`), mapped to its rows."""
     fam, panel, gdims, idx, table, released = parts
     code, bad = combined_codes(dims)
     errors = _cell_errors(syn, want, code, bad, table.n.size)
@@ -491,8 +533,16 @@ def _count_intervals(stat, syn, want, dims, parts):
     col = stat.COUNT_COLUMN
 
     def simulated_intervals(out: pd.DataFrame, _released: Released) -> None:
-        if len(out):
-            add_count_bounds(out, (lo_q[order], hi_q[order]), column=col)
+        if not len(out):
+            return
+        base = linear[order]
+        n_low, n_high = lo_q[order], hi_q[order]
+        if HOLD_MARK:
+            # the noise's ends moved out to the drawn count: its interval
+            # (and its scaled columns') holds it
+            shift = base - out[col].to_numpy(dtype=float)
+            n_low, n_high = np.minimum(n_low, shift), np.maximum(n_high, shift)
+        add_count_bounds(out, (n_low, n_high), column=col, base=base)
 
     return simulated_intervals
 

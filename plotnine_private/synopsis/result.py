@@ -21,7 +21,9 @@ import pandas as pd
 
 from ..exceptions import PlotninePrivateError
 from ..mechanisms.release.records import Release
+from ..mechanisms.samplers.laplace import dlap_variance
 from .ckm import ptable_from_json, ptable_json
+from .consistency import linear_consistent
 
 __all__ = ["Dim", "Synopsis", "load_synopsis"]
 
@@ -101,6 +103,10 @@ class Synopsis:
     statement
         What was released and how it was made consistent (for a reader
         and an output checker).
+    raw
+        Each held marginal's noisy counts as released (DP: before the
+        consistency step; saved with the file), whose linear estimate
+        (:meth:`linear`) the figures' intervals centre on.
     disagreement
         The largest difference left between two tables' shared 1-way
         totals (0 unless raking stopped before its tolerance).
@@ -220,9 +226,41 @@ class Synopsis:
             "or draw one it holds."
         )
 
-    def counts(self, dims: Sequence[str] | str) -> np.ndarray:
+    def linear(self) -> dict[tuple[str, ...], np.ndarray]:
+        """The linear estimate ``L(raw)`` of every held table: the
+        consistency step's averages and additive adjustments of the raw
+        noisy tables with no clipping
+        (:func:`~.consistency.linear_consistent`; cells may be negative),
+        whose error has a public distribution (``L`` of the noise) that
+        the figures' intervals are simulated from. The consistent tables
+        themselves when the raw ones are not held (a CKM synopsis, a
+        file saved without them). Computed once (:attr:`derived`)."""
+        if self.ckm or set(self.raw) != set(self.tables):
+            return self.tables
+        if "linear" not in self.derived:
+            marginals = self.marginals
+            scales = [float(self.scales.get(m, self.scale)) for m in marginals]
+            # weighted by each table's variance as the release was
+            # (unequal shares), else equally
+            variances = (
+                None
+                if len(set(scales)) == 1
+                else [dlap_variance(b) for b in scales]
+            )
+            made = linear_consistent(
+                [self.raw[m] for m in marginals], marginals, variances
+            )
+            for t in made:
+                t.flags.writeable = False
+            self.derived["linear"] = dict(zip(marginals, made))
+        return self.derived["linear"]
+
+    def counts(
+        self, dims: Sequence[str] | str, linear: bool = False
+    ) -> np.ndarray:
         """The consistent counts of a held marginal or of a sub-marginal
-        of one (summed from it), one axis per name of ``dims``."""
+        of one (summed from it), one axis per name of ``dims``
+        (``linear``: of :meth:`linear`'s tables)."""
         want = (dims,) if isinstance(dims, str) else tuple(dims)
         unknown = [d for d in want if d not in self.dims]
         if unknown:
@@ -231,7 +269,7 @@ class Synopsis:
                 f"dimension; the synopsis declares {list(self.dims)}."
             )
         held = self._holder(want)
-        t = self.tables[held]
+        t = (self.linear() if linear else self.tables)[held]
         drop = tuple(k for k, d in enumerate(held) if d not in want)
         t = t.sum(axis=drop) if drop else t
         kept = [d for d in held if d in want]
@@ -319,6 +357,13 @@ class Synopsis:
                 {
                     "dims": list(k),
                     "counts": v.tolist(),
+                    # the raw noisy counts (DP): released as the consistent
+                    # ones are, what the figures' intervals centre on
+                    **(
+                        {"noisy": _numbers(self.raw[k])}
+                        if not self.ckm and k in self.raw
+                        else {}
+                    ),
                     **(
                         {"share": self.shares[k], "scale": self.scales[k]}
                         if k in self.scales
@@ -356,6 +401,14 @@ class Synopsis:
         return path
 
 
+def _numbers(a: np.ndarray) -> list:
+    """An array as nested lists, whole numbers as ints (shorter text)."""
+    a = np.asarray(a, dtype=float)
+    if np.all(np.isfinite(a)) and np.array_equal(a, np.rint(a)):
+        return np.rint(a).astype(np.int64).tolist()
+    return a.tolist()
+
+
 def _divisor(n: int) -> int:
     return next((k for k in range(2, n + 1) if n % k == 0), 1)
 
@@ -373,6 +426,11 @@ def load_synopsis(path: str | Path) -> Synopsis:
     tables = {
         tuple(t["dims"]): np.asarray(t["counts"], dtype=float)
         for t in d["tables"]
+    }
+    raw = {
+        tuple(t["dims"]): np.asarray(t["noisy"], dtype=float)
+        for t in d["tables"]
+        if "noisy" in t
     }
     rel = d.get("release")
     release = None if rel is None else Release(**rel)
@@ -401,6 +459,9 @@ def load_synopsis(path: str | Path) -> Synopsis:
         float(d["delta"]),
         d["statement"],
         float(d["disagreement"]),
+        # a file of an earlier version holds no raw tables: its intervals
+        # centre on the consistent ones (Synopsis.linear)
+        raw,
         release=release,
         scale=float(d.get("scale", math.nan)),
         shares={

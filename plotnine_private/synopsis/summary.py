@@ -16,23 +16,18 @@ centres are ``c_k`` (lo + (k + 1/2) * resolution):
   outside the declared limits of ``y`` (or missing) are counted in no
   marginal of the synopsis, so in no mean;
 - **the intervals** (``y_low``/``y_high``, drawn as ``ymin``/``ymax``
-  with ``errorbar="noise"``): a parametric bootstrap through the
-  estimator. ``DRAWS`` times (a fixed public generator seed), fresh
-  discrete Laplace noise of each table's released scale is added to
-  every cell of every consistent table and the result made consistent
-  as the release was (:func:`~.consistency.make_consistent`, with its
-  variance weights under unequal shares); the held table's simulated
-  ``n`` and ``sum`` give simulated means (totals). The interval is the
-  released value minus the ``(1 +- level) / 2`` quantiles of their
-  error (a basic bootstrap interval: it corrects for the pull of the
-  non-negative projection towards the middle of the limits only in
-  part, as that pull is weaker around the already pulled estimate),
-  widened by the discretisation bound, and kept within the declared limits (a
-  mean) or at or above 0 (a total of a ``y`` whose limits are >= 0).
-  Unlike a count's (:func:`.draw.simulated_errors`, on a large table
-  where nothing is clipped), the draws are around the released tables:
-  a mean's error depends on which fine bins are near 0, where the
-  projection clips the noise.
+  with ``errorbar="noise"``): about the linear estimate (the consistency
+  step without clipping, :meth:`~.result.Synopsis.linear`), whose error
+  is ``L`` of the noise, simulated from the public scales
+  (:func:`.draw.simulated_errors`, ``DRAWS`` draws). A total: its linear
+  estimate minus the quantiles of its simulated error. A mean: the means
+  ``m`` whose linear equation ``sum - m * n`` (0 at the true tables)
+  lies within the quantiles of its simulated error (:func:`mean_set`, a
+  Fieller interval: exact up to the simulation). With ``covers="data"``
+  (the default) widened by the discretisation bound; kept within the
+  declared limits (a mean) or at or above 0 (a total of a ``y`` whose
+  limits are >= 0). Not widened to hold the drawn value
+  (:data:`HOLD_MARK`).
 
 ``fun_data`` (``mean_se``, ``mean_cl_normal``, ``mean_sdl``): plotnine's
 ends around the mean from the spread of the fine-bin centres, widened
@@ -59,11 +54,16 @@ from ..door import LayerBuild, _source_frame, make_door
 from ..engines.push import assemble_counts
 from ..exceptions import PlotninePrivateError
 from ..mechanisms.release.records import Released
-from ..mechanisms.samplers.laplace import dlap_variance
 from ..stats.marks import mark_layer
 from ..stats.summary.data import sampling_halfwidth
-from .consistency import make_consistent
-from .draw import check_method, declared_columns, evaluated_types, refusal
+from .draw import (
+    SIMS,
+    check_method,
+    declared_columns,
+    evaluated_types,
+    refusal,
+    simulated_errors,
+)
 from .result import Synopsis
 
 if TYPE_CHECKING:
@@ -76,14 +76,22 @@ __all__ = [
     "bootstrap",
     "draw_summary",
     "is_summary",
+    "mean_set",
     "summary_of",
 ]
 
 #: the stats drawn here
 SUMMARIES = ("stat_summary_dp",)
-#: bootstrap draws of a summary's interval, and their public seed
-DRAWS = 200
-BOOT_SEED = 38_2026
+#: simulated errors of a summary's interval (those of the synopsis's
+#: other figures, :data:`~.draw.SIMS`)
+DRAWS = SIMS
+#: means on the grid over y's limits that :func:`mean_set` tries
+MEAN_GRID = 801
+#: whether a mean's (total's) interval is widened to hold its drawn value
+#: (the consistent tables'): off, as the clipping pulls the drawn mean
+#: towards the middle of the limits and holding it moved the coverage of
+#: the histogram's mean 2.5 points above its level (docs/synopsis.md)
+HOLD_MARK = False
 #: parameters that would make a new release
 _RELEASE_PARAMS = ("eps", "seed", "sum_share", "shares")
 
@@ -159,32 +167,16 @@ def _check(name: str, stat, syn: Synopsis, cols: dict[str, str]) -> None:
 def bootstrap(
     syn: Synopsis, held: tuple[str, ...], draws: int | None = None
 ) -> np.ndarray:
-    """``(draws, *shape)``: the held table ``held`` made consistent
-    after fresh noise of its released scale on every consistent table
-    (see the module docstring; post-processing of released values),
-    computed once per synopsis (:attr:`Synopsis.derived`)."""
+    """``(draws, *shape)``: the held table ``held``'s linear estimate
+    (:meth:`Synopsis.linear`) plus ``draws`` simulated errors of it
+    (:func:`~.draw.simulated_errors`: ``L`` of fresh noise of each
+    table's public scale), read-only; a function of released tables and
+    public scales only."""
     draws = DRAWS if draws is None else draws
     key = ("bootstrap", held, draws)
     if key in syn.derived:
         return syn.derived[key]
-    rng = np.random.default_rng(BOOT_SEED)
-    marginals = syn.marginals
-    tables = [syn.tables[m] for m in marginals]
-    # each table's own scale (unequal shares of eps), weighted by its
-    # variance in the consistency step as the release was; else one
-    scales = [float(syn.scales.get(m, syn.scale)) for m in marginals]
-    variances = (
-        None if len(set(scales)) == 1 else [dlap_variance(b) for b in scales]
-    )
-    ps = [-math.expm1(-1.0 / b) for b in scales]
-    k = marginals.index(held)
-    out = np.empty((draws, *syn.tables[held].shape))
-    for i in range(draws):
-        noisy = [
-            t + (rng.geometric(p, t.shape) - rng.geometric(p, t.shape))
-            for t, p in zip(tables, ps)
-        ]
-        out[i] = make_consistent(noisy, marginals, variances)[0][k]
+    out = syn.linear()[held] + simulated_errors(syn, draws)[held]
     out.flags.writeable = False  # shared by the synopsis's figures
     syn.derived[key] = out
     return out
@@ -199,6 +191,7 @@ def summary_of(
     draws: int | None = None,
     fun_data: str | None = None,
     fun_args: dict | None = None,
+    covers: str = "data",
 ) -> dict[str, np.ndarray]:
     """The mean (or total) of ``y`` per level of ``x`` and its interval
     (see the module docstring): ``y``, ``ymin``, ``ymax`` (the
@@ -210,37 +203,63 @@ def summary_of(
     assert dy.limits is not None and dy.resolution is not None
     held = syn._holder((x, y))
     t = syn.counts((x, y))
+    lin = syn.counts((x, y), linear=True)
     sims = bootstrap(syn, held, draws)
     if held.index(x) != 0:
         sims = np.transpose(sims, (0, 2, 1))
     centre = dy.limits[0] + (np.arange(dy.bins) + 0.5) * dy.resolution
     n = t.sum(axis=1)
     total = t @ centre
+    n_lin = lin.sum(axis=1)
+    total_lin = lin @ centre
     sim_n = sims.sum(axis=2)
     sim_total = sims @ centre
     half = dy.resolution / 2
+    # covers="data": the records' mean (or total), within half a
+    # resolution of the fine-bin centres'; "histogram": the centres'
+    grid = half if covers == "data" else 0.0
     a = (1 - level) / 2
     with np.errstate(divide="ignore", invalid="ignore"):
         if fun == "sum":
-            value, simulated = total, sim_total
-            slack = np.maximum(n, 0.0) * half
+            value, centred, simulated = total, total_lin, sim_total
+            slack = np.maximum(n, 0.0) * grid
         else:
             value = np.where(n > 0, total / n, np.nan)
+            centred = np.where(n_lin > 0, total_lin / n_lin, np.nan)
             simulated = np.where(sim_n > 0, sim_total / sim_n, np.nan)
-            slack = np.full(len(n), half)
-        err = simulated - value
+            slack = np.full(len(n), grid)
+        err = simulated - centred
         with warnings.catch_warnings():
             # a level released with n = 0 has no mean (NaN), nor interval
             warnings.simplefilter("ignore", RuntimeWarning)
             q_lo = np.nanquantile(err, a, axis=0)
             q_hi = np.nanquantile(err, 1 - a, axis=0)
-    low, high = value - q_hi - slack, value - q_lo + slack
+    low, high = centred - q_hi, centred - q_lo
+    if fun == "mean":
+        # the mean by inverting its linear equation (exact; the basic
+        # interval above where the inversion accepts no mean)
+        inv_low, inv_high = mean_set(
+            total_lin, n_lin, sim_total - total_lin, sim_n - n_lin, dy, a
+        )
+        found = np.isfinite(inv_low)
+        low = np.where(found, inv_low, low)
+        high = np.where(found, inv_high, high)
+    low, high = low - slack, high + slack
     if fun == "sum":
         if dy.limits[0] >= 0:  # a total of values >= 0 is >= 0
             low = np.maximum(low, 0.0)
+            high = np.maximum(high, 0.0)
     else:
+        # a linear estimate with no records: nothing known of the mean
+        # but its limits
+        low = np.where(np.isnan(centred), dy.limits[0], low)
+        high = np.where(np.isnan(centred), dy.limits[1], high)
         low = np.clip(low, *dy.limits)
         high = np.clip(high, *dy.limits)
+    if HOLD_MARK:
+        low, high = np.fmin(low, value), np.fmax(high, value)
+    low = np.where(np.isnan(value), np.nan, low)
+    high = np.where(np.isnan(value), np.nan, high)
     out = {"y": value, "ymin": low, "ymax": high, "n": n, "sum": total}
     if fun_data is not None:
         spread = (t @ centre**2) / np.maximum(n, 1e-300) - value**2
@@ -248,6 +267,55 @@ def summary_of(
             fun_data, dict(fun_args or {}), value, n, spread, err, dy
         )
     return out
+
+
+def mean_set(
+    total: np.ndarray,
+    n: np.ndarray,
+    err_total: np.ndarray,
+    err_n: np.ndarray,
+    dy: Any,
+    alpha: float,
+    points: int = MEAN_GRID,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The means ``m`` in ``dy``'s limits whose linear equation the
+    linear estimate satisfies at level ``1 - 2 alpha``: ``total - m * n``
+    (the linear estimate's sum and count of one level, a linear function
+    of its table, 0 at the true tables for the true mean) within the
+    ``alpha`` and ``1 - alpha`` quantiles of its simulated error
+    ``err_total - m * err_n`` (``(draws, levels)``). The true mean is in
+    the set exactly when its error is within them, so it covers at the
+    level up to the simulation's error (a Fieller interval). Its ends,
+    on a grid of ``points`` means, interpolated where the margin changes
+    sign; NaN where no mean is accepted. Post-processing of released
+    tables and public scales."""
+    lo, hi = dy.limits
+    m = np.linspace(lo, hi, points)
+    low = np.full(len(n), np.nan)
+    high = np.full(len(n), np.nan)
+    for g in range(len(n)):
+        if not np.isfinite(n[g]) or not np.isfinite(total[g]):
+            continue
+        sim = err_total[:, g, None] - err_n[:, g, None] * m[None, :]
+        q = np.quantile(sim, [alpha, 1 - alpha], axis=0)
+        d = total[g] - m * n[g]
+        margin = np.minimum(d - q[0], q[1] - d)
+        ok = np.flatnonzero(margin >= 0)
+        if not len(ok):
+            continue
+        low[g] = _crossing(m, margin, ok[0], -1)
+        high[g] = _crossing(m, margin, ok[-1], 1)
+    return low, high
+
+
+def _crossing(m: np.ndarray, margin: np.ndarray, i: int, step: int) -> float:
+    """Where ``margin`` (>= 0 at ``m[i]``) reaches 0 between ``m[i]``
+    and its neighbour ``m[i + step]`` (linearly); ``m[i]`` at a limit."""
+    j = i + step
+    if not 0 <= j < len(m):
+        return float(m[i])
+    share = margin[i] / (margin[i] - margin[j])
+    return float(m[i] + share * (m[j] - m[i]))
 
 
 def _data_ends(fun_data, args, mean, n, spread, err, dy):
@@ -331,6 +399,7 @@ def draw_summary(lyr: layer, plot: ggplot) -> None:
             run.params.get("level", 0.95),
             fun_data=run.params.get("fun_data"),
             fun_args=run.params.get("fun_args"),
+            covers=run.params.get("covers", "data"),
         )
     except PlotninePrivateError as e:
         raise refusal(
