@@ -3,12 +3,17 @@
 
 Post-processing of the synopsis's one release, as every figure drawn
 from it (:mod:`.draw`). A summary of ``y`` (a declared numeric
-dimension) by ``x`` (a declared categorical one) reads the consistent
-counts ``n[x, k]`` of their 2-way marginal over ``y``'s fine bins, whose
-centres are ``c_k`` (lo + (k + 1/2) * resolution):
+dimension) by ``x`` (a declared categorical one) reads the counts
+``n[x, k]`` of their 2-way marginal over ``y``'s fine bins, whose
+centres are ``c_k`` (lo + (k + 1/2) * resolution), in its linear
+estimate (:meth:`~.result.Synopsis.linear`: the centre of the
+intervals below, so a drawn mean lies in its interval):
 
 - ``n(x) = sum_k n[x, k]``, ``sum(x) = sum_k n[x, k] * c_k`` and the
-  mean ``sum(x) / n(x)``;
+  mean ``sum(x) / n(x)`` within ``y``'s limits (a total at or above 0
+  when they are); where the linear ``n(x)`` is not above 0, the
+  consistent (clipped) tables' ``n``, ``sum`` and mean, with the limits
+  as interval;
 - **the discretisation**: a record's value is within half a resolution
   of its fine bin's centre, so the mean of the records counted is within
   ``resolution / 2`` of the mean of the centres, and their total within
@@ -87,10 +92,10 @@ SUMMARIES = ("stat_summary_dp",)
 DRAWS = SIMS
 #: means on the grid over y's limits that :func:`mean_set` tries
 MEAN_GRID = 801
-#: whether a mean's (total's) interval is widened to hold its drawn value
-#: (the consistent tables'): off, as the clipping pulls the drawn mean
-#: towards the middle of the limits and holding it moved the coverage of
-#: the histogram's mean 2.5 points above its level (docs/synopsis.md)
+#: whether a mean's (total's) interval is widened to hold its drawn value:
+#: off, as the drawn value is the linear estimate, the interval's own
+#: centre (only where the linear estimate has no records is it the
+#: clipped tables', and its interval then spans the limits)
 HOLD_MARK = False
 #: parameters that would make a new release
 _RELEASE_PARAMS = ("eps", "seed", "sum_share", "shares")
@@ -256,13 +261,25 @@ def summary_of(
         high = np.where(np.isnan(centred), dy.limits[1], high)
         low = np.clip(low, *dy.limits)
         high = np.clip(high, *dy.limits)
+    # the drawn mean (total) is the linear estimate's, the centre of its
+    # interval (the clipped tables' is pulled towards the middle of the
+    # limits where the clipping is active, and could lie outside it);
+    # where the linear estimate has no records, the clipped tables'
+    linear = (n_lin > 0) if fun == "mean" else np.isfinite(total_lin)
+    shown = np.clip(centred, *dy.limits) if fun == "mean" else centred
+    if fun == "sum" and dy.limits[0] >= 0:
+        shown = np.maximum(shown, 0.0)
+    value = np.where(linear, shown, value)
+    n = np.where(linear, n_lin, n)
+    total = np.where(linear, total_lin, total)
+    second = np.where(linear, lin @ centre**2, t @ centre**2)
     if HOLD_MARK:
         low, high = np.fmin(low, value), np.fmax(high, value)
     low = np.where(np.isnan(value), np.nan, low)
     high = np.where(np.isnan(value), np.nan, high)
     out = {"y": value, "ymin": low, "ymax": high, "n": n, "sum": total}
     if fun_data is not None:
-        spread = (t @ centre**2) / np.maximum(n, 1e-300) - value**2
+        spread = second / np.maximum(n, 1e-300) - value**2
         out["data_min"], out["data_max"] = _data_ends(
             fun_data, dict(fun_args or {}), value, n, spread, err, dy
         )
