@@ -48,6 +48,29 @@ def test_bars_are_the_synopsis_counts_with_no_new_noise(syn):
     pd.testing.assert_frame_equal(_bars(syn), d)
 
 
+def test_noisy_count_is_the_unclipped_linear_estimate(syn):
+    """A count layer's noisy_count is the linear estimate (the
+    consistency step without clipping), the centre of its interval, as
+    a release's noisy_count is its count before clipping; the drawn
+    count stays the consistent one."""
+    d = pp.layer_data(
+        ggplot(syn, aes("class", fill="drv")) + geom_bar(stat="count_dp")
+    )
+    lin = syn.counts(("class", "drv"), linear=True)
+    con = syn.counts(("class", "drv"))
+    assert (lin < 0).any() and not (con < 0).any()  # it is unclipped
+    # plotnine's default fill colours of the three drives, in order
+    drive = {"#f8766d": 0, "#00ba38": 1, "#619cff": 2}
+    at = (
+        d["x"].to_numpy(dtype=int) - 1,
+        d["fill"].str.lower().map(drive).to_numpy(dtype=int),
+    )
+    np.testing.assert_allclose(d["noisy_count"], lin[at], atol=1e-9)
+    np.testing.assert_allclose(d["count"], con[at], atol=1e-9)
+    assert (d["count_low"] <= d["count"]).all()
+    assert (d["count"] <= d["count_high"]).all()
+
+
 def test_the_users_stat_is_left_as_made_and_geom_noise_draws(syn):
     p = (
         ggplot(syn, aes("hwy"))

@@ -376,7 +376,6 @@ def _draw(stat, cols, evaled, build, syn: Synopsis) -> pd.DataFrame:
         # shown as count_ckm shows them: a count below the threshold is
         # hidden (each drawn cell is one cell of the synopsis)
         keep = ~(values_out < syn.threshold)
-    released = Released(values_out, values_out.copy(), keep, release)
     # the linear estimate of the same cells (DP), which the intervals
     # centre on: its error is L of the noise, simulated exactly
     linear = values_out
@@ -386,6 +385,11 @@ def _draw(stat, cols, evaled, build, syn: Synopsis) -> pd.DataFrame:
             dims, np.ones(len(rows), dtype=np.int64), weighted=lin
         )
         linear = np.asarray(lin_table.weighted, dtype=float)
+    # a count layer's unclipped count (noisy_count) is the linear
+    # estimate, as a release's is its noisy count before clipping; a
+    # curve's fine histogram is the consistent counts it draws
+    unclipped = values_out.copy() if name in _FINE else linear.copy()
+    released = Released(values_out, unclipped, keep, release)
     # the synopsis's release, said to be drawn from it: the same identity,
     # so the report composes it once however many figures repeat it
     release = dataclasses.replace(release, domain=f"from {syn.name}")
