@@ -5,7 +5,8 @@ per combination seen, with its count) collected.
 
 A record outside any declared domain (a value not among the levels, a
 number outside the limits, a missing value) is filtered out in the
-engine, so its value never leaves it; the privacy unit's bound is the
+engine (a number's test on the record, a level's on the grouped rows),
+so its value never leaves it; the privacy unit's bound is the
 engine's own (:func:`~plotnine_private.engines.bounding.bounded_frame`),
 the same records a plot of the source keeps. A CKM table set sums its
 records' key integers there as well, exactly, as ``ckm_table`` does.
@@ -28,14 +29,18 @@ __all__ = ["engine_codes"]
 
 def _cell(d: Dim) -> tuple[Any, Any]:
     """The engine expression of a record's cell of ``d`` and the test
-    that it has one (a numeric cell is its fine bin's number, as a
-    float: ``floor((v - lo) / resolution)``, the last bin closed, as in
-    memory; a level is the value itself)."""
+    that it has one, on the record (a numeric cell is its fine bin's
+    number, as a float: ``floor((v - lo) / resolution)``, the last bin
+    closed, as in memory; its test reads the value, as the bin's number
+    may round onto the last bin from just above ``hi``), or None for a
+    level (the value itself, tested on the grouped rows)."""
     import narwhals as nw
 
     if d.levels is not None:
-        col = nw.col(d.name)
-        return col, col.is_in(list(d.levels)).fill_null(False)
+        # tested on the grouped rows (a level is its own key: the same
+        # rows go, and the records' scan pays no test; 0.39 s -> 0.29 s
+        # for 1e7 DuckDB rows over three declared columns)
+        return nw.col(d.name), None
     assert d.limits is not None and d.resolution is not None
     lo, hi = d.limits
     v = nw.col(d.name).cast(nw.Float64)
@@ -65,18 +70,21 @@ def engine_codes(
             f"are {src.columns}."
         )
     check_unit_columns(name, src, cells=False)
+    import narwhals as nw
+
     keys: dict[str, Any] = {}
-    where = None
+    where = having = None
     for i, d in enumerate(dims.values()):
         code, inside = _cell(d)
         keys[f"_c{i}"] = code
-        where = inside if where is None else where & inside
-    rk = None
-    if ckm is not None:
-        import narwhals as nw
-
-        rk = RecordKeys(nw.col(ckm[0]), ckm[1])
-    g = grouped(bounded_frame(src), keys, where=where, rkey=rk)
+        if inside is None:  # a level: its group is dropped in the engine
+            assert d.levels is not None
+            inside = nw.col(f"_c{i}").is_in(list(d.levels)).fill_null(False)
+            having = inside if having is None else having & inside
+        else:
+            where = inside if where is None else where & inside
+    rk = None if ckm is None else RecordKeys(nw.col(ckm[0]), ckm[1])
+    g = grouped(bounded_frame(src), keys, where=where, having=having, rkey=rk)
     check_aggregates(name, g)
     codes: dict[str, np.ndarray] = {}
     for i, (k, d) in enumerate(dims.items()):
