@@ -33,6 +33,7 @@ from plotnine.data import mpg
 
 import plotnine_private as pp
 from plotnine_private.noise import dlap_interval
+from plotnine_private.noise_bounds import ckm_interval
 
 LEVEL = 0.9
 Z = z_two_sided()
@@ -444,3 +445,38 @@ def test_pca_tile_intervals_are_the_exact_noise_quantile():
             d["prob_high"], d["count_high"] / (d["count_high"] + rest)
         )
         assert d["prob_low"].between(0, 1).all()
+
+
+def test_a_released_ckm_zero_may_hide_a_small_count():
+    """A p-table moves small counts to 0 (1 -> 0 with probability 0.67
+    for D=5, V=2.01, js=2), so a released 0 is no proof of a true 0: its
+    interval is [0, -low] like any count's, and it holds the true count
+    of the cells that were zeroed. (It was [0, 0].)"""
+    pt = pp.create_cnt_ptable(D=5, V=2.01, js=2)
+    k = -ckm_interval(pt, 0.95)[0]  # the noise's 95% bound of large cells
+    # ten levels holding 0, 1, 2, ... 9 records
+    data = pd.DataFrame({"g": np.repeat(list("abcdefghij"), range(10))})
+    levels = list("abcdefghij")
+    true = np.arange(10)
+    zeroed = high_of_zero = 0
+    for rng_seed in range(12):
+        keyed = pp.add_record_keys(data, name="rk", rng_seed=rng_seed)
+        d = pp.layer_data(
+            ggplot(keyed, aes("g"))
+            + geom_bar(
+                aes(rkey="rk"), stat="count_ckm", ptable=pt, levels=levels
+            )
+        )
+        t = true[d["x"].to_numpy(dtype=int) - 1]
+        zero = d["count"].to_numpy() == 0
+        zeroed += int((zero & (t > 0)).sum())
+        high_of_zero = max(high_of_zero, d.loc[zero, "count_high"].max())
+        # every released 0 has the same interval as a count released 0
+        assert (d.loc[zero, "count_low"] == 0).all()
+        assert (d.loc[zero, "count_high"] == high_of_zero).all()
+        # a true 0 is released as 0 (an empty cell has no key)
+        assert (d["count"].to_numpy()[t == 0] == 0).all()
+        covered = (d["count_low"] <= t) & (t <= d["count_high"])
+        assert covered[zero & (t > 0) & (t <= k)].all()
+    assert zeroed >= 6  # small counts were zeroed: the case is tested
+    assert high_of_zero == k == 3

@@ -593,9 +593,11 @@ class PrivateCountStat(Declared, GroupingMixin, stat):
                 self.params.get("level", 0.95),
                 self.params.get("ptable"),
             )
-            add_count_bounds(
-                out, (low, high), release.mechanism == "ckm", column=col
-            )
+            # not zero_stays under CKM: a true 0 is released as 0, but a
+            # released 0 may hide a true 1..D (a p-table moves a small
+            # count to 0: 1 -> 0 with probability 0.67 for D=5, V=2.01,
+            # js=2), so its interval is [0, -low], not [0, 0]
+            add_count_bounds(out, (low, high), column=col)
 
     #: what a hidden cell of the family is called in a caption
     HIDDEN_WORD = "cells"

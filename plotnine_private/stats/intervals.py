@@ -177,7 +177,6 @@ def pca_noise_bounds(release, level: float):
 def add_count_bounds(
     frame: pd.DataFrame,
     noise: tuple[float, float],
-    zero_stays: bool = False,
     group: str = "group",
     column: str = "count",
     base: np.ndarray | None = None,
@@ -191,8 +190,6 @@ def add_count_bounds(
         The layer's rows with ``count`` (and ``noisy_count`` if DP).
     noise
         ``(low, high)`` of the noise ``noisy - true`` at the level.
-    zero_stays
-        A released 0 is a true 0 (CKM).
     group
         The column whose rows share a total.
     column
@@ -215,9 +212,6 @@ def add_count_bounds(
     base = np.where(np.isfinite(base), base, count)
     c_low = np.maximum(base - n_high, 0.0)
     c_high = np.maximum(base - n_low, 0.0)
-    if zero_stays:
-        c_low = np.where(count == 0, 0.0, c_low)
-        c_high = np.where(count == 0, 0.0, c_high)
     frame[f"{column}_low"] = c_low
     frame[f"{column}_high"] = c_high
     keys = [k for k in ("PANEL", group) if k in frame.columns]
