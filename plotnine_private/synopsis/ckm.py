@@ -33,6 +33,11 @@ __all__ = [
 METHODS = ("dp", "ckm")
 
 
+def _given(**params: Any) -> list[str]:
+    """The names of the parameters given (not None), in order."""
+    return [k for k, v in params.items() if v is not None]
+
+
 def check_ckm_arguments(
     name: str,
     method: str,
@@ -48,15 +53,7 @@ def check_ckm_arguments(
     """Refuse the arguments of the other method; for ``"ckm"``, the
     record-key column, the count p-table and the threshold (validated)."""
     if method == "dp":
-        given = [
-            k
-            for k, v in (
-                ("rkey", rkey),
-                ("ptable", ptable),
-                ("threshold", threshold),
-            )
-            if v is not None
-        ]
+        given = _given(rkey=rkey, ptable=ptable, threshold=threshold)
         if given:
             raise PlotninePrivateError(
                 f"{name}(): {given[0]}= is a Cell Key Method parameter; give "
@@ -64,16 +61,7 @@ def check_ckm_arguments(
                 f"{', '.join(f'{k}=' for k in given)} for a DP synopsis."
             )
         return None
-    dp = [
-        k
-        for k, v in (
-            ("eps", eps),
-            ("seed", seed),
-            ("weights", weights),
-            ("adjacency", adjacency),
-        )
-        if v is not None
-    ]
+    dp = _given(eps=eps, seed=seed, weights=weights, adjacency=adjacency)
     if dp:
         raise PlotninePrivateError(
             f"{name}(): {dp[0]}= is a differential privacy parameter; a CKM "
