@@ -26,7 +26,7 @@ import pandas as pd
 
 from .identifiers import factorized
 from .level_codes import CHUNK, chunked_codes, grid_codes, small_codes
-from .mechanisms.naming.cellnames import value_bytes
+from .mechanisms.naming.cell_values import value_bytes
 from .mechanisms.release.engine import CellTable, Query
 from .mechanisms.streams.places import (
     PlaceDomain,

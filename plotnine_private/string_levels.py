@@ -12,7 +12,8 @@ import pandas as pd
 
 from .exceptions import PlotninePrivateError
 from .level_codes import CHUNK, small_codes
-from .mechanisms.naming.cellnames import StrLabels, value_bytes
+from .mechanisms.naming.cell_values import value_bytes
+from .mechanisms.naming.cellnames import StrLabels
 
 __all__ = [
     "BULK_LEVELS",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from plotnine_private.mechanisms.naming.cellnames import value_bytes
+from plotnine_private.mechanisms.naming.cell_values import value_bytes
 
 
 def words_by_definition(*columns) -> np.ndarray:

@@ -52,7 +52,7 @@ from ..families import (
     outside_as_nan,
     represented,
 )
-from ..mechanisms.naming.cellnames import value_bytes
+from ..mechanisms.naming.cell_values import value_bytes
 from ..mechanisms.release.engine import CellTable
 from ..stats.domains import RowsNeeded
 from ..validation import fail

@@ -17,15 +17,21 @@ NumPy only (no pandas): pandas values are recognised by what they are
 
 from __future__ import annotations
 
-import datetime as _dt
 import hashlib
-import numbers
 import weakref
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from .cell_values import (
+    NAN_BITS,
+    T_BOOL,
+    T_FLOAT,
+    T_INT,
+    T_STR,
+    memo_bytes,
+)
 from .encoding import (
     narrowest,
     only_str,
@@ -46,136 +52,9 @@ __all__ = [
     "narrowest",
     "only_str",
     "utf8_runs",
-    "value_bytes",
 ]
 
 _U64 = np.uint64
-
-
-_T_NONE, _T_BOOL, _T_INT, _T_BIGINT, _T_FLOAT = 1, 2, 3, 4, 5
-_T_STR, _T_BYTES, _T_TIME, _T_TIME_UTC, _T_DATE = 6, 7, 8, 9, 10
-_T_DURATION, _T_NAT, _T_TUPLE, _T_OTHER = 11, 12, 13, 14
-_NAN_BITS = np.float64("nan").view(_U64)
-_EPOCH_ORDINAL = 719163  # date(1970, 1, 1).toordinal()
-_NS_PER = {
-    "W": 604_800 * 10**9,
-    "D": 86_400 * 10**9,
-    "h": 3_600 * 10**9,
-    "m": 60 * 10**9,
-    "s": 10**9,
-    "ms": 10**6,
-    "us": 10**3,
-    "ns": 1,
-}
-
-
-def _tagged(tag: int, payload: bytes) -> bytes:
-    pad = -len(payload) % 8
-    head = ((tag << 56) | len(payload)).to_bytes(8, "little")
-    return head + payload + bytes(pad)
-
-
-def _int_bytes(value: int) -> bytes:
-    if -(2**63) <= value < 2**63:
-        return _tagged(_T_INT, value.to_bytes(8, "little", signed=True))
-    size = (value.bit_length() + 8) // 8
-    return _tagged(_T_BIGINT, value.to_bytes(size, "little", signed=True))
-
-
-def _ns_bytes(tag: int, ns: int) -> bytes:
-    # 128 bits: nanoseconds of years 1..9999 overflow 64
-    return _tagged(tag, ns.to_bytes(16, "little", signed=True))
-
-
-def _datetime_ns(value: Any) -> tuple[int, int]:
-    tag = _T_TIME
-    if value.tzinfo is not None and value.utcoffset() is not None:
-        value = value.astimezone(_dt.timezone.utc)
-        tag = _T_TIME_UTC
-    seconds = (
-        (value.toordinal() - _EPOCH_ORDINAL) * 86_400
-        + value.hour * 3_600
-        + value.minute * 60
-        + value.second
-    )
-    ns = (
-        seconds * 10**9
-        + value.microsecond * 1_000
-        + int(getattr(value, "nanosecond", 0))
-    )
-    return tag, ns
-
-
-def _numpy_time_ns(value: Any) -> int | None:
-    """Nanoseconds of a datetime64/timedelta64 scalar (None for NaT)."""
-    if np.isnat(value):
-        return None
-    unit, count = np.datetime_data(value.dtype)
-    if unit in ("Y", "M"):
-        value = value.astype("datetime64[D]")
-        unit, count = "D", 1
-    return int(value.astype(np.int64)) * _NS_PER[unit] * count
-
-
-def value_bytes(value: Any) -> bytes:
-    """The typed, self-delimiting encoding of one cell value.
-
-    Distinct values have distinct encodings (values equal as numbers are
-    one value), and no encoding is a prefix of another, so a cell's
-    columns concatenated name it injectively.
-
-    >>> value_bytes(4) == value_bytes(4.0)
-    True
-    >>> value_bytes(4.0) == value_bytes("4.0")
-    False
-    >>> value_bytes(True) == value_bytes(1)
-    False
-    >>> value_bytes(2**53) == value_bytes(2**53 + 1)
-    False
-    """
-    if value is None or type(value).__name__ == "NAType":
-        return _tagged(_T_NONE, b"")
-    if type(value).__name__ == "NaTType":
-        return _tagged(_T_NAT, b"")
-    if isinstance(value, (bool, np.bool_)):
-        return _tagged(_T_BOOL, bytes([bool(value)]))
-    if isinstance(value, (int, np.integer)):
-        return _int_bytes(int(value))
-    if isinstance(value, (float, np.floating)):
-        f = float(value)
-        if f == f and abs(f) != float("inf") and f == int(f):
-            return _int_bytes(int(f))
-        bits = _NAN_BITS if f != f else np.float64(f).view(_U64)
-        return _tagged(_T_FLOAT, int(bits).to_bytes(8, "little"))
-    if isinstance(value, str):
-        return _tagged(_T_STR, value.encode("utf-8"))
-    if isinstance(value, (bytes, bytearray)):
-        return _tagged(_T_BYTES, bytes(value))
-    if isinstance(value, np.datetime64):
-        ns = _numpy_time_ns(value)
-        return _tagged(_T_NAT, b"") if ns is None else _ns_bytes(_T_TIME, ns)
-    if isinstance(value, np.timedelta64):
-        ns = _numpy_time_ns(value)
-        return (
-            _tagged(_T_NAT, b"") if ns is None else _ns_bytes(_T_DURATION, ns)
-        )
-    if isinstance(value, _dt.datetime):
-        return _ns_bytes(*_datetime_ns(value))
-    if isinstance(value, _dt.date):
-        return _tagged(_T_DATE, value.toordinal().to_bytes(8, "little"))
-    if isinstance(value, _dt.timedelta):
-        us = (value.days * 86_400 + value.seconds) * 10**6
-        ns = (us + value.microseconds) * 1_000
-        ns += int(getattr(value, "nanoseconds", 0))
-        return _ns_bytes(_T_DURATION, ns)
-    if isinstance(value, tuple):
-        return _tagged(_T_TUPLE, b"".join(map(value_bytes, value)))
-    if isinstance(value, numbers.Integral):
-        return _int_bytes(int(value))
-    # anything else: its type and text (rare: labels are the types above)
-    kind = type(value)
-    text = f"{kind.__module__}.{kind.__qualname__}\0{value}"
-    return _tagged(_T_OTHER, text.encode("utf-8"))
 
 
 def _number_words(arr: np.ndarray) -> np.ndarray | None:
@@ -183,9 +62,9 @@ def _number_words(arr: np.ndarray) -> np.ndarray | None:
     needs the general path, e.g. an integer beyond 64 bits)."""
     n = len(arr)
     out = np.empty((n, 2), dtype=_U64)
-    int_tag = _U64((_T_INT << 56) | 8)
+    int_tag = _U64((T_INT << 56) | 8)
     if arr.dtype.kind == "b":
-        out[:, 0] = (_T_BOOL << 56) | 1
+        out[:, 0] = (T_BOOL << 56) | 1
         out[:, 1] = arr.astype(_U64)
         return out
     if arr.dtype.kind == "u":
@@ -201,9 +80,9 @@ def _number_words(arr: np.ndarray) -> np.ndarray | None:
         whole = np.isfinite(f) & (np.floor(f) == f)
     if np.any(whole & (np.abs(f) >= 2.0**63)):
         return None
-    out[:, 0] = np.where(whole, int_tag, _U64((_T_FLOAT << 56) | 8))
+    out[:, 0] = np.where(whole, int_tag, _U64((T_FLOAT << 56) | 8))
     ints = np.where(whole, f, 0.0).astype(np.int64).view(_U64)
-    bits = np.where(np.isnan(f), _NAN_BITS, f.view(_U64))
+    bits = np.where(np.isnan(f), NAN_BITS, f.view(_U64))
     out[:, 1] = np.where(whole, ints, bits)
     return out
 
@@ -374,7 +253,7 @@ class StrLabels:
         n = len(lens)
         pads = (lens + 7) >> 3  # words of payload
         widths = 1 + pads
-        tags = (_T_STR << 56) | lens.astype(_U64)
+        tags = (T_STR << 56) | lens.astype(_U64)
         most = int(pads.max()) if n else 0
         if n * (1 + most) <= 2 * int(widths.sum()) + 64:
             dense = np.zeros((n, 1 + most), dtype=_U64)
@@ -615,51 +494,17 @@ def float_column(column: Any) -> np.ndarray | None:
     return np.array(values, dtype=np.float64)
 
 
-def _memo_bytes(value: Any, memo: dict) -> bytes:
-    """:func:`value_bytes` of ``value``, each hashable part encoded once
-    per ``memo``: a tuple's bytes are its parts' (the encoding is
-    compositional), so the cells of a product domain (a synopsis's
-    ``(marginal, levels)``) reuse their levels' bytes. Only parts of
-    :data:`_MEMO_KINDS` are kept, keyed with their type (``True`` and
-    ``1`` are named apart).
-
-    >>> from decimal import Decimal
-    >>> memo = {}
-    >>> cells = [("a", 4, True), ("a", 4.0, 1), (Decimal("1.0"),),
-    ...          (Decimal("1.00"),), (0.0, -0.0)]
-    >>> all(_memo_bytes(c, memo) == value_bytes(c) for c in cells * 2)
-    True
-    """
-    kind = type(value)
-    if kind is tuple:
-        return _tagged(
-            _T_TUPLE, b"".join([_memo_bytes(v, memo) for v in value])
-        )
-    if kind not in _MEMO_KINDS:  # e.g. Decimal("1.0") == Decimal("1.00")
-        return value_bytes(value)  # but their texts differ
-    key = (kind, value)
-    b = memo.get(key)
-    if b is None:
-        b = memo[key] = value_bytes(value)
-    return b
-
-
-#: the types whose values equal as dict keys have equal
-#: :func:`value_bytes` (a NaN is never equal: it is encoded each time)
-_MEMO_KINDS = frozenset({str, int, float, bool, np.float64, np.int64})
-
-
 def _object_words(values: list) -> _Ragged:
     """The words of :func:`value_bytes` of any values; a value repeated
     as one object (a panel's tuple in every cell) is encoded once, and
-    so is each hashable part of a tuple (:func:`_memo_bytes`)."""
+    so is each hashable part of a tuple (:func:`memo_bytes`)."""
     seen: dict[int, bytes] = {}
     memo: dict = {}
     enc = []
     for v in values:
         b = seen.get(id(v))
         if b is None:
-            b = seen[id(v)] = _memo_bytes(v, memo)
+            b = seen[id(v)] = memo_bytes(v, memo)
         enc.append(b)
     widths = np.fromiter(
         (len(b) >> 3 for b in enc), dtype=np.int64, count=len(enc)

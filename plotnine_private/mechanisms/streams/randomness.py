@@ -58,13 +58,13 @@ from typing import Any
 
 import numpy as np
 
+from ..naming.cell_values import value_bytes
 from ..naming.cellnames import (
     FloatLevels,
     StrLabels,
     cell_words,
     float_digest,
     only_str,
-    value_bytes,
 )
 from ..naming.row_order import low_rows
 from .siphash import rotl, siphash24, siphash24_128
