@@ -110,15 +110,13 @@ def histograms(shape: str, model: NoiseModel, rng) -> tuple:
 
 def plain_deviations(row: np.ndarray, model: NoiseModel) -> np.ndarray:
     """``(sims, k + 1)`` deviations of one group's CDF estimate at every
-    fine edge, written out: the public draws made afresh (a released 0's
-    column without noise under CKM), their running sums by a product with
-    the lower-triangular design."""
+    fine edge, written out: the public draws made afresh (every column
+    noisy, a released 0's under CKM too: it may hide a small count),
+    their running sums by a product with the lower-triangular design."""
     row = np.asarray(row, dtype=float)
     k = len(row)
     tril = np.tril(np.ones((k + 1, k)), -1)
     draws = model.draw(*uniforms((LINEAR_SIMS, k), SIM_SEED))
-    if model.kind == "ckm":
-        draws = draws * (row != 0)
     total = max(float(row.sum()), 1.0)
     denom = np.maximum(total + draws.sum(axis=1), 1.0)[:, None]
     return (row @ tril.T + draws @ tril.T) / denom - row @ tril.T / total

@@ -22,7 +22,7 @@ from fence_reference import (
     plain_deviations,
 )
 
-from plotnine_private.stats import noise_bands, whiskers
+from plotnine_private.stats import whiskers
 from plotnine_private.stats.boxplot import stat_boxplot_dp
 from plotnine_private.stats.fine_histogram import FineHistogram
 from plotnine_private.stats.intervals import LINEAR_SIMS, NoiseModel
@@ -138,39 +138,32 @@ def test_several_pairs_of_tail_cuts_are_numpys_quantiles():
         assert np.array_equal(got, want, equal_nan=True), (trial, cuts)
 
 
-def test_ckm_running_sums_by_cumsum_only_for_whole_noise(monkeypatch):
-    # CKM's CDF band sums each group's masked draws by a cumulative sum,
-    # exact for whole-number noise only; a p-table with fractional noise
-    # values keeps the product (and the band is the plain one either way)
+def test_a_released_ckm_zero_is_not_noise_free():
+    # a p-table moves small counts to 0, so a released 0 may hide a true
+    # 1..D: every fine bin of a CKM curve is simulated noisy (a band
+    # simulated with the released 0s noise-free is narrower there), for
+    # whole and fractional noise values alike (the plain band of each)
     whole = MODELS["ckm"]
     half = NoiseModel("ckm", values=(-0.5, 0.0, 0.5), probs=(0.2, 0.6, 0.2))
-    assert whole.whole() and not half.whole()
-    assert NoiseModel("laplace", 1.0).whole()
     _, noisy = _case("ckm", "mixed")
-    seen = []
-    kept = noise_bands._masked_runs
-
-    def spy(draws, rows):
-        seen.append(len(rows))
-        return kept(draws, rows)
-
-    monkeypatch.setattr(noise_bands, "_masked_runs", spy)
-    cdf_bands(noisy, whole, (0.9,))
-    assert sum(seen) == len(noisy)
-    seen.clear()
-    lo, hi = cdf_bands(noisy, half, (0.9,))[0]
-    assert seen == []
-    want_lo, want_hi = plain_cdf_band(noisy, half, 0.9)
-    np.testing.assert_allclose(lo, want_lo, atol=1e-12)
-    np.testing.assert_allclose(hi, want_hi, atol=1e-12)
+    assert (noisy == 0).any()
+    for model in (whole, half):
+        lo, hi = cdf_bands(noisy, model, (0.9,))[0]
+        want_lo, want_hi = plain_cdf_band(noisy, model, 0.9)
+        np.testing.assert_allclose(lo, want_lo, atol=1e-12)
+        np.testing.assert_allclose(hi, want_hi, atol=1e-12)
+    # the group of one record (one nonzero bin among 0s): its band below
+    # that bin is no longer the point 0
+    lo, hi = cdf_bands(noisy, whole, (0.9,))[0]
+    k = noisy.shape[1]
+    assert hi[1, k // 2 - 1] > 0
 
 
 @pytest.mark.parametrize("model", [*MODELS, "fractional"])
 def test_deviations_at_the_nodes_are_each_group_written_out(model):
     # the whiskers read the CDF's deviations at a few edges of every
-    # group at once (the shared draws' running sums under DP, each
-    # group's masked ones summed below those edges under CKM): each
-    # group's deviations written out in full, at those edges
+    # group at once (the shared draws' running sums, under DP and CKM):
+    # each group's deviations written out in full, at those edges
     noise = MODELS.get(model) or NoiseModel(
         "ckm", values=(-0.5, 0.0, 1.5), probs=(0.3, 0.5, 0.2)
     )

@@ -123,15 +123,6 @@ class NoiseModel:
             probs=tuple(float(v) for v in mix.to_numpy()),
         )
 
-    def whole(self) -> bool:
-        """Whether every draw is a whole number (discrete Laplace and the
-        rounded Laplace are; CKM's when its p-table's noise values are):
-        then any sum of draws is exact in floating point, whatever its
-        order."""
-        if self.kind != "ckm":
-            return True
-        return all(float(v).is_integer() for v in self.values)
-
     def draw(self, u1: np.ndarray, u2: np.ndarray) -> np.ndarray:
         """Noise from two arrays of uniforms in (0, 1), monotone in the
         scale for fixed uniforms (so a search over eps sees a smooth

@@ -21,7 +21,6 @@ import numpy as np
 from ..smoothing import quantiles
 from .intervals import LINEAR_SIMS, SIM_SEED, NoiseModel, uniforms
 from .simulated_noise import (
-    is_running_sums,
     product_through,
     run_quantiles,
     runs_last,
@@ -103,17 +102,10 @@ def linear_bands(
         return []
     k = noisy.shape[1]
     draws, draw_sums = linear_draws(model, sims, k, seed)
-    shared = None if model.kind == "ckm" else product_through(draws, design)
-    # CKM's CDF band: each group's running sums of its masked draws by a
-    # cumulative sum, laid out as the shared path lays them (the same
-    # numbers as the product: whole numbers are exact in floating point)
-    masked_runs = (
-        shared is None
-        and band == "pointwise"
-        and ratio
-        and model.whole()
-        and is_running_sums(design, k)
-    )
+    # every fine bin noisy, CKM's too: a true 0 is released as 0, but a
+    # released 0 may hide a true 1..D (a p-table moves small counts to
+    # 0), so a released 0's bin is not noise-free
+    shared = product_through(draws, design)
     alphas = [1 - level for level in levels]
     points = len(design)
     out = [
@@ -127,26 +119,14 @@ def linear_bands(
     for start in range(0, len(noisy), step):
         rows = np.asarray(noisy[start : start + step], dtype=float)
         part = slice(start, start + len(rows))
-        if shared is not None and band == "pointwise":
+        if band == "pointwise":
             bounds = _pointwise_bounds(
                 rows, design, shared, draw_sums, alphas, ratio
             )
             _fill(out, part, bounds)
             continue
-        if masked_runs:
-            runs, noise_sums = _masked_runs(draws, rows)
-            num = rows @ design.T
-            bounds = _ratio_bounds(rows, num, runs, noise_sums, alphas)
-            _fill(out, part, bounds)
-            continue
-        if shared is None:
-            # CKM leaves a released 0 at 0: no noise there
-            masked = draws[None, :, :] * (rows != 0)[:, None, :]
-            sim = masked @ design.T
-            tot_noise = masked.sum(axis=2)
-        else:
-            sim = np.broadcast_to(shared, (len(rows), *shared.shape))
-            tot_noise = np.broadcast_to(draw_sums, (len(rows), sims))
+        sim = np.broadcast_to(shared, (len(rows), *shared.shape))
+        tot_noise = np.broadcast_to(draw_sums, (len(rows), sims))
         num = rows @ design.T  # (groups, points)
         if ratio:
             total = np.maximum(rows.sum(axis=1), 1.0)
@@ -200,18 +180,6 @@ def _ratio_bounds(rows, num, runs, draw_sums, alphas) -> list:
     # the quantiles of dev - est: est taken from its order statistics
     q = tail_quantiles(dev, _cuts(alphas), minus=est)
     return [(est - q_hi, est - q_lo) for q_lo, q_hi in _pairs(q)]
-
-
-def _masked_runs(
-    draws: np.ndarray, rows: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """CKM's simulated noise of each group: the draws with a released 0's
-    column at 0 (no noise there), their running sums ``(groups, k + 1,
-    sims)`` and totals ``(groups, sims)``."""
-    masked = draws.T[None, :, :] * (rows != 0)[:, :, None]
-    runs = np.zeros((len(rows), draws.shape[1] + 1, len(draws)))
-    np.cumsum(masked, axis=1, out=runs[:, 1:])
-    return runs, runs[:, -1].copy()
 
 
 def _cuts(alphas: list[float]) -> list[float]:
@@ -323,39 +291,18 @@ def cdf_deviations(
     deviations (the mass between them) bounds that difference of the
     CDF.
 
-    Under DP every group reads the shared draws' running sums (the
-    product :func:`cdf_bands` keeps); under CKM each group's own, a
-    released 0's column without noise."""
+    Every group reads the shared draws' running sums (the product
+    :func:`cdf_bands` keeps), under CKM too: a true 0 is released as 0,
+    but a released 0 may hide a true 1..D, so no column is noise-free."""
     rows = np.asarray(rows, dtype=float)
     at = np.asarray(at, dtype=np.int64)
     groups, k = rows.shape
     draws, sums = linear_draws(model, sims, k, seed)
-    if model.kind != "ckm":
-        runs = runs_last(
-            product_through(draws, np.tril(np.ones((k + 1, k)), -1))
-        )
-        noise = runs[at]
-        noise_sums = np.broadcast_to(sums, (groups, sims))
-    elif model.whole():
-        # each group's masked draws summed below its few edges only, by a
-        # product (whole numbers: exact in any order, so the numbers of
-        # the band's cumulative sums over every edge, about 4 times as
-        # fast)
-        kept = (rows != 0).astype(float)
-        below = np.arange(k)[None, None, :] < at[:, :, None]
-        noise = (below * kept[:, None, :]) @ draws.T
-        noise_sums = kept @ draws.T
-    else:
-        # fractional noise: one group at a time, its total summed as the
-        # band's general path sums it
-        noise = np.empty((*at.shape, sims))
-        noise_sums = np.empty((groups, sims))
-        runs = np.zeros((sims, k + 1))
-        for g, row in enumerate(rows):
-            masked = draws * (row != 0)
-            noise_sums[g] = masked.sum(axis=1)
-            np.cumsum(masked, axis=1, out=runs[:, 1:])
-            noise[g] = runs.T[at[g]]
+    # every group reads the shared draws' running sums (the product
+    # cdf_bands keeps), CKM's too: a released 0 may hide a small count
+    runs = runs_last(product_through(draws, np.tril(np.ones((k + 1, k)), -1)))
+    noise = runs[at]
+    noise_sums = np.broadcast_to(sums, (groups, sims))
     running = np.zeros((groups, k + 1))
     np.cumsum(rows, axis=1, out=running[:, 1:])
     running = np.take_along_axis(running, at, axis=1)

@@ -443,9 +443,6 @@ class SynopsisNoise(NoiseModel):
     fine: str = ""
     family_bin: tuple = ()
 
-    def whole(self) -> bool:
-        return False
-
     def errors(self) -> np.ndarray:
         """``(SIMS, k)``: one group's simulated fine-bin errors."""
         held = next(m for m, _ in self.shape if set(self.want) <= set(m))
