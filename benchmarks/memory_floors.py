@@ -20,9 +20,11 @@ to its floor and the ratio private / floor:
 * ``table``: ``dp_table`` over 10**6 declared cells, with an ``int``, a
   ``str`` (both with ``levels=``) and a ``Categorical`` column, in cells
   per second, each a first table (the caches of recent domains cleared);
-  then the ``int`` table under stream version 4 (numeric domains named
-  by one digest of their float64 buffer), its levels a list and a
-  ``range``; floor ``np.bincount`` plus numpy's float Laplace;
+  the ``int`` levels as an array, quarter-valued ``float`` levels as an
+  array, a ``Categorical`` of int categories; then the ``int`` table
+  under stream version 4 (numeric domains named by one digest of their
+  float64 buffer), its levels a list and a ``range``, and the float
+  array; floor ``np.bincount`` plus numpy's float Laplace;
 * ``ledger``: the Categorical ``dp_table`` again under a ledger (a
   repeat, charged nothing) minus the call without a ledger, the two
   interleaved;
@@ -225,9 +227,23 @@ def bench_table(repeat: int, m: int = 10**6) -> None:
         repeat,
     )
     cases = [(name, df, levels, 3) for name, (df, levels) in frames.items()]
+    # numbers in other forms: levels as an int array, quarter floats as
+    # an array, a Categorical of int categories
+    quarters = codes / 4
     cases += [
+        ("int array", frames["int"][0], np.arange(m), 3),
+        ("float array", pd.DataFrame({"x": quarters}), np.arange(m) / 4, 3),
+        (
+            "int Categorical",
+            pd.DataFrame(
+                {"x": pd.Categorical(codes, categories=np.arange(m))}
+            ),
+            None,
+            3,
+        ),
         ("int v4", frames["int"][0], frames["int"][1], 4),
         ("int v4 range", frames["int"][0], range(m), 4),
+        ("float array v4", pd.DataFrame({"x": quarters}), np.arange(m) / 4, 4),
     ]
     for name, df, levels, version in cases:
         with pp.use_stream_version(version):

@@ -189,7 +189,12 @@ def as_floats(values: Sequence) -> np.ndarray | None:
             return np.arange(
                 values.start, values.stop, values.step, dtype=np.float64
             )
+    if isinstance(values, (np.ndarray, pd.Index, pd.Series)):
+        return _array_floats(values)
     kinds = set(map(type, values))
+    if kinds and kinds <= _NUMPY_NUMBERS:
+        # numpy's scalars (a list of an array's items): as their array
+        return _array_floats(np.array(values))
     if not kinds or not kinds <= {int, float}:
         return None
     if kinds == {int}:
@@ -205,6 +210,29 @@ def as_floats(values: Sequence) -> np.ndarray | None:
     return None if np.isnan(out).any() else out
 
 
+#: numpy's scalar number types (not its bool): their ``float`` is their
+#: array's ``astype(float64)``
+_NUMPY_NUMBERS = frozenset(
+    t
+    for t in np.sctypeDict.values()
+    if issubclass(t, (np.integer, np.floating))
+)
+
+
+def _array_floats(values: Any) -> np.ndarray | None:
+    """:func:`as_floats` of an array of numbers (numpy's, or a pandas
+    index or series of a numpy dtype): ``astype(float64)`` rounds each
+    to the nearest float as ``float()`` does; None for other dtypes
+    (bool, object, extension types), an empty array, or a NaN."""
+    dtype = getattr(values, "dtype", None)
+    if not isinstance(dtype, np.dtype) or dtype.kind not in "iuf":
+        return None
+    out = np.asarray(values).astype(np.float64)
+    if out.ndim != 1 or not len(out) or np.isnan(out).any():
+        return None
+    return out
+
+
 def _float_levels(levels: list) -> np.ndarray | None:
     """Levels that are all Python ``float`` and none NaN, as a float64
     array (the same values; their cells' words, made from the array,
@@ -213,6 +241,11 @@ def _float_levels(levels: list) -> np.ndarray | None:
         return None
     numbers = np.array(levels, dtype=np.float64)
     return None if np.isnan(numbers).any() else numbers
+
+
+#: float levels up to which :func:`_float_codes` searches the sorted
+#: levels (their array stays in cache); above, it hashes them
+_SEARCHED = 1 << 14
 
 
 def _float_codes(
@@ -238,6 +271,15 @@ def _float_codes(
     step = rising and lo == np.floor(lo) and abs(lo) < 2.0**52
     step = step and bool((np.diff(ranked) == 1).all())
     step = step and abs(ranked[-1]) < 2.0**52
+    # many levels: one hash table of them (pandas', whose float keys are
+    # equal as numbers are, -0.0 and 0.0 one key) finds a value in one
+    # probe, where a binary search misses the cache at every step (10**6
+    # values among 10**6 levels: 0.07 s against 0.33 s), once the values
+    # are enough to pay for the table. NaN is no level here, so no value
+    # finds one.
+    hashed = len(numbers) > _SEARCHED and len(values) > len(numbers) // 8
+    hashed = hashed and not step and not np.isnan(ranked[-1])
+    table = pd.Index(numbers) if hashed else None
 
     def code_of(part: slice) -> np.ndarray:
         v = values[part]
@@ -246,6 +288,8 @@ def _float_codes(
             with np.errstate(invalid="ignore"):
                 hit = (k >= 0) & (k <= top) & (k == np.floor(k))
             return np.where(hit, np.where(hit, k, 0).astype(np.int64), -1)
+        if table is not None:
+            return table.get_indexer(v)
         at = np.minimum(np.searchsorted(ranked, v), top)
         return np.where(ranked[at] == v, order[at], -1)
 

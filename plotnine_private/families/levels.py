@@ -80,8 +80,12 @@ class Levels(Family):
         numbers = order = None
         if self.declared is not None:
             given = self.declared
-            numeric_range = self.numeric and isinstance(given, range)
-            levels = given if numeric_range else list(given)
+            # a range or an array of numbers is read in bulk (as_floats),
+            # without a Python object per level
+            in_bulk = self.numeric and isinstance(
+                given, (range, np.ndarray, pd.Index, pd.Series)
+            )
+            levels = given if in_bulk else list(given)
             if self.numeric:
                 floats = as_floats(levels)
                 if floats is None:

@@ -527,7 +527,28 @@ def _column_words(col: Any) -> np.ndarray | _Ragged | _Dense:
         values = list(col)  # numpy scalars: tolist() would give integers
     if only_str(values):
         return StrLabels.of(values).words()
+    numbers = _plain_numbers(values)
+    if numbers is not None:
+        words = _number_words(numbers)
+        if words is not None:
+            return words
     return _object_words(values)
+
+
+def _plain_numbers(values: list) -> np.ndarray | None:
+    """Values that are all plain ``int`` (within int64) or all plain
+    ``float`` as one numpy array, whose :func:`_number_words` are their
+    :func:`value_bytes` (a Categorical's 10**6 int levels named in bulk);
+    None otherwise (a mix, bools, a subclass: value by value)."""
+    kinds = set(map(type, values))
+    if kinds == {float}:
+        return np.array(values, dtype=np.float64)
+    if kinds != {int}:
+        return None
+    try:
+        return np.fromiter(values, dtype=np.int64, count=len(values))
+    except OverflowError:
+        return None  # beyond 64 bits: its own, longer words
 
 
 def column_runs(col: Any) -> tuple[np.ndarray, np.ndarray]:

@@ -119,6 +119,8 @@ def column_digest(column: Any) -> bytes:
 
 def _all_str(values: Sequence[Any]) -> bool:
     """Whether every value is a ``str``, subclasses included."""
+    if not len(values) or not isinstance(next(iter(values)), str):
+        return not len(values)  # as the scan below answers: at once
     return all(issubclass(t, str) for t in set(map(type, values)))
 
 

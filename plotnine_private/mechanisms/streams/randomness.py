@@ -66,6 +66,7 @@ from ..naming.cellnames import (
     float_digest,
     only_str,
 )
+from ..naming.encoding import tagged_int_runs
 from ..naming.row_order import low_rows
 from .siphash import rotl, siphash24, siphash24_128
 
@@ -131,6 +132,12 @@ def _canonical(part: Any) -> bytes:
             # 10**6 numeric levels, as floats: the same, their texts
             # made in one pass
             return b"t:" + _prefixed_floats(part)
+        if len(part) > 64:
+            # 10**6 int levels (a Categorical's): the same, their digits
+            # written in bulk (None: some item is no plain int64)
+            ints = tagged_int_runs(part)
+            if ints is not None:
+                return b"t:" + ints
         inner = b"".join(
             len(c).to_bytes(4, "little") + c for c in map(_canonical, part)
         )
