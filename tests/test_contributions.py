@@ -359,3 +359,27 @@ def test_contributions_needs_a_unit_and_matching_one():
     other = SMALL.assign(hh=SMALL["pid"] // 2)
     with pytest.raises(pp.PlotninePrivateError, match="records per 'pid'"):
         pp.source(other, unit="hh", max_records=3, contributions=t)
+
+
+@pytest.mark.filterwarnings("ignore::plotnine_private.PrivacyWarning")
+def test_a_histogram_with_no_bin_above_the_noise_chooses_a_bound():
+    """150 people at eps 0.1: the released count of the first bin (people
+    with one record) is below the detection threshold, so no bin is seen
+    (the cut is -1). The table and the automatic bound are still made
+    from the released counts; the joint interval over the bins up to the
+    cut divided by their number, zero, and raised ZeroDivisionError."""
+    d = people(persons=150)
+    table = pp.contributions(d, unit="pid", eps=0.1, seed=1)
+    released = table.released
+    assert released.cut == -1  # the case: no bin reaches the threshold
+    assert released.reliable == -1
+    assert released.seen is None
+    src = pp.source(
+        d,
+        unit="pid",
+        max_records="auto",
+        auto_eps=0.1,
+        auto_seed=1,
+        auto_plot_eps=PLOT_EPS,
+    )
+    assert src.unit.max_records >= 1

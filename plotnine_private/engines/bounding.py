@@ -33,6 +33,7 @@ from ..units import Unit
 from .id_tables import TABLE_ENGINES, coded, content_codes
 
 __all__ = [
+    "DERIVED",
     "RECORD_CODE",
     "UNIT_CODE",
     "bound",
@@ -40,6 +41,11 @@ __all__ = [
     "check_unit_columns",
     "order_key_stages",
 ]
+
+#: the prefix of the columns a query adds to a source (a date axis's days
+#: since 1970): functions of a record, not its content, which is named
+#: by the source's own columns as memory names it
+DERIVED = "__pnp_"
 
 _KEY = "_uord"
 #: the column of a record's keyed order within its unit
@@ -211,7 +217,7 @@ def bound(src: Any) -> Any:
         frame = content_codes(
             frame,
             src.engine,
-            list(src.columns),
+            [c for c in src.columns if not c.startswith(DERIVED)],
             over,
             RECORD_CODE,
             unit.bounding,

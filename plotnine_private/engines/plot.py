@@ -38,6 +38,7 @@ from ..door import (
 from ..exceptions import PlotninePrivateError
 from ..stats.dates import is_date_axis
 from ..validation import fail
+from .bounding import DERIVED
 from .push import release_in_engine
 from .source import is_source
 
@@ -98,7 +99,7 @@ def _engine_positions(name: str, plot: ggplot, cols: dict, src) -> Any:
                 "compute the transformed column in the engine and use a "
                 "plain scale.",
             )
-        days = f"__pnp_days_{ax}"
+        days = f"{DERIVED}days_{ax}"
         dtype = src.schema[cols[ax]]
         src = src.with_columns(
             **{days: days_since_epoch(name, cols[ax], dtype, src.engine)}

@@ -54,7 +54,12 @@ def rows_of(identities: Sequence[str]) -> dict[str, Any] | None:
     each of those data sets' cap and total; ``None`` without an active
     ledger. ``dataset`` and ``data_set_total`` are the one data set of
     the rows (the active ledger's when the rows are of several, or
-    none); ``data_set_totals`` lists every data set of the rows."""
+    none); ``data_set_totals`` lists every data set of the rows.
+
+    The rows leave without their keyed ``digest``: it is a function of
+    the true cells, so in a bundle it would tell whether the true cells
+    of two published releases are equal (the ledger keeps it to find a
+    re-draw on the same data, and never shows it either)."""
     active = _current()
     if active is None:
         return None
@@ -63,7 +68,8 @@ def rows_of(identities: Sequence[str]) -> dict[str, Any] | None:
     book = LedgerBook(active.path)
     t = book.table
     hit = [wanted.get(i) == d for i, d in zip(t["identity"], t["digest"])]
-    rows = t[hit].astype(object).where(t[hit].notna(), None)
+    shown = t[hit].drop(columns=["digest"])
+    rows = shown.astype(object).where(shown.notna(), None)
     names = list(dict.fromkeys(rows["dataset"]))
     main = names[0] if len(names) == 1 else active.dataset
     totals = book.total.astype(object)

@@ -338,8 +338,10 @@ class Contributions:
 
     def _q(self, level: float) -> int:
         """The half-width of every bin's count interval up to the cut
-        (joint at ``level``: Bonferroni over those bins)."""
-        return noise_quantile(self.scale, 1 - (1 - level) / (self.cut + 1))
+        (joint at ``level``: Bonferroni over those bins; one bin's
+        where no bin is seen, ``cut`` -1)."""
+        bins = max(self.cut + 1, 1)
+        return noise_quantile(self.scale, 1 - (1 - level) / bins)
 
     @property
     def reliable(self) -> int:
