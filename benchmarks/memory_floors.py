@@ -24,7 +24,9 @@ to its floor and the ratio private / floor:
   array, a ``Categorical`` of int categories; then the ``int`` table
   under stream version 4 (numeric domains named by one digest of their
   float64 buffer), its levels a list and a ``range``, and the float
-  array; floor ``np.bincount`` plus numpy's float Laplace;
+  array; then naive date-times (one a minute from 1900), their levels a
+  list of Timestamps, a ``DatetimeIndex`` and a Categorical's
+  categories; floor ``np.bincount`` plus numpy's float Laplace;
 * ``ledger``: the Categorical ``dp_table`` again under a ledger (a
   repeat, charged nothing) minus the call without a ledger, the two
   interleaved;
@@ -244,6 +246,20 @@ def bench_table(repeat: int, m: int = 10**6) -> None:
         ("int v4", frames["int"][0], frames["int"][1], 4),
         ("int v4 range", frames["int"][0], range(m), 4),
         ("float array v4", pd.DataFrame({"x": quarters}), np.arange(m) / 4, 4),
+    ]
+    # naive date-times, one a minute from 1900: levels as a list of
+    # Timestamps, as a DatetimeIndex, and a Categorical's categories
+    days = pd.date_range("1900-01-01", periods=m, freq="min")
+    dates = pd.DataFrame({"x": days[codes]})
+    cases += [
+        ("date list", dates, list(days), 3),
+        ("date index", dates, days, 3),
+        (
+            "date cat",
+            pd.DataFrame({"x": pd.Categorical(days[codes], categories=days)}),
+            None,
+            3,
+        ),
     ]
     for name, df, levels, version in cases:
         with pp.use_stream_version(version):

@@ -25,6 +25,7 @@ from .cells import (
     object_column,
     small_codes,
 )
+from .date_levels import date_codes, date_levels, date_texts
 from .door import bound_rows, declared_levels, level_label, record_order
 from .engines.push import assemble_counts, source_groups
 from .engines.source import is_source
@@ -269,8 +270,7 @@ def _declared_labels(frame, data: pd.DataFrame, x: str):
         return None
     source = frame.data if isinstance(frame, UnitFrame) else frame
     if isinstance(source, pd.DataFrame):
-        # the frame's own column, or its rows a unit keeps: one dtype
-        if x not in source.columns or source[x].dtype is not column.dtype:
+        if not _own_categorical(source, column, x):
             return None
         return labelled_dimension(x, column)
     if from_polars(source):
@@ -281,6 +281,53 @@ def _declared_labels(frame, data: pd.DataFrame, x: str):
             return None
         return labelled_dimension(x, column, dtype.categories)
     return None
+
+
+def _own_categorical(source: pd.DataFrame, column: pd.Series, x: str) -> bool:
+    """Whether the Categorical ``column`` is the frame's own column, or
+    its rows a unit keeps (one dtype): its categories are declared."""
+    return x in source.columns and source[x].dtype is column.dtype
+
+
+def _declared_dates(frame, data: pd.DataFrame, x: str) -> Dimension | None:
+    """x's dimension when x is a Categorical of a pandas frame whose
+    categories are naive date-times (:func:`~plotnine_private.date_levels.
+    date_levels`): the categories named in bulk, each record's level its
+    categorical code. None otherwise (:func:`_count_levels` then finds
+    the levels value by value)."""
+    column = data[x]
+    source = frame.data if isinstance(frame, UnitFrame) else frame
+    if not (
+        isinstance(column.dtype, pd.CategoricalDtype)
+        and isinstance(source, pd.DataFrame)
+        and _own_categorical(source, column, x)
+    ):
+        return None
+    found = date_levels(column.cat.categories)
+    if found is None:
+        return None
+    index, ns = found
+    codes = small_codes(np.asarray(column.array.codes), len(ns))
+    return Dimension(x, codes, [ns.view("M8[ns]")], index, True)
+
+
+def _date_level_dimension(
+    column: pd.Series, x: str, levels: Any
+) -> Dimension | None:
+    """x's dimension when ``levels=`` are naive date-times and x a column
+    of them (:mod:`~plotnine_private.date_levels`): the levels named and
+    each record's level found in bulk, as :func:`_count_levels` finds
+    them value by value; None otherwise."""
+    found = date_levels(levels)
+    if found is None:
+        return None
+    index, ns = found
+    codes = date_codes(column, ns)
+    if codes is None:
+        return None
+    return Dimension(
+        x, small_codes(codes, len(ns)), [ns.view("M8[ns]")], index, True
+    )
 
 
 def _str_level_dimension(
@@ -312,6 +359,10 @@ def _domain(xdim: Dimension):
     if isinstance(content, np.ndarray) and content.dtype.kind == "f":
         # the floats, named as the tuple of their Python floats is
         return FloatLevels(content)
+    if isinstance(content, np.ndarray) and content.dtype.kind == "M":
+        # naive date-times: the texts of their Timestamps, as one buffer
+        texts = date_texts(content.view(np.int64))
+        return tuple(xdim.values) if texts is None else texts
     return content if isinstance(content, StrLabels) else tuple(content)
 
 
@@ -353,8 +404,12 @@ def _release_table(
     ]
     if levels is None:
         xdim = _declared_labels(frame, data, x)
+        if xdim is None:
+            xdim = _declared_dates(frame, data, x)
     else:
         xdim = _str_level_dimension(data[x], x, levels)
+        if xdim is None:
+            xdim = _date_level_dimension(data[x], x, levels)
     family = None
     if xdim is None:
         family = _count_levels(frame, data[x], x, levels)
@@ -428,6 +483,8 @@ def _release_table(
         xs = _declared_numbers(levels, xdim, at, family)
     elif isinstance(xdim.values, StrLabels):
         xs = label_values(xdim.values, at)
+    elif isinstance(xdim.values, pd.DatetimeIndex):
+        xs = xdim.values.to_numpy()[at]  # the dtype their Timestamps had
     else:
         xs = np.asarray(xdim.values, dtype=object)[at]
     out[x] = xs

@@ -20,10 +20,12 @@ import numpy as np
 
 __all__ = [
     "NAN_BITS",
+    "NS_PER",
     "T_BOOL",
     "T_FLOAT",
     "T_INT",
     "T_STR",
+    "T_TIME",
     "memo_bytes",
     "value_bytes",
 ]
@@ -45,6 +47,10 @@ _NS_PER = {
     "us": 10**3,
     "ns": 1,
 }
+#: the tag of a naive date-time and the nanoseconds of each datetime64
+#: unit, for the names of many date-times at once (:mod:`.time_values`)
+T_TIME = _T_TIME
+NS_PER = _NS_PER
 
 
 def _tagged(tag: int, payload: bytes) -> bytes:

@@ -39,6 +39,7 @@ from .encoding import (
     tagged_runs,
     utf8_runs,
 )
+from .time_values import time_ns, time_words
 
 __all__ = [
     "FloatLevels",
@@ -514,14 +515,19 @@ def _object_words(values: list) -> _Ragged:
 
 
 def _column_words(col: Any) -> np.ndarray | _Ragged | _Dense:
-    """Words of one column: an ``(n, 2)`` array (numbers), else the
-    variable-length words of each value."""
+    """Words of one column: an ``(n, 2)`` array (numbers), an ``(n, 3)``
+    one (naive date-times), else the variable-length words of each
+    value."""
     if isinstance(col, StrLabels):
         return col.words()
     if isinstance(col, np.ndarray) and col.dtype.kind in "biuf":
         words = _number_words(col)
         if words is not None:
             return words
+    if isinstance(col, np.ndarray) and col.dtype.kind == "M":
+        ns = time_ns(col)  # naive date-times: their nanoseconds in bulk
+        if ns is not None:
+            return time_words(ns)
     values = col.tolist() if isinstance(col, np.ndarray) else list(col)
     if isinstance(col, np.ndarray) and col.dtype.kind in "mM":
         values = list(col)  # numpy scalars: tolist() would give integers
