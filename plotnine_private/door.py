@@ -374,6 +374,10 @@ class LayerBuild:
         build.
     discrete_x, x_order
         Whether x is discrete, and the order of its levels (count family).
+    dated_x
+        Whether a continuous x's declared levels are dates, its cells
+        named by their Timestamps (count family): its scale's transform
+        then moves the bars, not the cells.
     fine
         The released fine histogram (density, ECDF, box plot; for
         inspection, never drawn raw).
@@ -395,6 +399,7 @@ class LayerBuild:
     axis_cache: dict = field(default_factory=dict)
     discrete_x: bool = False
     x_order: list = field(default_factory=list)
+    dated_x: bool = False
     fine: Any = None
     hidden_cells: int | None = None
     weighted: bool = False

@@ -22,6 +22,7 @@ from plotnine import (
     aes,
     after_stat,
     facet_null,
+    geom_bar,
     geom_bin_2d,
     geom_count,
     geom_histogram,
@@ -39,6 +40,7 @@ EXACT = {"eps": 10_000, "seed": 3}  # noise 0 with overwhelming probability
 DP = {"eps": 1, "seed": 7}
 Y2020 = (pd.Timestamp("2020-01-01"), pd.Timestamp("2021-01-01"))
 MONTHS = pd.date_range("2020-01-01", "2021-01-01", freq="MS")
+DAYS_2020 = pd.date_range("2020-01-01", "2020-12-31", freq="D")
 
 
 def make_data(n: int = 600, seed: int = 0) -> pd.DataFrame:
@@ -602,6 +604,14 @@ CASES = [
         ("y",),
     ),
     (
+        "count_dp date levels",
+        lambda d: (
+            ggplot(d, aes("day"))
+            + geom_bar(stat="count_dp", levels=DAYS_2020, **DP)
+        ),
+        ("y",),
+    ),
+    (
         "bin_ckm date breaks",
         lambda d: (
             ggplot(d, aes("t", rkey="rk"))
@@ -670,6 +680,45 @@ def test_date_plots_show_only_noisy_numbers_differently(
         labels = a["panel 0 x"]["labels"]
         assert labels[0].startswith("2020-01")
         assert all(len(s) == 10 and s[4] == "-" for s in labels)
+
+
+# -- count over declared dates ----------------------------------------------
+@pytest.mark.parametrize(
+    "levels",
+    [
+        list(DAYS_2020),
+        DAYS_2020,
+        [d.strftime("%Y-%m-%d") for d in DAYS_2020],
+        list(DAYS_2020[::-1]),
+    ],
+    ids=["Timestamps", "DatetimeIndex", "ISO strings", "descending"],
+)
+@pytest.mark.parametrize("stat", ["count_dp", "count_ckm"])
+def test_count_over_date_levels_draws_the_tables_counts(levels, stat):
+    # a date x with declared dates: one bar a date, at its day on the date
+    # axis, with the counts of dp_table / ckm_table (one release: cells
+    # named by their Timestamps, whatever the axis' transform)
+    params = DP if stat == "count_dp" else {"ptable": PTAB}
+    mapping = aes("day") if stat == "count_dp" else aes("day", rkey="rk")
+    p = ggplot(DATA, mapping) + geom_bar(stat=stat, levels=levels, **params)
+    data = layer_data(p)
+    assert list(as_dates(data["x"])) == list(DAYS_2020)
+    if stat == "count_dp":
+        table = pp.dp_table(DATA, "day", levels=list(DAYS_2020), **DP)
+    else:
+        table = pp.ckm_table(
+            DATA, "day", rkey="rk", ptable=PTAB, levels=list(DAYS_2020)
+        )
+    assert data["count"].tolist() == table["count"].tolist()
+    check_date_axis(p, "2020-01-01", "2020-12-31")
+
+
+def test_date_levels_on_a_number_axis_are_refused():
+    p = ggplot(DATA, aes("v")) + geom_bar(
+        stat="count_dp", levels=list(DAYS_2020), **DP
+    )
+    with pytest.raises(PlotninePrivateError, match="levels are dates"):
+        layer_data(p)
 
 
 def test_readme_date_example_runs():

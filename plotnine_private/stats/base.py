@@ -683,17 +683,22 @@ class PrivateCountStat(Declared, GroupingMixin, stat):
             panel_labels=door.panel_labels,
             domain=fam.describe if fam.public else "observed",
             mechanism=mechanism,
-            scales=tuple(
-                (ax, facts)
-                for ax in ("x", "y")
-                if ax in self.REQUIRED_AES
-                and (facts := scale_facts(getattr(door.scales, ax)))
-            ),
+            scales=self.scale_parts(door),
             params=tuple((k, self.params.get(k)) for k in self.QUERY_PARAMS)
             # only counts of units say so: counts of records keep the
             # identity (and the noise) they always had
             + ((("count", "units"),) if self.counts_units() else ()),
             unit=door.unit.query_parts(),
+        )
+
+    def scale_parts(self, door: Door) -> tuple:
+        """The facts of the scales of this layer's axes that its cells
+        depend on (a log scale's transform...), for its query."""
+        return tuple(
+            (ax, facts)
+            for ax in ("x", "y")
+            if ax in self.REQUIRED_AES
+            and (facts := scale_facts(getattr(door.scales, ax)))
         )
 
     def range_query(self, axis: str, **parts: Any) -> Query:

@@ -19,6 +19,7 @@ from .base import (
     PrivateCountStat,
     _fail,
 )
+from .dates import date_levels_on_axis
 
 __all__ = ["stat_count_ckm", "stat_count_dp"]
 
@@ -148,6 +149,14 @@ class _CountFamily(PrivateCountStat):
             and self.params.get("missing_level", False)
         ):
             levels = [*levels, None]
+        dated = None
+        if not discrete and levels is not None:
+            # dates on a date axis: matched by their days, named by their
+            # Timestamps (as a table names them)
+            dated = date_levels_on_axis(self.name, levels, scales.x, "x")
+            if dated is not None:
+                levels = dated[1].tolist()
+        self.build.dated_x = dated is not None
         family, source = count_levels(
             levels,
             self.declared_of("x"),
@@ -157,6 +166,8 @@ class _CountFamily(PrivateCountStat):
         if family.declared is not None:
             values = list(family.declared)
             content = [object_column(values)]
+            if dated is not None:
+                content = [_stamps_in_order(dated, values)]
             code = None
         elif rows is None:
             # observed: the cells are the values seen, none yet
@@ -192,6 +203,15 @@ class _CountFamily(PrivateCountStat):
             describe=tuple(content[0]),
             family=family,
         )
+
+    def scale_parts(self, door) -> tuple:
+        # cells named by their dates (as a table names them) do not
+        # depend on the date axis' transform: the query leaves it out,
+        # so the plot and dp_table draw one release
+        parts = super().scale_parts(door)
+        if self.build.dated_x:
+            parts = tuple(p for p in parts if p[0] != "x")
+        return parts
 
     def position_groups(self) -> dict[str, str]:
         # a discrete x is part of plotnine's groups (one per bar)
@@ -364,3 +384,11 @@ class stat_count_ckm(CKMMixin, _CountFamily):
     """
 
     DEFAULT_PARAMS = {**_CountFamily.BASE_PARAMS, **CKM_PARAMS}
+
+
+def _stamps_in_order(dated, days: list) -> np.ndarray:
+    """The declared dates (``dated``: Timestamps and their days) in the
+    order of the family's levels ``days`` (sorted by day)."""
+    stamps, at = dated
+    by_day = dict(zip(at.tolist(), stamps))
+    return object_column([by_day[d] for d in days])

@@ -58,6 +58,7 @@ __all__ = [
     "refuse_date_objects",
     "stamps_to_days",
     "to_axis_units",
+    "date_levels_on_axis",
 ]
 
 #: most calendar bins one axis may have (a finer step is an error)
@@ -424,6 +425,18 @@ def to_axis_units(name, param, value, scale, axis, transform=True):
         name, param, list(value), axis_time_zone(scale), axis
     )
     return stamps_to_days(stamps)
+
+
+def date_levels_on_axis(name, levels, scale, axis):
+    """Declared ``levels`` of a continuous axis: None when they are
+    numbers (they stay as given), else ``(stamps, days)``: the dates as
+    Timestamps (what a table names them by) and their positions on the
+    date axis (what its records are matched against). Dates on an axis
+    that is no date axis are refused naming the fix."""
+    stamps = _time_items(name, "levels", levels)
+    if stamps is None:
+        return None
+    return stamps, to_axis_units(name, "levels", stamps, scale, axis)
 
 
 def _show(value) -> str:
