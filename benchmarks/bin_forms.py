@@ -29,11 +29,16 @@ the file, its own threads) beside the Polars floor of
 ``benchmarks/engines.py``:
 
 * ``engine``: the package's query (``Grid.representatives``: each
-  record's value near an edge, else its bin's middle, grouped, then the
-  exact stages on the grouped rows and a second grouping, in one lazy
-  query: ``families.represented``);
-* ``nan_keys``: the previous form, ``Grid.inner_stages`` with the keys
-  of the records outside NaN (``families.outside_as_nan``);
+  record's value near the edge above its raw bin, else a value a 2^-20
+  bin below that edge, ``max(x, c)``, grouped, then the exact stages on
+  the grouped rows and a second grouping, in one lazy query:
+  ``families.represented``);
+* ``middles``: the previous representatives, the record's value where
+  its position's fractional part is near 1, else its bin's middle (a
+  test of the fractional part and a choice where ``engine`` takes one
+  maximum), with the same exact stages and second grouping;
+* ``nan_keys``: the form before those, ``Grid.inner_stages`` with the
+  keys of the records outside NaN (``families.outside_as_nan``);
 * ``reps_only``: the representatives grouped, without the exact stages
   and second grouping on the grouped rows (what those cost).
 
@@ -133,6 +138,19 @@ def polars_forms(path: str) -> dict:
     keep = grid.domain_filter(cols)
     marked = outside_as_nan(grid.inner_stages(cols, engine="polars"), keep)
     frame = nw.from_native(pl.scan_parquet(path))
+    middles: list[dict] = [{}, {}, {}]
+    for ax, axis in (("x", grid.x), ("y", grid.y)):
+        form = axis.form
+        assert form is not None
+        out = f"_rep_{ax}"
+        q, low = nw.col(f"{out}_q"), nw.col(f"{out}_lo")
+        middles[0][f"{out}_q"] = nw.col(ax) * (1.0 / form.step) + form.lead()
+        middles[1][f"{out}_lo"] = q.floor()
+        middles[2][out] = (
+            nw.when(q - low >= 1.0 - 2.0**-19)
+            .then(nw.col(ax))
+            .otherwise(low * form.step + (form.origin - 0.5 * form.step))
+        )
 
     def run(st, regroup=()):
         return lambda: grouped(frame, {}, stages=st, regroup=regroup)
@@ -140,6 +158,7 @@ def polars_forms(path: str) -> dict:
     return {
         "floor": lambda: floor_query(path, "polars", "bin2d_dp"),
         "engine": run(*reps),
+        "middles": run(middles, reps[1]),
         "nan_keys": run(marked),
         "reps_only": run(reps[0]),
     }

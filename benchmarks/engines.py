@@ -25,9 +25,12 @@ is the part of the private figure spent in the engine's group-by (the
 rest is Python: noise, shaping, drawing), with its own ratio
 ``query_ratio``, and
 ``query_cpu_ratio`` the same ratio in CPU seconds of the process (DuckDB
-and Polars; a figure a loaded machine moves less). Each is repeated
-``--repeats`` times (default 3) and the minimum kept; the load average
-at the end of the case is printed with it (the machine may be shared).
+and Polars; a figure a loaded machine moves less). Each repeat (of
+``--repeats``, default 3) times the plot and the floor twice each, in
+the order plot, floor, floor, plot, and the minimum of each is kept; the
+load average at the end of the case is printed with it (the machine may
+be shared: one floor or plot that alone has both cores of a loaded
+machine moves a ratio of minima, which more runs of each side steady).
 
 Columns: ``id`` (0..n-1), ``g`` (8 categories, declared on the source),
 ``x`` and ``y`` (normal, by Box-Muller on DuckDB's ``random()``) and
@@ -263,7 +266,7 @@ def one_case(
     repeats: int = 3,
 ) -> dict:
     """Run in a child process: time source -> drawn figure, and the
-    engine's floor (minimum of ``repeats`` each)."""
+    engine's floor (minimum of ``2 * repeats`` each)."""
     import resource
     import warnings
 
@@ -326,21 +329,34 @@ def one_case(
     times, floors, queries, floor_cpu, query_cpu = [], [], [], [], []
     hex_floors: list[float] = []
     hex_cpu: list[float] = []
-    for _ in range(repeats):
+
+    def plot_once(start: float) -> None:
         spent[0] = spent[1] = 0.0
         fig = _plot(data, stat).draw()
-        times.append(time.perf_counter() - t0)
+        times.append(time.perf_counter() - start)
         queries.append(spent[0])
         query_cpu.append(spent[1])
         plt.close(fig)
-        if engine != "pandas":
+
+    def floor_once() -> None:
+        if engine == "pandas":
+            return
+        c = _cpu()
+        floors.append(floor_query(path, engine, stat, spark))
+        floor_cpu.append(_cpu() - c)
+        if stat == "binhex_dp":
             c = _cpu()
-            floors.append(floor_query(path, engine, stat, spark))
-            floor_cpu.append(_cpu() - c)
-            if stat == "binhex_dp":
-                c = _cpu()
-                hex_floors.append(hex_floor_query(path, engine, spark))
-                hex_cpu.append(_cpu() - c)
+            hex_floors.append(hex_floor_query(path, engine, spark))
+            hex_cpu.append(_cpu() - c)
+
+    for _ in range(repeats):
+        # plot, floor, floor, plot: two of each per repeat, the second
+        # pair reversed, so that a spell of free cores (a shared
+        # machine) is as likely to fall on either side
+        plot_once(t0)
+        floor_once()
+        floor_once()
+        plot_once(time.perf_counter())
         t0 = time.perf_counter()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     if floors:

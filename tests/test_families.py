@@ -91,7 +91,8 @@ def _engine_codes(
         values = lf.select(*family.aes, *stages[-1]).collect().to_pandas()
         own = values[list(family.aes)].to_numpy(dtype=float)
         rep = values[list(stages[-1])].to_numpy(dtype=float)
-        # a middle for most records, their own value near the edges
+        # a value just below the next edge for most records, their own
+        # value near the edges
         assert (rep != own).any() and (rep == own).any()
         stages = [*stages, *regroup]
     elif inner:
@@ -268,10 +269,11 @@ def test_bin2d_grid_of_even_bins(seed):
 
 
 def test_bins_have_representatives_where_the_bound_holds():
-    """A bin's representative (its middle, or the value near an edge)
-    is taken only for equal widths read on one side (the bound of
-    :meth:`EdgeForm.one_sided`), without clamping, and with the counted
-    range on the outer edges (scale limits that cut a bin: none)."""
+    """A bin's representative (a value a shift below its right edge, or
+    the record's own near that edge) is taken only for equal widths
+    read on one side (the bound of :meth:`EdgeForm.one_sided`), without
+    clamping, and with the counted range on the outer edges (scale
+    limits that cut a bin: none)."""
     x = {"x": nw.col("x")}
     for breaks in BREAKS:
         form = Bins(breaks).form
@@ -293,6 +295,51 @@ def test_bins_have_representatives_where_the_bound_holds():
         family = Bins(edges, within=cut)
         assert represented(family, x) is not None
         _check(family, {"x": v})
+
+
+def _threshold_values(breaks: np.ndarray) -> np.ndarray:
+    """Values where a representative changes kind: each ``c = k * step
+    + (origin - shift * step)`` (below it a record takes ``c``, from it
+    its own value), the engine's way, a shift above each edge (where the
+    raw index, read a shift low, moves up) and at a few fractions of
+    the shift around both, each with its float neighbours, from two
+    bins below the edges to two above."""
+    form = Bins(breaks).form
+    assert form is not None
+    step, shift = form.step, 2.0**-20
+    k = np.arange(-2.0, len(breaks) + 2)
+    c = k * step + (form.origin - shift * step)
+    edge = k * step + form.origin
+    parts = [c, edge + shift * step]
+    for f in (-1.5, -0.75, -0.25, 0.25, 0.75, 1.5):
+        parts += [c + f * shift * step, edge + f * shift * step]
+    v = np.concatenate(parts)
+    return np.r_[v, np.nextafter(v, np.inf), np.nextafter(v, -np.inf)]
+
+
+@pytest.mark.parametrize("i", [0, 1, 2, 4, 5, 6, 7, 8, 9, 11, 12, 13])
+def test_representatives_at_their_thresholds(i):
+    """Around the value where a representative switches from ``c`` to
+    the record's own value, and where the raw index moves up, the cells
+    are numpy's (both closures, one axis and a grid)."""
+    breaks = BREAKS[i]
+    x = {"x": nw.col("x")}
+    assert represented(Bins(breaks), x) is not None
+    rng = np.random.default_rng(i)
+    v = rng.permutation(
+        np.r_[_threshold_values(breaks), _axis_values(rng, breaks, 300)]
+    )
+    for closed in ("right", "left"):
+        _check(Bins(breaks, closed), {"x": _with_missing(rng, v)})
+    other = BREAKS[6]
+    w = rng.permutation(
+        np.resize(
+            np.r_[_threshold_values(other), _axis_values(rng, other, 300)],
+            len(v),
+        )
+    )
+    grid = Grid(Bins(breaks), Bins(other, "left", axis="y"))
+    _check(grid, {"x": _with_missing(rng, v), "y": _with_missing(rng, w)})
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -478,7 +478,7 @@ def _family_keys(
             # Polars filters a scan dearly (a 10**8-row bin2d: the
             # filter 0.77 s CPU, a key chosen per record 0.2 s); a
             # bin's representative costs less than its corrected index
-            # and range test (a 10**7-row bin2d: 1.5 -> 1.3 times its
+            # and range test (a 10**7-row bin2d: 1.6 -> 1.2 times its
             # GROUP BY, CPU), and the exact stages run per group
             reps = represented(family, exprs) if summed else None
             if reps is not None:
