@@ -32,7 +32,12 @@ from .engines.source import is_source
 from .exceptions import PlotninePrivateError
 from .families import Levels, count_levels
 from .identifiers import id_codes
-from .mechanisms.naming.cellnames import FloatLevels, StrLabels, every_row
+from .mechanisms.naming.cellnames import (
+    FloatLevels,
+    IntLevels,
+    StrLabels,
+    every_row,
+)
 from .mechanisms.ptable.ckm import record_key_integers
 from .mechanisms.release.engine import CKMCounts, LaplaceCounts, release_cells
 from .mechanisms.samplers.laplace import DEFAULT_DELTA
@@ -311,6 +316,36 @@ def _declared_dates(frame, data: pd.DataFrame, x: str) -> Dimension | None:
     return Dimension(x, codes, [ns.view("M8[ns]")], index, True)
 
 
+def _declared_ints(frame, data: pd.DataFrame, x: str) -> Dimension | None:
+    """x's dimension when x is a Categorical of a pandas frame whose
+    categories are integers (within int64): the categories kept as one
+    int64 array (named in bulk: their words are the ints' ``value_bytes``,
+    their identity the tuple of their ints'), each record's level its
+    categorical code. None otherwise (:func:`_count_levels` then names
+    them value by value)."""
+    column = data[x]
+    source = frame.data if isinstance(frame, UnitFrame) else frame
+    if not (
+        isinstance(column.dtype, pd.CategoricalDtype)
+        and isinstance(source, pd.DataFrame)
+        and _own_categorical(source, column, x)
+    ):
+        return None
+    categories = column.cat.categories
+    if not (
+        isinstance(categories.dtype, np.dtype)
+        and categories.dtype.kind in "iu"
+        and len(categories)
+    ):
+        return None
+    ints = categories.to_numpy()
+    if ints.dtype.kind == "u" and int(ints.max()) > 2**63 - 1:
+        return None
+    ints = ints.astype(np.int64)
+    codes = small_codes(np.asarray(column.array.codes), len(ints))
+    return Dimension(x, codes, [ints], categories, True)
+
+
 def _date_level_dimension(
     column: pd.Series, x: str, levels: Any
 ) -> Dimension | None:
@@ -359,6 +394,9 @@ def _domain(xdim: Dimension):
     if isinstance(content, np.ndarray) and content.dtype.kind == "f":
         # the floats, named as the tuple of their Python floats is
         return FloatLevels(content)
+    if isinstance(content, np.ndarray) and content.dtype.kind == "i":
+        # ints (a Categorical's), named as the tuple of their Python ints
+        return IntLevels(content)
     if isinstance(content, np.ndarray) and content.dtype.kind == "M":
         # naive date-times: the texts of their Timestamps, as one buffer
         texts = date_texts(content.view(np.int64))
@@ -406,6 +444,8 @@ def _release_table(
         xdim = _declared_labels(frame, data, x)
         if xdim is None:
             xdim = _declared_dates(frame, data, x)
+        if xdim is None:
+            xdim = _declared_ints(frame, data, x)
     else:
         xdim = _str_level_dimension(data[x], x, levels)
         if xdim is None:

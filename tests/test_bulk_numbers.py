@@ -191,3 +191,47 @@ def test_int_levels_in_any_form_give_one_table():
         assert got["count"].tolist() == want["count"].tolist()
         assert got["x"].tolist() == want["x"].tolist()
         assert {type(v) for v in got["x"]} <= {int, np.int64, np.int16}
+
+
+@pytest.mark.parametrize(
+    "values", INT_CASES + [[I64.min, 0, 5], list(range(3))]
+)
+def test_int_levels_have_the_identity_of_their_tuple(values):
+    from plotnine_private.mechanisms.naming.cellnames import IntLevels
+    from plotnine_private.mechanisms.streams.randomness import (
+        _canonical_chunks,
+    )
+
+    levels = IntLevels(np.array(values, dtype=np.int64))
+    want = b"t:" + b"".join(
+        len(c).to_bytes(4, "little") + c for c in map(_canonical, values)
+    )
+    assert _canonical(levels) == want
+    for digests in (False, True):
+        chunks = _canonical_chunks(levels, digests=digests)
+        assert b"".join(chunks) == want
+
+
+@pytest.mark.parametrize("version", [1, 2, 3, 4])
+@pytest.mark.parametrize("dtype", ["int64", "uint16", "int8"])
+def test_an_int_categorical_in_bulk_is_the_value_by_value_table(
+    version, dtype, monkeypatch
+):
+    import plotnine_private.tables as tables
+
+    rng = np.random.default_rng(version)
+    levels = rng.permutation(np.arange(0, 120)).astype(dtype)
+    x = levels[rng.integers(0, 120, 1500)].astype(object)
+    x[:7] = None  # missing: in no level
+    cat = pd.Categorical(x, categories=levels)
+    df = pd.DataFrame({"x": cat, "rk": rng.uniform(size=1500)})
+    ptab = pp.create_cnt_ptable(D=3, V=2, js=1)
+    with pp.use_stream_version(version):
+        bulk = _table(df)
+        bulk_ckm = pp.ckm_table(df, "x", rkey="rk", ptable=ptab)
+        monkeypatch.setattr(tables, "_declared_ints", lambda *a: None)
+        slow = _table(df)
+        slow_ckm = pp.ckm_table(df, "x", rkey="rk", ptable=ptab)
+    pd.testing.assert_frame_equal(bulk, slow)
+    pd.testing.assert_frame_equal(bulk_ckm, slow_ckm)
+    assert {type(v) for v in bulk["x"]} == {int}

@@ -36,6 +36,7 @@ from .encoding import (
     narrowest,
     only_str,
     tagged_float_runs,
+    tagged_int_runs,
     tagged_runs,
     utf8_runs,
 )
@@ -43,6 +44,7 @@ from .time_values import time_ns, time_words
 
 __all__ = [
     "FloatLevels",
+    "IntLevels",
     "StrLabels",
     "cell_words",
     "cell_words_at",
@@ -425,6 +427,55 @@ class FloatLevels:
                 for i in np.flatnonzero(self.values == 0):
                     texts[i] = "0.0"  # -0.0 is written as 0.0
                 made = tagged_runs(texts, b"f:")
+            self._prefixed = made
+        return self._prefixed
+
+
+class IntLevels:
+    """Integer levels as one int64 array, named in a query as the tuple
+    of their Python ints is (:meth:`prefixed`: each ``b"i:"`` and its
+    digits, after its length), without an int object per level
+    (:func:`tagged_int_runs`): a Categorical's 10**6 int categories.
+
+    >>> IntLevels([3, -1]).tolist()
+    [3, -1]
+    """
+
+    __slots__ = ("_prefixed", "values")
+
+    def __init__(self, values: Any):
+        values = np.array(values, dtype=np.int64)  # a copy of its own
+        values.flags.writeable = False
+        self.values = values
+        self._prefixed: bytes | None = None
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def tolist(self) -> list[int]:
+        """The levels as Python ints."""
+        return self.values.tolist()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, IntLevels):
+            return NotImplemented
+        return bool(np.array_equal(self.values, other.values))
+
+    def __hash__(self) -> int:
+        return hash(self.prefixed())
+
+    def __repr__(self) -> str:
+        return f"IntLevels({len(self)} levels)"
+
+    def prefixed(self) -> bytes:
+        """Each level's ``str`` after its length + 2 as 4 little-endian
+        bytes and ``b"i:"``, joined: the levels' bytes in a query's
+        identity (:func:`~.randomness._canonical` of the tuple of their
+        ints)."""
+        if self._prefixed is None:
+            made = tagged_int_runs(self.values)
+            if made is None:  # -2**63: its magnitude is no int64
+                made = tagged_runs([str(v) for v in self.tolist()], b"i:")
             self._prefixed = made
         return self._prefixed
 

@@ -124,10 +124,11 @@ def tagged_float_runs(values: np.ndarray) -> bytes | None:
     return _digit_runs(whole, v < 0, b"f:", b".0")  # -0.0 is not < 0
 
 
-def tagged_int_runs(values: Sequence[int]) -> bytes | None:
-    """:func:`tagged_runs` of the decimal texts of plain ints (each
-    ``str(v)``) with tag ``b"i:"``: the bytes a tuple of ints has in a
-    query's identity, the digits written in bulk. None when some value is
+def tagged_int_runs(values: Sequence[int] | np.ndarray) -> bytes | None:
+    """:func:`tagged_runs` of the decimal texts of plain ints, or of a
+    numpy array of integers (each ``str(v)``) with tag ``b"i:"``: the
+    bytes a tuple of ints has in a query's identity, the digits written
+    in bulk. None when some value is
     not a plain ``int`` (a bool, a float), is outside int64, or is its
     lowest value, whose magnitude int64 does not hold (the caller then
     writes them one by one).
@@ -141,12 +142,17 @@ def tagged_int_runs(values: Sequence[int]) -> bytes | None:
     n = len(values)
     if not n:
         return b""
-    if set(map(type, values)) != {int}:
+    if isinstance(values, np.ndarray):  # an array of ints (IntLevels)
+        if values.dtype.kind not in "iu" or values.max() > 2**63 - 1:
+            return None
+        v = values.astype(np.int64)
+    elif set(map(type, values)) != {int}:
         return None
-    try:
-        v = np.fromiter(values, dtype=np.int64, count=n)
-    except OverflowError:
-        return None
+    else:
+        try:
+            v = np.fromiter(values, dtype=np.int64, count=n)
+        except OverflowError:
+            return None
     if bool((v == np.iinfo(np.int64).min).any()):
         return None  # its magnitude is no int64
     return _digit_runs(np.abs(v), v < 0, b"i:", b"")

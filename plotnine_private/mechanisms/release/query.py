@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..naming.cellnames import FloatLevels, StrLabels
+from ..naming.cellnames import FloatLevels, IntLevels, StrLabels
 from ..streams.keys import Secret, secret_for
 from ..streams.randomness import _canonical_chunks
 from ..streams.versions import stream_version
@@ -34,7 +34,7 @@ _PLAIN = {str, int, float}
 
 def _public(value: Any) -> Any:
     """A canonical, hashable form of a public parameter."""
-    if isinstance(value, (StrLabels, FloatLevels)):
+    if isinstance(value, (StrLabels, FloatLevels, IntLevels)):
         return value  # immutable, and encoded from its buffer
     if isinstance(value, np.ndarray):
         value = value.tolist()

@@ -61,6 +61,7 @@ import numpy as np
 from ..naming.cell_values import value_bytes
 from ..naming.cellnames import (
     FloatLevels,
+    IntLevels,
     StrLabels,
     cell_words,
     float_digest,
@@ -119,7 +120,7 @@ def _canonical(part: Any) -> bytes:
         return b"f:" + (repr(0.0) if value == 0 else repr(value)).encode()
     if part is None:
         return b"n:"
-    if isinstance(part, (StrLabels, FloatLevels)):
+    if isinstance(part, (StrLabels, FloatLevels, IntLevels)):
         # labels kept as one buffer name the tuple of their strings
         # (numeric levels as one array: the tuple of their floats)
         return b"t:" + part.prefixed()
@@ -174,6 +175,8 @@ def _canonical_chunks(
     if isinstance(part, StrLabels):
         if digests and len(part) > 64:
             return [b"d:", part.digest()]
+        return [b"t:", part.prefixed()]
+    if isinstance(part, IntLevels):
         return [b"t:", part.prefixed()]
     if isinstance(part, FloatLevels):
         if floats and len(part) > 64:
