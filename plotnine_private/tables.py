@@ -294,12 +294,11 @@ def _own_categorical(source: pd.DataFrame, column: pd.Series, x: str) -> bool:
     return x in source.columns and source[x].dtype is column.dtype
 
 
-def _declared_dates(frame, data: pd.DataFrame, x: str) -> Dimension | None:
-    """x's dimension when x is a Categorical of a pandas frame whose
-    categories are naive date-times (:func:`~plotnine_private.date_levels.
-    date_levels`): the categories named in bulk, each record's level its
-    categorical code. None otherwise (:func:`_count_levels` then finds
-    the levels value by value)."""
+def _declared_categorical(
+    frame, data: pd.DataFrame, x: str
+) -> pd.Series | None:
+    """x's column when it is a Categorical of a pandas frame, the frame's
+    own (its categories are declared levels); None otherwise."""
     column = data[x]
     source = frame.data if isinstance(frame, UnitFrame) else frame
     if not (
@@ -307,6 +306,18 @@ def _declared_dates(frame, data: pd.DataFrame, x: str) -> Dimension | None:
         and isinstance(source, pd.DataFrame)
         and _own_categorical(source, column, x)
     ):
+        return None
+    return column
+
+
+def _declared_dates(frame, data: pd.DataFrame, x: str) -> Dimension | None:
+    """x's dimension when x is a Categorical of a pandas frame whose
+    categories are naive date-times (:func:`~plotnine_private.date_levels.
+    date_levels`): the categories named in bulk, each record's level its
+    categorical code. None otherwise (:func:`_count_levels` then finds
+    the levels value by value)."""
+    column = _declared_categorical(frame, data, x)
+    if column is None:
         return None
     found = date_levels(column.cat.categories)
     if found is None:
@@ -323,13 +334,8 @@ def _declared_ints(frame, data: pd.DataFrame, x: str) -> Dimension | None:
     their identity the tuple of their ints'), each record's level its
     categorical code. None otherwise (:func:`_count_levels` then names
     them value by value)."""
-    column = data[x]
-    source = frame.data if isinstance(frame, UnitFrame) else frame
-    if not (
-        isinstance(column.dtype, pd.CategoricalDtype)
-        and isinstance(source, pd.DataFrame)
-        and _own_categorical(source, column, x)
-    ):
+    column = _declared_categorical(frame, data, x)
+    if column is None:
         return None
     categories = column.cat.categories
     if not (
