@@ -692,8 +692,7 @@ class PrivateCountStat(Declared, GroupingMixin, stat):
         )
 
     def scale_parts(self, door: Door) -> tuple:
-        """The facts of the scales of this layer's axes that its cells
-        depend on (a log scale's transform...), for its query."""
+        """The facts of its axes' scales (a log transform) its query names."""
         return tuple(
             (ax, facts)
             for ax in ("x", "y")
