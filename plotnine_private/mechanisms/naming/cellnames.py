@@ -367,7 +367,48 @@ class StrLabels:
         return out.tobytes()
 
 
-class FloatLevels:
+class _ArrayLevels:
+    """Levels of one kind kept as one numpy array (``values``), named in
+    a query as the tuple of their Python values is (:meth:`prefixed`,
+    made once by the subclass's ``_made``); equal when those bytes are."""
+
+    __slots__ = ("_prefixed", "values")
+    values: np.ndarray
+    _prefixed: bytes | None
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def tolist(self) -> list:
+        """The levels as Python values."""
+        return self.values.tolist()
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        assert isinstance(other, _ArrayLevels)
+        return self.prefixed() == other.prefixed()
+
+    def __hash__(self) -> int:
+        return hash(self.prefixed())
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({len(self)} levels)"
+
+    def prefixed(self) -> bytes:
+        """Each level's text after its length + 2 as 4 little-endian
+        bytes and its 2-byte tag, joined: the levels' bytes in a query's
+        identity (:func:`~.randomness._canonical` of the tuple of their
+        values)."""
+        if self._prefixed is None:
+            self._prefixed = self._made()
+        return self._prefixed
+
+    def _made(self) -> bytes:
+        raise NotImplementedError
+
+
+class FloatLevels(_ArrayLevels):
     """Numeric levels as one float64 array, named in a query as the
     tuple of their Python floats is (:meth:`prefixed`: each ``b"f:"``
     and its ``repr``, after its length), without a float object per
@@ -377,7 +418,7 @@ class FloatLevels:
     [1.0, 2.5]
     """
 
-    __slots__ = ("_prefixed", "values")
+    __slots__ = ()
 
     def __init__(self, values: Any):
         shared = (
@@ -397,41 +438,18 @@ class FloatLevels:
         names them by."""
         return float_digest(self.values)
 
-    def __len__(self) -> int:
-        return len(self.values)
-
-    def tolist(self) -> list[float]:
-        """The levels as Python floats."""
-        return self.values.tolist()
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, FloatLevels):
-            return NotImplemented
-        return self.prefixed() == other.prefixed()
-
-    def __hash__(self) -> int:
-        return hash(self.prefixed())
-
-    def __repr__(self) -> str:
-        return f"FloatLevels({len(self)} levels)"
-
-    def prefixed(self) -> bytes:
-        """Each level's text (its ``repr``, a zero ``0.0``) after its
-        length + 2 as 4 little-endian bytes and ``b"f:"``, joined: the
-        levels' bytes in a query's identity
-        (:func:`~.randomness._canonical` of the tuple of their floats)."""
-        if self._prefixed is None:
-            made = tagged_float_runs(self.values)
-            if made is None:
-                texts = list(map(repr, self.values.tolist()))
-                for i in np.flatnonzero(self.values == 0):
-                    texts[i] = "0.0"  # -0.0 is written as 0.0
-                made = tagged_runs(texts, b"f:")
-            self._prefixed = made
-        return self._prefixed
+    def _made(self) -> bytes:
+        # each level's text: its ``repr``, a zero ``0.0``, tag ``f:``
+        made = tagged_float_runs(self.values)
+        if made is None:
+            texts = list(map(repr, self.values.tolist()))
+            for i in np.flatnonzero(self.values == 0):
+                texts[i] = "0.0"  # -0.0 is written as 0.0
+            made = tagged_runs(texts, b"f:")
+        return made
 
 
-class IntLevels:
+class IntLevels(_ArrayLevels):
     """Integer levels as one int64 array, named in a query as the tuple
     of their Python ints is (:meth:`prefixed`: each ``b"i:"`` and its
     digits, after its length), without an int object per level
@@ -441,7 +459,7 @@ class IntLevels:
     [3, -1]
     """
 
-    __slots__ = ("_prefixed", "values")
+    __slots__ = ()
 
     def __init__(self, values: Any):
         values = np.array(values, dtype=np.int64)  # a copy of its own
@@ -449,35 +467,12 @@ class IntLevels:
         self.values = values
         self._prefixed: bytes | None = None
 
-    def __len__(self) -> int:
-        return len(self.values)
-
-    def tolist(self) -> list[int]:
-        """The levels as Python ints."""
-        return self.values.tolist()
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, IntLevels):
-            return NotImplemented
-        return bool(np.array_equal(self.values, other.values))
-
-    def __hash__(self) -> int:
-        return hash(self.prefixed())
-
-    def __repr__(self) -> str:
-        return f"IntLevels({len(self)} levels)"
-
-    def prefixed(self) -> bytes:
-        """Each level's ``str`` after its length + 2 as 4 little-endian
-        bytes and ``b"i:"``, joined: the levels' bytes in a query's
-        identity (:func:`~.randomness._canonical` of the tuple of their
-        ints)."""
-        if self._prefixed is None:
-            made = tagged_int_runs(self.values)
-            if made is None:  # -2**63: its magnitude is no int64
-                made = tagged_runs([str(v) for v in self.tolist()], b"i:")
-            self._prefixed = made
-        return self._prefixed
+    def _made(self) -> bytes:
+        # each level's ``str``, tag ``i:``
+        made = tagged_int_runs(self.values)
+        if made is None:  # -2**63: its magnitude is no int64
+            made = tagged_runs([str(v) for v in self.tolist()], b"i:")
+        return made
 
 
 #: the last few read-only float arrays that own their data digested
